@@ -1,0 +1,132 @@
+/*
+ * vkdml.h: vkdml's own API, beside the DirectML API in DirectML.h.
+ *
+ * Version, logging, tensor-size helper and adapter (Vulkan physical device) enumeration.
+ * Later additions: D3D12 shim device creation, native Vulkan interop, profiling.
+ * Every function here is exported from libvkdml.so.0 / vkdml.dll with the prefix vkdml_.
+ * This header needs only the C standard headers; it is valid C11 and C++17.
+ */
+#ifndef VKDML_H
+#define VKDML_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef VKDML_API
+# if defined(_WIN32)
+#  define VKDML_API
+# elif defined(__GNUC__)
+#  define VKDML_API __attribute__((visibility("default")))
+# else
+#  define VKDML_API
+# endif
+#endif
+
+/* Semantic version of the library these headers belong to. */
+#define VKDML_VERSION_MAJOR 0
+#define VKDML_VERSION_MINOR 1
+#define VKDML_VERSION_PATCH 0
+#define VKDML_MAKE_VERSION(major, minor, patch) (((uint32_t)(major) << 22) | ((uint32_t)(minor) << 12) | (uint32_t)(patch))
+#define VKDML_VERSION VKDML_MAKE_VERSION(VKDML_VERSION_MAJOR, VKDML_VERSION_MINOR, VKDML_VERSION_PATCH)
+#define VKDML_VERSION_GET_MAJOR(v) ((uint32_t)(v) >> 22)
+#define VKDML_VERSION_GET_MINOR(v) (((uint32_t)(v) >> 12) & 0x3ffu)
+#define VKDML_VERSION_GET_PATCH(v) ((uint32_t)(v) & 0xfffu)
+
+/* The version of the library loaded at run time (compare with VKDML_VERSION). */
+VKDML_API uint32_t vkdml_get_version(void);
+/* The same as "major.minor.patch", plus the build's git description when known. */
+VKDML_API const char *vkdml_get_version_string(void);
+
+/* ---- Logging ---------------------------------------------------------------------------- */
+
+/* Severity, most severe first. The default level is WARN; VKDML_DEBUG=none|err|fixme|warn|info|trace
+ * overrides it at the first log call, vkdml_set_log_level() at any time. */
+enum vkdml_log_level
+{
+    VKDML_LOG_NONE = 0,
+    VKDML_LOG_ERR = 1,   /* a call failed; the message says which argument broke which rule */
+    VKDML_LOG_FIXME = 2, /* something is not implemented (the call returned E_NOTIMPL) */
+    VKDML_LOG_WARN = 3,  /* something works, but not as well as asked (e.g. a layer is missing) */
+    VKDML_LOG_INFO = 4,  /* one-off facts: the device picked, the features enabled */
+    VKDML_LOG_TRACE = 5, /* every call with its arguments */
+};
+
+/* Where messages come from: vkdml itself, or the Vulkan validation layer (VKDML_VALIDATION=1). */
+enum vkdml_log_source
+{
+    VKDML_LOG_SOURCE_VKDML = 0,
+    VKDML_LOG_SOURCE_VALIDATION = 1,
+};
+
+/* Receives one message: `function` is the vkdml function (or the validation message id) that
+ * logged it, `message` has no trailing newline. Called from the thread that logged, possibly
+ * several threads at once; it must not call back into vkdml. */
+typedef void (*vkdml_log_callback)(void *user_data, enum vkdml_log_level level,
+        enum vkdml_log_source source, const char *function, const char *message);
+
+/* Route messages to `callback` (NULL: back to the default, stderr). Thread-safe. */
+VKDML_API void vkdml_set_log_callback(vkdml_log_callback callback, void *user_data);
+/* Messages above `level` are dropped before formatting. Thread-safe. */
+VKDML_API void vkdml_set_log_level(enum vkdml_log_level level);
+VKDML_API enum vkdml_log_level vkdml_get_log_level(void);
+
+/* ---- Tensors ---------------------------------------------------------------------------- */
+
+/* DMLCalcBufferTensorSize: the least DML_BUFFER_TENSOR_DESC::TotalTensorSizeInBytes for a tensor of
+ * `data_type` (a DML_TENSOR_DATA_TYPE value) with `dimension_count` `sizes` and optional `strides`
+ * (NULL = packed), rounded up to 4 bytes. Computed in 64 bits throughout (DirectMLX's version
+ * sums the last index in 32 bits). Returns 0 for an unknown data type, NULL sizes or a zero size. */
+VKDML_API uint64_t vkdml_calc_buffer_tensor_size(uint32_t data_type, uint32_t dimension_count,
+        const uint32_t *sizes, const uint32_t *strides);
+
+/* ---- Adapters (Vulkan physical devices) ------------------------------------------------- */
+
+enum vkdml_adapter_type
+{
+    VKDML_ADAPTER_TYPE_OTHER = 0,
+    VKDML_ADAPTER_TYPE_INTEGRATED_GPU = 1,
+    VKDML_ADAPTER_TYPE_DISCRETE_GPU = 2,
+    VKDML_ADAPTER_TYPE_VIRTUAL_GPU = 3,
+    VKDML_ADAPTER_TYPE_CPU = 4,
+};
+
+struct vkdml_adapter_info
+{
+    uint32_t index;                 /* position in Vulkan's enumeration order */
+    char name[256];                 /* VkPhysicalDeviceProperties::deviceName */
+    uint32_t vendor_id;
+    uint32_t device_id;
+    enum vkdml_adapter_type type;
+    uint32_t api_version;           /* Vulkan version the driver supports (VK_MAKE_API_VERSION) */
+    uint32_t driver_version;        /* vendor-encoded */
+    char driver_name[256];          /* VkPhysicalDeviceDriverProperties, e.g. "llvmpipe", "NVIDIA" */
+    char driver_info[256];
+    uint8_t device_uuid[16];
+    uint64_t device_local_memory;   /* bytes in device-local heaps */
+    int is_software;                /* a CPU implementation (lavapipe, SwiftShader) */
+    int is_supported;               /* meets vkdml's requirements (Vulkan 1.2, BDA, timeline semaphores, sync2) */
+    char unsupported_reason[128];   /* why not, when is_supported == 0 */
+};
+
+/* Number of Vulkan physical devices, or -1 when Vulkan cannot be loaded (logged). */
+VKDML_API int vkdml_get_adapter_count(void);
+
+/* Fills `info` (of `info_size` bytes: pass sizeof(struct vkdml_adapter_info); a smaller, older
+ * struct is filled as far as it goes) for adapter `index`. Returns 0, or -1 (logged). */
+VKDML_API int vkdml_get_adapter_info(uint32_t index, struct vkdml_adapter_info *info, size_t info_size);
+
+/* The adapter vkdml uses for a device created without an explicit choice: `selector` (an index,
+ * a UUID as 32 hex digits, or a case-insensitive name substring; NULL: the VKDML_DEVICE
+ * environment variable, if set), else the first supported adapter by preference: discrete GPU,
+ * integrated, virtual, other, CPU. Returns the index, or -1 when none matches (logged). */
+VKDML_API int vkdml_select_adapter(const char *selector);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VKDML_H */

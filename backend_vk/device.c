@@ -1,0 +1,239 @@
+/* The logical device: required and optional features, one compute queue, the function table. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk_private.h"
+
+/* Feature structs queried from the adapter and then passed, trimmed, to vkCreateDevice. */
+struct device_features
+{
+    VkPhysicalDeviceFeatures2 features;
+    VkPhysicalDeviceVulkan11Features vulkan11;
+    VkPhysicalDeviceVulkan12Features vulkan12;
+    VkPhysicalDeviceSynchronization2Features sync2;
+};
+
+static void chain_features(struct device_features *f)
+{
+    f->features = (VkPhysicalDeviceFeatures2){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f->vulkan11};
+    f->vulkan11 = (VkPhysicalDeviceVulkan11Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f->vulkan12};
+    f->vulkan12 = (VkPhysicalDeviceVulkan12Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f->sync2};
+    f->sync2 = (VkPhysicalDeviceSynchronization2Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
+}
+
+/* Keeps only what vkdml uses: required features stay on (the adapter was checked to have
+ * them), optional ones stay on where present, everything else goes off. */
+static void select_features(const struct device_features *available, struct device_features *enabled)
+{
+    const VkPhysicalDeviceFeatures *core = &available->features.features;
+
+    chain_features(enabled);
+    enabled->features.features.shaderInt16 = core->shaderInt16;
+    enabled->features.features.shaderInt64 = core->shaderInt64;
+    enabled->features.features.shaderFloat64 = core->shaderFloat64;
+    enabled->vulkan11.storageBuffer16BitAccess = available->vulkan11.storageBuffer16BitAccess;
+    enabled->vulkan12.storageBuffer8BitAccess = available->vulkan12.storageBuffer8BitAccess;
+    enabled->vulkan12.shaderFloat16 = available->vulkan12.shaderFloat16;
+    enabled->vulkan12.shaderInt8 = available->vulkan12.shaderInt8;
+    enabled->vulkan12.bufferDeviceAddress = VK_TRUE;
+    enabled->vulkan12.timelineSemaphore = VK_TRUE;
+    enabled->sync2.synchronization2 = VK_TRUE;
+}
+
+static void record_caps(struct vkdml_vk_device *device, const struct device_features *enabled)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
+    VkPhysicalDeviceSubgroupProperties subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+    struct vkdml_vk_caps *caps = &device->caps;
+
+    VK_CALL(vkGetPhysicalDeviceProperties2(device->physical_device, &properties));
+    VK_CALL(vkGetPhysicalDeviceMemoryProperties(device->physical_device, &caps->memory));
+    caps->properties = properties.properties;
+    caps->subgroup_size = subgroup.subgroupSize;
+    caps->shader_float16 = enabled->vulkan12.shaderFloat16;
+    caps->shader_int8 = enabled->vulkan12.shaderInt8;
+    caps->shader_int16 = enabled->features.features.shaderInt16;
+    caps->shader_int64 = enabled->features.features.shaderInt64;
+    caps->shader_float64 = enabled->features.features.shaderFloat64;
+    caps->storage_8bit = enabled->vulkan12.storageBuffer8BitAccess;
+    caps->storage_16bit = enabled->vulkan11.storageBuffer16BitAccess;
+}
+
+static bool find_compute_queue_family(struct vkdml_vk_device *device)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
+    VkQueueFamilyProperties *families;
+    uint32_t count = 0, i;
+    bool found = false;
+
+    VK_CALL(vkGetPhysicalDeviceQueueFamilyProperties(device->physical_device, &count, NULL));
+    if (!(families = calloc(count ? count : 1, sizeof(*families))))
+        return false;
+    VK_CALL(vkGetPhysicalDeviceQueueFamilyProperties(device->physical_device, &count, families));
+    /* The first compute family; on every known driver it is the universal one, which also
+     * supports timestamps. */
+    for (i = 0; i < count && !found; ++i)
+    {
+        if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].queueCount)
+        {
+            device->queue_family = i;
+            found = true;
+        }
+    }
+    free(families);
+    return found;
+}
+
+static PFN_vkVoidFunction device_proc(struct vkdml_vk_device *device, const char *name)
+{
+    PFN_vkGetDeviceProcAddr get_device_proc_addr = device->instance->procs.vkGetDeviceProcAddr;
+    PFN_vkVoidFunction function;
+    char khr_name[128];
+
+    if ((function = get_device_proc_addr(device->vk_device, name)))
+        return function;
+    /* On a Vulkan 1.2 device, core-1.3 entry points exist only under their KHR names. */
+    snprintf(khr_name, sizeof(khr_name), "%sKHR", name);
+    return get_device_proc_addr(device->vk_device, khr_name);
+}
+
+static bool load_device_procs(struct vkdml_vk_device *device)
+{
+    struct vkdml_vk_device_procs *procs = &device->procs;
+    bool complete = true;
+
+#define VK_DEVICE_PFN(name) \
+    if (!(procs->name = (PFN_##name)device_proc(device, #name))) \
+    { \
+        ERR("The driver does not provide %s.", #name); \
+        complete = false; \
+    }
+#include "vulkan_procs.h"
+    return complete;
+}
+
+/* For a device whose function table could not be loaded. */
+static void destroy_incomplete_device(struct vkdml_vk_device *device)
+{
+    PFN_vkDestroyDevice destroy_device = (PFN_vkDestroyDevice)device_proc(device, "vkDestroyDevice");
+
+    if (destroy_device)
+        destroy_device(device->vk_device, NULL);
+}
+
+static VkResult create_vk_device(struct vkdml_vk_device *device)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
+    struct device_features available, enabled;
+    const char *extensions[1];
+    uint32_t extension_count = 0;
+    float priority = 1.0f;
+    VkResult vr;
+
+    chain_features(&available);
+    VK_CALL(vkGetPhysicalDeviceFeatures2(device->physical_device, &available.features));
+    select_features(&available, &enabled);
+    if (device->adapter.api_version < VK_API_VERSION_1_3)
+        extensions[extension_count++] = VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME;
+    device->caps.synchronization2_khr = extension_count > 0;
+
+    VkDeviceQueueCreateInfo queue_info =
+    {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = device->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkDeviceCreateInfo info =
+    {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = &enabled.features,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &queue_info,
+        .enabledExtensionCount = extension_count,
+        .ppEnabledExtensionNames = extensions,
+    };
+
+    if ((vr = VK_CHECK(VK_CALL(vkCreateDevice(device->physical_device, &info, NULL, &device->vk_device)))) < 0)
+        return vr;
+    record_caps(device, &enabled);
+    return VK_SUCCESS;
+}
+
+VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t index,
+        struct vkdml_vk_device **out)
+{
+    struct vkdml_vk_device *device;
+    VkPhysicalDevice *physical_devices = NULL;
+    uint32_t count = 0;
+    VkResult vr;
+
+    *out = NULL;
+    if (!(device = calloc(1, sizeof(*device))))
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    device->instance = instance;
+    device->queue_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
+
+    if ((vr = vkdml_vk_instance_get_physical_devices(instance, &count, NULL)) < 0)
+        goto out_free;
+    vr = VK_ERROR_INITIALIZATION_FAILED;
+    if (index >= count)
+    {
+        ERR("Adapter index %u is out of range: there are %u Vulkan devices.", index, count);
+        goto out_free;
+    }
+    if (!(physical_devices = calloc(count, sizeof(*physical_devices))))
+        goto out_free;
+    if ((vr = vkdml_vk_instance_get_physical_devices(instance, &count, physical_devices)) < 0)
+        goto out_free;
+    device->physical_device = physical_devices[index];
+    vkdml_vk_get_adapter_info(instance, device->physical_device, index, &device->adapter);
+    vr = VK_ERROR_FEATURE_NOT_PRESENT;
+    if (!device->adapter.is_supported)
+    {
+        ERR("Adapter %u \"%s\" cannot run vkdml: %s.", index, device->adapter.name, device->adapter.unsupported_reason);
+        goto out_free;
+    }
+    if (!find_compute_queue_family(device))
+    {
+        ERR("Adapter %u \"%s\" has no compute queue.", index, device->adapter.name);
+        goto out_free;
+    }
+    if ((vr = create_vk_device(device)) < 0)
+        goto out_free;
+    if (!load_device_procs(device))
+    {
+        vr = VK_ERROR_INITIALIZATION_FAILED;
+        goto out_destroy_device;
+    }
+    device->procs.vkGetDeviceQueue(device->vk_device, device->queue_family, 0, &device->queue);
+
+    INFO("Using adapter %u \"%s\" (%s, Vulkan %u.%u), queue family %u.", index, device->adapter.name,
+            device->adapter.driver_name, VK_API_VERSION_MAJOR(device->adapter.api_version),
+            VK_API_VERSION_MINOR(device->adapter.api_version), device->queue_family);
+    free(physical_devices);
+    *out = device;
+    return VK_SUCCESS;
+
+out_destroy_device:
+    destroy_incomplete_device(device);
+out_free:
+    free(physical_devices);
+    free(device);
+    return vr;
+}
+
+void vkdml_vk_device_destroy(struct vkdml_vk_device *device)
+{
+    const struct vkdml_vk_device_procs *vk_procs;
+
+    if (!device)
+        return;
+    vk_procs = &device->procs;
+    VK_CALL(vkDeviceWaitIdle(device->vk_device));
+    VK_CALL(vkDestroyDevice(device->vk_device, NULL));
+    free(device);
+}

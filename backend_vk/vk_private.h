@@ -1,0 +1,145 @@
+/*
+ * The Vulkan backend's objects and internal prototypes: instance and adapter selection,
+ * logical device, buffers, pipelines. Every Vulkan call goes through a per-object function
+ * table: VK_CALL(vkCmdDispatch(...)) expects a `const struct vkdml_vk_*_procs *vk_procs` in scope.
+ */
+#ifndef VKDML_VK_PRIVATE_H
+#define VKDML_VK_PRIVATE_H
+
+#include <volk.h>
+
+#include "vkdml_common.h"
+#include "vkdml_kernels.h"
+
+struct vkdml_vk_instance_procs
+{
+#define VK_INSTANCE_PFN(name) PFN_##name name;
+#include "vulkan_procs.h"
+};
+
+struct vkdml_vk_device_procs
+{
+#define VK_DEVICE_PFN(name) PFN_##name name;
+#include "vulkan_procs.h"
+};
+
+#define VK_CALL(f) (vk_procs->f)
+
+const char *vkdml_vk_result_string(VkResult vr);
+
+/* Logs a failed Vulkan call with the call's text and the result, then evaluates to the result. */
+#define VK_CHECK(expr) vkdml_vk_check((expr), #expr, __func__)
+VkResult vkdml_vk_check(VkResult vr, const char *expr, const char *function);
+
+/* ---- Instance ---- */
+
+struct vkdml_vk_instance
+{
+    VkInstance vk_instance;
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+    struct vkdml_vk_instance_procs procs;
+    uint32_t api_version;
+    bool has_debug_utils;
+    bool validation;                /* the Khronos validation layer is enabled */
+    VkDebugUtilsMessengerEXT messenger;
+};
+
+struct vkdml_vk_instance_options
+{
+    bool validation;                /* also on when VKDML_VALIDATION=1 */
+    const char *application_name;
+};
+
+VkResult vkdml_vk_instance_create(const struct vkdml_vk_instance_options *options,
+        struct vkdml_vk_instance **instance);
+void vkdml_vk_instance_destroy(struct vkdml_vk_instance *instance);
+
+/* Physical devices in enumeration order; *count is in/out like Vulkan's enumerations. */
+VkResult vkdml_vk_instance_get_physical_devices(struct vkdml_vk_instance *instance,
+        uint32_t *count, VkPhysicalDevice *devices);
+void vkdml_vk_get_adapter_info(const struct vkdml_vk_instance *instance, VkPhysicalDevice physical_device,
+        uint32_t index, struct vkdml_adapter_info *info);
+/* The adapter index `selector` (see vkdml_select_adapter()) picks, or -1. */
+int vkdml_vk_select_adapter(struct vkdml_vk_instance *instance, const char *selector);
+
+/* ---- Device ---- */
+
+/* What the device can do, as enabled at creation. */
+struct vkdml_vk_caps
+{
+    VkPhysicalDeviceProperties properties;
+    VkPhysicalDeviceMemoryProperties memory;
+    uint32_t subgroup_size;
+    bool shader_float16;
+    bool shader_int8;
+    bool shader_int16;
+    bool shader_int64;
+    bool shader_float64;
+    bool storage_8bit;
+    bool storage_16bit;
+    bool synchronization2_khr;      /* via VK_KHR_synchronization2 rather than core 1.3 */
+};
+
+struct vkdml_vk_device
+{
+    struct vkdml_vk_instance *instance;
+    VkPhysicalDevice physical_device;
+    VkDevice vk_device;
+    struct vkdml_vk_device_procs procs;
+    struct vkdml_vk_caps caps;
+    uint32_t queue_family;
+    VkQueue queue;
+    struct vkdml_mutex queue_mutex;  /* VkQueue access must be externally synchronized */
+    struct vkdml_adapter_info adapter;
+};
+
+/* Creates a logical device with one compute queue on adapter `index` of `instance`. */
+VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t index,
+        struct vkdml_vk_device **device);
+void vkdml_vk_device_destroy(struct vkdml_vk_device *device);
+
+/* ---- Buffers ---- */
+
+enum vkdml_vk_memory_kind
+{
+    VKDML_VK_MEMORY_DEVICE,         /* D3D12_HEAP_TYPE_DEFAULT */
+    VKDML_VK_MEMORY_UPLOAD,         /* host-visible, write-combined: D3D12_HEAP_TYPE_UPLOAD */
+    VKDML_VK_MEMORY_READBACK,       /* host-visible, cached: D3D12_HEAP_TYPE_READBACK */
+};
+
+struct vkdml_vk_buffer
+{
+    VkBuffer vk_buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize size;
+    VkDeviceAddress address;
+    void *mapped;                   /* non-NULL for host-visible kinds */
+};
+
+VkResult vkdml_vk_buffer_create(struct vkdml_vk_device *device, VkDeviceSize size,
+        enum vkdml_vk_memory_kind kind, struct vkdml_vk_buffer *buffer);
+void vkdml_vk_buffer_destroy(struct vkdml_vk_device *device, struct vkdml_vk_buffer *buffer);
+
+/* ---- Pipelines ---- */
+
+/* A compute pipeline of one registered kernel. Kernels take their buffers as device
+ * addresses in push constants (no descriptor sets), so the layout is only a push range. */
+struct vkdml_vk_pipeline
+{
+    VkPipeline vk_pipeline;
+    VkPipelineLayout layout;
+    uint32_t push_constant_size;
+};
+
+struct vkdml_vk_specialization
+{
+    uint32_t count;
+    const uint32_t *values;         /* constant_id i gets values[i] (32-bit each) */
+};
+
+VkResult vkdml_vk_pipeline_create(struct vkdml_vk_device *device, enum vkdml_kernel_id kernel,
+        const struct vkdml_vk_specialization *specialization, uint32_t push_constant_size,
+        struct vkdml_vk_pipeline *pipeline);
+void vkdml_vk_pipeline_destroy(struct vkdml_vk_device *device, struct vkdml_vk_pipeline *pipeline);
+
+#endif /* VKDML_VK_PRIVATE_H */
