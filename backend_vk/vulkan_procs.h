@@ -75,6 +75,14 @@ VK_DEVICE_PFN(vkCreateFence)
 VK_DEVICE_PFN(vkDestroyFence)
 VK_DEVICE_PFN(vkWaitForFences)
 VK_DEVICE_PFN(vkResetFences)
+VK_DEVICE_PFN(vkCreateSemaphore)
+VK_DEVICE_PFN(vkDestroySemaphore)
+VK_DEVICE_PFN(vkGetSemaphoreCounterValue)
+VK_DEVICE_PFN(vkWaitSemaphores)
+VK_DEVICE_PFN(vkSignalSemaphore)
+VK_DEVICE_PFN(vkQueueSubmit2)
+VK_DEVICE_PFN(vkFlushMappedMemoryRanges)
+VK_DEVICE_PFN(vkInvalidateMappedMemoryRanges)
 
 #undef VK_INSTANCE_PFN
 #undef VK_INSTANCE_EXT_PFN

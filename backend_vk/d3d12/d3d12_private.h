@@ -1,0 +1,262 @@
+/*
+ * The D3D12 shim: the buffer-only compute subset of Direct3D 12 that DirectML applications use,
+ * implemented on the Vulkan backend, with the real interface declarations of DirectX-Headers.
+ * Every object and cross-file prototype of the shim is here (vkd3d style).
+ *
+ * Files: device.c (ID3D12Device, creation entry points, CheckFeatureSupport), resource.c
+ * (ID3D12Resource, ID3D12Heap), descriptor.c (ID3D12DescriptorHeap, views, CopyDescriptors),
+ * command.c (ID3D12CommandQueue, ID3D12CommandAllocator, ID3D12GraphicsCommandList),
+ * fence.c (ID3D12Fence on a timeline semaphore, the event waiter).
+ */
+#ifndef VKDML_D3D12_PRIVATE_H
+#define VKDML_D3D12_PRIVATE_H
+
+#include <stdatomic.h>
+
+#include "vkdml_com.h"
+#ifdef _WIN32
+# include <d3d12.h>
+#else
+# include <directx/d3d12.h>
+#endif
+
+#include "vk_private.h"
+#include "descriptor_interface.h"
+
+/* The implementation functions of struct-returning methods follow DirectX-Headers' C view:
+ * an explicit RetVal pointer on _WIN32, a by-value return elsewhere (DESIGN.md, ABI). */
+#ifdef _WIN32
+# define VKDML_RETVAL_WIN32 1
+#else
+# define VKDML_RETVAL_WIN32 0
+#endif
+
+HRESULT hresult_from_vk_result(VkResult vr);
+
+/* The reference count every shim object starts with and its common operations. */
+static inline ULONG vkdml_refcount_increment(atomic_uint *refcount) { return atomic_fetch_add(refcount, 1) + 1; }
+static inline ULONG vkdml_refcount_decrement(atomic_uint *refcount) { return atomic_fetch_sub(refcount, 1) - 1; }
+
+/* ---- Device (device.c) ---- */
+
+struct d3d12_device
+{
+    ID3D12Device ID3D12Device_iface;
+    atomic_uint refcount;
+
+    struct vkdml_vk_instance *vk_instance;  /* owned */
+    struct vkdml_vk_device *vk;             /* owned; vk->procs is the function table */
+    struct vkdml_private_store private_store;
+    LUID adapter_luid;
+
+    /* Set once when the Vulkan device is lost; every later call reports it. */
+    atomic_int removed_reason;              /* HRESULT; S_OK while usable */
+
+    /* Live descriptor heaps, to validate CPU/GPU descriptor handles the application passes in. */
+    struct vkdml_mutex heaps_mutex;
+    struct d3d12_descriptor_heap *heaps;
+
+    /* Fence event waiter thread (fence.c); started on first use. */
+    struct d3d12_fence_waiter *waiter;
+};
+
+/* Creates a shim device on adapter `index` of a fresh instance. */
+HRESULT d3d12_device_create(int adapter_index, struct d3d12_device **device);
+struct d3d12_device *unsafe_impl_from_ID3D12Device(ID3D12Device *iface);
+static inline void d3d12_device_add_ref(struct d3d12_device *device) { ID3D12Device_AddRef(&device->ID3D12Device_iface); }
+static inline void d3d12_device_release(struct d3d12_device *device) { ID3D12Device_Release(&device->ID3D12Device_iface); }
+/* Records VK_ERROR_DEVICE_LOST (and only that) as DXGI_ERROR_DEVICE_REMOVED; returns the HRESULT for vr. */
+HRESULT d3d12_device_check_vk_result(struct d3d12_device *device, VkResult vr);
+/* SetName support: names the Vulkan object when VK_EXT_debug_utils is on. */
+void d3d12_device_set_vk_object_name(struct d3d12_device *device, VkObjectType type, uint64_t handle, const char *name);
+
+/* ---- Heaps and resources (resource.c) ---- */
+
+struct d3d12_heap
+{
+    ID3D12Heap ID3D12Heap_iface;
+    atomic_uint refcount;
+    struct d3d12_device *device;            /* holds a reference */
+    struct vkdml_private_store private_store;
+    D3D12_HEAP_DESC desc;                   /* Properties normalised: CUSTOM page properties resolved */
+    VkDeviceMemory memory;
+    void *mapped;                           /* whole-heap persistent mapping for host-visible heaps */
+};
+
+struct d3d12_resource
+{
+    ID3D12Resource ID3D12Resource_iface;
+    atomic_uint refcount;
+    struct d3d12_device *device;            /* holds a reference */
+    struct vkdml_private_store private_store;
+    D3D12_RESOURCE_DESC desc;
+    D3D12_HEAP_PROPERTIES heap_properties;
+    D3D12_HEAP_FLAGS heap_flags;
+    D3D12_RESOURCE_STATES initial_state;
+    struct d3d12_heap *heap;                /* placed: holds a reference; committed: NULL */
+    UINT64 heap_offset;
+    VkBuffer vk_buffer;
+    VkDeviceMemory memory;                  /* committed only */
+    VkDeviceAddress gpu_address;            /* GetGPUVirtualAddress() */
+    void *mapped;                           /* host-visible: address of byte 0 of the resource */
+    bool host_coherent;
+    atomic_uint map_count;
+};
+
+struct d3d12_resource *unsafe_impl_from_ID3D12Resource(ID3D12Resource *iface);
+struct d3d12_heap *unsafe_impl_from_ID3D12Heap(ID3D12Heap *iface);
+HRESULT d3d12_committed_resource_create(struct d3d12_device *device, const D3D12_HEAP_PROPERTIES *heap_properties,
+        D3D12_HEAP_FLAGS heap_flags, const D3D12_RESOURCE_DESC *desc, D3D12_RESOURCE_STATES initial_state,
+        struct d3d12_resource **resource);
+HRESULT d3d12_placed_resource_create(struct d3d12_device *device, struct d3d12_heap *heap, UINT64 heap_offset,
+        const D3D12_RESOURCE_DESC *desc, D3D12_RESOURCE_STATES initial_state, struct d3d12_resource **resource);
+HRESULT d3d12_heap_create(struct d3d12_device *device, const D3D12_HEAP_DESC *desc, struct d3d12_heap **heap);
+/* Checks a buffer desc (dimension, layout, alignment, size within device limits); logs as `caller`. */
+HRESULT d3d12_validate_buffer_desc(struct d3d12_device *device, const D3D12_RESOURCE_DESC *desc, const char *caller);
+/* Resolves DEFAULT/UPLOAD/READBACK/CUSTOM to a memory kind; E_INVALIDARG (logged) when impossible. */
+HRESULT d3d12_memory_kind_from_heap_properties(const D3D12_HEAP_PROPERTIES *properties,
+        enum vkdml_vk_memory_kind *kind, const char *caller);
+/* The properties GetCustomHeapProperties reports for a heap type on this device. */
+D3D12_HEAP_PROPERTIES d3d12_device_custom_heap_properties(struct d3d12_device *device, D3D12_HEAP_TYPE type);
+
+/* ---- Descriptor heaps (descriptor.c) ----
+ * CBV_SRV_UAV heaps are "software descriptor heaps": arrays of struct vkdml_descriptor
+ * (kernels_glsl/include/descriptor_interface.h). A shader-visible heap lives in a host-visible
+ * Vulkan buffer: its CPU handle is the host pointer, its GPU handle the device address of the
+ * same record, so kernels read descriptors at execution time and CopyDescriptors is memcpy.
+ * A non-shader-visible heap is malloc'd memory with GPU handle 0. */
+
+struct d3d12_descriptor_heap
+{
+    ID3D12DescriptorHeap ID3D12DescriptorHeap_iface;
+    atomic_uint refcount;
+    struct d3d12_device *device;            /* holds a reference */
+    struct vkdml_private_store private_store;
+    D3D12_DESCRIPTOR_HEAP_DESC desc;
+    struct vkdml_vk_buffer buffer;          /* shader-visible heaps */
+    struct vkdml_descriptor *records;       /* host view: buffer.mapped or malloc'd */
+    D3D12_GPU_DESCRIPTOR_HANDLE gpu_start;  /* 0 when not shader-visible */
+    struct d3d12_descriptor_heap *next;     /* in device->heaps */
+};
+
+struct d3d12_descriptor_heap *unsafe_impl_from_ID3D12DescriptorHeap(ID3D12DescriptorHeap *iface);
+HRESULT d3d12_descriptor_heap_create(struct d3d12_device *device, const D3D12_DESCRIPTOR_HEAP_DESC *desc,
+        struct d3d12_descriptor_heap **heap);
+UINT d3d12_descriptor_increment_size(D3D12_DESCRIPTOR_HEAP_TYPE type);
+/* The record at a CPU handle, after checking that [handle, handle + count records) lies inside one live
+ * CBV_SRV_UAV heap; NULL (logged as `caller`) otherwise. */
+struct vkdml_descriptor *d3d12_device_descriptor_from_cpu_handle(struct d3d12_device *device,
+        D3D12_CPU_DESCRIPTOR_HANDLE handle, UINT count, const char *caller);
+/* The same check for a GPU handle (shader-visible heaps only); returns the heap. */
+struct d3d12_descriptor_heap *d3d12_device_heap_from_gpu_handle(struct d3d12_device *device,
+        D3D12_GPU_DESCRIPTOR_HANDLE handle, UINT count, const char *caller);
+/* Writes a buffer view record (CreateUnorderedAccessView / CreateShaderResourceView for buffers). */
+void d3d12_write_buffer_descriptor(struct vkdml_descriptor *record, struct d3d12_resource *resource,
+        UINT64 offset, UINT64 size, uint32_t kind, uint32_t stride);
+/* ID3D12Device methods implemented in descriptor.c. */
+void d3d12_device_create_unordered_access_view(struct d3d12_device *device, ID3D12Resource *resource,
+        ID3D12Resource *counter, const D3D12_UNORDERED_ACCESS_VIEW_DESC *desc, D3D12_CPU_DESCRIPTOR_HANDLE handle);
+void d3d12_device_create_shader_resource_view(struct d3d12_device *device, ID3D12Resource *resource,
+        const D3D12_SHADER_RESOURCE_VIEW_DESC *desc, D3D12_CPU_DESCRIPTOR_HANDLE handle);
+void d3d12_device_copy_descriptors(struct d3d12_device *device, UINT dst_range_count,
+        const D3D12_CPU_DESCRIPTOR_HANDLE *dst_starts, const UINT *dst_sizes, UINT src_range_count,
+        const D3D12_CPU_DESCRIPTOR_HANDLE *src_starts, const UINT *src_sizes, D3D12_DESCRIPTOR_HEAP_TYPE type);
+void d3d12_device_copy_descriptors_simple(struct d3d12_device *device, UINT count, D3D12_CPU_DESCRIPTOR_HANDLE dst,
+        D3D12_CPU_DESCRIPTOR_HANDLE src, D3D12_DESCRIPTOR_HEAP_TYPE type);
+
+/* ---- Fences (fence.c) ---- */
+
+struct d3d12_fence
+{
+    ID3D12Fence ID3D12Fence_iface;
+    atomic_uint refcount;
+    struct d3d12_device *device;            /* holds a reference */
+    struct vkdml_private_store private_store;
+    D3D12_FENCE_FLAGS flags;
+    VkSemaphore timeline;
+};
+
+struct d3d12_fence *unsafe_impl_from_ID3D12Fence(ID3D12Fence *iface);
+HRESULT d3d12_fence_create(struct d3d12_device *device, UINT64 initial_value, D3D12_FENCE_FLAGS flags,
+        struct d3d12_fence **fence);
+/* Stops the event waiter thread and drops its pending events; called by the device's Release. */
+void d3d12_device_stop_fence_waiter(struct d3d12_device *device);
+
+/* ---- Command queues, allocators, lists (command.c) ---- */
+
+struct d3d12_command_queue
+{
+    ID3D12CommandQueue ID3D12CommandQueue_iface;
+    atomic_uint refcount;
+    struct d3d12_device *device;            /* holds a reference */
+    struct vkdml_private_store private_store;
+    D3D12_COMMAND_QUEUE_DESC desc;
+    /* Counts this queue's submissions, so allocators know when their command buffers are idle. */
+    VkSemaphore submission_timeline;
+    atomic_uint_least64_t submission_count;
+};
+
+struct d3d12_command_allocator
+{
+    ID3D12CommandAllocator ID3D12CommandAllocator_iface;
+    atomic_uint refcount;
+    struct d3d12_device *device;            /* holds a reference */
+    struct vkdml_private_store private_store;
+    D3D12_COMMAND_LIST_TYPE type;
+    VkCommandPool pool;
+    VkCommandBuffer *buffers;               /* allocated from pool since the last Reset */
+    size_t buffer_count, buffer_capacity;
+    struct d3d12_command_list *recording;   /* the list currently recording into this allocator */
+    /* The last queue submission that used one of its command buffers: Reset waits for none, fails if pending. */
+    struct d3d12_command_queue *last_queue; /* no reference: compared only while the app keeps both alive */
+    VkSemaphore last_timeline;
+    uint64_t last_submission;
+};
+
+/* Global barrier state accumulated by ResourceBarrier and flushed before the next command. */
+struct d3d12_pending_barrier
+{
+    VkPipelineStageFlags2 src_stages, dst_stages;
+    VkAccessFlags2 src_access, dst_access;
+};
+
+struct d3d12_command_list
+{
+    ID3D12GraphicsCommandList ID3D12GraphicsCommandList_iface;
+    atomic_uint refcount;
+    struct d3d12_device *device;            /* holds a reference */
+    struct vkdml_private_store private_store;
+    D3D12_COMMAND_LIST_TYPE type;
+    struct d3d12_command_allocator *allocator;  /* no reference (D3D12 semantics) */
+    VkCommandBuffer vk_command_buffer;
+    bool is_open;
+    HRESULT close_error;                    /* an error recorded while open, returned by Close */
+    struct d3d12_descriptor_heap *descriptor_heap;  /* CBV_SRV_UAV heap from SetDescriptorHeaps */
+    struct d3d12_pending_barrier pending;
+};
+
+struct d3d12_command_queue *unsafe_impl_from_ID3D12CommandQueue(ID3D12CommandQueue *iface);
+struct d3d12_command_list *unsafe_impl_from_ID3D12CommandList(ID3D12CommandList *iface);
+HRESULT d3d12_command_queue_create(struct d3d12_device *device, const D3D12_COMMAND_QUEUE_DESC *desc,
+        struct d3d12_command_queue **queue);
+HRESULT d3d12_command_allocator_create(struct d3d12_device *device, D3D12_COMMAND_LIST_TYPE type,
+        struct d3d12_command_allocator **allocator);
+HRESULT d3d12_command_list_create(struct d3d12_device *device, UINT node_mask, D3D12_COMMAND_LIST_TYPE type,
+        ID3D12CommandAllocator *allocator, ID3D12PipelineState *initial_state, struct d3d12_command_list **list);
+/* For recorders (IDMLCommandRecorder, vkdml_record_dispatch): emits pending barriers so the next
+ * command sees earlier writes as D3D12 barriers require. */
+void d3d12_command_list_flush_barriers(struct d3d12_command_list *list);
+
+/* Submits to the device's VkQueue under its mutex. `wait`/`signal` are optional timeline operations. */
+struct d3d12_timeline_op
+{
+    VkSemaphore semaphore;
+    uint64_t value;
+};
+HRESULT d3d12_device_submit(struct d3d12_device *device, const VkCommandBuffer *buffers, uint32_t buffer_count,
+        const struct d3d12_timeline_op *waits, uint32_t wait_count,
+        const struct d3d12_timeline_op *signals, uint32_t signal_count);
+/* Creates a timeline semaphore with `initial_value`. */
+VkResult d3d12_device_create_timeline(struct d3d12_device *device, uint64_t initial_value, VkSemaphore *semaphore);
+
+#endif /* VKDML_D3D12_PRIVATE_H */
