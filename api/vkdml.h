@@ -1,8 +1,8 @@
 /*
  * vkdml.h: vkdml's own API, beside the DirectML API in DirectML.h.
  *
- * Version, logging, tensor-size helper and adapter (Vulkan physical device) enumeration.
- * Later additions: D3D12 shim device creation, native Vulkan interop, profiling.
+ * Version, logging, tensor-size helper, adapter (Vulkan physical device) enumeration and D3D12
+ * shim device creation. Later additions: native Vulkan interop, profiling.
  * Every function here is exported from libvkdml.so.0 / vkdml.dll with the prefix vkdml_.
  * This header needs only the C standard headers; it is valid C11 and C++17.
  */
@@ -124,6 +124,31 @@ VKDML_API int vkdml_get_adapter_info(uint32_t index, struct vkdml_adapter_info *
  * environment variable, if set), else the first supported adapter by preference: discrete GPU,
  * integrated, virtual, other, CPU. Returns the index, or -1 when none matches (logged). */
 VKDML_API int vkdml_select_adapter(const char *selector);
+
+/* ---- D3D12 shim ------------------------------------------------------------------------- */
+
+/* Creates a device of vkdml's D3D12 shim: the buffer-only compute subset of Direct3D 12 that
+ * DirectML applications use (queues, allocators, command lists, fences, buffers in committed or
+ * placed resources, CBV_SRV_UAV descriptor heaps, buffer views), on Vulkan.
+ *
+ * `adapter_selector` picks the Vulkan adapter as vkdml_select_adapter() does: an index, a UUID
+ * (32 hex digits) or a case-insensitive name substring; NULL: the VKDML_DEVICE environment
+ * variable, else the preferred adapter. `riid` is a `const IID *` (IID_ID3D12Device; NULL means
+ * that too). `*device` receives the interface (an ID3D12Device * for IID_ID3D12Device), or NULL on
+ * failure; with `device` NULL the call only checks that the device can be created and returns
+ * S_FALSE, as D3D12CreateDevice does. Returns an HRESULT: S_OK; DXGI_ERROR_UNSUPPORTED
+ * (0x887A0004) when no usable adapter matches or Vulkan is missing; E_NOINTERFACE for an
+ * interface the device lacks (only IUnknown, ID3D12Object and ID3D12Device exist); E_OUTOFMEMORY.
+ * Failures are logged. With VKDML_VALIDATION=1 the device's instance has the validation layer on.
+ * Available on every platform.
+ *
+ * On non-Windows builds libvkdml also exports D3D12CreateDevice(pAdapter, MinimumFeatureLevel,
+ * riid, ppDevice), declared by DirectX-Headers' <directx/d3d12.h>, so DirectML code creates its
+ * device unchanged. pAdapter must be NULL (vkdml has no DXGI adapters: the default adapter is used
+ * and VKDML_DEVICE selects it; call vkdml_create_d3d12_device() to choose in code), else
+ * E_INVALIDARG. MinimumFeatureLevel may be D3D_FEATURE_LEVEL_11_0 to 12_1 or 1_0_CORE; lower or
+ * higher levels give E_INVALIDARG. On Windows, D3D12CreateDevice stays d3d12.dll's. */
+VKDML_API int32_t vkdml_create_d3d12_device(const char *adapter_selector, const void *riid, void **device);
 
 #ifdef __cplusplus
 }

@@ -98,27 +98,95 @@ VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t ind
         struct vkdml_vk_device **device);
 void vkdml_vk_device_destroy(struct vkdml_vk_device *device);
 
-/* ---- Buffers ---- */
+/* ---- Memory and buffers ---- */
 
 enum vkdml_vk_memory_kind
 {
-    VKDML_VK_MEMORY_DEVICE,         /* D3D12_HEAP_TYPE_DEFAULT */
-    VKDML_VK_MEMORY_UPLOAD,         /* host-visible, write-combined: D3D12_HEAP_TYPE_UPLOAD */
-    VKDML_VK_MEMORY_READBACK,       /* host-visible, cached: D3D12_HEAP_TYPE_READBACK */
+    VKDML_VK_MEMORY_DEVICE,         /* D3D12_HEAP_TYPE_DEFAULT: device-local */
+    VKDML_VK_MEMORY_UPLOAD,         /* D3D12_HEAP_TYPE_UPLOAD: host-visible, coherent (write-combined);
+                                     * device-local too on UMA and ReBAR devices */
+    VKDML_VK_MEMORY_READBACK,       /* D3D12_HEAP_TYPE_READBACK: host-visible, cached (coherent preferred) */
+    VKDML_VK_MEMORY_HOST_DEVICE,    /* host-visible and coherent, device-local where the device has such a
+                                     * type: memory both sides touch often (descriptor heaps) */
+    VKDML_VK_MEMORY_KIND_COUNT,
 };
 
+/* One VkDeviceMemory allocation; host-visible memory is mapped for its whole life. */
+struct vkdml_vk_memory
+{
+    VkDeviceMemory vk_memory;
+    VkDeviceSize size;
+    uint32_t type_index;
+    VkMemoryPropertyFlags flags;    /* of the memory type chosen */
+    void *mapped;                   /* non-NULL when flags has HOST_VISIBLE */
+};
+
+/* A buffer with a dedicated allocation of its own. */
 struct vkdml_vk_buffer
 {
     VkBuffer vk_buffer;
     VkDeviceMemory memory;
     VkDeviceSize size;
     VkDeviceAddress address;
-    void *mapped;                   /* non-NULL for host-visible kinds */
+    void *mapped;                   /* non-NULL when the memory is host-visible (every upload/readback kind) */
+    VkMemoryPropertyFlags memory_flags;
+    uint32_t memory_type;
+    VkDeviceSize memory_size;
 };
 
+/* The memory facts the D3D12 shim reports (CheckFeatureSupport) and checks sizes against. */
+struct vkdml_vk_memory_info
+{
+    VkDeviceSize max_allocation_size;   /* VkPhysicalDeviceMaintenance3Properties::maxMemoryAllocationSize */
+    VkDeviceSize max_buffer_size;       /* VkPhysicalDeviceMaintenance4Properties::maxBufferSize (1.3), else unlimited */
+    VkDeviceSize non_coherent_atom_size;
+    uint32_t buffer_type_bits;          /* the memory types a vkdml buffer may be bound to */
+    bool uma;                           /* every DEVICE_LOCAL type is also HOST_VISIBLE */
+    bool cache_coherent_uma;            /* ... and HOST_COHERENT */
+};
+
+VkResult vkdml_vk_get_memory_info(struct vkdml_vk_device *device, struct vkdml_vk_memory_info *info);
+
+/* Allocates `size` bytes of one of `type_bits` for `kind`, trying the kind's preferred property flags
+ * first and falling back when a heap is too small or full; maps host-visible memory. Allocation
+ * failure is logged as a warning only (callers report it); VK_ERROR_OUT_OF_DEVICE_MEMORY when no type fits. */
+VkResult vkdml_vk_memory_allocate(struct vkdml_vk_device *device, VkDeviceSize size, uint32_t type_bits,
+        enum vkdml_vk_memory_kind kind, struct vkdml_vk_memory *memory);
+void vkdml_vk_memory_free(struct vkdml_vk_device *device, struct vkdml_vk_memory *memory);
+/* Host writes to [offset, offset + size) of non-coherent mapped memory → device (flush), device writes →
+ * host (invalidate). The range is widened to nonCoherentAtomSize; `memory_size` bounds it (VK_WHOLE_SIZE
+ * when unknown: the range then runs to the end of the allocation). */
+VkResult vkdml_vk_memory_flush(struct vkdml_vk_device *device, VkDeviceMemory memory, VkDeviceSize memory_size,
+        VkDeviceSize offset, VkDeviceSize size);
+VkResult vkdml_vk_memory_invalidate(struct vkdml_vk_device *device, VkDeviceMemory memory, VkDeviceSize memory_size,
+        VkDeviceSize offset, VkDeviceSize size);
+
+/* Zeroing memory the CPU cannot reach (D3D12 hands out zeroed committed resources and heaps):
+ * vkCmdFillBuffer submitted to the device's queue without waiting, through a buffer of its own,
+ * and ordered before every later submission by a barrier. The memory must not be freed before its
+ * clear completes: vkdml_vk_clears_wait_memory() first. */
+struct vkdml_vk_clear;
+struct vkdml_vk_clears
+{
+    struct vkdml_mutex mutex;
+    struct vkdml_vk_clear *pending;
+};
+
+void vkdml_vk_clears_init(struct vkdml_vk_clears *clears);
+VkResult vkdml_vk_clear_memory(struct vkdml_vk_device *device, struct vkdml_vk_clears *clears,
+        const struct vkdml_vk_memory *memory, VkDeviceSize size);
+void vkdml_vk_clears_wait_memory(struct vkdml_vk_device *device, struct vkdml_vk_clears *clears, VkDeviceMemory memory);
+/* Waits for every pending clear and frees them all (before the device goes). */
+void vkdml_vk_clears_destroy(struct vkdml_vk_device *device, struct vkdml_vk_clears *clears);
+
+/* A buffer of `size` bytes with its own allocation (usage: storage, transfer, device address). */
 VkResult vkdml_vk_buffer_create(struct vkdml_vk_device *device, VkDeviceSize size,
         enum vkdml_vk_memory_kind kind, struct vkdml_vk_buffer *buffer);
 void vkdml_vk_buffer_destroy(struct vkdml_vk_device *device, struct vkdml_vk_buffer *buffer);
+/* A buffer of `size` bytes bound at `offset` of existing `memory` (placed resources; aliasing allowed).
+ * Fails when the offset breaks the buffer's alignment or the buffer would run past the allocation. */
+VkResult vkdml_vk_buffer_create_placed(struct vkdml_vk_device *device, VkDeviceSize size,
+        const struct vkdml_vk_memory *memory, VkDeviceSize offset, VkBuffer *buffer, VkDeviceAddress *address);
 
 /* ---- Pipelines ---- */
 

@@ -13,6 +13,11 @@
 
 #include <stdatomic.h>
 
+/* The shim's vtables are static const: make lpVtbl const-qualified (same layout and ABI). */
+#ifndef CONST_VTABLE
+# define CONST_VTABLE
+#endif
+
 #include "vkdml_com.h"
 #ifdef _WIN32
 # include <d3d12.h>
@@ -58,9 +63,14 @@ struct d3d12_device
 
     /* Fence event waiter thread (fence.c); started on first use. */
     struct d3d12_fence_waiter *waiter;
+
+    /* Memory limits and architecture (UMA), read once at creation. */
+    struct vkdml_vk_memory_info memory_info;
+    /* GPU clears zeroing new device-local committed resources and heaps (resource.c). */
+    struct vkdml_vk_clears clears;
 };
 
-/* Creates a shim device on adapter `index` of a fresh instance. */
+/* Creates a shim device on adapter `index` of a fresh instance (-1: the default adapter, VKDML_DEVICE). */
 HRESULT d3d12_device_create(int adapter_index, struct d3d12_device **device);
 struct d3d12_device *unsafe_impl_from_ID3D12Device(ID3D12Device *iface);
 static inline void d3d12_device_add_ref(struct d3d12_device *device) { ID3D12Device_AddRef(&device->ID3D12Device_iface); }
@@ -69,6 +79,10 @@ static inline void d3d12_device_release(struct d3d12_device *device) { ID3D12Dev
 HRESULT d3d12_device_check_vk_result(struct d3d12_device *device, VkResult vr);
 /* SetName support: names the Vulkan object when VK_EXT_debug_utils is on. */
 void d3d12_device_set_vk_object_name(struct d3d12_device *device, VkObjectType type, uint64_t handle, const char *name);
+/* The whole of ID3D12Object::SetName: keeps the name as WKPDID_D3DDebugObjectNameW private data, as
+ * D3D12 does, and names the Vulkan object (VK_NULL_HANDLE: none). */
+HRESULT d3d12_object_set_name(struct d3d12_device *device, struct vkdml_private_store *store,
+        VkObjectType type, uint64_t handle, const WCHAR *name);
 
 /* ---- Heaps and resources (resource.c) ---- */
 
@@ -76,11 +90,15 @@ struct d3d12_heap
 {
     ID3D12Heap ID3D12Heap_iface;
     atomic_uint refcount;
+    /* 1 while refcount > 0, plus one per placed resource: a heap outlives its public references for
+     * as long as resources placed in it live (D3D12 semantics), without showing in refcount. */
+    atomic_uint internal_refcount;
     struct d3d12_device *device;            /* holds a reference */
     struct vkdml_private_store private_store;
     D3D12_HEAP_DESC desc;                   /* Properties normalised: CUSTOM page properties resolved */
     VkDeviceMemory memory;
     void *mapped;                           /* whole-heap persistent mapping for host-visible heaps */
+    struct vkdml_vk_memory allocation;      /* the same memory with its size, type and flags */
 };
 
 struct d3d12_resource
@@ -174,6 +192,9 @@ struct d3d12_fence
     struct vkdml_private_store private_store;
     D3D12_FENCE_FLAGS flags;
     VkSemaphore timeline;
+    /* The highest value a queue Signal has been submitted for (written under the queue mutex):
+     * timeline values must increase, so Signal/Wait compare against it. */
+    atomic_uint_least64_t pending_value;
 };
 
 struct d3d12_fence *unsafe_impl_from_ID3D12Fence(ID3D12Fence *iface);
@@ -188,6 +209,9 @@ struct d3d12_command_queue
 {
     ID3D12CommandQueue ID3D12CommandQueue_iface;
     atomic_uint refcount;
+    /* Held by the public refcount (as one) and by allocators and lists whose last submission went
+     * to this queue, so its timeline outlives them; the queue is destroyed when it reaches 0. */
+    atomic_uint internal_refcount;
     struct d3d12_device *device;            /* holds a reference */
     struct vkdml_private_store private_store;
     D3D12_COMMAND_QUEUE_DESC desc;
@@ -204,12 +228,17 @@ struct d3d12_command_allocator
     struct vkdml_private_store private_store;
     D3D12_COMMAND_LIST_TYPE type;
     VkCommandPool pool;
-    VkCommandBuffer *buffers;               /* allocated from pool since the last Reset */
+    /* Lock order: this mutex, then device->vk->queue_mutex; never the other way round. */
+    struct vkdml_mutex mutex;               /* guards buffers, recording and lists */
+    VkCommandBuffer *buffers;               /* every buffer allocated from pool (the allocator owns them) */
     size_t buffer_count, buffer_capacity;
+    size_t buffers_in_use;                  /* buffers[0, buffers_in_use) handed out since the last Reset */
     struct d3d12_command_list *recording;   /* the list currently recording into this allocator */
-    /* The last queue submission that used one of its command buffers: Reset waits for none, fails if pending. */
-    struct d3d12_command_queue *last_queue; /* no reference: compared only while the app keeps both alive */
-    VkSemaphore last_timeline;
+    struct d3d12_command_list *lists;       /* lists holding one of its buffers, via allocator_next */
+    /* The last queue submission that used one of its command buffers: Reset fails while it is
+     * pending. Written under device->vk->queue_mutex. */
+    struct d3d12_command_queue *last_queue; /* internal reference */
+    VkSemaphore last_timeline;              /* last_queue->submission_timeline */
     uint64_t last_submission;
 };
 
@@ -233,6 +262,15 @@ struct d3d12_command_list
     HRESULT close_error;                    /* an error recorded while open, returned by Close */
     struct d3d12_descriptor_heap *descriptor_heap;  /* CBV_SRV_UAV heap from SetDescriptorHeaps */
     struct d3d12_pending_barrier pending;
+    /* The list borrows vk_command_buffer from `allocator` and sits in allocator->lists until it is
+     * Reset onto another allocator or released; an allocator Reset or Release detaches it
+     * (allocator and vk_command_buffer become NULL), so a stale list cannot be executed. */
+    struct d3d12_command_list *allocator_next;
+    char *name;                             /* SetName, applied to each new VkCommandBuffer */
+    /* Its last execution (written under device->vk->queue_mutex): D3D12 forbids executing a list
+     * again before the previous execution completed. */
+    struct d3d12_command_queue *last_queue; /* internal reference */
+    uint64_t last_submission;
 };
 
 struct d3d12_command_queue *unsafe_impl_from_ID3D12CommandQueue(ID3D12CommandQueue *iface);
