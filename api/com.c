@@ -212,7 +212,7 @@ HRESULT vkdml_return_interface(IUnknown *object, REFIID riid, void **out)
     if (FAILED(hr))
     {
         *out = NULL;
-        ERR("The object does not implement the requested interface %s.", debugstr_guid(riid));
+        WARN("The object does not implement the requested interface %s.", debugstr_guid(riid));
     }
     return hr;
 }

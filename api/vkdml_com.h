@@ -9,6 +9,13 @@
 #ifndef COBJMACROS
 # define COBJMACROS
 #endif
+/* Our vtables are static const. */
+#ifndef CONST_VTABLE
+# define CONST_VTABLE
+#endif
+
+#include <stdatomic.h>
+#include <string.h>
 
 #ifdef _WIN32
 # include <windows.h>
@@ -22,6 +29,15 @@
 #ifndef CONTAINING_RECORD
 # define CONTAINING_RECORD(address, type, field) ((type *)((char *)(address) - offsetof(type, field)))
 #endif
+
+/* COM reference counts; each returns the new count. */
+static inline ULONG vkdml_refcount_increment(atomic_uint *refcount) { return atomic_fetch_add(refcount, 1) + 1; }
+static inline ULONG vkdml_refcount_decrement(atomic_uint *refcount) { return atomic_fetch_sub(refcount, 1) - 1; }
+
+static inline bool vkdml_guid_equal(const GUID *a, const GUID *b)
+{
+    return !memcmp(a, b, sizeof(*a));
+}
 
 /* Arbitrary data and interfaces attached to an object by GUID (Get/SetPrivateData[Interface]).
  * Thread-safe, as D3D12 and DirectML document these methods. */

@@ -2,12 +2,34 @@
  * ID3D12CommandQueue, ID3D12CommandAllocator and ID3D12GraphicsCommandList on Vulkan.
  *
  * Queues: every D3D12 queue submits to the device's single VkQueue (lavapipe has one) under
- * device->vk->queue_mutex, and signals its own timeline semaphore once per submission, so
- * allocators and lists can tell whether their command buffers are still in flight. Because the
- * VkQueue is shared, a queue Wait on a value that only a *later* submission from another D3D12
- * queue signals deadlocks (the waiting batch blocks the VkQueue); a CPU ID3D12Fence::Signal
- * still releases it. Wait logs a warning in that case. Holding back unsatisfied waits on the
- * CPU, as vkd3d-proton does, is future work.
+ * device->vk->queue_mutex, and signals its own timeline semaphore once per operation (numbered
+ * by submission_count), so allocators and lists can tell whether their command buffers are still
+ * in flight.
+ *
+ * Waits are resolved on the CPU, as vkd3d-proton does. D3D12 lets one queue Wait for a value
+ * that another queue signals only later; submitted as such, the wait would block the shared
+ * VkQueue and the later signal would never run. A queue Wait is therefore submitted only when its
+ * value is reached or signalled by a batch already in the VkQueue (fence->pending_value; a CPU
+ * Signal sets the semaphore at once). Otherwise the queue is blocked: that Wait and every later
+ * ExecuteCommandLists, Signal and Wait of the queue are kept on the CPU, in call order, after the
+ * same validation as immediate ones (errors are reported by the call). Each queue Signal that
+ * reaches the VkQueue and each CPU Signal submits, in order, the deferred operations whose Waits
+ * are then satisfied; their Signals may unblock other queues in turn, until nothing moves. So
+ * nothing in the VkQueue ever waits for a signal behind it, and the VkQueue always drains.
+ *
+ * A deferred operation takes its submission number when accepted: lists and allocators see it as
+ * in flight until it completed. It holds internal references on its fence and on the allocators
+ * whose command buffers it executes, so the application may release them meanwhile. A queue
+ * released with deferred operations drops them with a warning (nothing signals them; D3D12 would
+ * hang); as every queue holds a device reference, none is left when the device is destroyed.
+ *
+ * Lock order: allocator->mutex, then device->vk->queue_mutex. The queue mutex guards the VkQueue
+ * and all scheduling state: submission numbers, deferred operations, blocked queues, fence
+ * pending values and last submissions, allocator and list last submissions. Nothing else is
+ * locked under it (but the log). References replaced or given up under it are dropped after it is
+ * released: that may destroy a fence (takes the fence waiter's mutexes, waits for the GPU), an
+ * allocator or a queue (waits for the GPU). The fence waiter thread never takes the queue mutex,
+ * so a CPU Signal unblocking queues under it cannot deadlock with the event waiter.
  *
  * Allocators own a VkCommandPool and every VkCommandBuffer allocated from it; a list borrows
  * one buffer per Reset. An allocator Reset (vkResetCommandPool) or Release detaches the lists
@@ -122,6 +144,19 @@ static void timeline_wait(struct d3d12_device *device, VkSemaphore semaphore, ui
             VK_CHECK(VK_CALL(vkWaitSemaphores(device->vk->vk_device, &info, UINT64_MAX))));
 }
 
+/* Sets the timeline on the host; only valid while no signal of it is pending in the VkQueue. */
+static void timeline_signal(struct d3d12_device *device, VkSemaphore semaphore, uint64_t value)
+{
+    const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
+    VkSemaphoreSignalInfo info = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+
+    if (atomic_load(&device->removed_reason) != S_OK)
+        return;
+    info.semaphore = semaphore;
+    info.value = value;
+    d3d12_device_check_vk_result(device, VK_CHECK(VK_CALL(vkSignalSemaphore(device->vk->vk_device, &info))));
+}
+
 #define SUBMIT_STACK_COUNT 16
 
 static void fill_semaphore_infos(VkSemaphoreSubmitInfo *infos, const struct d3d12_timeline_op *ops, uint32_t count)
@@ -202,6 +237,9 @@ static inline struct d3d12_command_queue *impl_from_ID3D12CommandQueue(ID3D12Com
     return CONTAINING_RECORD(iface, struct d3d12_command_queue, ID3D12CommandQueue_iface);
 }
 
+static void d3d12_command_allocator_internal_add_ref(struct d3d12_command_allocator *allocator);
+static void d3d12_command_allocator_internal_release(struct d3d12_command_allocator *allocator);
+
 static void d3d12_command_queue_destroy(struct d3d12_command_queue *queue)
 {
     struct d3d12_device *device = queue->device;
@@ -230,7 +268,9 @@ static void d3d12_command_queue_internal_release(struct d3d12_command_queue *que
 /* Makes (*last_queue, *last_submission) name `queue`'s submission `value`; a replaced queue goes
  * to stale[] for an internal release once the queue mutex is dropped. Only the last submission
  * is kept: every D3D12 queue submits to the same VkQueue, and a timeline signal there completes
- * only after all work submitted before it, so the last one completing implies the earlier ones did. */
+ * only after all work submitted before it, so the last one completing implies the earlier ones did.
+ * That holds in VkQueue order, so allocators and fences record a submission when it reaches the
+ * VkQueue, not when a deferred operation is accepted. */
 static void record_submission(struct d3d12_command_queue **last_queue, uint64_t *last_submission,
         struct d3d12_command_queue *queue, uint64_t value, struct d3d12_command_queue **stale, size_t *stale_count)
 {
@@ -249,12 +289,85 @@ static bool submission_pending(struct d3d12_command_queue *queue, uint64_t value
     return queue && !timeline_reached(queue->device, queue->submission_timeline, value);
 }
 
-/* Submits with a signal of the queue's timeline at its next value. Caller holds the queue mutex. */
-static HRESULT queue_submit_locked(struct d3d12_command_queue *queue, const VkCommandBuffer *buffers,
-        uint32_t buffer_count, const struct d3d12_timeline_op *wait, const struct d3d12_timeline_op *signal,
-        uint64_t *submission)
+/* ---- Queue operations deferred behind an unsatisfied Wait ---- */
+
+enum d3d12_queue_op_type
 {
-    uint64_t value = atomic_load(&queue->submission_count) + 1;
+    QUEUE_OP_EXECUTE,
+    QUEUE_OP_SIGNAL,
+    QUEUE_OP_WAIT,
+};
+
+/* An accepted queue operation held back on the CPU. It holds what its submission needs, so the
+ * application may release the objects meanwhile: an internal reference on its fence, or on the
+ * allocator owning each command buffer. Once submitted or dropped it goes to a list that
+ * d3d12_queue_ops_free frees after the queue mutex is released, with those references and the
+ * queue references its submission replaced in records (stale). */
+struct d3d12_queue_op
+{
+    struct d3d12_queue_op *next;
+    enum d3d12_queue_op_type type;
+    uint64_t submission;                        /* the queue's number, given when accepted */
+    struct d3d12_fence *fence;                  /* SIGNAL, WAIT */
+    uint64_t value;
+    uint32_t buffer_count;                      /* EXECUTE */
+    VkCommandBuffer *buffers;
+    struct d3d12_command_allocator **allocators;    /* one per buffer */
+    struct d3d12_command_queue **stale;         /* room for buffer_count + 1 */
+    size_t stale_count;
+};
+
+static const char *queue_op_method(const struct d3d12_queue_op *op)
+{
+    switch (op->type)
+    {
+        case QUEUE_OP_EXECUTE: return "ExecuteCommandLists";
+        case QUEUE_OP_SIGNAL: return "Signal";
+        default: return "Wait";
+    }
+}
+
+/* One allocation holds the operation and its arrays (all of pointer size and alignment). */
+static struct d3d12_queue_op *queue_op_create(enum d3d12_queue_op_type type, uint32_t buffer_count)
+{
+    struct d3d12_queue_op *op;
+    size_t size;
+
+    size = sizeof(*op) + buffer_count * (sizeof(*op->allocators) + sizeof(*op->buffers))
+            + (buffer_count + 1) * sizeof(*op->stale);
+    if (!(op = calloc(1, size)))
+        return NULL;
+    op->type = type;
+    op->buffer_count = buffer_count;
+    op->allocators = (struct d3d12_command_allocator **)(op + 1);
+    op->stale = (struct d3d12_command_queue **)(op->allocators + buffer_count);
+    op->buffers = (VkCommandBuffer *)(op->stale + buffer_count + 1);
+    return op;
+}
+
+void d3d12_queue_ops_free(struct d3d12_queue_op *ops)
+{
+    struct d3d12_queue_op *op;
+    size_t i;
+
+    while ((op = ops))
+    {
+        ops = op->next;
+        if (op->fence)
+            d3d12_fence_internal_release(op->fence);
+        for (i = 0; i < op->buffer_count; ++i)
+            d3d12_command_allocator_internal_release(op->allocators[i]);
+        for (i = 0; i < op->stale_count; ++i)
+            d3d12_command_queue_internal_release(op->stale[i]);
+        free(op);
+    }
+}
+
+/* Submits one batch that signals the queue's timeline at `submission`. Caller holds the queue mutex. */
+static HRESULT queue_submit_locked(struct d3d12_command_queue *queue, uint64_t submission,
+        const VkCommandBuffer *buffers, uint32_t buffer_count, const struct d3d12_timeline_op *wait,
+        const struct d3d12_timeline_op *signal)
+{
     struct d3d12_timeline_op signals[2];
     uint32_t signal_count = 0;
     HRESULT hr;
@@ -262,15 +375,326 @@ static HRESULT queue_submit_locked(struct d3d12_command_queue *queue, const VkCo
     if (signal)
         signals[signal_count++] = *signal;
     signals[signal_count].semaphore = queue->submission_timeline;
-    signals[signal_count++].value = value;
+    signals[signal_count++].value = submission;
     if (SUCCEEDED(hr = device_submit_locked(queue->device, buffers, buffer_count, wait, wait ? 1 : 0,
             signals, signal_count)))
-    {
-        atomic_store(&queue->submission_count, value);
-        if (submission)
-            *submission = value;
-    }
+        queue->submitted_count = submission;
     return hr;
+}
+
+/* The number an operation submitted at once gets; the caller stores it in submission_count once
+ * the submission succeeded. Caller holds the queue mutex. */
+static uint64_t queue_next_submission(struct d3d12_command_queue *queue)
+{
+    return atomic_load(&queue->submission_count) + 1;
+}
+
+/* The value the fence has, or will have after the signals already in the VkQueue. */
+static HRESULT fence_current_value(struct d3d12_fence *fence, uint64_t *value)
+{
+    uint64_t completed = 0;
+    HRESULT hr;
+
+    if (SUCCEEDED(hr = timeline_value(fence->device, fence->timeline, &completed)))
+        *value = VKDML_MAX(completed, atomic_load(&fence->pending_value));
+    return hr;
+}
+
+/* Whether a queue Wait for `value` may go to the VkQueue: the value is reached, or a batch already
+ * there signals it. A wait for anything else would block the shared VkQueue, and with it the
+ * signal it waits for. A lost device counts as satisfied: nothing runs any more. Caller holds the
+ * queue mutex. */
+static bool fence_wait_ready(struct d3d12_fence *fence, uint64_t value)
+{
+    uint64_t current = 0;
+
+    return FAILED(fence_current_value(fence, &current)) || value <= current;
+}
+
+/* Submits ExecuteCommandLists' command buffers as operation `submission`, and records it on their
+ * allocators (see record_submission). Caller holds the queue mutex. */
+static HRESULT queue_submit_execute_locked(struct d3d12_command_queue *queue, uint64_t submission,
+        const VkCommandBuffer *buffers, struct d3d12_command_allocator *const *allocators, uint32_t count,
+        struct d3d12_command_queue **stale, size_t *stale_count)
+{
+    uint32_t i;
+    HRESULT hr;
+
+    if (FAILED(hr = queue_submit_locked(queue, submission, buffers, count, NULL, NULL)))
+        return hr;
+    for (i = 0; i < count; ++i)
+    {
+        record_submission(&allocators[i]->last_queue, &allocators[i]->last_submission, queue, submission,
+                stale, stale_count);
+        allocators[i]->last_timeline = queue->submission_timeline;
+    }
+    return S_OK;
+}
+
+/* Submits a queue Signal as operation `submission`. A deferred Signal overtaken meanwhile (a CPU
+ * Signal or another queue set the fence to its value or beyond) signals the queue's timeline
+ * only: timeline semaphores cannot go back. Caller holds the queue mutex. */
+static HRESULT queue_submit_signal_locked(struct d3d12_command_queue *queue, struct d3d12_fence *fence,
+        uint64_t value, uint64_t submission, struct d3d12_command_queue **stale, size_t *stale_count)
+{
+    struct d3d12_timeline_op signal;
+    uint64_t current = 0;
+    HRESULT hr;
+
+    if (FAILED(hr = fence_current_value(fence, &current)))
+        return hr;
+    if (value <= current)
+    {
+        if (value < current)
+            WARN("Signal: value %" PRIu64 " of fence %p, held back behind a queue Wait, is lower than the value "
+                    "%" PRIu64 " the fence got meanwhile; a timeline semaphore cannot go back, so it is not set.",
+                    value, (void *)&fence->ID3D12Fence_iface, current);
+        return queue_submit_locked(queue, submission, NULL, 0, NULL, NULL);
+    }
+    signal.semaphore = fence->timeline;
+    signal.value = value;
+    if (FAILED(hr = queue_submit_locked(queue, submission, NULL, 0, NULL, &signal)))
+        return hr;
+    atomic_store(&fence->pending_value, value);
+    record_submission(&fence->last_queue, &fence->last_submission, queue, submission, stale, stale_count);
+    return S_OK;
+}
+
+/* Submits a queue Wait as operation `submission`; fence_wait_ready(fence, value) holds. Caller
+ * holds the queue mutex. */
+static HRESULT queue_submit_wait_locked(struct d3d12_command_queue *queue, struct d3d12_fence *fence,
+        uint64_t value, uint64_t submission, struct d3d12_command_queue **stale, size_t *stale_count)
+{
+    struct d3d12_timeline_op wait;
+    uint64_t completed = 0;
+    HRESULT hr;
+
+    if (FAILED(hr = timeline_value(queue->device, fence->timeline, &completed)))
+        return hr;
+    if (value <= completed)
+        return queue_submit_locked(queue, submission, NULL, 0, NULL, NULL);
+    wait.semaphore = fence->timeline;
+    wait.value = value;
+    if (FAILED(hr = queue_submit_locked(queue, submission, NULL, 0, &wait, NULL)))
+        return hr;
+    record_submission(&fence->last_queue, &fence->last_submission, queue, submission, stale, stale_count);
+    return S_OK;
+}
+
+/* Appends an accepted operation to the queue's deferred ones under the queue's next number; the
+ * first one makes the queue blocked. Caller holds the queue mutex. */
+static void queue_defer_locked(struct d3d12_command_queue *queue, struct d3d12_queue_op *op)
+{
+    struct d3d12_command_queue **link;
+
+    op->submission = queue_next_submission(queue);
+    atomic_store(&queue->submission_count, op->submission);
+    if (!queue->deferred_head)
+    {
+        TRACE("Queue %p is blocked by a Wait for fence %p value %" PRIu64 "; later operations are held back.",
+                (void *)queue, (void *)op->fence, op->value);
+        /* Appended, so queues are unblocked in the order they blocked when several can go. */
+        for (link = &queue->device->blocked_queues; *link; link = &(*link)->blocked_next)
+            ;
+        *link = queue;
+        queue->blocked_next = NULL;
+    }
+    op->next = NULL;
+    *queue->deferred_tail = op;
+    queue->deferred_tail = &op->next;
+}
+
+/* Holds a queue Signal or Wait back; logs as `method`. Caller holds the queue mutex. */
+static HRESULT queue_defer_fence_op_locked(struct d3d12_command_queue *queue, enum d3d12_queue_op_type type,
+        struct d3d12_fence *fence, uint64_t value, const char *method)
+{
+    struct d3d12_queue_op *op;
+
+    if (!(op = queue_op_create(type, 0)))
+    {
+        ERR("%s: out of memory holding the operation back behind an unsatisfied queue Wait.", method);
+        return E_OUTOFMEMORY;
+    }
+    d3d12_fence_internal_add_ref(fence);
+    op->fence = fence;
+    op->value = value;
+    queue_defer_locked(queue, op);
+    return S_OK;
+}
+
+/* Holds ExecuteCommandLists back; its number goes to *submission. Caller holds the queue mutex. */
+static HRESULT queue_defer_execute_locked(struct d3d12_command_queue *queue, const VkCommandBuffer *buffers,
+        struct d3d12_command_allocator *const *allocators, uint32_t count, uint64_t *submission)
+{
+    struct d3d12_queue_op *op;
+    uint32_t i;
+
+    if (!(op = queue_op_create(QUEUE_OP_EXECUTE, count)))
+    {
+        ERR("ExecuteCommandLists: out of memory holding %u command lists back behind an unsatisfied queue Wait; "
+                "nothing was submitted.", count);
+        return E_OUTOFMEMORY;
+    }
+    for (i = 0; i < count; ++i)
+    {
+        op->buffers[i] = buffers[i];
+        op->allocators[i] = allocators[i];
+        d3d12_command_allocator_internal_add_ref(allocators[i]);
+        ++allocators[i]->deferred_count;
+    }
+    queue_defer_locked(queue, op);
+    *submission = op->submission;
+    return S_OK;
+}
+
+/* Submits a deferred operation. A failed one is dropped (logged) and its number signalled alone,
+ * so that in-flight tracking does not wait for it. Caller holds the queue mutex. */
+static void queue_submit_deferred_op_locked(struct d3d12_command_queue *queue, struct d3d12_queue_op *op)
+{
+    struct d3d12_device *device = queue->device;
+    uint32_t i;
+    HRESULT hr;
+
+    switch (op->type)
+    {
+        case QUEUE_OP_EXECUTE:
+            for (i = 0; i < op->buffer_count; ++i)
+                --op->allocators[i]->deferred_count;
+            hr = queue_submit_execute_locked(queue, op->submission, op->buffers, op->allocators, op->buffer_count,
+                    op->stale, &op->stale_count);
+            break;
+        case QUEUE_OP_SIGNAL:
+            hr = queue_submit_signal_locked(queue, op->fence, op->value, op->submission, op->stale, &op->stale_count);
+            break;
+        default:
+            hr = queue_submit_wait_locked(queue, op->fence, op->value, op->submission, op->stale, &op->stale_count);
+            break;
+    }
+    /* A lost device was logged when it was detected. */
+    if (FAILED(hr) && hr != (HRESULT)atomic_load(&device->removed_reason))
+    {
+        ERR("%s: submitting the operation held back behind a queue Wait failed, hr %#x; it is dropped.",
+                queue_op_method(op), (unsigned int)hr);
+        queue_submit_locked(queue, op->submission, NULL, 0, NULL, NULL);
+    }
+}
+
+/* Submits the queue's deferred operations, in order, up to the first Wait still unsatisfied, and
+ * moves them to *done. Returns whether any was submitted. Caller holds the queue mutex. */
+static bool queue_submit_deferred_locked(struct d3d12_command_queue *queue, struct d3d12_queue_op **done)
+{
+    struct d3d12_queue_op *op;
+    bool progress = false;
+
+    while ((op = queue->deferred_head))
+    {
+        if (op->type == QUEUE_OP_WAIT && !fence_wait_ready(op->fence, op->value))
+            break;
+        if (!(queue->deferred_head = op->next))
+            queue->deferred_tail = &queue->deferred_head;
+        queue_submit_deferred_op_locked(queue, op);
+        op->next = *done;
+        *done = op;
+        progress = true;
+    }
+    return progress;
+}
+
+struct d3d12_queue_op *d3d12_device_unblock_queues_locked(struct d3d12_device *device)
+{
+    struct d3d12_command_queue **link, *queue;
+    struct d3d12_queue_op *done = NULL;
+    bool progress;
+
+    /* A queue's deferred Signals may satisfy the Wait of any other blocked queue, one already
+     * visited included: go round until nothing moves. */
+    do
+    {
+        progress = false;
+        for (link = &device->blocked_queues; (queue = *link);)
+        {
+            if (queue_submit_deferred_locked(queue, &done))
+                progress = true;
+            if (queue->deferred_head)
+            {
+                link = &queue->blocked_next;
+                continue;
+            }
+            TRACE("Queue %p is unblocked.", (void *)queue);
+            *link = queue->blocked_next;
+            queue->blocked_next = NULL;
+        }
+    } while (progress);
+    return done;
+}
+
+/* The application released the queue while operations still wait behind a Wait it never
+ * satisfied: D3D12 would hang that queue; they are dropped with a warning instead. */
+static void queue_drop_deferred(struct d3d12_command_queue *queue)
+{
+    struct d3d12_device *device = queue->device;
+    struct d3d12_command_queue **link;
+    struct d3d12_queue_op *ops, *op;
+    uint64_t submitted, accepted, count = 0;
+    uint32_t i;
+
+    vkdml_mutex_lock(&device->vk->queue_mutex);
+    if ((ops = queue->deferred_head))
+    {
+        queue->deferred_head = NULL;
+        queue->deferred_tail = &queue->deferred_head;
+        for (link = &device->blocked_queues; *link != queue; link = &(*link)->blocked_next)
+            ;
+        *link = queue->blocked_next;
+        queue->blocked_next = NULL;
+        for (op = ops; op; op = op->next)
+        {
+            for (i = 0; i < op->buffer_count; ++i)
+                --op->allocators[i]->deferred_count;
+            ++count;
+        }
+    }
+    submitted = queue->submitted_count;
+    accepted = atomic_load(&queue->submission_count);
+    vkdml_mutex_unlock(&device->vk->queue_mutex);
+    if (!ops)
+        return;
+
+    /* The head of a blocked queue is always the Wait that blocks it. */
+    WARN("Release: the queue is released with %" PRIu64 " operations held back behind its Wait for fence %p "
+            "value %" PRIu64 ", which nothing signalled (D3D12 would hang the queue); they are dropped.", count,
+            ops->fence ? (void *)&ops->fence->ID3D12Fence_iface : NULL, ops->value);
+    /* No batch will signal their numbers. Once the submitted ones completed, no signal of the
+     * timeline is pending and the host may set it past them, so that lists and allocators that
+     * recorded them are not in flight for ever. */
+    timeline_wait(device, queue->submission_timeline, submitted);
+    timeline_signal(device, queue->submission_timeline, accepted);
+    d3d12_queue_ops_free(ops);
+}
+
+void d3d12_fence_wait_submissions(struct d3d12_fence *fence)
+{
+    struct d3d12_device *device = fence->device;
+    const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
+    struct d3d12_command_queue *queue = fence->last_queue;
+
+    if (!queue)
+        return;
+    /* Destroying a semaphore that a pending batch waits on or signals is invalid in Vulkan, and
+     * D3D12 lets the application release a fence right after a queue Signal or Wait. Seeing the
+     * batch's own signal is not enough: Mesa's queue thread (lavapipe) and the validation layer
+     * still touch the semaphores of a batch after its signals are visible; once the VkQueue is
+     * idle they are done with them. The VkQueue always drains: nothing in it waits for a signal
+     * behind it. */
+    timeline_wait(device, queue->submission_timeline, fence->last_submission);
+    if (atomic_load(&device->removed_reason) == S_OK)
+    {
+        vkdml_mutex_lock(&device->vk->queue_mutex);
+        d3d12_device_check_vk_result(device, VK_CHECK(VK_CALL(vkQueueWaitIdle(device->vk->queue))));
+        vkdml_mutex_unlock(&device->vk->queue_mutex);
+    }
+    fence->last_queue = NULL;
+    d3d12_command_queue_internal_release(queue);
 }
 
 static HRESULT STDMETHODCALLTYPE d3d12_command_queue_QueryInterface(ID3D12CommandQueue *iface, REFIID riid,
@@ -318,7 +742,10 @@ static ULONG STDMETHODCALLTYPE d3d12_command_queue_Release(ID3D12CommandQueue *i
 
     TRACE("%p decreasing refcount to %u.", queue, (unsigned int)refcount);
     if (!refcount)
+    {
+        queue_drop_deferred(queue);
         d3d12_command_queue_internal_release(queue);
+    }
     return refcount;
 }
 
@@ -477,12 +904,13 @@ static void STDMETHODCALLTYPE d3d12_command_queue_ExecuteCommandLists(ID3D12Comm
         ID3D12CommandList *const *command_lists)
 {
     struct d3d12_command_queue *queue = impl_from_ID3D12CommandQueue(iface);
+    struct d3d12_command_allocator *allocator_stack[SUBMIT_STACK_COUNT], **allocators = allocator_stack;
     struct d3d12_command_queue *stale_stack[2 * SUBMIT_STACK_COUNT], **stale = stale_stack;
     struct d3d12_command_list *list_stack[SUBMIT_STACK_COUNT], **lists = list_stack;
     VkCommandBuffer buffer_stack[SUBMIT_STACK_COUNT], *buffers = buffer_stack;
     size_t stale_count = 0, i;
-    uint64_t submission;
-    HRESULT hr;
+    uint64_t submission = 0;
+    HRESULT hr = E_FAIL;
 
     TRACE("iface %p, count %u, command_lists %p.", iface, count, command_lists);
 
@@ -494,7 +922,8 @@ static void STDMETHODCALLTYPE d3d12_command_queue_ExecuteCommandLists(ID3D12Comm
         return;
     }
     if (count > SUBMIT_STACK_COUNT && (!(lists = malloc(count * sizeof(*lists)))
-            || !(buffers = malloc(count * sizeof(*buffers))) || !(stale = malloc(2 * count * sizeof(*stale)))))
+            || !(buffers = malloc(count * sizeof(*buffers))) || !(allocators = malloc(count * sizeof(*allocators)))
+            || !(stale = malloc(2 * count * sizeof(*stale)))))
     {
         ERR("ExecuteCommandLists: out of memory for %u command lists; nothing was submitted.", count);
         goto done;
@@ -504,6 +933,7 @@ static void STDMETHODCALLTYPE d3d12_command_queue_ExecuteCommandLists(ID3D12Comm
         if (!check_executable_list(queue, command_lists[i], i, &lists[i]))
             goto done;
         buffers[i] = lists[i]->vk_command_buffer;
+        allocators[i] = lists[i]->allocator;
     }
 
     vkdml_mutex_lock(&queue->device->vk->queue_mutex);
@@ -512,19 +942,19 @@ static void STDMETHODCALLTYPE d3d12_command_queue_ExecuteCommandLists(ID3D12Comm
         if (!check_list_not_in_flight(lists, i))
             break;
     }
-    if (i == count && SUCCEEDED(hr = queue_submit_locked(queue, buffers, count, NULL, NULL, &submission)))
+    if (i == count)
     {
-        for (i = 0; i < count; ++i)
-        {
-            struct d3d12_command_allocator *allocator = lists[i]->allocator;
-
-            record_submission(&lists[i]->last_queue, &lists[i]->last_submission, queue, submission,
-                    stale, &stale_count);
-            record_submission(&allocator->last_queue, &allocator->last_submission, queue, submission,
-                    stale, &stale_count);
-            allocator->last_timeline = queue->submission_timeline;
-        }
+        /* Behind a blocked Wait, the lists take their turn on the CPU. */
+        if (queue->deferred_head)
+            hr = queue_defer_execute_locked(queue, buffers, allocators, count, &submission);
+        else if (SUCCEEDED(hr = queue_submit_execute_locked(queue, submission = queue_next_submission(queue),
+                buffers, allocators, count, stale, &stale_count)))
+            atomic_store(&queue->submission_count, submission);
     }
+    /* Lists record their execution when it is accepted: a list may not execute again before it
+     * completed, so a pending record is never replaced and VkQueue order does not matter. */
+    for (i = 0; SUCCEEDED(hr) && i < count; ++i)
+        record_submission(&lists[i]->last_queue, &lists[i]->last_submission, queue, submission, stale, &stale_count);
     vkdml_mutex_unlock(&queue->device->vk->queue_mutex);
 
     for (i = 0; i < stale_count; ++i)
@@ -534,6 +964,8 @@ done:
         free(lists);
     if (buffers != buffer_stack)
         free(buffers);
+    if (allocators != allocator_stack)
+        free(allocators);
     if (stale != stale_stack)
         free(stale);
 }
@@ -569,13 +1001,30 @@ static struct d3d12_fence *queue_fence_arg(struct d3d12_command_queue *queue, ID
     return NULL;
 }
 
+/* Submits a queue Signal on a queue that holds nothing back, then whatever the new value unblocks
+ * (returned in *unblocked). Caller holds the queue mutex. */
+static HRESULT queue_signal_now_locked(struct d3d12_command_queue *queue, struct d3d12_fence *fence,
+        uint64_t value, struct d3d12_command_queue **stale, size_t *stale_count, struct d3d12_queue_op **unblocked)
+{
+    uint64_t submission = queue_next_submission(queue);
+    HRESULT hr;
+
+    if (FAILED(hr = queue_submit_signal_locked(queue, fence, value, submission, stale, stale_count)))
+        return hr;
+    atomic_store(&queue->submission_count, submission);
+    *unblocked = d3d12_device_unblock_queues_locked(queue->device);
+    return S_OK;
+}
+
 static HRESULT STDMETHODCALLTYPE d3d12_command_queue_Signal(ID3D12CommandQueue *iface, ID3D12Fence *fence_iface,
         UINT64 value)
 {
     struct d3d12_command_queue *queue = impl_from_ID3D12CommandQueue(iface);
-    struct d3d12_timeline_op signal;
+    struct d3d12_queue_op *unblocked = NULL;
+    struct d3d12_command_queue *stale = NULL;
     struct d3d12_fence *fence;
-    uint64_t completed, current;
+    size_t stale_count = 0;
+    uint64_t current = 0;
     HRESULT hr;
 
     TRACE("iface %p, fence %p, value %" PRIu64 ".", iface, fence_iface, (uint64_t)value);
@@ -584,26 +1033,25 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_queue_Signal(ID3D12CommandQueue *
         return E_INVALIDARG;
 
     vkdml_mutex_lock(&queue->device->vk->queue_mutex);
-    if (FAILED(hr = timeline_value(queue->device, fence->timeline, &completed)))
+    if (FAILED(hr = fence_current_value(fence, &current)))
         goto done;
-    current = VKDML_MAX(completed, atomic_load(&fence->pending_value));
     if (value < current)
     {
         ERR("Signal: Value %" PRIu64 " is lower than the fence's current or already signalled value %" PRIu64
                 "; fence values must increase (timeline semaphore).", (uint64_t)value, current);
         hr = E_INVALIDARG;
     }
+    else if (value > current && queue->deferred_head)
+        hr = queue_defer_fence_op_locked(queue, QUEUE_OP_SIGNAL, fence, value, "Signal");
     else if (value > current)
-    {
-        signal.semaphore = fence->timeline;
-        signal.value = value;
-        if (SUCCEEDED(hr = queue_submit_locked(queue, NULL, 0, NULL, &signal, NULL)))
-            atomic_store(&fence->pending_value, value);
-    }
+        hr = queue_signal_now_locked(queue, fence, value, &stale, &stale_count, &unblocked);
     /* value == current: the fence has or will have that value after earlier work on the one
      * VkQueue, so signalling it again changes nothing observable. */
 done:
     vkdml_mutex_unlock(&queue->device->vk->queue_mutex);
+    if (stale_count)
+        d3d12_command_queue_internal_release(stale);
+    d3d12_queue_ops_free(unblocked);
     return hr;
 }
 
@@ -611,9 +1059,10 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_queue_Wait(ID3D12CommandQueue *if
         UINT64 value)
 {
     struct d3d12_command_queue *queue = impl_from_ID3D12CommandQueue(iface);
-    struct d3d12_timeline_op wait;
+    struct d3d12_command_queue *stale = NULL;
     struct d3d12_fence *fence;
-    uint64_t completed;
+    uint64_t completed = 0, submission;
+    size_t stale_count = 0;
     HRESULT hr;
 
     TRACE("iface %p, fence %p, value %" PRIu64 ".", iface, fence_iface, (uint64_t)value);
@@ -622,20 +1071,20 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_queue_Wait(ID3D12CommandQueue *if
         return E_INVALIDARG;
 
     vkdml_mutex_lock(&queue->device->vk->queue_mutex);
+    /* A reached value orders nothing, not even behind a blocked Wait. */
     if (FAILED(hr = timeline_value(queue->device, fence->timeline, &completed)) || value <= completed)
         goto done;
-    if (value > atomic_load(&fence->pending_value))
-    {
-        WARN("Wait: fence %p value %" PRIu64 " is neither reached nor signalled by any earlier queue submission. "
-                "Every D3D12 queue shares one VkQueue, which now blocks until the value is reached: only a CPU "
-                "ID3D12Fence::Signal can release it; a queue Signal submitted later deadlocks.", fence_iface,
-                (uint64_t)value);
-    }
-    wait.semaphore = fence->timeline;
-    wait.value = value;
-    hr = queue_submit_locked(queue, NULL, 0, &wait, NULL, NULL);
+    /* Neither reached nor signalled by a batch in the VkQueue (only a later queue Signal or a CPU
+     * Signal can set it): the Wait and what follows it on this queue are held back on the CPU. */
+    if (queue->deferred_head || !fence_wait_ready(fence, value))
+        hr = queue_defer_fence_op_locked(queue, QUEUE_OP_WAIT, fence, value, "Wait");
+    else if (SUCCEEDED(hr = queue_submit_wait_locked(queue, fence, value, submission = queue_next_submission(queue),
+            &stale, &stale_count)))
+        atomic_store(&queue->submission_count, submission);
 done:
     vkdml_mutex_unlock(&queue->device->vk->queue_mutex);
+    if (stale_count)
+        d3d12_command_queue_internal_release(stale);
     return hr;
 }
 
@@ -783,6 +1232,7 @@ HRESULT d3d12_command_queue_create(struct d3d12_device *device, const D3D12_COMM
     if (!queue->desc.NodeMask)
         queue->desc.NodeMask = 1;
     atomic_init(&queue->submission_count, 0);
+    queue->deferred_tail = &queue->deferred_head;
     if ((vr = d3d12_device_create_timeline(device, 0, &queue->submission_timeline)) < 0)
     {
         hr = d3d12_device_check_vk_result(device, vr);
@@ -901,15 +1351,14 @@ static ULONG STDMETHODCALLTYPE d3d12_command_allocator_AddRef(ID3D12CommandAlloc
     return refcount;
 }
 
-static void d3d12_command_allocator_destroy(struct d3d12_command_allocator *allocator)
+/* The application's last reference is gone: the lists recorded from the allocator become stale at
+ * once, even while deferred ExecuteCommandLists keep its pool alive. */
+static void allocator_release_lists(struct d3d12_command_allocator *allocator)
 {
-    struct d3d12_device *device = allocator->device;
-    const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
-
     vkdml_mutex_lock(&allocator->mutex);
     if (allocator->recording)
     {
-        ERR("Release: command list %p is still recording into the allocator being destroyed; its Close will "
+        ERR("Release: command list %p is still recording into the allocator being released; its Close will "
                 "return E_FAIL.", &allocator->recording->ID3D12GraphicsCommandList_iface);
         if (SUCCEEDED(allocator->recording->close_error))
             allocator->recording->close_error = E_FAIL;
@@ -917,6 +1366,12 @@ static void d3d12_command_allocator_destroy(struct d3d12_command_allocator *allo
     }
     allocator_detach_lists(allocator);
     vkdml_mutex_unlock(&allocator->mutex);
+}
+
+static void d3d12_command_allocator_destroy(struct d3d12_command_allocator *allocator)
+{
+    struct d3d12_device *device = allocator->device;
+    const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
 
     /* Freeing command buffers the GPU still executes is invalid; D3D12 leaves it to the
      * application, we wait rather than break. */
@@ -935,6 +1390,18 @@ static void d3d12_command_allocator_destroy(struct d3d12_command_allocator *allo
     d3d12_device_release(device);
 }
 
+static void d3d12_command_allocator_internal_add_ref(struct d3d12_command_allocator *allocator)
+{
+    vkdml_refcount_increment(&allocator->internal_refcount);
+}
+
+/* Never call with device->vk->queue_mutex held: destruction waits for the allocator's work. */
+static void d3d12_command_allocator_internal_release(struct d3d12_command_allocator *allocator)
+{
+    if (!vkdml_refcount_decrement(&allocator->internal_refcount))
+        d3d12_command_allocator_destroy(allocator);
+}
+
 static ULONG STDMETHODCALLTYPE d3d12_command_allocator_Release(ID3D12CommandAllocator *iface)
 {
     struct d3d12_command_allocator *allocator = impl_from_ID3D12CommandAllocator(iface);
@@ -942,7 +1409,10 @@ static ULONG STDMETHODCALLTYPE d3d12_command_allocator_Release(ID3D12CommandAllo
 
     TRACE("%p decreasing refcount to %u.", allocator, (unsigned int)refcount);
     if (!refcount)
-        d3d12_command_allocator_destroy(allocator);
+    {
+        allocator_release_lists(allocator);
+        d3d12_command_allocator_internal_release(allocator);
+    }
     return refcount;
 }
 
@@ -1002,7 +1472,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_Reset(ID3D12CommandAllo
     struct d3d12_device *device = allocator->device;
     const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
     struct d3d12_command_queue *idle_queue = NULL;
-    uint64_t pending_submission = 0;
+    uint64_t pending_submission = 0, deferred;
     bool in_flight;
     HRESULT hr = S_OK;
     VkResult vr;
@@ -1018,7 +1488,8 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_Reset(ID3D12CommandAllo
         goto done;
     }
     vkdml_mutex_lock(&device->vk->queue_mutex);
-    if (!(in_flight = submission_pending(allocator->last_queue, allocator->last_submission)))
+    deferred = allocator->deferred_count;
+    if (!(in_flight = deferred || submission_pending(allocator->last_queue, allocator->last_submission)))
     {
         /* Nothing of this allocator runs any more: let the queue go. */
         idle_queue = allocator->last_queue;
@@ -1028,6 +1499,14 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_Reset(ID3D12CommandAllo
     }
     pending_submission = allocator->last_submission;
     vkdml_mutex_unlock(&device->vk->queue_mutex);
+    if (deferred)
+    {
+        ERR("Reset: the allocator's command lists are still in flight (%" PRIu64 " of their executions are held "
+                "back behind a queue Wait whose fence value is not signalled yet; signal it, then wait on a fence).",
+                deferred);
+        hr = E_FAIL;
+        goto done;
+    }
     if (in_flight)
     {
         ERR("Reset: the allocator's command lists are still in flight (queue submission %" PRIu64 " has not "
@@ -1083,6 +1562,7 @@ HRESULT d3d12_command_allocator_create(struct d3d12_device *device, D3D12_COMMAN
         return E_OUTOFMEMORY;
     allocator->ID3D12CommandAllocator_iface.lpVtbl = &d3d12_command_allocator_vtbl;
     atomic_init(&allocator->refcount, 1);
+    atomic_init(&allocator->internal_refcount, 1);
     allocator->type = type;
     allocator->mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
     /* Whole-pool resets only (vkResetCommandPool), so no RESET_COMMAND_BUFFER flag. */

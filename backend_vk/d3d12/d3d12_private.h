@@ -38,9 +38,6 @@
 
 HRESULT hresult_from_vk_result(VkResult vr);
 
-/* The reference count every shim object starts with and its common operations. */
-static inline ULONG vkdml_refcount_increment(atomic_uint *refcount) { return atomic_fetch_add(refcount, 1) + 1; }
-static inline ULONG vkdml_refcount_decrement(atomic_uint *refcount) { return atomic_fetch_sub(refcount, 1) - 1; }
 
 /* ---- Device (device.c) ---- */
 
@@ -63,6 +60,10 @@ struct d3d12_device
 
     /* Fence event waiter thread (fence.c); started on first use. */
     struct d3d12_fence_waiter *waiter;
+
+    /* Queues holding operations back on the CPU behind an unsatisfied Wait (command.c), linked
+     * through blocked_next; guarded by vk->queue_mutex. */
+    struct d3d12_command_queue *blocked_queues;
 
     /* Memory limits and architecture (UMA), read once at creation. */
     struct vkdml_vk_memory_info memory_info;
@@ -195,6 +196,13 @@ struct d3d12_fence
     /* The highest value a queue Signal has been submitted for (written under the queue mutex):
      * timeline values must increase, so Signal/Wait compare against it. */
     atomic_uint_least64_t pending_value;
+    /* 1 while refcount > 0, plus one per queue operation deferred on the CPU that names the fence
+     * (command.c): the application may Release a fence right after a queue Signal or Wait. */
+    atomic_uint internal_refcount;
+    /* The last VkQueue submission that waits on or signals the timeline (written under the queue
+     * mutex): the semaphore is destroyed only once it completed. */
+    struct d3d12_command_queue *last_queue; /* internal reference */
+    uint64_t last_submission;
 };
 
 struct d3d12_fence *unsafe_impl_from_ID3D12Fence(ID3D12Fence *iface);
@@ -202,6 +210,9 @@ HRESULT d3d12_fence_create(struct d3d12_device *device, UINT64 initial_value, D3
         struct d3d12_fence **fence);
 /* Stops the event waiter thread and drops its pending events; called by the device's Release. */
 void d3d12_device_stop_fence_waiter(struct d3d12_device *device);
+/* References held by deferred queue operations (command.c). Never release with the queue mutex held. */
+void d3d12_fence_internal_add_ref(struct d3d12_fence *fence);
+void d3d12_fence_internal_release(struct d3d12_fence *fence);
 
 /* ---- Command queues, allocators, lists (command.c) ---- */
 
@@ -217,13 +228,25 @@ struct d3d12_command_queue
     D3D12_COMMAND_QUEUE_DESC desc;
     /* Counts this queue's submissions, so allocators know when their command buffers are idle. */
     VkSemaphore submission_timeline;
+    /* The last number handed to an accepted operation. A deferred operation gets its number when
+     * accepted and signals it once submitted: the queue submits in order, so values increase. */
     atomic_uint_least64_t submission_count;
+
+    /* Everything below is guarded by device->vk->queue_mutex. */
+    uint64_t submitted_count;               /* the last number submitted to the VkQueue */
+    /* Operations held back on the CPU, in call order, from a Wait that no completed value or
+     * submitted signal satisfies; the queue is in device->blocked_queues while there are any. */
+    struct d3d12_queue_op *deferred_head, **deferred_tail;
+    struct d3d12_command_queue *blocked_next;
 };
 
 struct d3d12_command_allocator
 {
     ID3D12CommandAllocator ID3D12CommandAllocator_iface;
     atomic_uint refcount;
+    /* 1 while refcount > 0, plus one per deferred ExecuteCommandLists entry using one of its
+     * buffers: the pool outlives the application's references until that work is submitted. */
+    atomic_uint internal_refcount;
     struct d3d12_device *device;            /* holds a reference */
     struct vkdml_private_store private_store;
     D3D12_COMMAND_LIST_TYPE type;
@@ -240,6 +263,9 @@ struct d3d12_command_allocator
     struct d3d12_command_queue *last_queue; /* internal reference */
     VkSemaphore last_timeline;              /* last_queue->submission_timeline */
     uint64_t last_submission;
+    /* Deferred ExecuteCommandLists entries using its buffers, not yet submitted (guarded by the
+     * queue mutex): they are in flight too. */
+    size_t deferred_count;
 };
 
 /* Global barrier state accumulated by ResourceBarrier and flushed before the next command. */
@@ -296,5 +322,16 @@ HRESULT d3d12_device_submit(struct d3d12_device *device, const VkCommandBuffer *
         const struct d3d12_timeline_op *signals, uint32_t signal_count);
 /* Creates a timeline semaphore with `initial_value`. */
 VkResult d3d12_device_create_timeline(struct d3d12_device *device, uint64_t initial_value, VkSemaphore *semaphore);
+
+/* A queue operation held back on the CPU behind an unsatisfied queue Wait (command.c). */
+struct d3d12_queue_op;
+/* Submits, in order, the deferred operations of every blocked queue whose Waits a completed value or
+ * a submitted signal now satisfies; for a CPU ID3D12Fence::Signal. Caller holds device->vk->queue_mutex
+ * and passes the result to d3d12_queue_ops_free once it released the mutex. */
+struct d3d12_queue_op *d3d12_device_unblock_queues_locked(struct d3d12_device *device);
+/* Frees submitted or dropped operations and drops the references they held. */
+void d3d12_queue_ops_free(struct d3d12_queue_op *ops);
+/* For a fence's destruction: waits until the last submission using its timeline completed. */
+void d3d12_fence_wait_submissions(struct d3d12_fence *fence);
 
 #endif /* VKDML_D3D12_PRIVATE_H */

@@ -13,6 +13,10 @@
  * fence lives, and a fence's destruction first takes its entries out and waits until the thread
  * no longer sleeps on its semaphore.
  *
+ * A CPU Signal may satisfy a queue Wait held back on the CPU (command.c): it submits the work that
+ * was waiting, under the queue mutex it already holds to order itself against queue Signals. The
+ * waiter thread never takes that mutex, so the two cannot deadlock.
+ *
  * Events: on Linux a HANDLE is an eventfd cast to HANDLE (WSL convention), signalled by writing
  * a uint64_t 1; on Windows a Win32 event (SetEvent). The platform split stays in this file.
  */
@@ -522,25 +526,30 @@ static void d3d12_fence_destroy(struct d3d12_fence *fence)
     struct d3d12_device *device = fence->device;
     const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
     struct d3d12_fence_waiter *waiter;
-    uint64_t pending;
 
     vkdml_mutex_lock(&waiter_creation_mutex);
     waiter = device->waiter;
     vkdml_mutex_unlock(&waiter_creation_mutex);
     if (waiter)
         waiter_cancel_fence(waiter, fence);
-    /* Releasing a fence right after a queue Signal is fine in D3D12, but destroying a semaphore
-     * that a pending signal operation still writes is invalid in Vulkan: wait for it. */
-    if ((pending = atomic_load(&fence->pending_value)) > fence_completed_value(fence))
-    {
-        TRACE("Fence %p released before the queue Signal of value %" PRIu64 " ran; waiting for it.",
-                (void *)fence, pending);
-        fence_wait(fence, pending);
-    }
+    /* Releasing a fence right after a queue Signal or Wait is fine in D3D12, but destroying a
+     * semaphore that a pending batch still signals or waits on is invalid in Vulkan. */
+    d3d12_fence_wait_submissions(fence);
     VK_CALL(vkDestroySemaphore(device->vk->vk_device, fence->timeline, NULL));
     vkdml_private_store_destroy(&fence->private_store);
     free(fence);
     d3d12_device_release(device);
+}
+
+void d3d12_fence_internal_add_ref(struct d3d12_fence *fence)
+{
+    vkdml_refcount_increment(&fence->internal_refcount);
+}
+
+void d3d12_fence_internal_release(struct d3d12_fence *fence)
+{
+    if (!vkdml_refcount_decrement(&fence->internal_refcount))
+        d3d12_fence_destroy(fence);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_fence_Release(ID3D12Fence *iface)
@@ -550,7 +559,7 @@ static ULONG STDMETHODCALLTYPE d3d12_fence_Release(ID3D12Fence *iface)
 
     TRACE("%p decreasing refcount to %u.", (void *)fence, (unsigned int)refcount);
     if (!refcount)
-        d3d12_fence_destroy(fence);
+        d3d12_fence_internal_release(fence);
     return refcount;
 }
 
@@ -643,6 +652,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_fence_Signal(ID3D12Fence *iface, UINT64 v
     struct d3d12_device *device = fence->device;
     const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
     VkSemaphoreSignalInfo info = {VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+    struct d3d12_queue_op *unblocked = NULL;
     uint64_t completed, pending;
     HRESULT hr = S_OK;
     VkResult vr;
@@ -676,9 +686,13 @@ static HRESULT STDMETHODCALLTYPE d3d12_fence_Signal(ID3D12Fence *iface, UINT64 v
         info.semaphore = fence->timeline;
         info.value = value;
         vr = VK_CHECK(VK_CALL(vkSignalSemaphore(device->vk->vk_device, &info)));
-        hr = d3d12_device_check_vk_result(device, vr);
+        /* The new value may satisfy Waits that blocked queues hold back. */
+        if (SUCCEEDED(hr = d3d12_device_check_vk_result(device, vr)))
+            unblocked = d3d12_device_unblock_queues_locked(device);
     }
     vkdml_mutex_unlock(&device->vk->queue_mutex);
+    /* Dropping their references may destroy objects, which waits for the GPU: not under the mutex. */
+    d3d12_queue_ops_free(unblocked);
     return hr;
 }
 
@@ -726,6 +740,7 @@ HRESULT d3d12_fence_create(struct d3d12_device *device, UINT64 initial_value, D3
         return E_OUTOFMEMORY;
     fence->ID3D12Fence_iface.lpVtbl = &d3d12_fence_vtbl;
     atomic_init(&fence->refcount, 1);
+    atomic_init(&fence->internal_refcount, 1);
     fence->flags = flags;
     atomic_init(&fence->pending_value, initial_value);
     if ((vr = d3d12_device_create_timeline(device, initial_value, &fence->timeline)) < 0)

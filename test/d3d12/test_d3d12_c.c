@@ -1,11 +1,13 @@
 /*
  * Conformance tests of the D3D12 shim, through DirectX-Headers' C view (COBJMACROS): device
  * creation, COM identity, copies in every heap type, placed resources, descriptors and UAV
- * clears, fences and queue waits, allocator/list cycles, feature queries, private data, and
- * every documented error path (exact HRESULT + one log line). Each test gets a fresh device and
- * ends with every object's final Release returning 0.
+ * clears, fences and queue waits (cross-queue ones that the shim holds back on the CPU),
+ * allocator/list cycles, feature queries, private data, and every documented error path (exact
+ * HRESULT + one log line). Each test gets a fresh device and ends with every object's final
+ * Release returning 0.
  */
 #define COBJMACROS
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <wchar.h>
@@ -1206,6 +1208,466 @@ static void test_compute_queue(void **state)
     assert_no_log_errors();
 }
 
+/* ---- Cross-queue waits, resolved on the CPU ------------------------------------------- */
+
+/* A queue with its own allocator and open list. */
+struct test_queue
+{
+    ID3D12CommandQueue *queue;
+    ID3D12CommandAllocator *allocator;
+    ID3D12GraphicsCommandList *list;
+};
+
+static void create_test_queue(ID3D12Device *device, D3D12_COMMAND_LIST_TYPE type, struct test_queue *queue)
+{
+    D3D12_COMMAND_QUEUE_DESC desc;
+
+    memset(&desc, 0, sizeof(desc));
+    desc.Type = type;
+    check_hr(ID3D12Device_CreateCommandQueue(device, &desc, &IID_ID3D12CommandQueue, (void **)&queue->queue), S_OK);
+    check_hr(ID3D12Device_CreateCommandAllocator(device, type, &IID_ID3D12CommandAllocator,
+            (void **)&queue->allocator), S_OK);
+    check_hr(ID3D12Device_CreateCommandList(device, 0, type, queue->allocator, NULL, &IID_ID3D12GraphicsCommandList,
+            (void **)&queue->list), S_OK);
+}
+
+static void release_test_queue(struct test_queue *queue)
+{
+    release_last(queue->list);
+    release_last(queue->allocator);
+    release_last(queue->queue);
+}
+
+static ID3D12Fence *create_fence(ID3D12Device *device)
+{
+    ID3D12Fence *fence = NULL;
+
+    check_hr(ID3D12Device_CreateFence(device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence), S_OK);
+    assert_non_null(fence);
+    return fence;
+}
+
+/* Held-back work must not run: gives anything submitted too early the time to complete first. */
+static void assert_fence_stays_below(ID3D12Fence *fence, UINT64 value)
+{
+    usleep(50 * 1000);
+    assert_true(ID3D12Fence_GetCompletedValue(fence) < value);
+}
+
+/* DIRECT waits for a value that COMPUTE signals only later, which D3D12 allows. Both share the one
+ * VkQueue: the DIRECT work is held back on the CPU until COMPUTE's Signal is submitted, instead of
+ * blocking the VkQueue in front of that Signal for ever. */
+static void test_cross_queue_wait_signal_later(void **state)
+{
+    enum { size = 3000 };
+    struct test_context *context = *state;
+    ID3D12Resource *upload, *buffer, *readback;
+    uint8_t data[size], got[size];
+    struct test_queue compute;
+    ID3D12Fence *cross;
+    UINT64 value;
+    int fd;
+
+    create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &compute);
+    cross = create_fence(context->device);
+    upload = create_upload_buffer(context->device, size);
+    buffer = create_default_buffer(context->device, size, D3D12_RESOURCE_STATE_COPY_DEST);
+    readback = create_readback_buffer(context->device, size);
+    fill_pattern(data, size, 71);
+    write_mapped(upload, 0, data, size);
+
+    /* COMPUTE copies upload → buffer; DIRECT then copies buffer → readback. */
+    ID3D12GraphicsCommandList_CopyBufferRegion(compute.list, buffer, 0, upload, 0, size);
+    transition(compute.list, buffer, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    check_hr(ID3D12GraphicsCommandList_Close(compute.list), S_OK);
+    ID3D12GraphicsCommandList_CopyBufferRegion(context->list, readback, 0, buffer, 0, size);
+    check_hr(ID3D12GraphicsCommandList_Close(context->list), S_OK);
+
+    /* 1. DIRECT waits for a value nothing signalled yet; its copy and Signal come after the Wait. */
+    check_hr(ID3D12CommandQueue_Wait(context->queue, cross, 1), S_OK);
+    execute_list(context->queue, context->list);
+    value = ++context->fence_value;
+    check_hr(ID3D12CommandQueue_Signal(context->queue, context->fence, value), S_OK);
+    fd = create_eventfd();
+    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, value, (HANDLE)(intptr_t)fd), S_OK);
+    assert_int_equal(eventfd_signalled(fd, 50), 0);
+    assert_true(ID3D12Fence_GetCompletedValue(context->fence) < value);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(cross), 0);
+
+    /* 2. and 3. COMPUTE executes, then signals: that releases DIRECT. */
+    execute_list(compute.queue, compute.list);
+    check_hr(ID3D12CommandQueue_Signal(compute.queue, cross, 1), S_OK);
+    assert_int_equal(eventfd_signalled(fd, 20000), 1);
+    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, value, NULL), S_OK);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(context->fence), value);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(cross), 1);
+    read_mapped(readback, 0, got, size);
+    assert_int_equal(first_difference(got, data, size), -1);
+
+    /* DIRECT is unblocked: its next Signal goes to the VkQueue at once. */
+    wait_queue_idle(context);
+    check_hr(ID3D12CommandAllocator_Reset(context->allocator), S_OK);
+    check_hr(ID3D12GraphicsCommandList_Reset(context->list, context->allocator, NULL), S_OK);
+    check_hr(ID3D12CommandAllocator_Reset(compute.allocator), S_OK);
+
+    close(fd);
+    release_last(readback);
+    release_last(buffer);
+    release_last(upload);
+    release_last(cross);
+    release_test_queue(&compute);
+    assert_no_log_errors();
+}
+
+/* Three queues, each waiting for the next one's Signal, the last for a CPU Signal; called in the
+ * reverse order of their release. Each deferred Signal unblocks the queue that called earlier, and
+ * the data goes through all three copies in order. */
+static void test_cross_queue_wait_chain(void **state)
+{
+    enum { size = 2048 };
+    struct test_context *context = *state;
+    ID3D12Resource *upload, *buffers[2], *readback;
+    ID3D12Fence *gate, *third_done, *second_done;
+    uint8_t data[size], got[size];
+    struct test_queue second, third;
+    unsigned int i;
+    UINT64 value;
+
+    create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &second);
+    create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &third);
+    gate = create_fence(context->device);
+    third_done = create_fence(context->device);
+    second_done = create_fence(context->device);
+    upload = create_upload_buffer(context->device, size);
+    for (i = 0; i < 2; ++i)
+        buffers[i] = create_default_buffer(context->device, size, D3D12_RESOURCE_STATE_COPY_DEST);
+    readback = create_readback_buffer(context->device, size);
+    fill_pattern(data, size, 72);
+    write_mapped(upload, 0, data, size);
+
+    /* third: upload → buffers[0]; second: buffers[0] → buffers[1]; DIRECT: buffers[1] → readback. */
+    ID3D12GraphicsCommandList_CopyResource(third.list, buffers[0], upload);
+    transition(third.list, buffers[0], D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    check_hr(ID3D12GraphicsCommandList_Close(third.list), S_OK);
+    ID3D12GraphicsCommandList_CopyResource(second.list, buffers[1], buffers[0]);
+    transition(second.list, buffers[1], D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    check_hr(ID3D12GraphicsCommandList_Close(second.list), S_OK);
+    ID3D12GraphicsCommandList_CopyResource(context->list, readback, buffers[1]);
+    check_hr(ID3D12GraphicsCommandList_Close(context->list), S_OK);
+
+    value = ++context->fence_value;
+    check_hr(ID3D12CommandQueue_Wait(context->queue, second_done, 1), S_OK);
+    execute_list(context->queue, context->list);
+    check_hr(ID3D12CommandQueue_Signal(context->queue, context->fence, value), S_OK);
+    check_hr(ID3D12CommandQueue_Wait(second.queue, third_done, 1), S_OK);
+    execute_list(second.queue, second.list);
+    check_hr(ID3D12CommandQueue_Signal(second.queue, second_done, 1), S_OK);
+    check_hr(ID3D12CommandQueue_Wait(third.queue, gate, 1), S_OK);
+    execute_list(third.queue, third.list);
+    check_hr(ID3D12CommandQueue_Signal(third.queue, third_done, 1), S_OK);
+
+    assert_fence_stays_below(context->fence, value);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(third_done), 0);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(second_done), 0);
+    read_mapped(readback, 0, got, size);
+    assert_true(memcmp(got, data, size) != 0);
+
+    check_hr(ID3D12Fence_Signal(gate, 1), S_OK);
+    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, value, NULL), S_OK);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(third_done), 1);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(second_done), 1);
+    read_mapped(readback, 0, got, size);
+    assert_int_equal(first_difference(got, data, size), -1);
+
+    check_hr(ID3D12CommandAllocator_Reset(context->allocator), S_OK);
+    check_hr(ID3D12GraphicsCommandList_Reset(context->list, context->allocator, NULL), S_OK);
+    release_last(readback);
+    for (i = 0; i < 2; ++i)
+        release_last(buffers[i]);
+    release_last(upload);
+    release_last(second_done);
+    release_last(third_done);
+    release_last(gate);
+    release_test_queue(&third);
+    release_test_queue(&second);
+    assert_no_log_errors();
+}
+
+/* A Wait that only a CPU Signal satisfies, with ExecuteCommandLists, Signal and Wait piled up behind
+ * it: the first CPU Signal releases the work up to the next unsatisfied Wait, a second the rest. */
+static void test_cross_queue_wait_cpu_signal(void **state)
+{
+    enum { size = 1500 };
+    struct test_context *context = *state;
+    ID3D12Resource *upload, *buffer, *readback;
+    ID3D12GraphicsCommandList *list2;
+    uint8_t data[size], got[size];
+    UINT64 first, second;
+    ID3D12Fence *gate;
+
+    gate = create_fence(context->device);
+    upload = create_upload_buffer(context->device, size);
+    buffer = create_default_buffer(context->device, size, D3D12_RESOURCE_STATE_COPY_DEST);
+    readback = create_readback_buffer(context->device, size);
+    fill_pattern(data, size, 73);
+    write_mapped(upload, 0, data, size);
+    ID3D12GraphicsCommandList_CopyResource(context->list, buffer, upload);
+    transition(context->list, buffer, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    check_hr(ID3D12GraphicsCommandList_Close(context->list), S_OK);
+    check_hr(ID3D12Device_CreateCommandList(context->device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, context->allocator,
+            NULL, &IID_ID3D12GraphicsCommandList, (void **)&list2), S_OK);
+    ID3D12GraphicsCommandList_CopyResource(list2, readback, buffer);
+    check_hr(ID3D12GraphicsCommandList_Close(list2), S_OK);
+
+    first = ++context->fence_value;
+    second = ++context->fence_value;
+    check_hr(ID3D12CommandQueue_Wait(context->queue, gate, 1), S_OK);
+    execute_list(context->queue, context->list);
+    check_hr(ID3D12CommandQueue_Signal(context->queue, context->fence, first), S_OK);
+    /* Satisfied by the Signal before it, once that is submitted. */
+    check_hr(ID3D12CommandQueue_Wait(context->queue, context->fence, first), S_OK);
+    check_hr(ID3D12CommandQueue_Wait(context->queue, gate, 2), S_OK);
+    execute_list(context->queue, list2);
+    check_hr(ID3D12CommandQueue_Signal(context->queue, context->fence, second), S_OK);
+    assert_fence_stays_below(context->fence, first);
+
+    check_hr(ID3D12Fence_Signal(gate, 1), S_OK);
+    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, first, NULL), S_OK);
+    assert_fence_stays_below(context->fence, second);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(context->fence), first);
+    read_mapped(readback, 0, got, size);
+    assert_true(memcmp(got, data, size) != 0);
+
+    check_hr(ID3D12Fence_Signal(gate, 2), S_OK);
+    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, second, NULL), S_OK);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(context->fence), second);
+    read_mapped(readback, 0, got, size);
+    assert_int_equal(first_difference(got, data, size), -1);
+
+    release_last(list2);
+    check_hr(ID3D12CommandAllocator_Reset(context->allocator), S_OK);
+    check_hr(ID3D12GraphicsCommandList_Reset(context->list, context->allocator, NULL), S_OK);
+    release_last(readback);
+    release_last(buffer);
+    release_last(upload);
+    release_last(gate);
+    assert_no_log_errors();
+}
+
+/* Work held back behind a Wait is in flight: its allocator's Reset is E_FAIL and its list cannot
+ * execute again until it ran; then both work. */
+static void test_cross_queue_allocator_in_flight(void **state)
+{
+    enum { size = 512 };
+    struct test_context *context = *state;
+    ID3D12Resource *upload, *readback;
+    uint8_t data[size], got[size];
+    struct test_queue compute;
+    ID3D12Fence *cross;
+    UINT64 value;
+
+    create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &compute);
+    cross = create_fence(context->device);
+    upload = create_upload_buffer(context->device, size);
+    readback = create_readback_buffer(context->device, size);
+    fill_pattern(data, size, 74);
+    write_mapped(upload, 0, data, size);
+    ID3D12GraphicsCommandList_CopyResource(compute.list, readback, upload);
+    check_hr(ID3D12GraphicsCommandList_Close(compute.list), S_OK);
+
+    /* COMPUTE waits for a value the DIRECT queue signals later. */
+    check_hr(ID3D12CommandQueue_Wait(compute.queue, cross, 1), S_OK);
+    execute_list(compute.queue, compute.list);
+    value = ++context->fence_value;
+    check_hr(ID3D12CommandQueue_Signal(compute.queue, context->fence, value), S_OK);
+    assert_no_log_errors();
+
+    check_hr(ID3D12CommandAllocator_Reset(compute.allocator), E_FAIL);
+    check_one_error("Reset");
+    execute_list(compute.queue, compute.list);
+    check_one_error("ExecuteCommandLists");
+    assert_fence_stays_below(context->fence, value);
+
+    check_hr(ID3D12CommandQueue_Signal(context->queue, cross, 1), S_OK);
+    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, value, NULL), S_OK);
+    read_mapped(readback, 0, got, size);
+    assert_int_equal(first_difference(got, data, size), -1);
+    check_hr(ID3D12CommandAllocator_Reset(compute.allocator), S_OK);
+    check_hr(ID3D12GraphicsCommandList_Reset(compute.list, compute.allocator, NULL), S_OK);
+    check_hr(ID3D12GraphicsCommandList_Close(compute.list), S_OK);
+
+    release_last(readback);
+    release_last(upload);
+    release_last(cross);
+    release_test_queue(&compute);
+    assert_no_log_errors();
+}
+
+/* The application releases a fence right after a queue Signal and a queue Wait that are both held
+ * back: they keep what they need, and the work still runs in order. */
+static void test_cross_queue_release_fence(void **state)
+{
+    enum { size = 700 };
+    struct test_context *context = *state;
+    ID3D12Resource *upload, *readback;
+    uint8_t data[size], got[size];
+    struct test_queue compute;
+    ID3D12Fence *gate, *cross;
+    UINT64 value;
+
+    create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &compute);
+    check_hr(ID3D12GraphicsCommandList_Close(compute.list), S_OK);
+    gate = create_fence(context->device);
+    cross = create_fence(context->device);
+    upload = create_upload_buffer(context->device, size);
+    readback = create_readback_buffer(context->device, size);
+    fill_pattern(data, size, 75);
+    write_mapped(upload, 0, data, size);
+    ID3D12GraphicsCommandList_CopyResource(context->list, readback, upload);
+    check_hr(ID3D12GraphicsCommandList_Close(context->list), S_OK);
+
+    check_hr(ID3D12CommandQueue_Wait(compute.queue, gate, 1), S_OK);
+    check_hr(ID3D12CommandQueue_Signal(compute.queue, cross, 1), S_OK);
+    check_hr(ID3D12CommandQueue_Wait(context->queue, cross, 1), S_OK);
+    execute_list(context->queue, context->list);
+    value = ++context->fence_value;
+    check_hr(ID3D12CommandQueue_Signal(context->queue, context->fence, value), S_OK);
+    release_last(cross);
+    assert_fence_stays_below(context->fence, value);
+
+    check_hr(ID3D12Fence_Signal(gate, 1), S_OK);
+    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, value, NULL), S_OK);
+    read_mapped(readback, 0, got, size);
+    assert_int_equal(first_difference(got, data, size), -1);
+
+    check_hr(ID3D12CommandAllocator_Reset(context->allocator), S_OK);
+    check_hr(ID3D12GraphicsCommandList_Reset(context->list, context->allocator, NULL), S_OK);
+    release_last(readback);
+    release_last(upload);
+    release_last(gate);
+    release_test_queue(&compute);
+    assert_no_log_errors();
+}
+
+/* A queue released while its work waits for a value nothing signals: the work is dropped (with a
+ * warning; D3D12 would hang), and its allocator is no longer in flight. */
+static void test_cross_queue_release_blocked_queue(void **state)
+{
+    enum { size = 256 };
+    struct test_context *context = *state;
+    ID3D12Resource *upload, *readback;
+    uint8_t data[size], got[size];
+    struct test_queue compute;
+    ID3D12Fence *gate, *done;
+
+    create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &compute);
+    gate = create_fence(context->device);
+    done = create_fence(context->device);
+    upload = create_upload_buffer(context->device, size);
+    readback = create_readback_buffer(context->device, size);
+    fill_pattern(data, size, 76);
+    write_mapped(upload, 0, data, size);
+    ID3D12GraphicsCommandList_CopyResource(compute.list, readback, upload);
+    check_hr(ID3D12GraphicsCommandList_Close(compute.list), S_OK);
+
+    check_hr(ID3D12CommandQueue_Wait(compute.queue, gate, 1), S_OK);
+    execute_list(compute.queue, compute.list);
+    check_hr(ID3D12CommandQueue_Signal(compute.queue, done, 1), S_OK);
+    check_hr(ID3D12CommandAllocator_Reset(compute.allocator), E_FAIL);
+    check_one_error("Reset");
+
+    release_last(compute.queue);
+    check_hr(ID3D12CommandAllocator_Reset(compute.allocator), S_OK);
+    check_hr(ID3D12GraphicsCommandList_Reset(compute.list, compute.allocator, NULL), S_OK);
+    check_hr(ID3D12GraphicsCommandList_Close(compute.list), S_OK);
+    /* A late Signal of the gate finds nothing to release. */
+    check_hr(ID3D12Fence_Signal(gate, 1), S_OK);
+    assert_fence_stays_below(done, 1);
+    read_mapped(readback, 0, got, size);
+    assert_true(memcmp(got, data, size) != 0);
+
+    release_last(readback);
+    release_last(upload);
+    release_last(done);
+    release_last(gate);
+    release_last(compute.list);
+    release_last(compute.allocator);
+    assert_no_log_errors();
+}
+
+struct gate_thread
+{
+    ID3D12Fence *gate;
+    unsigned int count;
+};
+
+static void *gate_thread_main(void *context)
+{
+    struct gate_thread *thread = context;
+    unsigned int i;
+
+    for (i = 1; i <= thread->count; ++i)
+    {
+        /* Slower than the queueing thread, now and then: some Waits are issued before their value. */
+        if (i % 8 < 4)
+            usleep(2000);
+        if (FAILED(ID3D12Fence_Signal(thread->gate, i)))
+            return (void *)1;
+    }
+    return NULL;
+}
+
+/* CPU Signals from another thread release Waits while this thread keeps queueing work on two
+ * queues behind them, some Waits already satisfied when issued and some not: no deadlock between
+ * the queue mutex, the fences and the event waiter, and every value arrives in order. */
+static void test_cross_queue_wait_threads(void **state)
+{
+    enum { count = 200 };
+    struct test_context *context = *state;
+    struct gate_thread thread;
+    struct test_queue compute;
+    ID3D12Fence *gate, *done;
+    pthread_t handle;
+    UINT64 value = 0;
+    unsigned int i;
+    void *result;
+    int fd;
+
+    create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &compute);
+    check_hr(ID3D12GraphicsCommandList_Close(compute.list), S_OK);
+    gate = create_fence(context->device);
+    done = create_fence(context->device);
+    fd = create_eventfd();
+    thread.gate = gate;
+    thread.count = count;
+    assert_int_equal(pthread_create(&handle, NULL, gate_thread_main, &thread), 0);
+    for (i = 1; i <= count; ++i)
+    {
+        /* DIRECT waits for the gate; COMPUTE waits for DIRECT and counts. */
+        value = ++context->fence_value;
+        check_hr(ID3D12CommandQueue_Wait(context->queue, gate, i), S_OK);
+        check_hr(ID3D12CommandQueue_Signal(context->queue, context->fence, value), S_OK);
+        check_hr(ID3D12CommandQueue_Wait(compute.queue, context->fence, value), S_OK);
+        check_hr(ID3D12CommandQueue_Signal(compute.queue, done, i), S_OK);
+        if (i % 50 == 0)
+        {
+            check_hr(ID3D12Fence_SetEventOnCompletion(done, i, (HANDLE)(intptr_t)fd), S_OK);
+            assert_int_equal(eventfd_signalled(fd, 20000), 1);
+        }
+    }
+    assert_int_equal(pthread_join(handle, &result), 0);
+    assert_null(result);
+    check_hr(ID3D12Fence_SetEventOnCompletion(done, count, NULL), S_OK);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(done), count);
+    assert_int_equal(ID3D12Fence_GetCompletedValue(context->fence), value);
+
+    close(fd);
+    release_last(done);
+    release_last(gate);
+    release_test_queue(&compute);
+    assert_no_log_errors();
+}
+
 /* ---- Device queries ------------------------------------------------------------------ */
 
 static void test_check_feature_support(void **state)
@@ -1921,6 +2383,13 @@ int main(void)
         TEST(test_reexecute_closed_list),
         TEST(test_allocator_reset_in_flight),
         TEST(test_compute_queue),
+        TEST(test_cross_queue_wait_signal_later),
+        TEST(test_cross_queue_wait_chain),
+        TEST(test_cross_queue_wait_cpu_signal),
+        TEST(test_cross_queue_allocator_in_flight),
+        TEST(test_cross_queue_release_fence),
+        TEST(test_cross_queue_release_blocked_queue),
+        TEST(test_cross_queue_wait_threads),
         TEST(test_check_feature_support),
         TEST(test_device_queries),
         TEST(test_private_data),

@@ -1,0 +1,227 @@
+/*
+ * The Vulkan side of an IDMLDevice (vkdml_backend.h): the shim device it runs on, the one
+ * pipeline layout of all operator kernels, the pipeline cache, and access to shim resources,
+ * descriptor heaps and command lists.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "d3d12_private.h"
+#include "dml_private_backend.h"
+
+HRESULT vkdml_backend_device_create(ID3D12Device *d3d12_iface, struct vkdml_backend_device **out, const char *caller)
+{
+    const struct vkdml_vk_device_procs *vk_procs;
+    struct vkdml_backend_device *device;
+    struct d3d12_device *d3d12;
+    VkResult vr;
+
+    if (!(d3d12 = unsafe_impl_from_ID3D12Device(d3d12_iface)))
+    {
+        ERR("%s: d3d12Device %p is not a vkdml D3D12 device. vkdml records into its own D3D12 objects only: create "
+                "the device with D3D12CreateDevice from vkdml (Linux) or vkdml_create_d3d12_device().", caller,
+                (void *)d3d12_iface);
+        return E_INVALIDARG;
+    }
+    if (!(device = calloc(1, sizeof(*device))))
+        return E_OUTOFMEMORY;
+    d3d12_device_add_ref(device->d3d12 = d3d12);
+    device->vk = d3d12->vk;
+    vk_procs = &device->vk->procs;
+    device->pipelines_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
+
+    VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VKDML_PUSH_CONSTANT_SIZE};
+    VkPipelineLayoutCreateInfo info =
+    {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &range,
+    };
+    if ((vr = VK_CHECK(VK_CALL(vkCreatePipelineLayout(device->vk->vk_device, &info, NULL, &device->layout)))) < 0)
+    {
+        d3d12_device_release(d3d12);
+        free(device);
+        return hresult_from_vk_result(vr);
+    }
+    *out = device;
+    return S_OK;
+}
+
+void vkdml_backend_device_destroy(struct vkdml_backend_device *device)
+{
+    const struct vkdml_vk_device_procs *vk_procs;
+
+    if (!device)
+        return;
+    vk_procs = &device->vk->procs;
+    vkdml_pipeline_cache_destroy(device);
+    VK_CALL(vkDestroyPipelineLayout(device->vk->vk_device, device->layout, NULL));
+    d3d12_device_release(device->d3d12);
+    free(device);
+}
+
+bool vkdml_backend_data_type_supported(struct vkdml_backend_device *device, DML_TENSOR_DATA_TYPE data_type)
+{
+    const struct vkdml_vk_caps *caps = &device->vk->caps;
+
+    switch (data_type)
+    {
+        case DML_TENSOR_DATA_TYPE_FLOAT32:
+        case DML_TENSOR_DATA_TYPE_UINT32:
+        case DML_TENSOR_DATA_TYPE_INT32:
+            return true;
+        case DML_TENSOR_DATA_TYPE_FLOAT16:
+            return caps->shader_float16 && caps->storage_16bit;
+        case DML_TENSOR_DATA_TYPE_UINT16:
+        case DML_TENSOR_DATA_TYPE_INT16:
+            return caps->shader_int16 && caps->storage_16bit;
+        case DML_TENSOR_DATA_TYPE_UINT8:
+        case DML_TENSOR_DATA_TYPE_INT8:
+            return caps->shader_int8 && caps->storage_8bit;
+        case DML_TENSOR_DATA_TYPE_UINT64:
+        case DML_TENSOR_DATA_TYPE_INT64:
+            return caps->shader_int64;
+        case DML_TENSOR_DATA_TYPE_FLOAT64:
+            return caps->shader_float64 && caps->shader_int64;
+        default:
+            /* UINT4/INT4 belong to QUANTIZE/DEQUANTIZE, not implemented yet. */
+            return false;
+    }
+}
+
+HRESULT vkdml_backend_device_removed_reason(struct vkdml_backend_device *device)
+{
+    return atomic_load(&device->d3d12->removed_reason);
+}
+
+const char *vkdml_backend_device_name(struct vkdml_backend_device *device)
+{
+    return device->vk->adapter.name;
+}
+
+bool vkdml_backend_validation_enabled(struct vkdml_backend_device *device)
+{
+    return device->d3d12->vk_instance->validation;
+}
+
+/* ---- Shim resources and descriptors ---- */
+
+static D3D12_HEAP_TYPE effective_heap_type(const D3D12_HEAP_PROPERTIES *properties)
+{
+    if (properties->Type != D3D12_HEAP_TYPE_CUSTOM)
+        return properties->Type;
+    switch (properties->CPUPageProperty)
+    {
+        case D3D12_CPU_PAGE_PROPERTY_WRITE_COMBINE: return D3D12_HEAP_TYPE_UPLOAD;
+        case D3D12_CPU_PAGE_PROPERTY_WRITE_BACK: return D3D12_HEAP_TYPE_READBACK;
+        default: return D3D12_HEAP_TYPE_DEFAULT;
+    }
+}
+
+HRESULT vkdml_backend_get_resource(struct vkdml_backend_device *device, ID3D12Resource *iface,
+        struct vkdml_resource_info *info, const char *caller)
+{
+    struct d3d12_resource *resource = unsafe_impl_from_ID3D12Resource(iface);
+
+    if (!resource || resource->device != device->d3d12)
+    {
+        ERR("%s: resource %p is not a buffer of this device's D3D12 device.", caller, (void *)iface);
+        return E_INVALIDARG;
+    }
+    info->gpu_address = resource->gpu_address;
+    info->size = resource->desc.Width;
+    info->heap_type = effective_heap_type(&resource->heap_properties);
+    return S_OK;
+}
+
+struct vkdml_descriptor *vkdml_backend_cpu_descriptors(struct vkdml_backend_device *device,
+        D3D12_CPU_DESCRIPTOR_HANDLE handle, UINT count, const char *caller)
+{
+    return d3d12_device_descriptor_from_cpu_handle(device->d3d12, handle, count, caller);
+}
+
+bool vkdml_backend_check_gpu_descriptors(struct vkdml_backend_device *device, D3D12_GPU_DESCRIPTOR_HANDLE handle,
+        UINT count, const char *caller)
+{
+    return d3d12_device_heap_from_gpu_handle(device->d3d12, handle, count, caller) != NULL;
+}
+
+/* ---- Recording ---- */
+
+static struct d3d12_command_list *recordable_list(struct vkdml_backend_device *device, ID3D12CommandList *iface,
+        const char *caller)
+{
+    struct d3d12_command_list *list = unsafe_impl_from_ID3D12CommandList(iface);
+
+    if (!list)
+    {
+        ERR("%s: commandList %p is not a vkdml command list (vkdml records only into its own D3D12 lists).",
+                caller, (void *)iface);
+        return NULL;
+    }
+    if (list->device != device->d3d12)
+    {
+        ERR("%s: commandList %p belongs to another D3D12 device than the DML device's.", caller, (void *)iface);
+        return NULL;
+    }
+    if (!list->is_open)
+    {
+        ERR("%s: commandList %p is closed; Reset it before recording.", caller, (void *)iface);
+        return NULL;
+    }
+    if (list->type != D3D12_COMMAND_LIST_TYPE_DIRECT && list->type != D3D12_COMMAND_LIST_TYPE_COMPUTE)
+    {
+        ERR("%s: commandList %p has type %d; DirectML records into DIRECT or COMPUTE lists.", caller,
+                (void *)iface, (int)list->type);
+        return NULL;
+    }
+    return list;
+}
+
+/* Orders a program's dispatch after the previous one (its data in the temporary resource). */
+static void record_internal_barrier(const struct vkdml_vk_device_procs *vk_procs, VkCommandBuffer cmd)
+{
+    VkMemoryBarrier2 barrier =
+    {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+    };
+    VkDependencyInfo dependency = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
+            .pMemoryBarriers = &barrier};
+
+    VK_CALL(vkCmdPipelineBarrier2(cmd, &dependency));
+}
+
+HRESULT vkdml_backend_record(struct vkdml_backend_device *device, ID3D12CommandList *iface,
+        const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, const char *caller)
+{
+    const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
+    struct d3d12_command_list *list;
+    uint8_t push[VKDML_PUSH_CONSTANT_SIZE];
+    VkCommandBuffer cmd;
+    uint32_t i;
+
+    if (!(list = recordable_list(device, iface, caller)))
+        return E_INVALIDARG;
+    /* Barriers the application placed before this dispatch apply to it. */
+    d3d12_command_list_flush_barriers(list);
+    cmd = list->vk_command_buffer;
+    memcpy(push, &table.ptr, sizeof(table.ptr));
+    for (i = 0; i < program->dispatch_count; ++i)
+    {
+        const struct vkdml_dispatch *dispatch = &program->dispatches[i];
+
+        if (dispatch->barrier_before)
+            record_internal_barrier(vk_procs, cmd);
+        memcpy(push + sizeof(table.ptr), dispatch->push, dispatch->push_size);
+        VK_CALL(vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, dispatch->pipeline));
+        VK_CALL(vkCmdPushConstants(cmd, device->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                sizeof(table.ptr) + dispatch->push_size, push));
+        VK_CALL(vkCmdDispatch(cmd, dispatch->groups[0], dispatch->groups[1], dispatch->groups[2]));
+    }
+    return S_OK;
+}

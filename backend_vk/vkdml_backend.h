@@ -1,0 +1,103 @@
+/*
+ * The boundary between the DirectML object layer (api/dml_*.c) and the Vulkan backend: the DML
+ * objects call only these functions, never Vulkan or the D3D12 shim's internals.
+ *
+ * Descriptor layout of a compiled operator's binding table (RequiredDescriptorCount =
+ * input_count + output_count + 2):
+ *     [0, input_count)                       inputs, in binding order (arrays flattened)
+ *     [input_count, input_count + outputs)   outputs
+ *     input_count + output_count             temporary resource
+ *     input_count + output_count + 1         persistent resource
+ * Descriptor layout of an initializer's table: per target t, in order,
+ *     input_count(t) slots for its initialization inputs, then 1 slot for its persistent resource;
+ * then 1 slot for the initializer's temporary resource.
+ * Every slot holds a struct vkdml_descriptor record (kernels_glsl/include/descriptor_interface.h),
+ * written by the binding table and read by kernels when the dispatch executes.
+ */
+#ifndef VKDML_BACKEND_H
+#define VKDML_BACKEND_H
+
+#include "vkdml_com.h"
+#include "DirectML.h"
+#include "descriptor_interface.h"
+
+struct vkdml_backend_device;            /* the Vulkan side of one IDMLDevice */
+struct vkdml_program;                   /* a compiled operator or initializer: dispatches to record */
+
+/* ---- Device ---- */
+
+/* Fails with E_INVALIDARG (logged as `caller`) when d3d12_device is not a vkdml shim device. */
+HRESULT vkdml_backend_device_create(ID3D12Device *d3d12_device, struct vkdml_backend_device **device,
+        const char *caller);
+void vkdml_backend_device_destroy(struct vkdml_backend_device *device);
+/* Whether kernels can read and write tensors of `data_type` on this device (shaderFloat16,
+ * 8/16-bit storage, shaderInt64, shaderFloat64...). */
+bool vkdml_backend_data_type_supported(struct vkdml_backend_device *device, DML_TENSOR_DATA_TYPE data_type);
+/* S_OK, or DXGI_ERROR_DEVICE_REMOVED once the Vulkan device is lost. */
+HRESULT vkdml_backend_device_removed_reason(struct vkdml_backend_device *device);
+const char *vkdml_backend_device_name(struct vkdml_backend_device *device);
+/* Whether the Khronos validation layer is active on the underlying Vulkan device. */
+bool vkdml_backend_validation_enabled(struct vkdml_backend_device *device);
+
+/* ---- Resources and descriptors of the D3D12 shim ---- */
+
+struct vkdml_resource_info
+{
+    uint64_t gpu_address;               /* buffer device address of byte 0 */
+    uint64_t size;                      /* D3D12_RESOURCE_DESC::Width */
+    D3D12_HEAP_TYPE heap_type;          /* CUSTOM heaps are reported by their page property:
+                                         * WRITE_COMBINE as UPLOAD, WRITE_BACK as READBACK, NOT_AVAILABLE as DEFAULT */
+};
+
+/* E_INVALIDARG (logged as `caller`) for NULL, a foreign resource, or one of another device. */
+HRESULT vkdml_backend_get_resource(struct vkdml_backend_device *device, ID3D12Resource *resource,
+        struct vkdml_resource_info *info, const char *caller);
+/* The records [handle, handle + count) of one live CBV_SRV_UAV heap; NULL (logged) otherwise. */
+struct vkdml_descriptor *vkdml_backend_cpu_descriptors(struct vkdml_backend_device *device,
+        D3D12_CPU_DESCRIPTOR_HANDLE handle, UINT count, const char *caller);
+/* Whether [handle, handle + count) lies in one live shader-visible CBV_SRV_UAV heap (logged if not). */
+bool vkdml_backend_check_gpu_descriptors(struct vkdml_backend_device *device, D3D12_GPU_DESCRIPTOR_HANDLE handle,
+        UINT count, const char *caller);
+
+/* ---- Operators ---- */
+
+/* An operator as the backend sees it: the desc, already validated field by field and deep-copied
+ * by the object layer, with its tensors flattened in binding order. */
+struct vkdml_operator_view
+{
+    DML_OPERATOR_TYPE type;
+    const char *name;                   /* "ELEMENT_WISE_ADD" */
+    const void *desc;                   /* the DML_*_OPERATOR_DESC */
+    UINT input_count, output_count;     /* bindings, optional tensors included */
+    const DML_BUFFER_TENSOR_DESC *const *inputs;    /* [input_count]; NULL for an absent optional tensor */
+    const DML_BUFFER_TENSOR_DESC *const *outputs;   /* [output_count] */
+};
+
+/* Whether the operator table has an implementation. */
+bool vkdml_backend_operator_implemented(DML_OPERATOR_TYPE type);
+/* Operator-specific rules (shapes, types, attributes) beyond the generic tensor checks; logs one
+ * line "CreateOperator(NAME): <field and rule>" and returns E_INVALIDARG, or E_NOTIMPL when the
+ * operator or this combination is not implemented. */
+HRESULT vkdml_backend_validate_operator(struct vkdml_backend_device *device, const struct vkdml_operator_view *op);
+/* Picks kernels, bakes specialization constants, creates or reuses pipelines. */
+HRESULT vkdml_backend_compile_operator(struct vkdml_backend_device *device, const struct vkdml_operator_view *op,
+        DML_EXECUTION_FLAGS flags, struct vkdml_program **program);
+/* The dispatches that initialize `targets` (their OWNED_BY_DML inputs copied into their
+ * persistent resources); target_count may be 0 (an empty program). */
+HRESULT vkdml_backend_compile_initializer(struct vkdml_backend_device *device, UINT target_count,
+        const struct vkdml_program *const *targets, struct vkdml_program **program);
+void vkdml_backend_program_destroy(struct vkdml_backend_device *device, struct vkdml_program *program);
+/* Descriptor count, temporary and persistent sizes. */
+DML_BINDING_PROPERTIES vkdml_backend_program_binding_properties(const struct vkdml_program *program);
+/* SetName: names the program's Vulkan pipelines (debug utils) for tools like RenderDoc. */
+void vkdml_backend_program_set_name(struct vkdml_backend_device *device, struct vkdml_program *program,
+        const char *name);
+
+/* Records the program into an open DIRECT or COMPUTE shim command list: binds its pipelines,
+ * pushes the table address and constants, dispatches. No barriers on bound resources; barriers
+ * only between a program's own dependent dispatches. E_INVALIDARG (logged as `caller`) for a
+ * foreign, closed or wrong-type list. */
+HRESULT vkdml_backend_record(struct vkdml_backend_device *device, ID3D12CommandList *command_list,
+        const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, const char *caller);
+
+#endif /* VKDML_BACKEND_H */

@@ -1,0 +1,469 @@
+/* The operator-test harness (dml_test_utils.h). */
+#define INITGUID
+#include "dml_test_utils.h"
+
+#include <math.h>
+
+/* ---- Context ---- */
+
+static int create_d3d12_objects(struct test_context *d3d)
+{
+    D3D12_COMMAND_QUEUE_DESC queue_desc;
+
+    memset(&queue_desc, 0, sizeof(queue_desc));
+    queue_desc.Type = D3D12_COMMAND_LIST_TYPE_DIRECT;
+    if (vkdml_create_d3d12_device(NULL, &IID_ID3D12Device, (void **)&d3d->device) < 0)
+        return -1;
+    if (FAILED(ID3D12Device_CreateCommandQueue(d3d->device, &queue_desc, &IID_ID3D12CommandQueue,
+            (void **)&d3d->queue))
+            || FAILED(ID3D12Device_CreateCommandAllocator(d3d->device, D3D12_COMMAND_LIST_TYPE_DIRECT,
+            &IID_ID3D12CommandAllocator, (void **)&d3d->allocator))
+            || FAILED(ID3D12Device_CreateCommandList(d3d->device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, d3d->allocator,
+            NULL, &IID_ID3D12GraphicsCommandList, (void **)&d3d->list))
+            || FAILED(ID3D12Device_CreateFence(d3d->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+            (void **)&d3d->fence)))
+        return -1;
+    return 0;
+}
+
+int dml_test_setup(void **state)
+{
+    struct dml_test_context *context;
+
+    vkdml_test_log_reset();
+    if (!(context = calloc(1, sizeof(*context))))
+        return -1;
+    *state = context;
+    if (create_d3d12_objects(&context->d3d)
+            || FAILED(DMLCreateDevice(context->d3d.device, DML_CREATE_DEVICE_FLAG_NONE, &IID_IDMLDevice,
+            (void **)&context->dml))
+            || FAILED(IDMLDevice_CreateCommandRecorder(context->dml, &IID_IDMLCommandRecorder,
+            (void **)&context->recorder)))
+    {
+        fprintf(stderr, "Creating the D3D12 or DML objects failed.\n");
+        return -1;
+    }
+    context->heap = create_descriptor_heap(context->d3d.device, DML_TEST_DESCRIPTORS, true);
+    context->increment = ID3D12Device_GetDescriptorHandleIncrementSize(context->d3d.device,
+            D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
+    return vkdml_test_log_teardown(state);
+}
+
+static int release_last_of(void *object, const char *name)
+{
+    ULONG count;
+
+    if (object && (count = release_unknown(object)))
+    {
+        fprintf(stderr, "Final Release of %s returned %u, expected 0.\n", name, (unsigned int)count);
+        return -1;
+    }
+    return 0;
+}
+
+int dml_test_teardown(void **state)
+{
+    struct dml_test_context *context = *state;
+    struct test_context *d3d;
+    int ret = 0;
+
+    if (!context)
+        return -1;
+    d3d = &context->d3d;
+    /* Whatever a failed test left on the queue finishes before anything is released. */
+    if (d3d->queue && d3d->fence)
+    {
+        ID3D12CommandQueue_Signal(d3d->queue, d3d->fence, ++d3d->fence_value);
+        ID3D12Fence_SetEventOnCompletion(d3d->fence, d3d->fence_value, NULL);
+    }
+    ret |= release_last_of(context->recorder, "recorder");
+    ret |= release_last_of(context->heap, "descriptor heap");
+    /* The DML device holds the D3D12 device: it goes first. */
+    ret |= release_last_of(context->dml, "DML device");
+    ret |= release_last_of(d3d->list, "list");
+    ret |= release_last_of(d3d->allocator, "allocator");
+    ret |= release_last_of(d3d->fence, "fence");
+    ret |= release_last_of(d3d->queue, "queue");
+    ret |= release_last_of(d3d->device, "device");
+    free(context);
+    *state = NULL;
+    if (vkdml_test_log_teardown(state))
+        ret = -1;
+    vkdml_test_log_reset();
+    return ret;
+}
+
+bool dml_test_data_type_supported(struct dml_test_context *context, DML_TENSOR_DATA_TYPE type)
+{
+    DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT query = {type};
+    DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT support = {FALSE};
+
+    check_hr(IDMLDevice_CheckFeatureSupport(context->dml, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, sizeof(query),
+            &query, sizeof(support), &support), S_OK);
+    return support.IsSupported;
+}
+
+/* ---- Tensors ---- */
+
+unsigned int dml_test_element_size(DML_TENSOR_DATA_TYPE type)
+{
+    switch (type)
+    {
+        case DML_TENSOR_DATA_TYPE_FLOAT16:
+        case DML_TENSOR_DATA_TYPE_UINT16:
+        case DML_TENSOR_DATA_TYPE_INT16:
+            return 2;
+        case DML_TENSOR_DATA_TYPE_UINT8:
+        case DML_TENSOR_DATA_TYPE_INT8:
+            return 1;
+        case DML_TENSOR_DATA_TYPE_FLOAT64:
+        case DML_TENSOR_DATA_TYPE_UINT64:
+        case DML_TENSOR_DATA_TYPE_INT64:
+            return 8;
+        default:
+            return 4;
+    }
+}
+
+const char *dml_test_type_name(DML_TENSOR_DATA_TYPE type)
+{
+    static const char *const names[] =
+    {
+        "UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8", "INT32", "INT16", "INT8", "FLOAT64",
+        "UINT64", "INT64",
+    };
+
+    return (unsigned int)type < ARRAY_SIZE(names) ? names[type] : "?";
+}
+
+void dml_test_tensor_init(struct dml_test_tensor *tensor, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,
+        const UINT *strides)
+{
+    memset(tensor, 0, sizeof(*tensor));
+    assert_true(rank >= 1 && rank <= DML_TENSOR_DIMENSION_COUNT_MAX1);
+    memcpy(tensor->sizes, sizes, rank * sizeof(*sizes));
+    if (strides)
+        memcpy(tensor->strides, strides, rank * sizeof(*strides));
+    tensor->buffer.DataType = type;
+    tensor->buffer.Flags = DML_TENSOR_FLAG_NONE;
+    tensor->buffer.DimensionCount = rank;
+    tensor->buffer.Sizes = tensor->sizes;
+    tensor->buffer.Strides = strides ? tensor->strides : NULL;
+    tensor->buffer.TotalTensorSizeInBytes = vkdml_calc_buffer_tensor_size(type, rank, sizes, strides);
+    tensor->desc.Type = DML_TENSOR_TYPE_BUFFER;
+    tensor->desc.Desc = &tensor->buffer;
+}
+
+UINT64 dml_test_element_count(const struct dml_test_tensor *tensor)
+{
+    UINT64 count = 1;
+    UINT i;
+
+    for (i = 0; i < tensor->buffer.DimensionCount; ++i)
+        count *= tensor->sizes[i];
+    return count;
+}
+
+UINT64 dml_test_element_offset(const struct dml_test_tensor *tensor, UINT64 index)
+{
+    UINT64 offset = 0, packed = 1;
+    int d;
+
+    for (d = (int)tensor->buffer.DimensionCount - 1; d >= 0; --d)
+    {
+        UINT64 coordinate = index % tensor->sizes[d];
+
+        index /= tensor->sizes[d];
+        offset += coordinate * (tensor->buffer.Strides ? tensor->strides[d] : packed);
+        packed *= tensor->sizes[d];
+    }
+    return offset;
+}
+
+/* ---- Buffers ---- */
+
+ID3D12Resource *dml_test_create_buffer(struct dml_test_context *context, UINT64 size, const void *data)
+{
+    ID3D12Resource *buffer;
+
+    size = (size + 3) & ~(UINT64)3;
+    buffer = create_default_buffer(context->d3d.device, size ? size : 4, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    if (data)
+        dml_test_write_buffer(context, buffer, 0, data, size);
+    return buffer;
+}
+
+void dml_test_write_buffer(struct dml_test_context *context, ID3D12Resource *buffer, UINT64 offset,
+        const void *data, size_t size)
+{
+    ID3D12Resource *upload = create_upload_buffer(context->d3d.device, size);
+
+    write_mapped(upload, 0, data, size);
+    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_DEST);
+    ID3D12GraphicsCommandList_CopyBufferRegion(context->d3d.list, buffer, offset, upload, 0, size);
+    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    execute_and_wait(&context->d3d);
+    release_last(upload);
+}
+
+void dml_test_read_buffer(struct dml_test_context *context, ID3D12Resource *buffer, UINT64 offset,
+        void *data, size_t size)
+{
+    ID3D12Resource *readback = create_readback_buffer(context->d3d.device, size);
+
+    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    ID3D12GraphicsCommandList_CopyBufferRegion(context->d3d.list, readback, 0, buffer, offset, size);
+    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    execute_and_wait(&context->d3d);
+    read_mapped(readback, 0, data, size);
+    release_last(readback);
+}
+
+/* ---- Operators ---- */
+
+HRESULT dml_test_create_operator(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        IDMLOperator **op)
+{
+    DML_OPERATOR_DESC op_desc = {type, desc};
+
+    *op = NULL;
+    return IDMLDevice_CreateOperator(context->dml, &op_desc, &IID_IDMLOperator, (void **)op);
+}
+
+IDMLCompiledOperator *dml_test_compile(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        DML_EXECUTION_FLAGS flags)
+{
+    IDMLCompiledOperator *compiled = NULL;
+    IDMLOperator *op;
+
+    check_hr(dml_test_create_operator(context, type, desc, &op), S_OK);
+    assert_non_null(op);
+    check_hr(IDMLDevice_CompileOperator(context->dml, op, flags, &IID_IDMLCompiledOperator,
+            (void **)&compiled), S_OK);
+    assert_non_null(compiled);
+    /* The compiled operator holds its own reference to the operator. */
+    release_unknown(op);
+    return compiled;
+}
+
+/* ---- Running ---- */
+
+static DML_BINDING_PROPERTIES properties_of(void *dispatchable)
+{
+    return IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)dispatchable);
+}
+
+static IDMLBindingTable *create_table(struct dml_test_context *context, void *dispatchable)
+{
+    DML_BINDING_PROPERTIES properties = properties_of(dispatchable);
+    IDMLBindingTable *table = NULL;
+    DML_BINDING_TABLE_DESC desc;
+
+    assert_true(properties.RequiredDescriptorCount <= DML_TEST_DESCRIPTORS);
+    desc.Dispatchable = dispatchable;
+    desc.CPUDescriptorHandle = cpu_handle(context->heap, context->increment, 0);
+    desc.GPUDescriptorHandle = gpu_handle(context->heap, context->increment, 0);
+    desc.SizeInDescriptors = properties.RequiredDescriptorCount ? properties.RequiredDescriptorCount : 1;
+    check_hr(IDMLDevice_CreateBindingTable(context->dml, &desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
+    assert_non_null(table);
+    return table;
+}
+
+static DML_BUFFER_BINDING buffer_binding(const struct dml_test_binding *binding)
+{
+    DML_BUFFER_BINDING buffer = {binding->buffer, binding->offset, binding->size};
+
+    if (binding->buffer && !buffer.SizeInBytes)
+        buffer.SizeInBytes = ID3D12Resource_GetDesc(binding->buffer).Width - binding->offset;
+    return buffer;
+}
+
+/* Binding descs for `count` bindings; `buffers` holds what the descs point at. */
+static void binding_descs(const struct dml_test_binding *bindings, UINT count, DML_BUFFER_BINDING *buffers,
+        DML_BINDING_DESC *descs)
+{
+    UINT i;
+
+    for (i = 0; i < count; ++i)
+    {
+        buffers[i] = buffer_binding(&bindings[i]);
+        descs[i].Type = bindings[i].buffer ? DML_BINDING_TYPE_BUFFER : DML_BINDING_TYPE_NONE;
+        descs[i].Desc = bindings[i].buffer ? &buffers[i] : NULL;
+    }
+}
+
+/* Binds a fresh temporary resource when the dispatchable needs one; returns it (or NULL). */
+static ID3D12Resource *bind_temporary(struct dml_test_context *context, IDMLBindingTable *table, void *dispatchable)
+{
+    UINT64 size = properties_of(dispatchable).TemporaryResourceSize;
+    DML_BUFFER_BINDING buffer;
+    DML_BINDING_DESC desc;
+    ID3D12Resource *temporary;
+
+    if (!size)
+        return NULL;
+    temporary = dml_test_create_buffer(context, size, NULL);
+    buffer = (DML_BUFFER_BINDING){temporary, 0, size};
+    desc = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &buffer};
+    IDMLBindingTable_BindTemporaryResource(table, &desc);
+    return temporary;
+}
+
+static void record_and_wait(struct dml_test_context *context, void *dispatchable, IDMLBindingTable *table)
+{
+    ID3D12DescriptorHeap *heaps[] = {context->heap};
+
+    ID3D12GraphicsCommandList_SetDescriptorHeaps(context->d3d.list, 1, heaps);
+    IDMLCommandRecorder_RecordDispatch(context->recorder, (ID3D12CommandList *)context->d3d.list,
+            (IDMLDispatchable *)dispatchable, table);
+    execute_and_wait(&context->d3d);
+    check_hr(IDMLDevice_GetDeviceRemovedReason(context->dml), S_OK);
+}
+
+ID3D12Resource *dml_test_initialize(struct dml_test_context *context, IDMLCompiledOperator *op,
+        const struct dml_test_binding *owned, UINT owned_count)
+{
+    DML_BUFFER_BINDING owned_buffers[16], persistent_buffer;
+    DML_BINDING_DESC input_desc = {DML_BINDING_TYPE_NONE, NULL}, output_desc = {DML_BINDING_TYPE_NONE, NULL};
+    UINT64 persistent_size = properties_of(op).PersistentResourceSize;
+    IDMLOperatorInitializer *initializer = NULL;
+    ID3D12Resource *persistent = NULL, *temporary;
+    DML_BUFFER_ARRAY_BINDING array;
+    IDMLBindingTable *table;
+    UINT i;
+
+    check_hr(IDMLDevice_CreateOperatorInitializer(context->dml, 1, &op, &IID_IDMLOperatorInitializer,
+            (void **)&initializer), S_OK);
+    table = create_table(context, initializer);
+    temporary = bind_temporary(context, table, initializer);
+    if (owned_count)
+    {
+        assert_true(owned_count <= ARRAY_SIZE(owned_buffers));
+        for (i = 0; i < owned_count; ++i)
+            owned_buffers[i] = buffer_binding(&owned[i]);
+        array = (DML_BUFFER_ARRAY_BINDING){owned_count, owned_buffers};
+        input_desc = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER_ARRAY, &array};
+    }
+    if (persistent_size)
+    {
+        persistent = dml_test_create_buffer(context, persistent_size, NULL);
+        persistent_buffer = (DML_BUFFER_BINDING){persistent, 0, persistent_size};
+        output_desc = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &persistent_buffer};
+    }
+    IDMLBindingTable_BindInputs(table, 1, &input_desc);
+    IDMLBindingTable_BindOutputs(table, 1, &output_desc);
+    record_and_wait(context, initializer, table);
+    release_last(table);
+    release_last(initializer);
+    if (temporary)
+        release_last(temporary);
+    return persistent;
+}
+
+void dml_test_execute(struct dml_test_context *context, IDMLCompiledOperator *op, ID3D12Resource *persistent,
+        const struct dml_test_binding *inputs, UINT input_count, const struct dml_test_binding *outputs,
+        UINT output_count)
+{
+    DML_BUFFER_BINDING input_buffers[16], output_buffers[16], persistent_buffer;
+    DML_BINDING_DESC input_descs[16], output_descs[16], persistent_desc;
+    UINT64 persistent_size = properties_of(op).PersistentResourceSize;
+    ID3D12Resource *temporary;
+    IDMLBindingTable *table;
+
+    assert_true(input_count <= ARRAY_SIZE(input_descs) && output_count <= ARRAY_SIZE(output_descs));
+    table = create_table(context, op);
+    temporary = bind_temporary(context, table, op);
+    if (persistent_size)
+    {
+        assert_non_null(persistent);
+        persistent_buffer = (DML_BUFFER_BINDING){persistent, 0, persistent_size};
+        persistent_desc = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &persistent_buffer};
+        IDMLBindingTable_BindPersistentResource(table, &persistent_desc);
+    }
+    binding_descs(inputs, input_count, input_buffers, input_descs);
+    binding_descs(outputs, output_count, output_buffers, output_descs);
+    IDMLBindingTable_BindInputs(table, input_count, input_count ? input_descs : NULL);
+    IDMLBindingTable_BindOutputs(table, output_count, output_count ? output_descs : NULL);
+    record_and_wait(context, op, table);
+    release_last(table);
+    if (temporary)
+        release_last(temporary);
+}
+
+void dml_test_run(struct dml_test_context *context, IDMLCompiledOperator *op, const struct dml_test_binding *inputs,
+        UINT input_count, const struct dml_test_binding *outputs, UINT output_count)
+{
+    ID3D12Resource *persistent = dml_test_initialize(context, op, NULL, 0);
+
+    dml_test_execute(context, op, persistent, inputs, input_count, outputs, output_count);
+    if (persistent)
+        release_last(persistent);
+}
+
+/* ---- Host data ---- */
+
+uint16_t dml_test_float_to_half(float value)
+{
+    uint32_t x, sign, mantissa, half, remainder, halfway, shift;
+    int exponent;
+
+    memcpy(&x, &value, sizeof(x));
+    sign = (x >> 16) & 0x8000;
+    exponent = (int)((x >> 23) & 0xff) - 127 + 15;
+    mantissa = x & 0x7fffff;
+    if (((x >> 23) & 0xff) == 0xff)
+        return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+    if (exponent >= 31)
+        return sign | 0x7c00;
+    if (exponent <= 0)
+    {
+        /* Subnormal: the implicit bit joins the mantissa, which shifts further. */
+        if (exponent < -10)
+            return sign;
+        mantissa |= 0x800000;
+        shift = 14 - exponent;
+        half = mantissa >> shift;
+    }
+    else
+    {
+        shift = 13;
+        half = ((uint32_t)exponent << 10) | (mantissa >> shift);
+    }
+    /* Round to nearest even; a carry out of the mantissa correctly bumps the exponent. */
+    remainder = mantissa & ((1u << shift) - 1);
+    halfway = 1u << (shift - 1);
+    if (remainder > halfway || (remainder == halfway && (half & 1)))
+        ++half;
+    return sign | half;
+}
+
+float dml_test_half_to_float(uint16_t half)
+{
+    uint32_t exponent = (half >> 10) & 0x1f, mantissa = half & 0x3ff, x;
+    float value;
+
+    if (!exponent)
+    {
+        value = ldexpf((float)mantissa, -24);
+        return (half & 0x8000) ? -value : value;
+    }
+    x = ((uint32_t)(half & 0x8000) << 16) | (exponent == 31 ? 0x7f800000 | (mantissa << 13)
+            : ((exponent + 112) << 23) | (mantissa << 13));
+    memcpy(&value, &x, sizeof(value));
+    return value;
+}
+
+uint32_t dml_test_random(uint32_t *state)
+{
+    uint32_t x = *state;
+
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+float dml_test_random_float(uint32_t *state, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)(dml_test_random(state) >> 8) * (1.0f / 16777216.0f);
+}

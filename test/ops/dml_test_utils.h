@@ -1,0 +1,116 @@
+/*
+ * A small harness for operator conformance tests, black-box through the public API: a shim
+ * D3D12 device (vkdml_create_d3d12_device) with a queue, allocator, list and fence
+ * (../d3d12/d3d12_test.h), a DML device, a command recorder and a shader-visible descriptor heap;
+ * tensor descs; UAV buffers with upload/readback; and "run this compiled operator on these
+ * buffers" (initialize once, bind, RecordDispatch, execute, wait). Host fp16 conversion and a
+ * deterministic random generator for reference data.
+ *
+ * Every helper asserts (cmocka) on failure; the teardown fails the test unless every object's
+ * final Release returns 0 and nothing unexpected was logged. dml_test_utils.c defines the
+ * DirectML and D3D12 IIDs (INITGUID): a test linking it must not define INITGUID itself.
+ */
+#ifndef VKDML_TEST_OPS_DML_TEST_UTILS_H
+#define VKDML_TEST_OPS_DML_TEST_UTILS_H
+
+#ifndef COBJMACROS
+# define COBJMACROS
+#endif
+#include <DirectML.h>
+
+#include "d3d12/d3d12_test.h"
+
+#ifndef ARRAY_SIZE
+# define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+#define DML_TEST_DESCRIPTORS 64
+
+struct dml_test_context
+{
+    struct test_context d3d;            /* first: d3d12_test.h's helpers take &context->d3d */
+    IDMLDevice *dml;
+    IDMLCommandRecorder *recorder;
+    ID3D12DescriptorHeap *heap;         /* shader-visible CBV_SRV_UAV, DML_TEST_DESCRIPTORS */
+    UINT increment;
+};
+
+/* cmocka setup/teardown of a fresh context per test (state is a struct dml_test_context *). */
+int dml_test_setup(void **state);
+int dml_test_teardown(void **state);
+
+/* CheckFeatureSupport(DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT). */
+bool dml_test_data_type_supported(struct dml_test_context *context, DML_TENSOR_DATA_TYPE type);
+
+/* ---- Tensors ---- */
+
+struct dml_test_tensor
+{
+    UINT sizes[DML_TENSOR_DIMENSION_COUNT_MAX1];
+    UINT strides[DML_TENSOR_DIMENSION_COUNT_MAX1];
+    DML_BUFFER_TENSOR_DESC buffer;
+    DML_TENSOR_DESC desc;               /* points at buffer: never copy a dml_test_tensor by value */
+};
+
+/* `strides` NULL: packed (Strides = NULL in the desc). TotalTensorSizeInBytes is
+ * DMLCalcBufferTensorSize's value. */
+void dml_test_tensor_init(struct dml_test_tensor *tensor, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,
+        const UINT *strides);
+/* Bytes per element (FLOAT16: 2, ...). */
+unsigned int dml_test_element_size(DML_TENSOR_DATA_TYPE type);
+UINT64 dml_test_element_count(const struct dml_test_tensor *tensor);
+/* Element offset (in elements) of the element with row-major linear index `index`. */
+UINT64 dml_test_element_offset(const struct dml_test_tensor *tensor, UINT64 index);
+const char *dml_test_type_name(DML_TENSOR_DATA_TYPE type);
+
+/* ---- Buffers: DEFAULT heap, ALLOW_UNORDERED_ACCESS, kept in UNORDERED_ACCESS ---- */
+
+/* `size` bytes (rounded up to 4), initialized from `data` (`size` bytes) or zero-filled. */
+ID3D12Resource *dml_test_create_buffer(struct dml_test_context *context, UINT64 size, const void *data);
+void dml_test_write_buffer(struct dml_test_context *context, ID3D12Resource *buffer, UINT64 offset,
+        const void *data, size_t size);
+void dml_test_read_buffer(struct dml_test_context *context, ID3D12Resource *buffer, UINT64 offset,
+        void *data, size_t size);
+
+/* ---- Operators ---- */
+
+/* IDMLDevice::CreateOperator; returns its HRESULT (the operator is NULL on failure). */
+HRESULT dml_test_create_operator(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        IDMLOperator **op);
+/* CreateOperator + CompileOperator, asserting success; the operator is released (the compiled
+ * operator keeps its own reference). */
+IDMLCompiledOperator *dml_test_compile(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        DML_EXECUTION_FLAGS flags);
+
+/* A buffer range to bind; buffer NULL binds DML_BINDING_TYPE_NONE. size 0 means "to the end". */
+struct dml_test_binding
+{
+    ID3D12Resource *buffer;
+    UINT64 offset;
+    UINT64 size;
+};
+
+/* Runs an initializer for `op`; returns its persistent resource (NULL when it needs none).
+ * `owned` (may be NULL) binds the operator's OWNED_BY_DML inputs, `owned_count` of them. */
+ID3D12Resource *dml_test_initialize(struct dml_test_context *context, IDMLCompiledOperator *op,
+        const struct dml_test_binding *owned, UINT owned_count);
+/* Binds (temporary resource as needed), records, executes and waits; asserts no device removal. */
+void dml_test_execute(struct dml_test_context *context, IDMLCompiledOperator *op, ID3D12Resource *persistent,
+        const struct dml_test_binding *inputs, UINT input_count, const struct dml_test_binding *outputs,
+        UINT output_count);
+/* Initialize + execute once + release the persistent resource. */
+void dml_test_run(struct dml_test_context *context, IDMLCompiledOperator *op, const struct dml_test_binding *inputs,
+        UINT input_count, const struct dml_test_binding *outputs, UINT output_count);
+
+/* ---- Host data ---- */
+
+/* IEEE binary16 <-> binary32, round to nearest even; NaN stays NaN. */
+uint16_t dml_test_float_to_half(float value);
+float dml_test_half_to_float(uint16_t half);
+
+/* xorshift32; *state must not be 0. */
+uint32_t dml_test_random(uint32_t *state);
+/* Uniform in [lo, hi). */
+float dml_test_random_float(uint32_t *state, float lo, float hi);
+
+#endif /* VKDML_TEST_OPS_DML_TEST_UTILS_H */

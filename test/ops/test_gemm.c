@@ -1,0 +1,1125 @@
+/*
+ * DML_OPERATOR_GEMM through the public API (shim D3D12 device, DMLCreateDevice, CreateOperator,
+ * CompileOperator, an initializer, binding tables, RecordDispatch), checked against a C reference
+ * that accumulates in double: shapes from 1x1x1 to several tiles, ranks 2-4, batches, TransA and
+ * TransB, padded / column-major / 0-stride (broadcast) layouts, C and Alpha/Beta, fused
+ * activations, FLOAT32 and FLOAT16 (with and without half-precision math), and inputs flagged
+ * DML_TENSOR_FLAG_OWNED_BY_DML, bound only to the initializer from an UPLOAD heap: the upload
+ * buffers are overwritten after initialization and the operator must still give the same result.
+ * Then the desc rules, each with E_INVALIDARG and its log line. Every test ends with every
+ * object's final Release returning 0 and no validation message.
+ */
+#define INITGUID
+#define COBJMACROS
+#include <DirectML.h>
+
+#include <math.h>
+
+#include "d3d12/d3d12_test.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define GEMM_INPUTS 3               /* A, B, C: C is bound (as NONE) even when absent */
+#define HEAP_DESCRIPTORS 64
+
+/* ---- Context: a shim D3D12 device, a DML device, a recorder and a descriptor heap ---- */
+
+struct gemm_context
+{
+    struct test_context d3d;
+    IDMLDevice *dml;
+    IDMLCommandRecorder *recorder;
+    ID3D12DescriptorHeap *heap;
+    UINT increment;
+    bool float16;                   /* the device runs FLOAT16 tensors */
+};
+
+static void set_heap(struct gemm_context *context)
+{
+    ID3D12DescriptorHeap *heaps[] = {context->heap};
+
+    ID3D12GraphicsCommandList_SetDescriptorHeaps(context->d3d.list, 1, heaps);
+}
+
+static bool query_data_type(IDMLDevice *device, DML_TENSOR_DATA_TYPE type)
+{
+    DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT query = {type};
+    DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT support = {FALSE};
+
+    check_hr(IDMLDevice_CheckFeatureSupport(device, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, sizeof(query), &query,
+            sizeof(support), &support), S_OK);
+    return support.IsSupported;
+}
+
+static int create_d3d12_objects(struct test_context *d3d)
+{
+    D3D12_COMMAND_QUEUE_DESC queue_desc = {D3D12_COMMAND_LIST_TYPE_DIRECT};
+
+    if (vkdml_create_d3d12_device(NULL, &IID_ID3D12Device, (void **)&d3d->device) < 0)
+        return -1;
+    if (FAILED(ID3D12Device_CreateCommandQueue(d3d->device, &queue_desc, &IID_ID3D12CommandQueue, (void **)&d3d->queue))
+            || FAILED(ID3D12Device_CreateCommandAllocator(d3d->device, D3D12_COMMAND_LIST_TYPE_DIRECT,
+            &IID_ID3D12CommandAllocator, (void **)&d3d->allocator))
+            || FAILED(ID3D12Device_CreateCommandList(d3d->device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, d3d->allocator,
+            NULL, &IID_ID3D12GraphicsCommandList, (void **)&d3d->list))
+            || FAILED(ID3D12Device_CreateFence(d3d->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+            (void **)&d3d->fence)))
+        return -1;
+    return 0;
+}
+
+static int gemm_setup(void **state)
+{
+    D3D12_DESCRIPTOR_HEAP_DESC heap_desc =
+            {D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, HEAP_DESCRIPTORS, D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE};
+    struct gemm_context *context;
+
+    vkdml_test_log_reset();
+    if (!(context = calloc(1, sizeof(*context))))
+        return -1;
+    *state = context;
+    if (create_d3d12_objects(&context->d3d)
+            || FAILED(DMLCreateDevice(context->d3d.device, DML_CREATE_DEVICE_FLAG_NONE, &IID_IDMLDevice,
+            (void **)&context->dml))
+            || FAILED(IDMLDevice_CreateCommandRecorder(context->dml, &IID_IDMLCommandRecorder,
+            (void **)&context->recorder))
+            || FAILED(ID3D12Device_CreateDescriptorHeap(context->d3d.device, &heap_desc, &IID_ID3D12DescriptorHeap,
+            (void **)&context->heap)))
+    {
+        fprintf(stderr, "Creating the D3D12 or DML objects failed.\n");
+        return -1;
+    }
+    context->increment = ID3D12Device_GetDescriptorHandleIncrementSize(context->d3d.device,
+            D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
+    context->float16 = query_data_type(context->dml, DML_TENSOR_DATA_TYPE_FLOAT16);
+    set_heap(context);
+    return vkdml_test_log_teardown(state);
+}
+
+static int release_last_of(IUnknown *object, const char *name)
+{
+    ULONG count;
+
+    if (object && (count = IUnknown_Release(object)))
+    {
+        fprintf(stderr, "Final Release of %s returned %u, expected 0.\n", name, (unsigned int)count);
+        return -1;
+    }
+    return 0;
+}
+
+static int gemm_teardown(void **state)
+{
+    struct gemm_context *context = *state;
+    struct test_context *d3d = &context->d3d;
+    int ret = 0;
+
+    if (d3d->queue && d3d->fence)
+    {
+        ID3D12CommandQueue_Signal(d3d->queue, d3d->fence, ++d3d->fence_value);
+        ID3D12Fence_SetEventOnCompletion(d3d->fence, d3d->fence_value, NULL);
+    }
+    ret |= release_last_of((IUnknown *)context->recorder, "recorder");
+    ret |= release_last_of((IUnknown *)context->heap, "heap");
+    /* The DML device holds the D3D12 device: it goes first. */
+    ret |= release_last_of((IUnknown *)context->dml, "DML device");
+    ret |= release_last_of((IUnknown *)d3d->list, "list");
+    ret |= release_last_of((IUnknown *)d3d->allocator, "allocator");
+    ret |= release_last_of((IUnknown *)d3d->fence, "fence");
+    ret |= release_last_of((IUnknown *)d3d->queue, "queue");
+    ret |= release_last_of((IUnknown *)d3d->device, "device");
+    free(context);
+    *state = NULL;
+    if (vkdml_test_log_teardown(state))
+        ret = -1;
+    return ret;
+}
+
+static void execute_and_wait_dml(struct gemm_context *context)
+{
+    execute_and_wait(&context->d3d);
+    set_heap(context);
+}
+
+/* ---- FLOAT16 on the host ---- */
+
+static uint16_t float_to_half(float value)
+{
+    uint32_t x, sign, mantissa, half, remainder, halfway, shift;
+    int exponent;
+
+    memcpy(&x, &value, sizeof(x));
+    sign = (x >> 16) & 0x8000;
+    exponent = (int)((x >> 23) & 0xff) - 127 + 15;
+    mantissa = x & 0x7fffff;
+    if (((x >> 23) & 0xff) == 0xff)
+        return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+    if (exponent >= 31)
+        return sign | 0x7c00;
+    if (exponent <= 0)
+    {
+        /* Subnormal: the implicit bit joins the mantissa, which shifts further. */
+        if (exponent < -10)
+            return sign;
+        mantissa |= 0x800000;
+        shift = 14 - exponent;
+        half = mantissa >> shift;
+    }
+    else
+    {
+        shift = 13;
+        half = ((uint32_t)exponent << 10) | (mantissa >> shift);
+    }
+    /* Round to nearest even; a carry out of the mantissa correctly bumps the exponent. */
+    remainder = mantissa & ((1u << shift) - 1);
+    halfway = 1u << (shift - 1);
+    if (remainder > halfway || (remainder == halfway && (half & 1)))
+        ++half;
+    return sign | half;
+}
+
+static float half_to_float(uint16_t half)
+{
+    uint32_t exponent = (half >> 10) & 0x1f, mantissa = half & 0x3ff, x;
+    float value;
+
+    if (!exponent)
+    {
+        value = ldexpf((float)mantissa, -24);
+        return (half & 0x8000) ? -value : value;
+    }
+    x = ((uint32_t)(half & 0x8000) << 16) | (exponent == 31 ? 0x7f800000 | (mantissa << 13)
+            : ((exponent + 112) << 23) | (mantissa << 13));
+    memcpy(&value, &x, sizeof(value));
+    return value;
+}
+
+static void test_half_conversion(void **state)
+{
+    static const float exact[] = {0.0f, 1.0f, -2.0f, 0.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f};
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(exact); ++i)
+        assert_true(half_to_float(float_to_half(exact[i])) == exact[i]);
+    assert_int_equal(float_to_half(1.0f + 1.0f / 2048.0f), 0x3c00);          /* ties to even */
+    assert_int_equal(float_to_half(1.0f + 3.0f / 2048.0f), 0x3c02);
+    assert_int_equal(float_to_half(-1.0f - 1.5f / 2048.0f), 0xbc01);
+    assert_int_equal(float_to_half(1e6f), 0x7c00);
+}
+
+/* ---- Tensors ---- */
+
+enum layout
+{
+    LAYOUT_PACKED,                  /* Strides NULL */
+    LAYOUT_PADDED,                  /* rows and batches padded with unused elements */
+    LAYOUT_COLUMN_MAJOR,            /* the last two dimensions stored transposed */
+    LAYOUT_BATCH_BROADCAST,         /* 0-strides over both batch dimensions */
+    LAYOUT_ROW_BROADCAST,           /* 0-strides over batches and rows: a bias row (C) */
+    LAYOUT_SCALAR,                  /* every stride 0 */
+};
+
+struct tensor
+{
+    UINT sizes[4], strides[4];      /* 4-D, leading dimensions of size 1 when rank < 4 */
+    DML_BUFFER_TENSOR_DESC buffer;
+    DML_TENSOR_DESC desc;
+    size_t span;                    /* elements from index 0 to the last one addressed */
+    float *values;                  /* [span], as stored (already rounded to FLOAT16) */
+};
+
+static void layout_strides(enum layout layout, const UINT sizes[4], UINT strides[4])
+{
+    UINT rows = sizes[2], columns = sizes[3];
+
+    switch (layout)
+    {
+        case LAYOUT_PACKED:
+        case LAYOUT_BATCH_BROADCAST:
+            strides[3] = 1, strides[2] = columns;
+            break;
+        case LAYOUT_PADDED:
+            strides[3] = 1, strides[2] = columns + 3;
+            break;
+        case LAYOUT_COLUMN_MAJOR:
+            strides[2] = 1, strides[3] = rows;
+            break;
+        case LAYOUT_ROW_BROADCAST:
+            strides[3] = 1, strides[2] = 0;
+            break;
+        case LAYOUT_SCALAR:
+            strides[3] = 0, strides[2] = 0;
+            break;
+    }
+    if (layout == LAYOUT_BATCH_BROADCAST || layout == LAYOUT_ROW_BROADCAST || layout == LAYOUT_SCALAR)
+    {
+        strides[1] = strides[0] = 0;
+        return;
+    }
+    strides[1] = rows * columns + (layout == LAYOUT_PADDED ? rows * 3 + 5 : 0);
+    strides[0] = strides[1] * sizes[1] + (layout == LAYOUT_PADDED ? 7 : 0);
+}
+
+static unsigned int element_size(DML_TENSOR_DATA_TYPE type)
+{
+    return type == DML_TENSOR_DATA_TYPE_FLOAT16 ? 2 : 4;
+}
+
+/* A tensor of logical 4-D `sizes`, described with `rank` dimensions; values in [-1, 1]. */
+static void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT sizes[4],
+        enum layout layout, DML_TENSOR_FLAGS flags, unsigned int seed)
+{
+    UINT first = 4 - rank, i;
+    size_t last = 0;
+
+    memset(t, 0, sizeof(*t));
+    memcpy(t->sizes, sizes, sizeof(t->sizes));
+    layout_strides(layout, sizes, t->strides);
+    for (i = 0; i < first; ++i)
+        assert_int_equal(sizes[i], 1);
+    for (i = 0; i < 4; ++i)
+        last += (size_t)(sizes[i] - 1) * t->strides[i];
+    t->span = last + 1;
+    t->buffer.DataType = type;
+    t->buffer.Flags = flags;
+    t->buffer.DimensionCount = rank;
+    t->buffer.Sizes = &t->sizes[first];
+    t->buffer.Strides = layout == LAYOUT_PACKED ? NULL : &t->strides[first];
+    t->buffer.TotalTensorSizeInBytes = vkdml_calc_buffer_tensor_size(type, rank, t->buffer.Sizes, t->buffer.Strides);
+    assert_int_equal(t->buffer.TotalTensorSizeInBytes, (t->span * element_size(type) + 3) & ~(UINT64)3);
+    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
+    t->desc.Desc = &t->buffer;
+
+    t->values = malloc(t->span * sizeof(*t->values));
+    assert_non_null(t->values);
+    for (i = 0; i < t->span; ++i)
+    {
+        uint32_t x = (uint32_t)i * 2654435761u + (seed + 1) * 2246822519u;
+
+        x ^= x >> 15;
+        x *= 2246822519u;
+        x ^= x >> 13;
+        t->values[i] = (float)(x & 0xffff) / 32767.5f - 1.0f;
+        if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
+            t->values[i] = half_to_float(float_to_half(t->values[i]));
+    }
+}
+
+static void tensor_cleanup(struct tensor *t)
+{
+    free(t->values);
+}
+
+static size_t tensor_index(const struct tensor *t, UINT b0, UINT b1, UINT row, UINT column)
+{
+    return (size_t)b0 * t->strides[0] + (size_t)b1 * t->strides[1] + (size_t)row * t->strides[2]
+            + (size_t)column * t->strides[3];
+}
+
+/* The buffer's bytes: `values` in the tensor's data type, zero padded to TotalTensorSizeInBytes. */
+static void *tensor_bytes(const struct tensor *t)
+{
+    uint8_t *bytes = calloc(1, t->buffer.TotalTensorSizeInBytes);
+    size_t i;
+
+    assert_non_null(bytes);
+    for (i = 0; i < t->span; ++i)
+    {
+        if (t->buffer.DataType == DML_TENSOR_DATA_TYPE_FLOAT16)
+            ((uint16_t *)bytes)[i] = float_to_half(t->values[i]);
+        else
+            ((float *)bytes)[i] = t->values[i];
+    }
+    return bytes;
+}
+
+static float read_element(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t index)
+{
+    return type == DML_TENSOR_DATA_TYPE_FLOAT16 ? half_to_float(((const uint16_t *)bytes)[index])
+            : ((const float *)bytes)[index];
+}
+
+/* ---- Buffers ---- */
+
+/* A DEFAULT buffer holding `t`'s bytes, left in UNORDERED_ACCESS. */
+static ID3D12Resource *create_input_buffer(struct gemm_context *context, const struct tensor *t)
+{
+    ID3D12Resource *buffer = create_default_buffer(context->d3d.device, t->buffer.TotalTensorSizeInBytes,
+            D3D12_RESOURCE_STATE_COPY_DEST);
+    void *bytes = tensor_bytes(t);
+
+    upload_to_buffer(&context->d3d, buffer, 0, bytes, t->buffer.TotalTensorSizeInBytes);
+    free(bytes);
+    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    set_heap(context);
+    return buffer;
+}
+
+/* An UPLOAD buffer holding `t`'s bytes (GENERIC_READ): what DirectML allows for OWNED_BY_DML
+ * inputs of an initializer. */
+static ID3D12Resource *create_owned_buffer(struct gemm_context *context, const struct tensor *t)
+{
+    ID3D12Resource *buffer = create_upload_buffer(context->d3d.device, t->buffer.TotalTensorSizeInBytes);
+    void *bytes = tensor_bytes(t);
+
+    write_mapped(buffer, 0, bytes, t->buffer.TotalTensorSizeInBytes);
+    free(bytes);
+    return buffer;
+}
+
+static ID3D12Resource *create_uav_buffer(struct gemm_context *context, UINT64 size)
+{
+    return create_default_buffer(context->d3d.device, size, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+}
+
+static void read_uav_buffer(struct gemm_context *context, ID3D12Resource *buffer, void *data, size_t size)
+{
+    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    read_buffer(&context->d3d, buffer, 0, data, size);
+    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    set_heap(context);
+}
+
+static DML_BUFFER_BINDING buffer_binding(ID3D12Resource *buffer, UINT64 size)
+{
+    DML_BUFFER_BINDING binding = {buffer, 0, size};
+
+    return binding;
+}
+
+static DML_BINDING_DESC binding_desc(const DML_BUFFER_BINDING *binding)
+{
+    DML_BINDING_DESC desc = {binding ? DML_BINDING_TYPE_BUFFER : DML_BINDING_TYPE_NONE, binding};
+
+    return desc;
+}
+
+/* ---- Dispatch ---- */
+
+/* Creates a table at descriptor `first`, binds the temporary resource (created when needed) and
+ * `persistent`, records and executes `dispatchable`, and waits. */
+static void dispatch(struct gemm_context *context, IDMLDispatchable *dispatchable, UINT first,
+        const DML_BINDING_DESC *inputs, UINT input_count, const DML_BINDING_DESC *outputs, UINT output_count,
+        const DML_BUFFER_BINDING *persistent)
+{
+    DML_BINDING_PROPERTIES properties = IDMLDispatchable_GetBindingPropertiesByValue(dispatchable);
+    DML_BUFFER_BINDING temporary_binding;
+    DML_BINDING_DESC desc;
+    DML_BINDING_TABLE_DESC table_desc;
+    ID3D12Resource *temporary = NULL;
+    IDMLBindingTable *table = NULL;
+
+    assert_true(first + properties.RequiredDescriptorCount <= HEAP_DESCRIPTORS);
+    table_desc.Dispatchable = dispatchable;
+    table_desc.CPUDescriptorHandle = cpu_handle(context->heap, context->increment, first);
+    table_desc.GPUDescriptorHandle = gpu_handle(context->heap, context->increment, first);
+    table_desc.SizeInDescriptors = properties.RequiredDescriptorCount;
+    check_hr(IDMLDevice_CreateBindingTable(context->dml, &table_desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
+    if (properties.TemporaryResourceSize)
+    {
+        temporary = create_uav_buffer(context, properties.TemporaryResourceSize);
+        temporary_binding = buffer_binding(temporary, properties.TemporaryResourceSize);
+        desc = binding_desc(&temporary_binding);
+        IDMLBindingTable_BindTemporaryResource(table, &desc);
+    }
+    if (persistent)
+    {
+        desc = binding_desc(persistent);
+        IDMLBindingTable_BindPersistentResource(table, &desc);
+    }
+    IDMLBindingTable_BindInputs(table, input_count, inputs);
+    IDMLBindingTable_BindOutputs(table, output_count, outputs);
+    IDMLCommandRecorder_RecordDispatch(context->recorder, (ID3D12CommandList *)context->d3d.list, dispatchable, table);
+    release_last(table);
+    execute_and_wait_dml(context);
+    if (temporary)
+        release_last(temporary);
+    check_hr(IDMLDevice_GetDeviceRemovedReason(context->dml), S_OK);
+}
+
+/* ---- Test cases ---- */
+
+#define OWN_A 0x1
+#define OWN_B 0x2
+#define OWN_C 0x4
+
+struct gemm_case
+{
+    const char *name;
+    DML_TENSOR_DATA_TYPE type;
+    UINT rank;
+    UINT batch0, batch1, m, n, k;
+    DML_MATRIX_TRANSFORM trans_a, trans_b;
+    bool has_c;
+    float alpha, beta;
+    enum layout a_layout, b_layout, c_layout, out_layout;
+    const DML_OPERATOR_DESC *activation;
+    unsigned int owned;             /* OWN_*: inputs flagged DML_TENSOR_FLAG_OWNED_BY_DML */
+    DML_EXECUTION_FLAGS flags;
+};
+
+static const DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {NULL, NULL};
+static const DML_ACTIVATION_SIGMOID_OPERATOR_DESC sigmoid_desc = {NULL, NULL};
+static const DML_ACTIVATION_TANH_OPERATOR_DESC tanh_desc = {NULL, NULL};
+static const DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC leaky_relu_desc = {NULL, NULL, 0.1f};
+static const DML_ACTIVATION_ELU_OPERATOR_DESC elu_desc = {NULL, NULL, 0.7f};
+static const DML_ACTIVATION_LINEAR_OPERATOR_DESC linear_desc = {NULL, NULL, -1.5f, 0.25f};
+static const DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC hard_sigmoid_desc = {NULL, NULL, 0.3f, 0.4f};
+static const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_desc = {NULL, NULL, NULL, -0.5f, 0.75f};
+
+static const DML_OPERATOR_DESC relu = {DML_OPERATOR_ACTIVATION_RELU, &relu_desc};
+static const DML_OPERATOR_DESC sigmoid = {DML_OPERATOR_ACTIVATION_SIGMOID, &sigmoid_desc};
+static const DML_OPERATOR_DESC tanh_activation = {DML_OPERATOR_ACTIVATION_TANH, &tanh_desc};
+static const DML_OPERATOR_DESC leaky_relu = {DML_OPERATOR_ACTIVATION_LEAKY_RELU, &leaky_relu_desc};
+static const DML_OPERATOR_DESC elu = {DML_OPERATOR_ACTIVATION_ELU, &elu_desc};
+static const DML_OPERATOR_DESC linear = {DML_OPERATOR_ACTIVATION_LINEAR, &linear_desc};
+static const DML_OPERATOR_DESC hard_sigmoid = {DML_OPERATOR_ACTIVATION_HARD_SIGMOID, &hard_sigmoid_desc};
+static const DML_OPERATOR_DESC clip = {DML_OPERATOR_ELEMENT_WISE_CLIP, &clip_desc};
+
+/* The activation in double, and a bound of its slope (for the tolerance). */
+static double reference_activation(const DML_OPERATOR_DESC *activation, double x, double *slope)
+{
+    *slope = 1.0;
+    if (!activation)
+        return x;
+    switch (activation->Type)
+    {
+        case DML_OPERATOR_ACTIVATION_RELU:
+            return x > 0.0 ? x : 0.0;
+        case DML_OPERATOR_ACTIVATION_SIGMOID:
+            return 1.0 / (1.0 + exp(-x));
+        case DML_OPERATOR_ACTIVATION_TANH:
+            return tanh(x);
+        case DML_OPERATOR_ACTIVATION_LEAKY_RELU:
+            return x > 0.0 ? x : leaky_relu_desc.Alpha * x;
+        case DML_OPERATOR_ACTIVATION_ELU:
+            return x > 0.0 ? x : elu_desc.Alpha * (exp(x) - 1.0);
+        case DML_OPERATOR_ACTIVATION_LINEAR:
+            *slope = fabs(linear_desc.Alpha);
+            return linear_desc.Alpha * x + linear_desc.Beta;
+        case DML_OPERATOR_ACTIVATION_HARD_SIGMOID:
+            x = hard_sigmoid_desc.Alpha * x + hard_sigmoid_desc.Beta;
+            return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+        case DML_OPERATOR_ELEMENT_WISE_CLIP:
+            return x < clip_desc.Min ? clip_desc.Min : x > clip_desc.Max ? clip_desc.Max : x;
+        default:
+            fail_msg("no reference for activation %d", (int)activation->Type);
+            return 0.0;
+    }
+}
+
+struct gemm_run
+{
+    const struct gemm_case *test;
+    struct tensor a, b, c, out;
+    float *expected;                /* [out.span] */
+    double *tolerance;              /* [out.span] */
+};
+
+/* Logical element A(m, k) and B(k, n), transposes applied. */
+static double a_element(const struct gemm_run *run, UINT b0, UINT b1, UINT m, UINT k)
+{
+    bool trans = run->test->trans_a == DML_MATRIX_TRANSFORM_TRANSPOSE;
+
+    return run->a.values[tensor_index(&run->a, b0, b1, trans ? k : m, trans ? m : k)];
+}
+
+static double b_element(const struct gemm_run *run, UINT b0, UINT b1, UINT k, UINT n)
+{
+    bool trans = run->test->trans_b == DML_MATRIX_TRANSFORM_TRANSPOSE;
+
+    return run->b.values[tensor_index(&run->b, b0, b1, trans ? n : k, trans ? k : n)];
+}
+
+/* Rounding bounds: accumulation (per term, relative to the sum of magnitudes) and the output. */
+static void precision(const struct gemm_case *test, double *accumulate, double *store)
+{
+    bool half = test->type == DML_TENSOR_DATA_TYPE_FLOAT16;
+
+    *store = half ? ldexp(1.0, -11) : ldexp(1.0, -24);
+    *accumulate = half && (test->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)
+            ? ldexp(1.0, -11) : ldexp(1.0, -24);
+}
+
+static void compute_reference(struct gemm_run *run)
+{
+    const struct gemm_case *test = run->test;
+    double accumulate_eps, store_eps, sum, magnitude, value, slope;
+    UINT b0, b1, m, n, k;
+    size_t index;
+
+    precision(test, &accumulate_eps, &store_eps);
+    for (b0 = 0; b0 < test->batch0; ++b0)
+    for (b1 = 0; b1 < test->batch1; ++b1)
+    for (m = 0; m < test->m; ++m)
+    for (n = 0; n < test->n; ++n)
+    {
+        for (k = 0, sum = 0.0, magnitude = 0.0; k < test->k; ++k)
+        {
+            double product = a_element(run, b0, b1, m, k) * b_element(run, b0, b1, k, n);
+
+            sum += product;
+            magnitude += fabs(product);
+        }
+        value = test->alpha * sum;
+        magnitude *= fabs(test->alpha);
+        if (test->has_c)
+        {
+            double c = run->c.values[tensor_index(&run->c, b0, b1, m, n)];
+
+            value += test->beta * c;
+            magnitude += fabs(test->beta * c);
+        }
+        value = reference_activation(test->activation, value, &slope);
+        index = tensor_index(&run->out, b0, b1, m, n);
+        run->expected[index] = (float)value;
+        /* Each of the K + 2 roundings of the sum can be off by eps times the magnitude so far. */
+        run->tolerance[index] = slope * magnitude * accumulate_eps * (test->k + 2) * 2.0
+                + fabs(value) * store_eps * 2.0 + 1e-6;
+    }
+}
+
+static void gemm_run_init(struct gemm_run *run, const struct gemm_case *test)
+{
+    UINT a_sizes[4] = {test->batch0, test->batch1, test->m, test->k};
+    UINT b_sizes[4] = {test->batch0, test->batch1, test->k, test->n};
+    UINT out_sizes[4] = {test->batch0, test->batch1, test->m, test->n};
+    UINT swap;
+
+    memset(run, 0, sizeof(*run));
+    run->test = test;
+    if (test->trans_a == DML_MATRIX_TRANSFORM_TRANSPOSE)
+        swap = a_sizes[2], a_sizes[2] = a_sizes[3], a_sizes[3] = swap;
+    if (test->trans_b == DML_MATRIX_TRANSFORM_TRANSPOSE)
+        swap = b_sizes[2], b_sizes[2] = b_sizes[3], b_sizes[3] = swap;
+    tensor_init(&run->a, test->type, test->rank, a_sizes, test->a_layout,
+            (test->owned & OWN_A) ? DML_TENSOR_FLAG_OWNED_BY_DML : 0, 1);
+    tensor_init(&run->b, test->type, test->rank, b_sizes, test->b_layout,
+            (test->owned & OWN_B) ? DML_TENSOR_FLAG_OWNED_BY_DML : 0, 2);
+    if (test->has_c)
+        tensor_init(&run->c, test->type, test->rank, out_sizes, test->c_layout,
+                (test->owned & OWN_C) ? DML_TENSOR_FLAG_OWNED_BY_DML : 0, 3);
+    tensor_init(&run->out, test->type, test->rank, out_sizes, test->out_layout, 0, 4);
+    run->expected = calloc(run->out.span, sizeof(*run->expected));
+    run->tolerance = calloc(run->out.span, sizeof(*run->tolerance));
+    assert_true(run->expected && run->tolerance);
+    compute_reference(run);
+}
+
+static void gemm_run_cleanup(struct gemm_run *run)
+{
+    tensor_cleanup(&run->a);
+    tensor_cleanup(&run->b);
+    if (run->test->has_c)
+        tensor_cleanup(&run->c);
+    tensor_cleanup(&run->out);
+    free(run->expected);
+    free(run->tolerance);
+}
+
+static IDMLCompiledOperator *create_gemm(struct gemm_context *context, const struct gemm_run *run)
+{
+    const struct gemm_case *test = run->test;
+    DML_GEMM_OPERATOR_DESC desc =
+    {
+        &run->a.desc, &run->b.desc, test->has_c ? &run->c.desc : NULL, &run->out.desc,
+        test->trans_a, test->trans_b, test->alpha, test->beta, test->activation,
+    };
+    DML_OPERATOR_DESC op_desc = {DML_OPERATOR_GEMM, &desc};
+    IDMLCompiledOperator *compiled = NULL;
+    IDMLOperator *op = NULL;
+
+    check_hr(IDMLDevice_CreateOperator(context->dml, &op_desc, &IID_IDMLOperator, (void **)&op), S_OK);
+    check_hr(IDMLDevice_CompileOperator(context->dml, op, test->flags, &IID_IDMLCompiledOperator,
+            (void **)&compiled), S_OK);
+    /* The compiled operator keeps its operator. */
+    assert_int_equal(IDMLOperator_Release(op), 1);
+    return compiled;
+}
+
+/* Compares every output element (the padding of strided outputs is not checked). */
+static void check_output(struct gemm_context *context, const struct gemm_run *run, ID3D12Resource *output,
+        const char *when)
+{
+    const struct gemm_case *test = run->test;
+    size_t size = run->out.buffer.TotalTensorSizeInBytes, index;
+    void *bytes = malloc(size);
+    UINT b0, b1, m, n;
+    float got;
+
+    assert_non_null(bytes);
+    read_uav_buffer(context, output, bytes, size);
+    for (b0 = 0; b0 < test->batch0; ++b0)
+    for (b1 = 0; b1 < test->batch1; ++b1)
+    for (m = 0; m < test->m; ++m)
+    for (n = 0; n < test->n; ++n)
+    {
+        index = tensor_index(&run->out, b0, b1, m, n);
+        got = read_element(bytes, test->type, index);
+        if (!(fabs((double)got - run->expected[index]) <= run->tolerance[index]))
+            fail_msg("%s (%s): output[%u][%u][%u][%u] = %.9g, expected %.9g (tolerance %.3g)", test->name, when,
+                    b0, b1, m, n, got, run->expected[index], run->tolerance[index]);
+    }
+    free(bytes);
+}
+
+/* Initializes `compiled`: OWNED_BY_DML inputs come from `owned` (UPLOAD buffers), the persistent
+ * resource is the initializer's output. */
+static void initialize(struct gemm_context *context, IDMLCompiledOperator *compiled, const struct gemm_run *run,
+        ID3D12Resource *const owned[GEMM_INPUTS], const DML_BUFFER_BINDING *persistent)
+{
+    const struct tensor *inputs[GEMM_INPUTS] = {&run->a, &run->b, run->test->has_c ? &run->c : NULL};
+    DML_BUFFER_BINDING owned_bindings[GEMM_INPUTS] = {{NULL, 0, 0}};
+    DML_BUFFER_ARRAY_BINDING array = {GEMM_INPUTS, owned_bindings};
+    DML_BINDING_DESC input = {DML_BINDING_TYPE_BUFFER_ARRAY, &array}, output = binding_desc(persistent);
+    IDMLOperatorInitializer *initializer = NULL;
+    unsigned int i;
+
+    for (i = 0; i < GEMM_INPUTS; ++i)
+    {
+        if (owned[i])
+            owned_bindings[i] = buffer_binding(owned[i], inputs[i]->buffer.TotalTensorSizeInBytes);
+    }
+    check_hr(IDMLDevice_CreateOperatorInitializer(context->dml, 1, &compiled, &IID_IDMLOperatorInitializer,
+            (void **)&initializer), S_OK);
+    assert_int_equal(IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)initializer)
+            .PersistentResourceSize, 0);
+    dispatch(context, (IDMLDispatchable *)initializer, 0, &input, 1, &output, 1, NULL);
+    release_last(initializer);
+}
+
+static void run_case(struct gemm_context *context, const struct gemm_case *test)
+{
+    ID3D12Resource *owned[GEMM_INPUTS] = {NULL}, *buffers[GEMM_INPUTS] = {NULL}, *output, *output2, *persistent = NULL;
+    DML_BUFFER_BINDING input_bindings[GEMM_INPUTS], output_binding, persistent_binding;
+    DML_BINDING_DESC inputs[GEMM_INPUTS], outputs[1];
+    const struct tensor *tensors[GEMM_INPUTS];
+    DML_BINDING_PROPERTIES properties;
+    IDMLCompiledOperator *compiled;
+    struct gemm_run run;
+    unsigned int i;
+    void *garbage;
+
+    if (test->type == DML_TENSOR_DATA_TYPE_FLOAT16 && !context->float16)
+    {
+        print_message("Skipping %s: the device has no FLOAT16 support.\n", test->name);
+        return;
+    }
+    gemm_run_init(&run, test);
+    tensors[0] = &run.a, tensors[1] = &run.b, tensors[2] = test->has_c ? &run.c : NULL;
+    compiled = create_gemm(context, &run);
+    properties = IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)compiled);
+    if (test->owned)
+        assert_true(properties.PersistentResourceSize > 0);
+
+    /* Inputs: OWNED_BY_DML ones only in an upload buffer, bound to the initializer; the others in
+     * DEFAULT buffers, bound at execute. */
+    for (i = 0; i < GEMM_INPUTS; ++i)
+    {
+        inputs[i] = binding_desc(NULL);
+        if (!tensors[i])
+            continue;
+        if (tensors[i]->buffer.Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+        {
+            owned[i] = create_owned_buffer(context, tensors[i]);
+            continue;
+        }
+        buffers[i] = create_input_buffer(context, tensors[i]);
+        input_bindings[i] = buffer_binding(buffers[i], tensors[i]->buffer.TotalTensorSizeInBytes);
+        inputs[i] = binding_desc(&input_bindings[i]);
+    }
+    if (properties.PersistentResourceSize)
+    {
+        persistent = create_uav_buffer(context, properties.PersistentResourceSize);
+        persistent_binding = buffer_binding(persistent, properties.PersistentResourceSize);
+    }
+    initialize(context, compiled, &run, owned, persistent ? &persistent_binding : NULL);
+
+    output = create_uav_buffer(context, run.out.buffer.TotalTensorSizeInBytes);
+    output_binding = buffer_binding(output, run.out.buffer.TotalTensorSizeInBytes);
+    outputs[0] = binding_desc(&output_binding);
+    dispatch(context, (IDMLDispatchable *)compiled, 16, inputs, GEMM_INPUTS, outputs, 1,
+            persistent ? &persistent_binding : NULL);
+    check_output(context, &run, output, "first execution");
+
+    if (test->owned)
+    {
+        /* The weights now live in the persistent resource: the application's copies may change. */
+        for (i = 0; i < GEMM_INPUTS; ++i)
+        {
+            if (!owned[i])
+                continue;
+            garbage = malloc(tensors[i]->buffer.TotalTensorSizeInBytes);
+            assert_non_null(garbage);
+            fill_pattern(garbage, tensors[i]->buffer.TotalTensorSizeInBytes, 77 + i);
+            write_mapped(owned[i], 0, garbage, tensors[i]->buffer.TotalTensorSizeInBytes);
+            free(garbage);
+        }
+        output2 = create_uav_buffer(context, run.out.buffer.TotalTensorSizeInBytes);
+        output_binding = buffer_binding(output2, run.out.buffer.TotalTensorSizeInBytes);
+        dispatch(context, (IDMLDispatchable *)compiled, 32, inputs, GEMM_INPUTS, outputs, 1, &persistent_binding);
+        check_output(context, &run, output2, "after overwriting the OWNED_BY_DML sources");
+        release_last(output2);
+    }
+
+    release_last(output);
+    for (i = 0; i < GEMM_INPUTS; ++i)
+    {
+        if (owned[i])
+            release_last(owned[i]);
+        if (buffers[i])
+            release_last(buffers[i]);
+    }
+    if (persistent)
+        release_last(persistent);
+    release_last(compiled);
+    gemm_run_cleanup(&run);
+    assert_no_log_errors();
+}
+
+static void run_cases(void **state, const struct gemm_case *cases, size_t count)
+{
+    size_t i;
+
+    for (i = 0; i < count; ++i)
+        run_case(*state, &cases[i]);
+}
+
+#define F32 DML_TENSOR_DATA_TYPE_FLOAT32
+#define F16 DML_TENSOR_DATA_TYPE_FLOAT16
+#define NONE DML_MATRIX_TRANSFORM_NONE
+#define TRANS DML_MATRIX_TRANSFORM_TRANSPOSE
+#define PACKED LAYOUT_PACKED
+#define PADDED LAYOUT_PADDED
+#define COLUMNS LAYOUT_COLUMN_MAJOR
+#define BROADCAST LAYOUT_BATCH_BROADCAST
+#define ROW LAYOUT_ROW_BROADCAST
+#define SCALAR LAYOUT_SCALAR
+
+/* name, type, rank, batch0, batch1, M, N, K, TransA, TransB, C, Alpha, Beta, layouts A B C Output,
+ * activation, owned, flags */
+static const struct gemm_case shape_cases[] =
+{
+    {"1x1x1", F32, 4, 1, 1, 1, 1, 1, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"64x64x64", F32, 4, 1, 1, 64, 64, 64, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"odd M=7 K=13 N=5, rank 2", F32, 2, 1, 1, 7, 5, 13, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"rank 3, several tiles", F32, 3, 1, 3, 130, 70, 100, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"TransA", F32, 4, 1, 2, 33, 65, 17, TRANS, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"TransB", F32, 4, 2, 1, 20, 9, 70, NONE, TRANS, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"TransA and TransB", F32, 4, 1, 1, 31, 47, 29, TRANS, TRANS, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"column-major A and B (strided transposes)", F32, 4, 1, 1, 40, 24, 19, NONE, NONE, false, 1.0f, 0.0f,
+            COLUMNS, COLUMNS, PACKED, PACKED},
+    {"padded strides everywhere, batches 2x3", F32, 4, 2, 3, 9, 40, 31, NONE, TRANS, true, 1.0f, 1.0f,
+            PADDED, PADDED, PADDED, PADDED},
+    {"B broadcast over batches (0-strides)", F32, 4, 2, 3, 17, 18, 21, NONE, NONE, false, 1.0f, 0.0f,
+            PACKED, BROADCAST, PACKED, PACKED},
+    {"A broadcast over batches, TransA", F32, 4, 3, 2, 12, 66, 20, TRANS, NONE, false, 1.0f, 0.0f,
+            BROADCAST, PACKED, PACKED, PACKED},
+    {"column-major output", F32, 4, 1, 2, 19, 23, 8, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, COLUMNS},
+};
+
+static const struct gemm_case c_cases[] =
+{
+    {"C, Alpha and Beta", F32, 4, 1, 1, 25, 33, 41, NONE, NONE, true, 0.5f, -2.0f, PACKED, PACKED, PACKED, PACKED},
+    {"C as a bias row (0-strides)", F32, 4, 2, 2, 30, 70, 16, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED},
+    {"C as a scalar (0-strides)", F32, 3, 1, 2, 5, 6, 7, NONE, TRANS, true, -1.25f, 3.0f, PACKED, PACKED, SCALAR, PACKED},
+    {"C broadcast over batches, rank 2", F32, 2, 1, 1, 66, 3, 2, NONE, NONE, true, 2.0f, 0.5f, PACKED, PACKED,
+            BROADCAST, PACKED},
+    {"Beta ignored without C", F32, 4, 1, 1, 8, 8, 8, NONE, NONE, false, 1.5f, 100.0f, PACKED, PACKED, PACKED, PACKED},
+    {"Alpha 0", F32, 4, 1, 1, 8, 9, 10, NONE, NONE, true, 0.0f, 1.0f, PACKED, PACKED, PACKED, PACKED},
+};
+
+static const struct gemm_case activation_cases[] =
+{
+    {"RELU", F32, 4, 1, 1, 19, 21, 23, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED, &relu},
+    {"SIGMOID", F32, 4, 1, 1, 19, 21, 23, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED, &sigmoid},
+    {"TANH", F32, 4, 1, 1, 19, 21, 23, TRANS, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED, &tanh_activation},
+    {"LEAKY_RELU", F32, 4, 1, 1, 19, 21, 23, NONE, TRANS, true, 1.0f, -1.0f, PACKED, PACKED, PACKED, PACKED,
+            &leaky_relu},
+    {"ELU", F32, 4, 1, 2, 19, 21, 23, NONE, NONE, true, 2.0f, 1.0f, PACKED, PACKED, PACKED, PACKED, &elu},
+    {"LINEAR", F32, 4, 1, 1, 19, 21, 23, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED, &linear},
+    {"HARD_SIGMOID", F32, 4, 1, 1, 19, 21, 23, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED,
+            &hard_sigmoid},
+    {"CLIP", F32, 4, 1, 1, 19, 21, 23, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, PACKED, PACKED, &clip},
+};
+
+static const struct gemm_case float16_cases[] =
+{
+    {"FLOAT16 1x1x1", F16, 4, 1, 1, 1, 1, 1, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"FLOAT16 64x64x64", F16, 4, 1, 1, 64, 64, 64, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"FLOAT16 odd, rank 2", F16, 2, 1, 1, 7, 5, 13, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"FLOAT16 K=200, TransA, TransB, C bias row", F16, 4, 2, 1, 21, 37, 200, TRANS, TRANS, true, 0.5f, 1.0f,
+            PACKED, PACKED, ROW, PACKED},
+    {"FLOAT16 padded, B broadcast, odd output width", F16, 4, 1, 3, 9, 11, 33, NONE, NONE, true, 1.0f, -0.5f,
+            PADDED, BROADCAST, PADDED, PADDED, &sigmoid},
+    {"FLOAT16 half-precision math", F16, 4, 1, 2, 40, 24, 48, NONE, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, PACKED, PACKED, &relu, 0, DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION},
+};
+
+static const struct gemm_case owned_cases[] =
+{
+    {"OWNED_BY_DML B", F32, 4, 1, 1, 33, 17, 29, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED,
+            NULL, OWN_B},
+    {"OWNED_BY_DML A, B and C", F32, 4, 2, 1, 20, 30, 40, NONE, TRANS, true, 0.75f, -1.0f, PACKED, PACKED, PACKED,
+            PACKED, &leaky_relu, OWN_A | OWN_B | OWN_C},
+    {"OWNED_BY_DML A, strided and broadcast", F32, 3, 1, 3, 12, 70, 9, TRANS, NONE, false, 1.0f, 0.0f,
+            BROADCAST, PADDED, PACKED, PACKED, NULL, OWN_A},
+    {"OWNED_BY_DML B and C, C a bias row", F32, 2, 1, 1, 65, 10, 4, NONE, NONE, true, 1.0f, 1.0f,
+            PACKED, COLUMNS, ROW, PACKED, &relu, OWN_B | OWN_C},
+    {"FLOAT16 OWNED_BY_DML B", F16, 4, 1, 2, 24, 19, 50, NONE, TRANS, true, 1.0f, 1.0f, PACKED, PADDED, ROW,
+            PACKED, NULL, OWN_B},
+};
+
+static void test_shapes(void **state)
+{
+    run_cases(state, shape_cases, ARRAY_SIZE(shape_cases));
+}
+
+static void test_c_alpha_beta(void **state)
+{
+    run_cases(state, c_cases, ARRAY_SIZE(c_cases));
+}
+
+static void test_fused_activations(void **state)
+{
+    run_cases(state, activation_cases, ARRAY_SIZE(activation_cases));
+}
+
+static void test_float16(void **state)
+{
+    run_cases(state, float16_cases, ARRAY_SIZE(float16_cases));
+}
+
+static void test_owned_by_dml(void **state)
+{
+    run_cases(state, owned_cases, ARRAY_SIZE(owned_cases));
+}
+
+/* More output tiles than a dispatch dimension holds (65535 on most devices): the kernel's tile
+ * numbering spreads over y. */
+static void test_many_batches(void **state)
+{
+    static const struct gemm_case many[] =
+    {
+        {"70000 batches of 1x1x1", F32, 4, 2, 4000, 1, 1, 1, NONE, NONE, true, 2.0f, 1.0f,
+                PACKED, PACKED, PACKED, PACKED},
+    };
+
+    run_cases(state, many, ARRAY_SIZE(many));
+}
+
+/* ---- Invalid descs ---- */
+
+struct bad_desc
+{
+    struct tensor a, b, c, out;
+    DML_GEMM_OPERATOR_DESC desc;
+};
+
+static void bad_desc_init(struct bad_desc *bad, DML_TENSOR_DATA_TYPE type, UINT rank, UINT m, UINT n, UINT k)
+{
+    UINT a_sizes[4] = {1, 1, m, k}, b_sizes[4] = {1, 1, k, n}, out_sizes[4] = {1, 1, m, n};
+
+    tensor_init(&bad->a, type, rank, a_sizes, PACKED, 0, 1);
+    tensor_init(&bad->b, type, rank, b_sizes, PACKED, 0, 2);
+    tensor_init(&bad->c, type, rank, out_sizes, PACKED, 0, 3);
+    tensor_init(&bad->out, type, rank, out_sizes, PACKED, 0, 4);
+    memset(&bad->desc, 0, sizeof(bad->desc));
+    bad->desc.ATensor = &bad->a.desc;
+    bad->desc.BTensor = &bad->b.desc;
+    bad->desc.CTensor = &bad->c.desc;
+    bad->desc.OutputTensor = &bad->out.desc;
+    bad->desc.Alpha = 1.0f;
+}
+
+static void bad_desc_cleanup(struct bad_desc *bad)
+{
+    tensor_cleanup(&bad->a);
+    tensor_cleanup(&bad->b);
+    tensor_cleanup(&bad->c);
+    tensor_cleanup(&bad->out);
+}
+
+static HRESULT create_bad(struct gemm_context *context, const struct bad_desc *bad)
+{
+    DML_OPERATOR_DESC op_desc = {DML_OPERATOR_GEMM, &bad->desc};
+    IDMLOperator *op = (IDMLOperator *)(uintptr_t)0xdeadbeef;
+    HRESULT hr;
+
+    vkdml_test_log_reset();
+    hr = IDMLDevice_CreateOperator(context->dml, &op_desc, &IID_IDMLOperator, (void **)&op);
+    assert_null(op);
+    return hr;
+}
+
+/* CreateOperator fails with E_INVALIDARG and one log line naming the rule. */
+#define check_bad(context, bad, message) \
+    do { \
+        check_hr(create_bad(context, bad), E_INVALIDARG); \
+        assert_int_equal(vkdml_test_log_counts()->errors, 1); \
+        assert_logged_error(message); \
+    } while (0)
+
+static void test_invalid_shapes(void **state)
+{
+    struct gemm_context *context = *state;
+    struct bad_desc bad;
+
+    bad_desc_init(&bad, F32, 4, 2, 3, 5);
+    bad.b.sizes[2] = 6;
+    check_bad(context, &bad, "CreateOperator(GEMM): ATensor.Sizes[3]=5 must equal BTensor.Sizes[2]=6");
+    bad_desc_cleanup(&bad);
+
+    /* With TransA, K is A's dimension 2. */
+    bad_desc_init(&bad, F32, 4, 2, 3, 5);
+    bad.desc.TransA = TRANS;
+    check_bad(context, &bad, "ATensor.Sizes[2]=2 must equal BTensor.Sizes[2]=5");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F32, 3, 2, 3, 5);
+    bad.desc.TransB = TRANS;
+    check_bad(context, &bad, "ATensor.Sizes[2]=5 must equal BTensor.Sizes[2]=3");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F32, 4, 2, 3, 5);
+    bad.out.sizes[2] = 4;
+    bad.c.sizes[2] = 4;
+    check_bad(context, &bad, "OutputTensor.Sizes[2]=4 must equal ATensor.Sizes[2]=2 (M)");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F32, 2, 2, 3, 5);
+    bad.out.sizes[3] = 4;
+    bad.c.sizes[3] = 4;
+    check_bad(context, &bad, "OutputTensor.Sizes[1]=4 must equal BTensor.Sizes[1]=3 (N)");
+    bad_desc_cleanup(&bad);
+
+    /* Batches broadcast through 0-strides, not through size 1. */
+    bad_desc_init(&bad, F32, 4, 2, 3, 5);
+    bad.a.sizes[0] = bad.c.sizes[0] = bad.out.sizes[0] = 2;
+    check_bad(context, &bad, "BTensor.Sizes[0]=1 must equal OutputTensor.Sizes[0]=2");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F32, 4, 2, 3, 5);
+    bad.a.sizes[1] = 3;
+    check_bad(context, &bad, "ATensor.Sizes[1]=3 must equal OutputTensor.Sizes[1]=1");
+    bad_desc_cleanup(&bad);
+
+    /* C has the output's sizes; a bias is a 0-stride C. */
+    bad_desc_init(&bad, F32, 4, 2, 3, 5);
+    bad.c.sizes[2] = 1;
+    check_bad(context, &bad, "CTensor.Sizes[2]=1 must equal OutputTensor.Sizes[2]=2");
+    bad_desc_cleanup(&bad);
+}
+
+static void test_invalid_ranks_and_types(void **state)
+{
+    struct gemm_context *context = *state;
+    static const UINT sizes5[5] = {1, 1, 1, 2, 2};
+    struct bad_desc bad;
+
+    bad_desc_init(&bad, F32, 4, 2, 2, 2);
+    bad.b.buffer.DimensionCount = 3;
+    bad.b.buffer.Sizes = &bad.b.sizes[1];
+    check_bad(context, &bad, "BTensor.DimensionCount=3 must equal ATensor.DimensionCount=4");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F32, 4, 2, 2, 2);
+    bad.desc.CTensor = NULL;
+    bad.a.buffer.DimensionCount = bad.b.buffer.DimensionCount = bad.out.buffer.DimensionCount = 5;
+    bad.a.buffer.Sizes = bad.b.buffer.Sizes = bad.out.buffer.Sizes = sizes5;
+    check_bad(context, &bad, "ATensor.DimensionCount=5 must be 2 to 4");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F32, 2, 1, 2, 2);
+    bad.desc.CTensor = NULL;
+    bad.a.buffer.DimensionCount = bad.out.buffer.DimensionCount = 1;
+    bad.a.buffer.Sizes = &bad.a.sizes[3];
+    bad.out.buffer.Sizes = &bad.out.sizes[3];
+    check_bad(context, &bad, "ATensor.DimensionCount=1 must be 2 to 4");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, DML_TENSOR_DATA_TYPE_INT32, 4, 2, 2, 2);
+    check_bad(context, &bad, "ATensor.DataType=INT32 must be FLOAT32 or FLOAT16");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F32, 4, 2, 2, 2);
+    bad.b.buffer.DataType = F16;
+    check_bad(context, &bad, "BTensor.DataType=FLOAT16 must equal ATensor.DataType=FLOAT32");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F16, 4, 2, 2, 2);
+    bad.out.buffer.DataType = F32;
+    bad.out.buffer.TotalTensorSizeInBytes *= 2;
+    check_bad(context, &bad, "OutputTensor.DataType=FLOAT32 must equal ATensor.DataType=FLOAT16");
+    bad_desc_cleanup(&bad);
+
+    bad_desc_init(&bad, F32, 4, 2, 2, 2);
+    bad.desc.TransB = (DML_MATRIX_TRANSFORM)2;
+    check_bad(context, &bad, "TransB");
+    bad_desc_cleanup(&bad);
+}
+
+static void test_invalid_activations(void **state)
+{
+    static const DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC identity_desc = {NULL, NULL, NULL};
+    static const DML_OPERATOR_DESC not_fusible = {DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity_desc};
+    struct gemm_context *context = *state;
+    DML_ACTIVATION_RELU_OPERATOR_DESC relu_with_tensor;
+    DML_OPERATOR_DESC activation;
+    struct bad_desc bad;
+
+    bad_desc_init(&bad, F32, 4, 2, 2, 2);
+    bad.desc.FusedActivation = &not_fusible;
+    check_bad(context, &bad, "FusedActivation");
+    bad_desc_cleanup(&bad);
+
+    /* A fused activation has no tensors of its own. */
+    bad_desc_init(&bad, F32, 4, 2, 2, 2);
+    relu_with_tensor.InputTensor = &bad.out.desc;
+    relu_with_tensor.OutputTensor = NULL;
+    activation.Type = DML_OPERATOR_ACTIVATION_RELU;
+    activation.Desc = &relu_with_tensor;
+    bad.desc.FusedActivation = &activation;
+    check_bad(context, &bad, "FusedActivation");
+    bad_desc_cleanup(&bad);
+}
+
+/* Everything below is still valid: the rules above reject exactly what they name. */
+static void test_valid_edge_descs(void **state)
+{
+    struct gemm_context *context = *state;
+    IDMLOperator *op = NULL;
+    DML_OPERATOR_DESC op_desc;
+    struct bad_desc good;
+
+    bad_desc_init(&good, F32, 2, 3, 4, 5);
+    good.desc.CTensor = NULL;
+    op_desc.Type = DML_OPERATOR_GEMM;
+    op_desc.Desc = &good.desc;
+    vkdml_test_log_reset();
+    check_hr(IDMLDevice_CreateOperator(context->dml, &op_desc, &IID_IDMLOperator, (void **)&op), S_OK);
+    release_last(op);
+    bad_desc_cleanup(&good);
+    assert_no_log_errors();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] =
+    {
+        cmocka_unit_test(test_half_conversion),
+        cmocka_unit_test_setup_teardown(test_shapes, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_c_alpha_beta, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_fused_activations, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_float16, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_owned_by_dml, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_many_batches, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_shapes, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_activations, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_valid_edge_descs, gemm_setup, gemm_teardown),
+    };
+
+    vkdml_test_require_device();
+    vkdml_test_init_logging();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
