@@ -1,6 +1,7 @@
 #!/bin/sh
 # The README's two commands. On a fresh Debian 12 machine each one is enough by itself:
-#   tools/setup.sh demo   install what is missing, build, run the main job (vkdml-info for now)
+#   tools/setup.sh demo   install what is missing, build, run the main job: the demo (GEMM -> ADD1+ReLU ->
+#                         MULTIPLY through the DirectML API, checked against the CPU) on the default device
 #   tools/setup.sh test   install what is missing, build, run the whole test suite (validation on)
 # BUILD_DIR (default: build) picks the build directory; MESON_ARGS adds `meson setup` options.
 set -eu
@@ -38,7 +39,7 @@ case "${1:-}" in
     demo)
         install_missing
         build
-        "$BUILD_DIR/tools/vkdml-info"
+        "$BUILD_DIR/tools/vkdml-demo"
         ;;
     test)
         install_missing
