@@ -11,9 +11,10 @@
  * DML_OPERATOR_GEMM, the straightforward kernel: Output = FusedActivation(Alpha * op(A) x op(B)
  * + Beta * C) for every {batch0, batch1} matrix (gemm_interface.h has the constants).
  *
- * One workgroup of 16x16 threads computes a 64x64 output tile; A and B are staged through shared
- * memory 16 values of K at a time, and each thread accumulates a 4x4 block whose rows and columns
- * are 16 apart (so neighbouring threads store neighbouring outputs). Tensors are read only through
+ * One workgroup of 16x16 threads computes an output tile of up to 64x64; A and B are staged
+ * through shared memory 16 values of K at a time, and each thread accumulates a block of up to
+ * 4x4 outputs whose rows and columns are 16 apart (so neighbouring threads store neighbouring
+ * outputs). The block shrinks for small M or N, so that small matrices get more workgroups. Tensors are read only through
  * their element strides, so transposes, padding and 0-stride broadcast need no special case; the
  * tile loads pick their fastest-moving thread index from whichever of the two strides is smaller,
  * which keeps transposed inputs coalesced.
@@ -93,25 +94,26 @@ layout(constant_id = GEMM_SPEC_HAS_C) const bool HAS_C = false;
 /* The C side passes the FLOAT attributes' bits unchanged. */
 layout(constant_id = GEMM_SPEC_ALPHA) const float ALPHA = 1.0;
 layout(constant_id = GEMM_SPEC_BETA) const float BETA = 0.0;
+layout(constant_id = GEMM_SPEC_THREAD_M) const uint THREAD_M = GEMM_MAX_THREAD_TILE;
+layout(constant_id = GEMM_SPEC_THREAD_N) const uint THREAD_N = GEMM_MAX_THREAD_TILE;
 
 const uint THREADS = GEMM_THREADS_X * GEMM_THREADS_Y;
-const uint THREAD_M = GEMM_TILE_M / GEMM_THREADS_Y;     /* outputs per thread, 16 rows apart */
-const uint THREAD_N = GEMM_TILE_N / GEMM_THREADS_X;     /* outputs per thread, 16 columns apart */
-const uint A_LOADS = GEMM_TILE_M * GEMM_TILE_K / THREADS;
-const uint B_LOADS = GEMM_TILE_K * GEMM_TILE_N / THREADS;
+const uint MAX_TILE = GEMM_MAX_THREAD_TILE;
+const uint TILE_M = GEMM_THREADS_Y * THREAD_M;
+const uint TILE_N = GEMM_THREADS_X * THREAD_N;
 /* One padding column, so that loads along K (transposed layouts) hit different banks. */
-const uint A_LD = GEMM_TILE_M + 1;
-const uint B_LD = GEMM_TILE_N + 1;
+const uint A_LD = TILE_M + 1;
+const uint B_LD = TILE_N + 1;
 
-const uint TILES_M = (M + GEMM_TILE_M - 1) / GEMM_TILE_M;
-const uint TILES_N = (N + GEMM_TILE_N - 1) / GEMM_TILE_N;
+const uint TILES_M = (M + TILE_M - 1) / TILE_M;
+const uint TILES_N = (N + TILE_N - 1) / TILE_N;
 const uint TILE_COUNT = TILES_M * TILES_N * BATCH_COUNT;
 /* Which thread index runs along the contiguous direction of each tile load. */
 const bool A_K_FASTEST = A_STRIDE_K <= A_STRIDE_M;
 const bool B_N_FASTEST = B_STRIDE_N <= B_STRIDE_K;
 
-shared ACC_T a_tile[GEMM_TILE_K * A_LD];   /* [k][m] */
-shared ACC_T b_tile[GEMM_TILE_K * B_LD];   /* [k][n] */
+shared ACC_T a_tile[GEMM_TILE_K * (GEMM_THREADS_Y * GEMM_MAX_THREAD_TILE + 1)];  /* [k][m], A_LD apart */
+shared ACC_T b_tile[GEMM_TILE_K * (GEMM_THREADS_X * GEMM_MAX_THREAD_TILE + 1)];  /* [k][n], B_LD apart */
 
 /* The byte address `offset` into the binding in descriptor `slot`, without 64-bit integers. */
 uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
@@ -126,12 +128,16 @@ uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
 
 void load_a_tile(GemmInput a, uint base, uint m0, uint k0, uint thread)
 {
-    [[unroll]] for (uint r = 0; r < A_LOADS; ++r)
+    /* The tile holds TILE_M x 16 = THREAD_M x THREADS values. */
+    [[unroll]] for (uint r = 0; r < MAX_TILE; ++r)
     {
         uint l = thread + r * THREADS;
-        uint m = A_K_FASTEST ? l / GEMM_TILE_K : l % GEMM_TILE_M;
-        uint k = A_K_FASTEST ? l % GEMM_TILE_K : l / GEMM_TILE_M;
+        uint m = A_K_FASTEST ? l / GEMM_TILE_K : l % TILE_M;
+        uint k = A_K_FASTEST ? l % GEMM_TILE_K : l / TILE_M;
         ACC_T value = ACC_T(0.0);
+
+        if (r >= THREAD_M)
+            break;
 
         if (m0 + m < M && k0 + k < K)
             value = ACC_T(a.v[base + (m0 + m) * A_STRIDE_M + (k0 + k) * A_STRIDE_K]);
@@ -141,12 +147,15 @@ void load_a_tile(GemmInput a, uint base, uint m0, uint k0, uint thread)
 
 void load_b_tile(GemmInput b, uint base, uint n0, uint k0, uint thread)
 {
-    [[unroll]] for (uint r = 0; r < B_LOADS; ++r)
+    [[unroll]] for (uint r = 0; r < MAX_TILE; ++r)
     {
         uint l = thread + r * THREADS;
-        uint n = B_N_FASTEST ? l % GEMM_TILE_N : l / GEMM_TILE_K;
-        uint k = B_N_FASTEST ? l / GEMM_TILE_N : l % GEMM_TILE_K;
+        uint n = B_N_FASTEST ? l % TILE_N : l / GEMM_TILE_K;
+        uint k = B_N_FASTEST ? l / TILE_N : l % GEMM_TILE_K;
         ACC_T value = ACC_T(0.0);
+
+        if (r >= THREAD_N)
+            break;
 
         if (n0 + n < N && k0 + k < K)
             value = ACC_T(b.v[base + (k0 + k) * B_STRIDE_K + (n0 + n) * B_STRIDE_N]);
@@ -162,8 +171,8 @@ void main()
     if (group >= TILE_COUNT)
         return;
 
-    uint n0 = (group % TILES_N) * GEMM_TILE_N;
-    uint m0 = ((group / TILES_N) % TILES_M) * GEMM_TILE_M;
+    uint n0 = (group % TILES_N) * TILE_N;
+    uint m0 = ((group / TILES_N) % TILES_M) * TILE_M;
     uint batch = group / (TILES_N * TILES_M);
     uint b0 = batch / BATCH1, b1 = batch % BATCH1;
     uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
@@ -174,9 +183,11 @@ void main()
     uint a_base = b0 * A_STRIDE_B0 + b1 * A_STRIDE_B1;
     uint b_base = b0 * B_STRIDE_B0 + b1 * B_STRIDE_B1;
 
-    ACC_T acc[THREAD_M][THREAD_N];
-    [[unroll]] for (uint i = 0; i < THREAD_M; ++i)
-        [[unroll]] for (uint j = 0; j < THREAD_N; ++j)
+    /* Loops run to MAX_TILE with THREAD_M / THREAD_N guards: fully unrolled, the unused parts
+     * fold away once the pipeline is specialized. */
+    ACC_T acc[MAX_TILE][MAX_TILE];
+    [[unroll]] for (uint i = 0; i < MAX_TILE; ++i)
+        [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
             acc[i][j] = ACC_T(0.0);
 
     for (uint k0 = 0; k0 < K; k0 += GEMM_TILE_K)
@@ -187,15 +198,16 @@ void main()
 
         [[unroll]] for (uint k = 0; k < GEMM_TILE_K; ++k)
         {
-            ACC_T a_values[THREAD_M], b_values[THREAD_N];
+            ACC_T a_values[MAX_TILE], b_values[MAX_TILE];
 
-            [[unroll]] for (uint i = 0; i < THREAD_M; ++i)
-                a_values[i] = a_tile[k * A_LD + ty + i * GEMM_THREADS_Y];
-            [[unroll]] for (uint j = 0; j < THREAD_N; ++j)
-                b_values[j] = b_tile[k * B_LD + tx + j * GEMM_THREADS_X];
-            [[unroll]] for (uint i = 0; i < THREAD_M; ++i)
-                [[unroll]] for (uint j = 0; j < THREAD_N; ++j)
-                    acc[i][j] += a_values[i] * b_values[j];
+            [[unroll]] for (uint i = 0; i < MAX_TILE; ++i)
+                a_values[i] = i < THREAD_M ? a_tile[k * A_LD + ty + i * GEMM_THREADS_Y] : ACC_T(0.0);
+            [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
+                b_values[j] = j < THREAD_N ? b_tile[k * B_LD + tx + j * GEMM_THREADS_X] : ACC_T(0.0);
+            [[unroll]] for (uint i = 0; i < MAX_TILE; ++i)
+                [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
+                    if (i < THREAD_M && j < THREAD_N)
+                        acc[i][j] += a_values[i] * b_values[j];
         }
         /* The next iteration overwrites the tiles. */
         barrier();
@@ -206,16 +218,16 @@ void main()
     uint out_base = b0 * OUT_STRIDE_B0 + b1 * OUT_STRIDE_B1;
     uint c_base = b0 * C_STRIDE_B0 + b1 * C_STRIDE_B1;
 
-    [[unroll]] for (uint i = 0; i < THREAD_M; ++i)
+    [[unroll]] for (uint i = 0; i < MAX_TILE; ++i)
     {
         uint m = m0 + ty + i * GEMM_THREADS_Y;
 
-        [[unroll]] for (uint j = 0; j < THREAD_N; ++j)
+        [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
         {
             uint n = n0 + tx + j * GEMM_THREADS_X;
             float value;
 
-            if (m >= M || n >= N)
+            if (i >= THREAD_M || j >= THREAD_N || m >= M || n >= N)
                 continue;
             value = ALPHA * float(acc[i][j]);
             if (HAS_C)

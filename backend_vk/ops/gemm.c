@@ -250,6 +250,13 @@ static enum vkdml_kernel_id choose_kernel(const struct vkdml_compile *compile, D
     return VKDML_KERNEL_GEMM_F16;
 }
 
+/* Outputs per thread along a dimension of `size`: up to GEMM_MAX_THREAD_TILE, fewer when the
+ * matrix is smaller than a full tile (more, smaller workgroups keep the device busy). */
+static uint32_t thread_tile(uint32_t size, uint32_t threads)
+{
+    return (uint32_t)VKDML_MIN((size + (uint64_t)threads - 1) / threads, GEMM_MAX_THREAD_TILE);
+}
+
 /* Spreads `tiles` workgroups over as few layers (z), then rows (y), as maxComputeWorkGroupCount
  * allows, with rows as even as possible; the kernel linearizes the group id and skips the few
  * surplus groups of the rounding. */
@@ -275,7 +282,7 @@ HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
     const struct vkdml_operator_view *op = compile->op;
     const DML_GEMM_OPERATOR_DESC *desc = op->desc;
     struct gemm_matrix a, b, c, out;
-    uint32_t spec[GEMM_SPEC_COUNT] = {0}, groups[3];
+    uint32_t spec[GEMM_SPEC_COUNT] = {0}, groups[3], tile_m, tile_n;
     uint64_t tiles;
     HRESULT hr;
 
@@ -305,12 +312,16 @@ HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
     spec[GEMM_SPEC_BETA] = float_bits(desc->Beta);
     vkdml_fused_activation_spec(desc->FusedActivation, &spec[GEMM_SPEC_ACTIVATION]);
 
-    tiles = (((uint64_t)out.sizes[2] + GEMM_TILE_M - 1) / GEMM_TILE_M)
-            * (((uint64_t)out.sizes[3] + GEMM_TILE_N - 1) / GEMM_TILE_N) * spec[GEMM_SPEC_BATCH_COUNT];
+    spec[GEMM_SPEC_THREAD_M] = thread_tile(out.sizes[2], GEMM_THREADS_Y);
+    spec[GEMM_SPEC_THREAD_N] = thread_tile(out.sizes[3], GEMM_THREADS_X);
+    tile_m = GEMM_THREADS_Y * spec[GEMM_SPEC_THREAD_M];
+    tile_n = GEMM_THREADS_X * spec[GEMM_SPEC_THREAD_N];
+    tiles = (((uint64_t)out.sizes[2] + tile_m - 1) / tile_m) * (((uint64_t)out.sizes[3] + tile_n - 1) / tile_n)
+            * spec[GEMM_SPEC_BATCH_COUNT];
     if (FAILED(hr = tile_groups(compile, tiles, groups)))
         return hr;
-    TRACE("GEMM {%u,%u} x {%u,%u,%u}: %u x %u x %u workgroups.", out.sizes[0], out.sizes[1],
-            out.sizes[2], out.sizes[3], a.sizes[3], groups[0], groups[1], groups[2]);
+    TRACE("GEMM {%u,%u} x {%u,%u,%u}: %ux%u tiles, %u x %u x %u workgroups.", out.sizes[0], out.sizes[1],
+            out.sizes[2], out.sizes[3], a.sizes[3], tile_m, tile_n, groups[0], groups[1], groups[2]);
     return vkdml_compile_add_dispatch(compile, choose_kernel(compile, gemm_tensor(op, GEMM_A)->DataType),
             spec, GEMM_SPEC_COUNT, NULL, 0, groups, false);
 }

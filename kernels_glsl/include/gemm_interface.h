@@ -10,14 +10,14 @@
 #ifndef VKDML_GEMM_INTERFACE_H
 #define VKDML_GEMM_INTERFACE_H
 
-/* Output tile of one workgroup and the K step staged through shared memory; the workgroup is
- * GEMM_THREADS_X x GEMM_THREADS_Y threads, each computing (TILE_M / THREADS_Y) x (TILE_N / THREADS_X)
- * outputs. */
-#define GEMM_TILE_M 64
-#define GEMM_TILE_N 64
-#define GEMM_TILE_K 16
+/* A workgroup is GEMM_THREADS_X x GEMM_THREADS_Y threads; each thread accumulates THREAD_M x
+ * THREAD_N outputs (specialization constants, 1 to GEMM_MAX_THREAD_TILE: small matrices get small
+ * tiles and more workgroups), so a workgroup's output tile is (16 THREAD_M) x (16 THREAD_N). A and
+ * B are staged through shared memory GEMM_TILE_K values of K at a time. */
 #define GEMM_THREADS_X 16
 #define GEMM_THREADS_Y 16
+#define GEMM_TILE_K 16
+#define GEMM_MAX_THREAD_TILE 4
 
 /* Specialization constant ids. */
 #define GEMM_SPEC_M 0
@@ -38,8 +38,10 @@
 #define GEMM_SPEC_HAS_C 33              /* 0: no CTensor (Beta ignored) */
 #define GEMM_SPEC_ALPHA 34              /* float bits */
 #define GEMM_SPEC_BETA 35               /* float bits */
-#define GEMM_SPEC_ACTIVATION 36         /* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h) */
-#define GEMM_SPEC_COUNT 40
+#define GEMM_SPEC_THREAD_M 36           /* outputs per thread along M, 16 rows apart */
+#define GEMM_SPEC_THREAD_N 37           /* outputs per thread along N, 16 columns apart */
+#define GEMM_SPEC_ACTIVATION 38         /* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h) */
+#define GEMM_SPEC_COUNT 42
 
 #ifdef VULKAN
 
@@ -53,9 +55,9 @@ layout(push_constant, std430) uniform GemmPush
 
 #include <stdint.h>
 
-_Static_assert(GEMM_TILE_M % GEMM_THREADS_Y == 0 && GEMM_TILE_N % GEMM_THREADS_X == 0, "thread tile");
-_Static_assert((GEMM_TILE_M * GEMM_TILE_K) % (GEMM_THREADS_X * GEMM_THREADS_Y) == 0, "A tile load");
-_Static_assert((GEMM_TILE_K * GEMM_TILE_N) % (GEMM_THREADS_X * GEMM_THREADS_Y) == 0, "B tile load");
+/* Tile loads: every thread loads THREAD_M values of A and THREAD_N values of B per K step. */
+_Static_assert(GEMM_THREADS_Y * GEMM_TILE_K == GEMM_THREADS_X * GEMM_THREADS_Y, "A tile load");
+_Static_assert(GEMM_THREADS_X * GEMM_TILE_K == GEMM_THREADS_X * GEMM_THREADS_Y, "B tile load");
 
 #endif
 
