@@ -182,21 +182,7 @@ HRESULT dml_command_recorder_create(struct dml_device *device, struct dml_comman
  * functions (prefix_GetPrivateData...), `impl_from` maps the interface to the object, which has
  * `private_store` and `device` members. SetName stays per object (some name pipelines). */
 #define DML_IMPLEMENT_PRIVATE_DATA(prefix, iface_type, impl_from) \
-    static HRESULT STDMETHODCALLTYPE prefix##_GetPrivateData(iface_type *iface, REFGUID guid, UINT *size, void *data) \
-    { \
-        TRACE("iface %p, guid %s, size %p, data %p.", (void *)iface, debugstr_guid(guid), (void *)size, data); \
-        return vkdml_private_store_get(&impl_from(iface)->private_store, guid, size, data); \
-    } \
-    static HRESULT STDMETHODCALLTYPE prefix##_SetPrivateData(iface_type *iface, REFGUID guid, UINT size, const void *data) \
-    { \
-        TRACE("iface %p, guid %s, size %u, data %p.", (void *)iface, debugstr_guid(guid), size, data); \
-        return vkdml_private_store_set(&impl_from(iface)->private_store, guid, size, data); \
-    } \
-    static HRESULT STDMETHODCALLTYPE prefix##_SetPrivateDataInterface(iface_type *iface, REFGUID guid, IUnknown *object) \
-    { \
-        TRACE("iface %p, guid %s, object %p.", (void *)iface, debugstr_guid(guid), (void *)object); \
-        return vkdml_private_store_set_interface(&impl_from(iface)->private_store, guid, object); \
-    }
+    VKDML_IMPLEMENT_PRIVATE_DATA(prefix, iface_type, impl_from, IUnknown *)
 
 #define DML_IMPLEMENT_GET_DEVICE(prefix, iface_type, impl_from) \
     static HRESULT STDMETHODCALLTYPE prefix##_GetDevice(iface_type *iface, REFIID riid, void **device) \

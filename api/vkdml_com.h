@@ -54,6 +54,30 @@ HRESULT vkdml_private_store_get(struct vkdml_private_store *store, REFGUID guid,
 HRESULT vkdml_private_store_set(struct vkdml_private_store *store, REFGUID guid, UINT size, const void *data);
 HRESULT vkdml_private_store_set_interface(struct vkdml_private_store *store, REFGUID guid, IUnknown *object);
 
+/* GetPrivateData, SetPrivateData and SetPrivateDataInterface of ID3D12Object and IDMLObject, the
+ * same for every object: `prefix` names the functions (prefix_GetPrivateData...), `impl_from` maps
+ * `iface_type *` to the object, which has a `private_store` member. `interface_data_type` is
+ * SetPrivateDataInterface's parameter: `const IUnknown *` in D3D12, `IUnknown *` in DirectML.
+ * The expanding file needs TRACE (vkdml_common.h). */
+#define VKDML_IMPLEMENT_PRIVATE_DATA(prefix, iface_type, impl_from, interface_data_type) \
+    static HRESULT STDMETHODCALLTYPE prefix##_GetPrivateData(iface_type *iface, REFGUID guid, UINT *size, void *data) \
+    { \
+        TRACE("iface %p, guid %s, size %p, data %p.", (void *)iface, debugstr_guid(guid), (void *)size, data); \
+        return vkdml_private_store_get(&impl_from(iface)->private_store, guid, size, data); \
+    } \
+    static HRESULT STDMETHODCALLTYPE prefix##_SetPrivateData(iface_type *iface, REFGUID guid, UINT size, \
+            const void *data) \
+    { \
+        TRACE("iface %p, guid %s, size %u, data %p.", (void *)iface, debugstr_guid(guid), size, data); \
+        return vkdml_private_store_set(&impl_from(iface)->private_store, guid, size, data); \
+    } \
+    static HRESULT STDMETHODCALLTYPE prefix##_SetPrivateDataInterface(iface_type *iface, REFGUID guid, \
+            interface_data_type object) \
+    { \
+        TRACE("iface %p, guid %s, object %p.", (void *)iface, debugstr_guid(guid), (const void *)object); \
+        return vkdml_private_store_set_interface(&impl_from(iface)->private_store, guid, (IUnknown *)object); \
+    }
+
 /* "{xxxxxxxx-xxxx-...}" in a thread-local ring buffer, for log lines. */
 const char *debugstr_guid(const GUID *guid);
 

@@ -749,32 +749,7 @@ static ULONG STDMETHODCALLTYPE d3d12_command_queue_Release(ID3D12CommandQueue *i
     return refcount;
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_command_queue_GetPrivateData(ID3D12CommandQueue *iface, REFGUID guid,
-        UINT *size, void *data)
-{
-    struct d3d12_command_queue *queue = impl_from_ID3D12CommandQueue(iface);
-
-    TRACE("iface %p, guid %s, size %p, data %p.", iface, debugstr_guid(guid), size, data);
-    return vkdml_private_store_get(&queue->private_store, guid, size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_command_queue_SetPrivateData(ID3D12CommandQueue *iface, REFGUID guid,
-        UINT size, const void *data)
-{
-    struct d3d12_command_queue *queue = impl_from_ID3D12CommandQueue(iface);
-
-    TRACE("iface %p, guid %s, size %u, data %p.", iface, debugstr_guid(guid), size, data);
-    return vkdml_private_store_set(&queue->private_store, guid, size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_command_queue_SetPrivateDataInterface(ID3D12CommandQueue *iface,
-        REFGUID guid, const IUnknown *data)
-{
-    struct d3d12_command_queue *queue = impl_from_ID3D12CommandQueue(iface);
-
-    TRACE("iface %p, guid %s, data %p.", iface, debugstr_guid(guid), data);
-    return vkdml_private_store_set_interface(&queue->private_store, guid, (IUnknown *)data);
-}
+VKDML_IMPLEMENT_PRIVATE_DATA(d3d12_command_queue, ID3D12CommandQueue, impl_from_ID3D12CommandQueue, const IUnknown *)
 
 static HRESULT STDMETHODCALLTYPE d3d12_command_queue_SetName(ID3D12CommandQueue *iface, const WCHAR *name)
 {
@@ -786,18 +761,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_queue_SetName(ID3D12CommandQueue 
             (uint64_t)queue->submission_timeline, name);
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_command_queue_GetDevice(ID3D12CommandQueue *iface, REFIID riid, void **device)
-{
-    struct d3d12_command_queue *queue = impl_from_ID3D12CommandQueue(iface);
-
-    TRACE("iface %p, riid %s, device %p.", iface, debugstr_guid(riid), device);
-    if (!device)
-    {
-        ERR("GetDevice: ppvDevice is NULL.");
-        return E_POINTER;
-    }
-    return ID3D12Device_QueryInterface(&queue->device->ID3D12Device_iface, riid, device);
-}
+D3D12_IMPLEMENT_GET_DEVICE(d3d12_command_queue, ID3D12CommandQueue, impl_from_ID3D12CommandQueue)
 
 /* mingw-w64's WIDL header declares UpdateTileMappings without pHeap and with non-const arrays. */
 #if !VKDML_D3D12_WIDL_HEADER
@@ -1416,32 +1380,8 @@ static ULONG STDMETHODCALLTYPE d3d12_command_allocator_Release(ID3D12CommandAllo
     return refcount;
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_GetPrivateData(ID3D12CommandAllocator *iface,
-        REFGUID guid, UINT *size, void *data)
-{
-    struct d3d12_command_allocator *allocator = impl_from_ID3D12CommandAllocator(iface);
-
-    TRACE("iface %p, guid %s, size %p, data %p.", iface, debugstr_guid(guid), size, data);
-    return vkdml_private_store_get(&allocator->private_store, guid, size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_SetPrivateData(ID3D12CommandAllocator *iface,
-        REFGUID guid, UINT size, const void *data)
-{
-    struct d3d12_command_allocator *allocator = impl_from_ID3D12CommandAllocator(iface);
-
-    TRACE("iface %p, guid %s, size %u, data %p.", iface, debugstr_guid(guid), size, data);
-    return vkdml_private_store_set(&allocator->private_store, guid, size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_SetPrivateDataInterface(ID3D12CommandAllocator *iface,
-        REFGUID guid, const IUnknown *data)
-{
-    struct d3d12_command_allocator *allocator = impl_from_ID3D12CommandAllocator(iface);
-
-    TRACE("iface %p, guid %s, data %p.", iface, debugstr_guid(guid), data);
-    return vkdml_private_store_set_interface(&allocator->private_store, guid, (IUnknown *)data);
-}
+VKDML_IMPLEMENT_PRIVATE_DATA(d3d12_command_allocator, ID3D12CommandAllocator, impl_from_ID3D12CommandAllocator,
+        const IUnknown *)
 
 static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_SetName(ID3D12CommandAllocator *iface, const WCHAR *name)
 {
@@ -1452,19 +1392,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_SetName(ID3D12CommandAl
             (uint64_t)allocator->pool, name);
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_GetDevice(ID3D12CommandAllocator *iface, REFIID riid,
-        void **device)
-{
-    struct d3d12_command_allocator *allocator = impl_from_ID3D12CommandAllocator(iface);
-
-    TRACE("iface %p, riid %s, device %p.", iface, debugstr_guid(riid), device);
-    if (!device)
-    {
-        ERR("GetDevice: ppvDevice is NULL.");
-        return E_POINTER;
-    }
-    return ID3D12Device_QueryInterface(&allocator->device->ID3D12Device_iface, riid, device);
-}
+D3D12_IMPLEMENT_GET_DEVICE(d3d12_command_allocator, ID3D12CommandAllocator, impl_from_ID3D12CommandAllocator)
 
 static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_Reset(ID3D12CommandAllocator *iface)
 {
@@ -1970,32 +1898,8 @@ static ULONG STDMETHODCALLTYPE d3d12_command_list_Release(ID3D12GraphicsCommandL
     return refcount;
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_command_list_GetPrivateData(ID3D12GraphicsCommandList *iface,
-        REFGUID guid, UINT *size, void *data)
-{
-    struct d3d12_command_list *list = impl_from_ID3D12GraphicsCommandList(iface);
-
-    TRACE("iface %p, guid %s, size %p, data %p.", iface, debugstr_guid(guid), size, data);
-    return vkdml_private_store_get(&list->private_store, guid, size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_command_list_SetPrivateData(ID3D12GraphicsCommandList *iface,
-        REFGUID guid, UINT size, const void *data)
-{
-    struct d3d12_command_list *list = impl_from_ID3D12GraphicsCommandList(iface);
-
-    TRACE("iface %p, guid %s, size %u, data %p.", iface, debugstr_guid(guid), size, data);
-    return vkdml_private_store_set(&list->private_store, guid, size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_command_list_SetPrivateDataInterface(ID3D12GraphicsCommandList *iface,
-        REFGUID guid, const IUnknown *data)
-{
-    struct d3d12_command_list *list = impl_from_ID3D12GraphicsCommandList(iface);
-
-    TRACE("iface %p, guid %s, data %p.", iface, debugstr_guid(guid), data);
-    return vkdml_private_store_set_interface(&list->private_store, guid, (IUnknown *)data);
-}
+VKDML_IMPLEMENT_PRIVATE_DATA(d3d12_command_list, ID3D12GraphicsCommandList, impl_from_ID3D12GraphicsCommandList,
+        const IUnknown *)
 
 static HRESULT STDMETHODCALLTYPE d3d12_command_list_SetName(ID3D12GraphicsCommandList *iface, const WCHAR *name)
 {
@@ -2018,19 +1922,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_list_SetName(ID3D12GraphicsComman
     return S_OK;
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_command_list_GetDevice(ID3D12GraphicsCommandList *iface, REFIID riid,
-        void **device)
-{
-    struct d3d12_command_list *list = impl_from_ID3D12GraphicsCommandList(iface);
-
-    TRACE("iface %p, riid %s, device %p.", iface, debugstr_guid(riid), device);
-    if (!device)
-    {
-        ERR("GetDevice: ppvDevice is NULL.");
-        return E_POINTER;
-    }
-    return ID3D12Device_QueryInterface(&list->device->ID3D12Device_iface, riid, device);
-}
+D3D12_IMPLEMENT_GET_DEVICE(d3d12_command_list, ID3D12GraphicsCommandList, impl_from_ID3D12GraphicsCommandList)
 
 static D3D12_COMMAND_LIST_TYPE STDMETHODCALLTYPE d3d12_command_list_GetType(ID3D12GraphicsCommandList *iface)
 {

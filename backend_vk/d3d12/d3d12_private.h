@@ -85,6 +85,21 @@ void d3d12_device_set_vk_object_name(struct d3d12_device *device, VkObjectType t
 HRESULT d3d12_object_set_name(struct d3d12_device *device, struct vkdml_private_store *store,
         VkObjectType type, uint64_t handle, const WCHAR *name);
 
+/* ID3D12DeviceChild::GetDevice, the same for every device child: `prefix` names the function
+ * (prefix_GetDevice), `impl_from` maps `iface_type *` to the object, whose `device` member is the
+ * parent struct d3d12_device. Private data: VKDML_IMPLEMENT_PRIVATE_DATA (vkdml_com.h). */
+#define D3D12_IMPLEMENT_GET_DEVICE(prefix, iface_type, impl_from) \
+    static HRESULT STDMETHODCALLTYPE prefix##_GetDevice(iface_type *iface, REFIID riid, void **device) \
+    { \
+        TRACE("iface %p, riid %s, device %p.", (void *)iface, debugstr_guid(riid), (void *)device); \
+        if (!device) \
+        { \
+            ERR("GetDevice: ppvDevice is NULL."); \
+            return E_POINTER; \
+        } \
+        return ID3D12Device_QueryInterface(&impl_from(iface)->device->ID3D12Device_iface, riid, device); \
+    }
+
 /* ---- Heaps and resources (resource.c) ---- */
 
 struct d3d12_heap

@@ -573,32 +573,8 @@ static ULONG STDMETHODCALLTYPE d3d12_descriptor_heap_Release(ID3D12DescriptorHea
     return refcount;
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_descriptor_heap_GetPrivateData(ID3D12DescriptorHeap *iface,
-        REFGUID guid, UINT *data_size, void *data)
-{
-    struct d3d12_descriptor_heap *heap = impl_from_ID3D12DescriptorHeap(iface);
-
-    TRACE("iface %p, guid %s, data_size %p, data %p.", (void *)iface, debugstr_guid(guid), (void *)data_size, data);
-    return vkdml_private_store_get(&heap->private_store, guid, data_size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_descriptor_heap_SetPrivateData(ID3D12DescriptorHeap *iface,
-        REFGUID guid, UINT data_size, const void *data)
-{
-    struct d3d12_descriptor_heap *heap = impl_from_ID3D12DescriptorHeap(iface);
-
-    TRACE("iface %p, guid %s, data_size %u, data %p.", (void *)iface, debugstr_guid(guid), data_size, data);
-    return vkdml_private_store_set(&heap->private_store, guid, data_size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_descriptor_heap_SetPrivateDataInterface(ID3D12DescriptorHeap *iface,
-        REFGUID guid, const IUnknown *data)
-{
-    struct d3d12_descriptor_heap *heap = impl_from_ID3D12DescriptorHeap(iface);
-
-    TRACE("iface %p, guid %s, data %p.", (void *)iface, debugstr_guid(guid), (const void *)data);
-    return vkdml_private_store_set_interface(&heap->private_store, guid, (IUnknown *)data);
-}
+VKDML_IMPLEMENT_PRIVATE_DATA(d3d12_descriptor_heap, ID3D12DescriptorHeap, impl_from_ID3D12DescriptorHeap,
+        const IUnknown *)
 
 static HRESULT STDMETHODCALLTYPE d3d12_descriptor_heap_SetName(ID3D12DescriptorHeap *iface, const WCHAR *name)
 {
@@ -610,19 +586,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_descriptor_heap_SetName(ID3D12DescriptorH
             (uint64_t)heap->buffer.vk_buffer, name);
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_descriptor_heap_GetDevice(ID3D12DescriptorHeap *iface,
-        REFIID riid, void **device)
-{
-    struct d3d12_descriptor_heap *heap = impl_from_ID3D12DescriptorHeap(iface);
-
-    TRACE("iface %p, riid %s, device %p.", (void *)iface, debugstr_guid(riid), (void *)device);
-    if (!device)
-    {
-        ERR("GetDevice: ppvDevice is NULL.");
-        return E_POINTER;
-    }
-    return ID3D12Device_QueryInterface(&heap->device->ID3D12Device_iface, riid, device);
-}
+D3D12_IMPLEMENT_GET_DEVICE(d3d12_descriptor_heap, ID3D12DescriptorHeap, impl_from_ID3D12DescriptorHeap)
 
 static D3D12_CPU_DESCRIPTOR_HANDLE cpu_start(const struct d3d12_descriptor_heap *heap)
 {

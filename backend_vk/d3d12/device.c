@@ -199,32 +199,7 @@ static ULONG STDMETHODCALLTYPE d3d12_device_Release(ID3D12Device *iface)
 
 /* ---- ID3D12Object ---- */
 
-static HRESULT STDMETHODCALLTYPE d3d12_device_GetPrivateData(ID3D12Device *iface, REFGUID guid,
-        UINT *data_size, void *data)
-{
-    struct d3d12_device *device = impl_from_ID3D12Device(iface);
-
-    TRACE("iface %p, guid %s, data_size %p, data %p.", (void *)iface, debugstr_guid(guid), (void *)data_size, data);
-    return vkdml_private_store_get(&device->private_store, guid, data_size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_device_SetPrivateData(ID3D12Device *iface, REFGUID guid,
-        UINT data_size, const void *data)
-{
-    struct d3d12_device *device = impl_from_ID3D12Device(iface);
-
-    TRACE("iface %p, guid %s, data_size %u, data %p.", (void *)iface, debugstr_guid(guid), data_size, data);
-    return vkdml_private_store_set(&device->private_store, guid, data_size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_device_SetPrivateDataInterface(ID3D12Device *iface, REFGUID guid,
-        const IUnknown *data)
-{
-    struct d3d12_device *device = impl_from_ID3D12Device(iface);
-
-    TRACE("iface %p, guid %s, data %p.", (void *)iface, debugstr_guid(guid), (const void *)data);
-    return vkdml_private_store_set_interface(&device->private_store, guid, (IUnknown *)data);
-}
+VKDML_IMPLEMENT_PRIVATE_DATA(d3d12_device, ID3D12Device, impl_from_ID3D12Device, const IUnknown *)
 
 static HRESULT STDMETHODCALLTYPE d3d12_device_SetName(ID3D12Device *iface, const WCHAR *name)
 {

@@ -563,31 +563,7 @@ static ULONG STDMETHODCALLTYPE d3d12_fence_Release(ID3D12Fence *iface)
     return refcount;
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_fence_GetPrivateData(ID3D12Fence *iface, REFGUID guid, UINT *size, void *data)
-{
-    struct d3d12_fence *fence = impl_from_ID3D12Fence(iface);
-
-    TRACE("iface %p, guid %s, size %p, data %p.", (void *)iface, debugstr_guid(guid), (void *)size, data);
-    return vkdml_private_store_get(&fence->private_store, guid, size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_fence_SetPrivateData(ID3D12Fence *iface, REFGUID guid, UINT size,
-        const void *data)
-{
-    struct d3d12_fence *fence = impl_from_ID3D12Fence(iface);
-
-    TRACE("iface %p, guid %s, size %u, data %p.", (void *)iface, debugstr_guid(guid), size, data);
-    return vkdml_private_store_set(&fence->private_store, guid, size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_fence_SetPrivateDataInterface(ID3D12Fence *iface, REFGUID guid,
-        const IUnknown *data)
-{
-    struct d3d12_fence *fence = impl_from_ID3D12Fence(iface);
-
-    TRACE("iface %p, guid %s, data %p.", (void *)iface, debugstr_guid(guid), (const void *)data);
-    return vkdml_private_store_set_interface(&fence->private_store, guid, (IUnknown *)data);
-}
+VKDML_IMPLEMENT_PRIVATE_DATA(d3d12_fence, ID3D12Fence, impl_from_ID3D12Fence, const IUnknown *)
 
 static HRESULT STDMETHODCALLTYPE d3d12_fence_SetName(ID3D12Fence *iface, const WCHAR *name)
 {
@@ -598,18 +574,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_fence_SetName(ID3D12Fence *iface, const W
             (uint64_t)fence->timeline, name);
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_fence_GetDevice(ID3D12Fence *iface, REFIID riid, void **device)
-{
-    struct d3d12_fence *fence = impl_from_ID3D12Fence(iface);
-
-    TRACE("iface %p, riid %s, device %p.", (void *)iface, debugstr_guid(riid), (void *)device);
-    if (!device)
-    {
-        ERR("GetDevice: ppvDevice is NULL.");
-        return E_POINTER;
-    }
-    return ID3D12Device_QueryInterface(&fence->device->ID3D12Device_iface, riid, device);
-}
+D3D12_IMPLEMENT_GET_DEVICE(d3d12_fence, ID3D12Fence, impl_from_ID3D12Fence)
 
 static UINT64 STDMETHODCALLTYPE d3d12_fence_GetCompletedValue(ID3D12Fence *iface)
 {

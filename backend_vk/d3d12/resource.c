@@ -384,32 +384,7 @@ static ULONG STDMETHODCALLTYPE d3d12_heap_Release(ID3D12Heap *iface)
     return refcount;
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_heap_GetPrivateData(ID3D12Heap *iface, REFGUID guid,
-        UINT *data_size, void *data)
-{
-    struct d3d12_heap *heap = impl_from_ID3D12Heap(iface);
-
-    TRACE("iface %p, guid %s, data_size %p, data %p.", (void *)iface, debugstr_guid(guid), (void *)data_size, data);
-    return vkdml_private_store_get(&heap->private_store, guid, data_size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_heap_SetPrivateData(ID3D12Heap *iface, REFGUID guid,
-        UINT data_size, const void *data)
-{
-    struct d3d12_heap *heap = impl_from_ID3D12Heap(iface);
-
-    TRACE("iface %p, guid %s, data_size %u, data %p.", (void *)iface, debugstr_guid(guid), data_size, data);
-    return vkdml_private_store_set(&heap->private_store, guid, data_size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_heap_SetPrivateDataInterface(ID3D12Heap *iface, REFGUID guid,
-        const IUnknown *data)
-{
-    struct d3d12_heap *heap = impl_from_ID3D12Heap(iface);
-
-    TRACE("iface %p, guid %s, data %p.", (void *)iface, debugstr_guid(guid), (const void *)data);
-    return vkdml_private_store_set_interface(&heap->private_store, guid, (IUnknown *)data);
-}
+VKDML_IMPLEMENT_PRIVATE_DATA(d3d12_heap, ID3D12Heap, impl_from_ID3D12Heap, const IUnknown *)
 
 static HRESULT STDMETHODCALLTYPE d3d12_heap_SetName(ID3D12Heap *iface, const WCHAR *name)
 {
@@ -420,18 +395,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_heap_SetName(ID3D12Heap *iface, const WCH
             (uint64_t)heap->memory, name);
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_heap_GetDevice(ID3D12Heap *iface, REFIID riid, void **device)
-{
-    struct d3d12_heap *heap = impl_from_ID3D12Heap(iface);
-
-    TRACE("iface %p, riid %s, device %p.", (void *)iface, debugstr_guid(riid), (void *)device);
-    if (!device)
-    {
-        ERR("GetDevice: ppvDevice is NULL.");
-        return E_POINTER;
-    }
-    return ID3D12Device_QueryInterface(&heap->device->ID3D12Device_iface, riid, device);
-}
+D3D12_IMPLEMENT_GET_DEVICE(d3d12_heap, ID3D12Heap, impl_from_ID3D12Heap)
 
 #if VKDML_RETVAL_WIN32
 static D3D12_HEAP_DESC * STDMETHODCALLTYPE d3d12_heap_GetDesc(ID3D12Heap *iface, D3D12_HEAP_DESC *desc)
@@ -631,32 +595,7 @@ static ULONG STDMETHODCALLTYPE d3d12_resource_Release(ID3D12Resource *iface)
     return refcount;
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_resource_GetPrivateData(ID3D12Resource *iface, REFGUID guid,
-        UINT *data_size, void *data)
-{
-    struct d3d12_resource *resource = impl_from_ID3D12Resource(iface);
-
-    TRACE("iface %p, guid %s, data_size %p, data %p.", (void *)iface, debugstr_guid(guid), (void *)data_size, data);
-    return vkdml_private_store_get(&resource->private_store, guid, data_size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_resource_SetPrivateData(ID3D12Resource *iface, REFGUID guid,
-        UINT data_size, const void *data)
-{
-    struct d3d12_resource *resource = impl_from_ID3D12Resource(iface);
-
-    TRACE("iface %p, guid %s, data_size %u, data %p.", (void *)iface, debugstr_guid(guid), data_size, data);
-    return vkdml_private_store_set(&resource->private_store, guid, data_size, data);
-}
-
-static HRESULT STDMETHODCALLTYPE d3d12_resource_SetPrivateDataInterface(ID3D12Resource *iface, REFGUID guid,
-        const IUnknown *data)
-{
-    struct d3d12_resource *resource = impl_from_ID3D12Resource(iface);
-
-    TRACE("iface %p, guid %s, data %p.", (void *)iface, debugstr_guid(guid), (const void *)data);
-    return vkdml_private_store_set_interface(&resource->private_store, guid, (IUnknown *)data);
-}
+VKDML_IMPLEMENT_PRIVATE_DATA(d3d12_resource, ID3D12Resource, impl_from_ID3D12Resource, const IUnknown *)
 
 static HRESULT STDMETHODCALLTYPE d3d12_resource_SetName(ID3D12Resource *iface, const WCHAR *name)
 {
@@ -667,18 +606,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_resource_SetName(ID3D12Resource *iface, c
             (uint64_t)resource->vk_buffer, name);
 }
 
-static HRESULT STDMETHODCALLTYPE d3d12_resource_GetDevice(ID3D12Resource *iface, REFIID riid, void **device)
-{
-    struct d3d12_resource *resource = impl_from_ID3D12Resource(iface);
-
-    TRACE("iface %p, riid %s, device %p.", (void *)iface, debugstr_guid(riid), (void *)device);
-    if (!device)
-    {
-        ERR("GetDevice: ppvDevice is NULL.");
-        return E_POINTER;
-    }
-    return ID3D12Device_QueryInterface(&resource->device->ID3D12Device_iface, riid, device);
-}
+D3D12_IMPLEMENT_GET_DEVICE(d3d12_resource, ID3D12Resource, impl_from_ID3D12Resource)
 
 /* Flush (host writes → device) or invalidate (device writes → host) [begin, end) of non-coherent memory. */
 static void sync_host_range(struct d3d12_resource *resource, UINT64 begin, UINT64 end, bool flush)
