@@ -1004,7 +1004,8 @@ int main(void)
 #undef TEST
     };
 
-    vkdml_test_require_device();
+    /* Logging first: it keeps the Vulkan driver loaded for LeakSanitizer (test_utils.c). */
     vkdml_test_init_logging();
+    vkdml_test_require_device();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

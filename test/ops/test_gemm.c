@@ -9,202 +9,11 @@
  * Then the desc rules, each with E_INVALIDARG and its log line. Every test ends with every
  * object's final Release returning 0 and no validation message.
  */
-#define INITGUID
-#define COBJMACROS
-#include <DirectML.h>
-
 #include <math.h>
 
-#include "d3d12/d3d12_test.h"
+#include "dml_test_utils.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GEMM_INPUTS 3               /* A, B, C: C is bound (as NONE) even when absent */
-#define HEAP_DESCRIPTORS 64
-
-/* ---- Context: a shim D3D12 device, a DML device, a recorder and a descriptor heap ---- */
-
-struct gemm_context
-{
-    struct test_context d3d;
-    IDMLDevice *dml;
-    IDMLCommandRecorder *recorder;
-    ID3D12DescriptorHeap *heap;
-    UINT increment;
-    bool float16;                   /* the device runs FLOAT16 tensors */
-};
-
-static void set_heap(struct gemm_context *context)
-{
-    ID3D12DescriptorHeap *heaps[] = {context->heap};
-
-    ID3D12GraphicsCommandList_SetDescriptorHeaps(context->d3d.list, 1, heaps);
-}
-
-static bool query_data_type(IDMLDevice *device, DML_TENSOR_DATA_TYPE type)
-{
-    DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT query = {type};
-    DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT support = {FALSE};
-
-    check_hr(IDMLDevice_CheckFeatureSupport(device, DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, sizeof(query), &query,
-            sizeof(support), &support), S_OK);
-    return support.IsSupported;
-}
-
-static int create_d3d12_objects(struct test_context *d3d)
-{
-    D3D12_COMMAND_QUEUE_DESC queue_desc = {D3D12_COMMAND_LIST_TYPE_DIRECT};
-
-    if (vkdml_create_d3d12_device(NULL, &IID_ID3D12Device, (void **)&d3d->device) < 0)
-        return -1;
-    if (FAILED(ID3D12Device_CreateCommandQueue(d3d->device, &queue_desc, &IID_ID3D12CommandQueue, (void **)&d3d->queue))
-            || FAILED(ID3D12Device_CreateCommandAllocator(d3d->device, D3D12_COMMAND_LIST_TYPE_DIRECT,
-            &IID_ID3D12CommandAllocator, (void **)&d3d->allocator))
-            || FAILED(ID3D12Device_CreateCommandList(d3d->device, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, d3d->allocator,
-            NULL, &IID_ID3D12GraphicsCommandList, (void **)&d3d->list))
-            || FAILED(ID3D12Device_CreateFence(d3d->device, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
-            (void **)&d3d->fence)))
-        return -1;
-    return 0;
-}
-
-static int gemm_setup(void **state)
-{
-    D3D12_DESCRIPTOR_HEAP_DESC heap_desc =
-            {D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, HEAP_DESCRIPTORS, D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE};
-    struct gemm_context *context;
-
-    vkdml_test_log_reset();
-    if (!(context = calloc(1, sizeof(*context))))
-        return -1;
-    *state = context;
-    if (create_d3d12_objects(&context->d3d)
-            || FAILED(DMLCreateDevice(context->d3d.device, DML_CREATE_DEVICE_FLAG_NONE, &IID_IDMLDevice,
-            (void **)&context->dml))
-            || FAILED(IDMLDevice_CreateCommandRecorder(context->dml, &IID_IDMLCommandRecorder,
-            (void **)&context->recorder))
-            || FAILED(ID3D12Device_CreateDescriptorHeap(context->d3d.device, &heap_desc, &IID_ID3D12DescriptorHeap,
-            (void **)&context->heap)))
-    {
-        fprintf(stderr, "Creating the D3D12 or DML objects failed.\n");
-        return -1;
-    }
-    context->increment = ID3D12Device_GetDescriptorHandleIncrementSize(context->d3d.device,
-            D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
-    context->float16 = query_data_type(context->dml, DML_TENSOR_DATA_TYPE_FLOAT16);
-    set_heap(context);
-    return vkdml_test_log_teardown(state);
-}
-
-static int release_last_of(IUnknown *object, const char *name)
-{
-    ULONG count;
-
-    if (object && (count = IUnknown_Release(object)))
-    {
-        fprintf(stderr, "Final Release of %s returned %u, expected 0.\n", name, (unsigned int)count);
-        return -1;
-    }
-    return 0;
-}
-
-static int gemm_teardown(void **state)
-{
-    struct gemm_context *context = *state;
-    struct test_context *d3d = &context->d3d;
-    int ret = 0;
-
-    if (d3d->queue && d3d->fence)
-    {
-        ID3D12CommandQueue_Signal(d3d->queue, d3d->fence, ++d3d->fence_value);
-        ID3D12Fence_SetEventOnCompletion(d3d->fence, d3d->fence_value, NULL);
-    }
-    ret |= release_last_of((IUnknown *)context->recorder, "recorder");
-    ret |= release_last_of((IUnknown *)context->heap, "heap");
-    /* The DML device holds the D3D12 device: it goes first. */
-    ret |= release_last_of((IUnknown *)context->dml, "DML device");
-    ret |= release_last_of((IUnknown *)d3d->list, "list");
-    ret |= release_last_of((IUnknown *)d3d->allocator, "allocator");
-    ret |= release_last_of((IUnknown *)d3d->fence, "fence");
-    ret |= release_last_of((IUnknown *)d3d->queue, "queue");
-    ret |= release_last_of((IUnknown *)d3d->device, "device");
-    free(context);
-    *state = NULL;
-    if (vkdml_test_log_teardown(state))
-        ret = -1;
-    return ret;
-}
-
-static void execute_and_wait_dml(struct gemm_context *context)
-{
-    execute_and_wait(&context->d3d);
-    set_heap(context);
-}
-
-/* ---- FLOAT16 on the host ---- */
-
-static uint16_t float_to_half(float value)
-{
-    uint32_t x, sign, mantissa, half, remainder, halfway, shift;
-    int exponent;
-
-    memcpy(&x, &value, sizeof(x));
-    sign = (x >> 16) & 0x8000;
-    exponent = (int)((x >> 23) & 0xff) - 127 + 15;
-    mantissa = x & 0x7fffff;
-    if (((x >> 23) & 0xff) == 0xff)
-        return sign | 0x7c00 | (mantissa ? 0x200 : 0);
-    if (exponent >= 31)
-        return sign | 0x7c00;
-    if (exponent <= 0)
-    {
-        /* Subnormal: the implicit bit joins the mantissa, which shifts further. */
-        if (exponent < -10)
-            return sign;
-        mantissa |= 0x800000;
-        shift = 14 - exponent;
-        half = mantissa >> shift;
-    }
-    else
-    {
-        shift = 13;
-        half = ((uint32_t)exponent << 10) | (mantissa >> shift);
-    }
-    /* Round to nearest even; a carry out of the mantissa correctly bumps the exponent. */
-    remainder = mantissa & ((1u << shift) - 1);
-    halfway = 1u << (shift - 1);
-    if (remainder > halfway || (remainder == halfway && (half & 1)))
-        ++half;
-    return sign | half;
-}
-
-static float half_to_float(uint16_t half)
-{
-    uint32_t exponent = (half >> 10) & 0x1f, mantissa = half & 0x3ff, x;
-    float value;
-
-    if (!exponent)
-    {
-        value = ldexpf((float)mantissa, -24);
-        return (half & 0x8000) ? -value : value;
-    }
-    x = ((uint32_t)(half & 0x8000) << 16) | (exponent == 31 ? 0x7f800000 | (mantissa << 13)
-            : ((exponent + 112) << 23) | (mantissa << 13));
-    memcpy(&value, &x, sizeof(value));
-    return value;
-}
-
-static void test_half_conversion(void **state)
-{
-    static const float exact[] = {0.0f, 1.0f, -2.0f, 0.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f};
-    unsigned int i;
-
-    for (i = 0; i < ARRAY_SIZE(exact); ++i)
-        assert_true(half_to_float(float_to_half(exact[i])) == exact[i]);
-    assert_int_equal(float_to_half(1.0f + 1.0f / 2048.0f), 0x3c00);          /* ties to even */
-    assert_int_equal(float_to_half(1.0f + 3.0f / 2048.0f), 0x3c02);
-    assert_int_equal(float_to_half(-1.0f - 1.5f / 2048.0f), 0xbc01);
-    assert_int_equal(float_to_half(1e6f), 0x7c00);
-}
 
 /* ---- Tensors ---- */
 
@@ -221,8 +30,7 @@ enum layout
 struct tensor
 {
     UINT sizes[4], strides[4];      /* 4-D, leading dimensions of size 1 when rank < 4 */
-    DML_BUFFER_TENSOR_DESC buffer;
-    DML_TENSOR_DESC desc;
+    struct dml_test_tensor t;       /* the desc: the last `rank` dimensions */
     size_t span;                    /* elements from index 0 to the last one addressed */
     float *values;                  /* [span], as stored (already rounded to FLOAT16) */
 };
@@ -259,15 +67,11 @@ static void layout_strides(enum layout layout, const UINT sizes[4], UINT strides
     strides[0] = strides[1] * sizes[1] + (layout == LAYOUT_PADDED ? 7 : 0);
 }
 
-static unsigned int element_size(DML_TENSOR_DATA_TYPE type)
-{
-    return type == DML_TENSOR_DATA_TYPE_FLOAT16 ? 2 : 4;
-}
-
 /* A tensor of logical 4-D `sizes`, described with `rank` dimensions; values in [-1, 1]. */
 static void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT sizes[4],
         enum layout layout, DML_TENSOR_FLAGS flags, unsigned int seed)
 {
+    uint32_t random = 0x9e3779b9u * (seed + 1);
     UINT first = 4 - rank, i;
     size_t last = 0;
 
@@ -279,28 +83,17 @@ static void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, 
     for (i = 0; i < 4; ++i)
         last += (size_t)(sizes[i] - 1) * t->strides[i];
     t->span = last + 1;
-    t->buffer.DataType = type;
-    t->buffer.Flags = flags;
-    t->buffer.DimensionCount = rank;
-    t->buffer.Sizes = &t->sizes[first];
-    t->buffer.Strides = layout == LAYOUT_PACKED ? NULL : &t->strides[first];
-    t->buffer.TotalTensorSizeInBytes = vkdml_calc_buffer_tensor_size(type, rank, t->buffer.Sizes, t->buffer.Strides);
-    assert_int_equal(t->buffer.TotalTensorSizeInBytes, (t->span * element_size(type) + 3) & ~(UINT64)3);
-    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
-    t->desc.Desc = &t->buffer;
+    dml_test_tensor_init(&t->t, type, rank, &sizes[first], layout == LAYOUT_PACKED ? NULL : &t->strides[first]);
+    t->t.buffer.Flags = flags;
+    assert_int_equal(t->t.buffer.TotalTensorSizeInBytes, (t->span * dml_test_element_size(type) + 3) & ~(UINT64)3);
 
     t->values = malloc(t->span * sizeof(*t->values));
     assert_non_null(t->values);
     for (i = 0; i < t->span; ++i)
     {
-        uint32_t x = (uint32_t)i * 2654435761u + (seed + 1) * 2246822519u;
-
-        x ^= x >> 15;
-        x *= 2246822519u;
-        x ^= x >> 13;
-        t->values[i] = (float)(x & 0xffff) / 32767.5f - 1.0f;
+        t->values[i] = dml_test_random_float(&random, -1.0f, 1.0f);
         if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-            t->values[i] = half_to_float(float_to_half(t->values[i]));
+            t->values[i] = dml_test_half_to_float(dml_test_float_to_half(t->values[i]));
     }
 }
 
@@ -318,14 +111,14 @@ static size_t tensor_index(const struct tensor *t, UINT b0, UINT b1, UINT row, U
 /* The buffer's bytes: `values` in the tensor's data type, zero padded to TotalTensorSizeInBytes. */
 static void *tensor_bytes(const struct tensor *t)
 {
-    uint8_t *bytes = calloc(1, t->buffer.TotalTensorSizeInBytes);
+    uint8_t *bytes = calloc(1, t->t.buffer.TotalTensorSizeInBytes);
     size_t i;
 
     assert_non_null(bytes);
     for (i = 0; i < t->span; ++i)
     {
-        if (t->buffer.DataType == DML_TENSOR_DATA_TYPE_FLOAT16)
-            ((uint16_t *)bytes)[i] = float_to_half(t->values[i]);
+        if (t->t.buffer.DataType == DML_TENSOR_DATA_TYPE_FLOAT16)
+            ((uint16_t *)bytes)[i] = dml_test_float_to_half(t->values[i]);
         else
             ((float *)bytes)[i] = t->values[i];
     }
@@ -334,106 +127,30 @@ static void *tensor_bytes(const struct tensor *t)
 
 static float read_element(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t index)
 {
-    return type == DML_TENSOR_DATA_TYPE_FLOAT16 ? half_to_float(((const uint16_t *)bytes)[index])
+    return type == DML_TENSOR_DATA_TYPE_FLOAT16 ? dml_test_half_to_float(((const uint16_t *)bytes)[index])
             : ((const float *)bytes)[index];
 }
 
-/* ---- Buffers ---- */
-
-/* A DEFAULT buffer holding `t`'s bytes, left in UNORDERED_ACCESS. */
-static ID3D12Resource *create_input_buffer(struct gemm_context *context, const struct tensor *t)
+/* A DEFAULT buffer holding `t`'s bytes, in UNORDERED_ACCESS. */
+static ID3D12Resource *create_input_buffer(struct dml_test_context *context, const struct tensor *t)
 {
-    ID3D12Resource *buffer = create_default_buffer(context->d3d.device, t->buffer.TotalTensorSizeInBytes,
-            D3D12_RESOURCE_STATE_COPY_DEST);
     void *bytes = tensor_bytes(t);
+    ID3D12Resource *buffer = dml_test_create_buffer(context, t->t.buffer.TotalTensorSizeInBytes, bytes);
 
-    upload_to_buffer(&context->d3d, buffer, 0, bytes, t->buffer.TotalTensorSizeInBytes);
-    free(bytes);
-    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-    set_heap(context);
-    return buffer;
-}
-
-/* An UPLOAD buffer holding `t`'s bytes (GENERIC_READ): what DirectML allows for OWNED_BY_DML
- * inputs of an initializer. */
-static ID3D12Resource *create_owned_buffer(struct gemm_context *context, const struct tensor *t)
-{
-    ID3D12Resource *buffer = create_upload_buffer(context->d3d.device, t->buffer.TotalTensorSizeInBytes);
-    void *bytes = tensor_bytes(t);
-
-    write_mapped(buffer, 0, bytes, t->buffer.TotalTensorSizeInBytes);
     free(bytes);
     return buffer;
 }
 
-static ID3D12Resource *create_uav_buffer(struct gemm_context *context, UINT64 size)
+/* An UPLOAD buffer holding `t`'s bytes, in GENERIC_READ: what DirectML allows for the
+ * OWNED_BY_DML inputs of an initializer. */
+static ID3D12Resource *create_owned_buffer(struct dml_test_context *context, const struct tensor *t)
 {
-    return create_default_buffer(context->d3d.device, size, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-}
+    ID3D12Resource *buffer = create_upload_buffer(context->d3d.device, t->t.buffer.TotalTensorSizeInBytes);
+    void *bytes = tensor_bytes(t);
 
-static void read_uav_buffer(struct gemm_context *context, ID3D12Resource *buffer, void *data, size_t size)
-{
-    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
-    read_buffer(&context->d3d, buffer, 0, data, size);
-    transition(context->d3d.list, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-    set_heap(context);
-}
-
-static DML_BUFFER_BINDING buffer_binding(ID3D12Resource *buffer, UINT64 size)
-{
-    DML_BUFFER_BINDING binding = {buffer, 0, size};
-
-    return binding;
-}
-
-static DML_BINDING_DESC binding_desc(const DML_BUFFER_BINDING *binding)
-{
-    DML_BINDING_DESC desc = {binding ? DML_BINDING_TYPE_BUFFER : DML_BINDING_TYPE_NONE, binding};
-
-    return desc;
-}
-
-/* ---- Dispatch ---- */
-
-/* Creates a table at descriptor `first`, binds the temporary resource (created when needed) and
- * `persistent`, records and executes `dispatchable`, and waits. */
-static void dispatch(struct gemm_context *context, IDMLDispatchable *dispatchable, UINT first,
-        const DML_BINDING_DESC *inputs, UINT input_count, const DML_BINDING_DESC *outputs, UINT output_count,
-        const DML_BUFFER_BINDING *persistent)
-{
-    DML_BINDING_PROPERTIES properties = IDMLDispatchable_GetBindingPropertiesByValue(dispatchable);
-    DML_BUFFER_BINDING temporary_binding;
-    DML_BINDING_DESC desc;
-    DML_BINDING_TABLE_DESC table_desc;
-    ID3D12Resource *temporary = NULL;
-    IDMLBindingTable *table = NULL;
-
-    assert_true(first + properties.RequiredDescriptorCount <= HEAP_DESCRIPTORS);
-    table_desc.Dispatchable = dispatchable;
-    table_desc.CPUDescriptorHandle = cpu_handle(context->heap, context->increment, first);
-    table_desc.GPUDescriptorHandle = gpu_handle(context->heap, context->increment, first);
-    table_desc.SizeInDescriptors = properties.RequiredDescriptorCount;
-    check_hr(IDMLDevice_CreateBindingTable(context->dml, &table_desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
-    if (properties.TemporaryResourceSize)
-    {
-        temporary = create_uav_buffer(context, properties.TemporaryResourceSize);
-        temporary_binding = buffer_binding(temporary, properties.TemporaryResourceSize);
-        desc = binding_desc(&temporary_binding);
-        IDMLBindingTable_BindTemporaryResource(table, &desc);
-    }
-    if (persistent)
-    {
-        desc = binding_desc(persistent);
-        IDMLBindingTable_BindPersistentResource(table, &desc);
-    }
-    IDMLBindingTable_BindInputs(table, input_count, inputs);
-    IDMLBindingTable_BindOutputs(table, output_count, outputs);
-    IDMLCommandRecorder_RecordDispatch(context->recorder, (ID3D12CommandList *)context->d3d.list, dispatchable, table);
-    release_last(table);
-    execute_and_wait_dml(context);
-    if (temporary)
-        release_last(temporary);
-    check_hr(IDMLDevice_GetDeviceRemovedReason(context->dml), S_OK);
+    write_mapped(buffer, 0, bytes, t->t.buffer.TotalTensorSizeInBytes);
+    free(bytes);
+    return buffer;
 }
 
 /* ---- Test cases ---- */
@@ -616,38 +333,30 @@ static void gemm_run_cleanup(struct gemm_run *run)
     free(run->tolerance);
 }
 
-static IDMLCompiledOperator *create_gemm(struct gemm_context *context, const struct gemm_run *run)
+static IDMLCompiledOperator *create_gemm(struct dml_test_context *context, const struct gemm_run *run)
 {
     const struct gemm_case *test = run->test;
     DML_GEMM_OPERATOR_DESC desc =
     {
-        &run->a.desc, &run->b.desc, test->has_c ? &run->c.desc : NULL, &run->out.desc,
+        &run->a.t.desc, &run->b.t.desc, test->has_c ? &run->c.t.desc : NULL, &run->out.t.desc,
         test->trans_a, test->trans_b, test->alpha, test->beta, test->activation,
     };
-    DML_OPERATOR_DESC op_desc = {DML_OPERATOR_GEMM, &desc};
-    IDMLCompiledOperator *compiled = NULL;
-    IDMLOperator *op = NULL;
 
-    check_hr(IDMLDevice_CreateOperator(context->dml, &op_desc, &IID_IDMLOperator, (void **)&op), S_OK);
-    check_hr(IDMLDevice_CompileOperator(context->dml, op, test->flags, &IID_IDMLCompiledOperator,
-            (void **)&compiled), S_OK);
-    /* The compiled operator keeps its operator. */
-    assert_int_equal(IDMLOperator_Release(op), 1);
-    return compiled;
+    return dml_test_compile(context, DML_OPERATOR_GEMM, &desc, test->flags);
 }
 
 /* Compares every output element (the padding of strided outputs is not checked). */
-static void check_output(struct gemm_context *context, const struct gemm_run *run, ID3D12Resource *output,
+static void check_output(struct dml_test_context *context, const struct gemm_run *run, ID3D12Resource *output,
         const char *when)
 {
     const struct gemm_case *test = run->test;
-    size_t size = run->out.buffer.TotalTensorSizeInBytes, index;
+    size_t size = run->out.t.buffer.TotalTensorSizeInBytes, index;
     void *bytes = malloc(size);
     UINT b0, b1, m, n;
     float got;
 
     assert_non_null(bytes);
-    read_uav_buffer(context, output, bytes, size);
+    dml_test_read_buffer(context, output, 0, bytes, size);
     for (b0 = 0; b0 < test->batch0; ++b0)
     for (b1 = 0; b1 < test->batch1; ++b1)
     for (m = 0; m < test->m; ++m)
@@ -662,44 +371,28 @@ static void check_output(struct gemm_context *context, const struct gemm_run *ru
     free(bytes);
 }
 
-/* Initializes `compiled`: OWNED_BY_DML inputs come from `owned` (UPLOAD buffers), the persistent
- * resource is the initializer's output. */
-static void initialize(struct gemm_context *context, IDMLCompiledOperator *compiled, const struct gemm_run *run,
-        ID3D12Resource *const owned[GEMM_INPUTS], const DML_BUFFER_BINDING *persistent)
+/* Overwrites an OWNED_BY_DML source after initialization. */
+static void scribble(ID3D12Resource *buffer, const struct tensor *t, unsigned int seed)
 {
-    const struct tensor *inputs[GEMM_INPUTS] = {&run->a, &run->b, run->test->has_c ? &run->c : NULL};
-    DML_BUFFER_BINDING owned_bindings[GEMM_INPUTS] = {{NULL, 0, 0}};
-    DML_BUFFER_ARRAY_BINDING array = {GEMM_INPUTS, owned_bindings};
-    DML_BINDING_DESC input = {DML_BINDING_TYPE_BUFFER_ARRAY, &array}, output = binding_desc(persistent);
-    IDMLOperatorInitializer *initializer = NULL;
-    unsigned int i;
+    size_t size = t->t.buffer.TotalTensorSizeInBytes;
+    void *garbage = malloc(size);
 
-    for (i = 0; i < GEMM_INPUTS; ++i)
-    {
-        if (owned[i])
-            owned_bindings[i] = buffer_binding(owned[i], inputs[i]->buffer.TotalTensorSizeInBytes);
-    }
-    check_hr(IDMLDevice_CreateOperatorInitializer(context->dml, 1, &compiled, &IID_IDMLOperatorInitializer,
-            (void **)&initializer), S_OK);
-    assert_int_equal(IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)initializer)
-            .PersistentResourceSize, 0);
-    dispatch(context, (IDMLDispatchable *)initializer, 0, &input, 1, &output, 1, NULL);
-    release_last(initializer);
+    assert_non_null(garbage);
+    fill_pattern(garbage, size, seed);
+    write_mapped(buffer, 0, garbage, size);
+    free(garbage);
 }
 
-static void run_case(struct gemm_context *context, const struct gemm_case *test)
+static void run_case(struct dml_test_context *context, const struct gemm_case *test)
 {
-    ID3D12Resource *owned[GEMM_INPUTS] = {NULL}, *buffers[GEMM_INPUTS] = {NULL}, *output, *output2, *persistent = NULL;
-    DML_BUFFER_BINDING input_bindings[GEMM_INPUTS], output_binding, persistent_binding;
-    DML_BINDING_DESC inputs[GEMM_INPUTS], outputs[1];
+    struct dml_test_binding inputs[GEMM_INPUTS] = {{NULL}}, owned[GEMM_INPUTS] = {{NULL}}, output = {NULL};
     const struct tensor *tensors[GEMM_INPUTS];
-    DML_BINDING_PROPERTIES properties;
     IDMLCompiledOperator *compiled;
+    ID3D12Resource *persistent;
     struct gemm_run run;
     unsigned int i;
-    void *garbage;
 
-    if (test->type == DML_TENSOR_DATA_TYPE_FLOAT16 && !context->float16)
+    if (test->type == DML_TENSOR_DATA_TYPE_FLOAT16 && !dml_test_data_type_supported(context, test->type))
     {
         print_message("Skipping %s: the device has no FLOAT16 support.\n", test->name);
         return;
@@ -707,67 +400,49 @@ static void run_case(struct gemm_context *context, const struct gemm_case *test)
     gemm_run_init(&run, test);
     tensors[0] = &run.a, tensors[1] = &run.b, tensors[2] = test->has_c ? &run.c : NULL;
     compiled = create_gemm(context, &run);
-    properties = IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)compiled);
     if (test->owned)
-        assert_true(properties.PersistentResourceSize > 0);
+        assert_true(IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)compiled)
+                .PersistentResourceSize > 0);
 
-    /* Inputs: OWNED_BY_DML ones only in an upload buffer, bound to the initializer; the others in
-     * DEFAULT buffers, bound at execute. */
+    /* OWNED_BY_DML inputs exist only in upload buffers bound to the initializer (the other
+     * entries of its BUFFER_ARRAY stay empty) and are NONE at execute; the others live in
+     * DEFAULT buffers bound at execute. */
     for (i = 0; i < GEMM_INPUTS; ++i)
     {
-        inputs[i] = binding_desc(NULL);
         if (!tensors[i])
             continue;
-        if (tensors[i]->buffer.Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
-        {
-            owned[i] = create_owned_buffer(context, tensors[i]);
-            continue;
-        }
-        buffers[i] = create_input_buffer(context, tensors[i]);
-        input_bindings[i] = buffer_binding(buffers[i], tensors[i]->buffer.TotalTensorSizeInBytes);
-        inputs[i] = binding_desc(&input_bindings[i]);
+        if (tensors[i]->t.buffer.Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+            owned[i].buffer = create_owned_buffer(context, tensors[i]);
+        else
+            inputs[i].buffer = create_input_buffer(context, tensors[i]);
     }
-    if (properties.PersistentResourceSize)
-    {
-        persistent = create_uav_buffer(context, properties.PersistentResourceSize);
-        persistent_binding = buffer_binding(persistent, properties.PersistentResourceSize);
-    }
-    initialize(context, compiled, &run, owned, persistent ? &persistent_binding : NULL);
+    persistent = dml_test_initialize(context, compiled, owned, GEMM_INPUTS);
 
-    output = create_uav_buffer(context, run.out.buffer.TotalTensorSizeInBytes);
-    output_binding = buffer_binding(output, run.out.buffer.TotalTensorSizeInBytes);
-    outputs[0] = binding_desc(&output_binding);
-    dispatch(context, (IDMLDispatchable *)compiled, 16, inputs, GEMM_INPUTS, outputs, 1,
-            persistent ? &persistent_binding : NULL);
-    check_output(context, &run, output, "first execution");
+    output.buffer = dml_test_create_buffer(context, run.out.t.buffer.TotalTensorSizeInBytes, NULL);
+    dml_test_execute(context, compiled, persistent, inputs, GEMM_INPUTS, &output, 1);
+    check_output(context, &run, output.buffer, "first execution");
+    release_last(output.buffer);
 
     if (test->owned)
     {
         /* The weights now live in the persistent resource: the application's copies may change. */
         for (i = 0; i < GEMM_INPUTS; ++i)
         {
-            if (!owned[i])
-                continue;
-            garbage = malloc(tensors[i]->buffer.TotalTensorSizeInBytes);
-            assert_non_null(garbage);
-            fill_pattern(garbage, tensors[i]->buffer.TotalTensorSizeInBytes, 77 + i);
-            write_mapped(owned[i], 0, garbage, tensors[i]->buffer.TotalTensorSizeInBytes);
-            free(garbage);
+            if (owned[i].buffer)
+                scribble(owned[i].buffer, tensors[i], 77 + i);
         }
-        output2 = create_uav_buffer(context, run.out.buffer.TotalTensorSizeInBytes);
-        output_binding = buffer_binding(output2, run.out.buffer.TotalTensorSizeInBytes);
-        dispatch(context, (IDMLDispatchable *)compiled, 32, inputs, GEMM_INPUTS, outputs, 1, &persistent_binding);
-        check_output(context, &run, output2, "after overwriting the OWNED_BY_DML sources");
-        release_last(output2);
+        output.buffer = dml_test_create_buffer(context, run.out.t.buffer.TotalTensorSizeInBytes, NULL);
+        dml_test_execute(context, compiled, persistent, inputs, GEMM_INPUTS, &output, 1);
+        check_output(context, &run, output.buffer, "after overwriting the OWNED_BY_DML sources");
+        release_last(output.buffer);
     }
 
-    release_last(output);
     for (i = 0; i < GEMM_INPUTS; ++i)
     {
-        if (owned[i])
-            release_last(owned[i]);
-        if (buffers[i])
-            release_last(buffers[i]);
+        if (owned[i].buffer)
+            release_last(owned[i].buffer);
+        if (inputs[i].buffer)
+            release_last(inputs[i].buffer);
     }
     if (persistent)
         release_last(persistent);
@@ -801,8 +476,10 @@ static const struct gemm_case shape_cases[] =
 {
     {"1x1x1", F32, 4, 1, 1, 1, 1, 1, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
     {"64x64x64", F32, 4, 1, 1, 64, 64, 64, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
-    {"odd M=7 K=13 N=5, rank 2", F32, 2, 1, 1, 7, 5, 13, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
-    {"rank 3, several tiles", F32, 3, 1, 3, 130, 70, 100, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"odd M=7 K=13 N=5, rank 2", F32, 2, 1, 1, 7, 5, 13, NONE, NONE, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED},
+    {"rank 3, several tiles", F32, 3, 1, 3, 130, 70, 100, NONE, NONE, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED},
     {"TransA", F32, 4, 1, 2, 33, 65, 17, TRANS, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
     {"TransB", F32, 4, 2, 1, 20, 9, 70, NONE, TRANS, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
     {"TransA and TransB", F32, 4, 1, 1, 31, 47, 29, TRANS, TRANS, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
@@ -820,11 +497,14 @@ static const struct gemm_case shape_cases[] =
 static const struct gemm_case c_cases[] =
 {
     {"C, Alpha and Beta", F32, 4, 1, 1, 25, 33, 41, NONE, NONE, true, 0.5f, -2.0f, PACKED, PACKED, PACKED, PACKED},
-    {"C as a bias row (0-strides)", F32, 4, 2, 2, 30, 70, 16, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED},
-    {"C as a scalar (0-strides)", F32, 3, 1, 2, 5, 6, 7, NONE, TRANS, true, -1.25f, 3.0f, PACKED, PACKED, SCALAR, PACKED},
+    {"C as a bias row (0-strides)", F32, 4, 2, 2, 30, 70, 16, NONE, NONE, true, 1.0f, 1.0f,
+            PACKED, PACKED, ROW, PACKED},
+    {"C as a scalar (0-strides)", F32, 3, 1, 2, 5, 6, 7, NONE, TRANS, true, -1.25f, 3.0f,
+            PACKED, PACKED, SCALAR, PACKED},
     {"C broadcast over batches, rank 2", F32, 2, 1, 1, 66, 3, 2, NONE, NONE, true, 2.0f, 0.5f, PACKED, PACKED,
             BROADCAST, PACKED},
-    {"Beta ignored without C", F32, 4, 1, 1, 8, 8, 8, NONE, NONE, false, 1.5f, 100.0f, PACKED, PACKED, PACKED, PACKED},
+    {"Beta ignored without C", F32, 4, 1, 1, 8, 8, 8, NONE, NONE, false, 1.5f, 100.0f,
+            PACKED, PACKED, PACKED, PACKED},
     {"Alpha 0", F32, 4, 1, 1, 8, 9, 10, NONE, NONE, true, 0.0f, 1.0f, PACKED, PACKED, PACKED, PACKED},
 };
 
@@ -832,7 +512,8 @@ static const struct gemm_case activation_cases[] =
 {
     {"RELU", F32, 4, 1, 1, 19, 21, 23, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED, &relu},
     {"SIGMOID", F32, 4, 1, 1, 19, 21, 23, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED, &sigmoid},
-    {"TANH", F32, 4, 1, 1, 19, 21, 23, TRANS, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED, &tanh_activation},
+    {"TANH", F32, 4, 1, 1, 19, 21, 23, TRANS, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED,
+            &tanh_activation},
     {"LEAKY_RELU", F32, 4, 1, 1, 19, 21, 23, NONE, TRANS, true, 1.0f, -1.0f, PACKED, PACKED, PACKED, PACKED,
             &leaky_relu},
     {"ELU", F32, 4, 1, 2, 19, 21, 23, NONE, NONE, true, 2.0f, 1.0f, PACKED, PACKED, PACKED, PACKED, &elu},
@@ -894,13 +575,13 @@ static void test_owned_by_dml(void **state)
     run_cases(state, owned_cases, ARRAY_SIZE(owned_cases));
 }
 
-/* More output tiles than a dispatch dimension holds (65535 on most devices): the kernel's tile
- * numbering spreads over y. */
+/* More output tiles than a dispatch dimension holds (65535 on most devices, lavapipe included):
+ * the tiles spread over x and y, and batch numbers above 65535 split into batch0 and batch1. */
 static void test_many_batches(void **state)
 {
     static const struct gemm_case many[] =
     {
-        {"70000 batches of 1x1x1", F32, 4, 2, 4000, 1, 1, 1, NONE, NONE, true, 2.0f, 1.0f,
+        {"65538 batches of 1x1x1", F32, 4, 2, 32769, 1, 1, 1, NONE, NONE, true, 2.0f, 1.0f,
                 PACKED, PACKED, PACKED, PACKED},
     };
 
@@ -911,18 +592,19 @@ static void test_many_batches(void **state)
 
 struct bad_desc
 {
-    struct tensor a, b, c, out;
+    struct dml_test_tensor a, b, c, out;   /* sizes are the descs' own (rank dimensions) */
     DML_GEMM_OPERATOR_DESC desc;
 };
 
+/* A valid GEMM of `rank`-D tensors {.., M, K} x {.., K, N} + C; tests then break one rule. */
 static void bad_desc_init(struct bad_desc *bad, DML_TENSOR_DATA_TYPE type, UINT rank, UINT m, UINT n, UINT k)
 {
-    UINT a_sizes[4] = {1, 1, m, k}, b_sizes[4] = {1, 1, k, n}, out_sizes[4] = {1, 1, m, n};
+    UINT a_sizes[4] = {1, 1, m, k}, b_sizes[4] = {1, 1, k, n}, out_sizes[4] = {1, 1, m, n}, first = 4 - rank;
 
-    tensor_init(&bad->a, type, rank, a_sizes, PACKED, 0, 1);
-    tensor_init(&bad->b, type, rank, b_sizes, PACKED, 0, 2);
-    tensor_init(&bad->c, type, rank, out_sizes, PACKED, 0, 3);
-    tensor_init(&bad->out, type, rank, out_sizes, PACKED, 0, 4);
+    dml_test_tensor_init(&bad->a, type, rank, &a_sizes[first], NULL);
+    dml_test_tensor_init(&bad->b, type, rank, &b_sizes[first], NULL);
+    dml_test_tensor_init(&bad->c, type, rank, &out_sizes[first], NULL);
+    dml_test_tensor_init(&bad->out, type, rank, &out_sizes[first], NULL);
     memset(&bad->desc, 0, sizeof(bad->desc));
     bad->desc.ATensor = &bad->a.desc;
     bad->desc.BTensor = &bad->b.desc;
@@ -931,22 +613,29 @@ static void bad_desc_init(struct bad_desc *bad, DML_TENSOR_DATA_TYPE type, UINT 
     bad->desc.Alpha = 1.0f;
 }
 
-static void bad_desc_cleanup(struct bad_desc *bad)
+/* Sizes, ranks and types were changed: only the rule under test may fail, not the buffer size. */
+static void bad_desc_resize(struct bad_desc *bad)
 {
-    tensor_cleanup(&bad->a);
-    tensor_cleanup(&bad->b);
-    tensor_cleanup(&bad->c);
-    tensor_cleanup(&bad->out);
+    struct dml_test_tensor *tensors[] = {&bad->a, &bad->b, &bad->c, &bad->out};
+    DML_BUFFER_TENSOR_DESC *buffer;
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(tensors); ++i)
+    {
+        buffer = &tensors[i]->buffer;
+        buffer->TotalTensorSizeInBytes = vkdml_calc_buffer_tensor_size(buffer->DataType, buffer->DimensionCount,
+                buffer->Sizes, buffer->Strides);
+    }
 }
 
-static HRESULT create_bad(struct gemm_context *context, const struct bad_desc *bad)
+static HRESULT create_bad(struct dml_test_context *context, struct bad_desc *bad)
 {
-    DML_OPERATOR_DESC op_desc = {DML_OPERATOR_GEMM, &bad->desc};
-    IDMLOperator *op = (IDMLOperator *)(uintptr_t)0xdeadbeef;
+    IDMLOperator *op = NULL;
     HRESULT hr;
 
+    bad_desc_resize(bad);
     vkdml_test_log_reset();
-    hr = IDMLDevice_CreateOperator(context->dml, &op_desc, &IID_IDMLOperator, (void **)&op);
+    hr = dml_test_create_operator(context, DML_OPERATOR_GEMM, &bad->desc, &op);
     assert_null(op);
     return hr;
 }
@@ -961,58 +650,50 @@ static HRESULT create_bad(struct gemm_context *context, const struct bad_desc *b
 
 static void test_invalid_shapes(void **state)
 {
-    struct gemm_context *context = *state;
+    struct dml_test_context *context = *state;
     struct bad_desc bad;
 
     bad_desc_init(&bad, F32, 4, 2, 3, 5);
     bad.b.sizes[2] = 6;
     check_bad(context, &bad, "CreateOperator(GEMM): ATensor.Sizes[3]=5 must equal BTensor.Sizes[2]=6");
-    bad_desc_cleanup(&bad);
 
     /* With TransA, K is A's dimension 2. */
     bad_desc_init(&bad, F32, 4, 2, 3, 5);
     bad.desc.TransA = TRANS;
     check_bad(context, &bad, "ATensor.Sizes[2]=2 must equal BTensor.Sizes[2]=5");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F32, 3, 2, 3, 5);
     bad.desc.TransB = TRANS;
     check_bad(context, &bad, "ATensor.Sizes[2]=5 must equal BTensor.Sizes[2]=3");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F32, 4, 2, 3, 5);
     bad.out.sizes[2] = 4;
     bad.c.sizes[2] = 4;
     check_bad(context, &bad, "OutputTensor.Sizes[2]=4 must equal ATensor.Sizes[2]=2 (M)");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F32, 2, 2, 3, 5);
-    bad.out.sizes[3] = 4;
-    bad.c.sizes[3] = 4;
+    bad.out.sizes[1] = 4;
+    bad.c.sizes[1] = 4;
     check_bad(context, &bad, "OutputTensor.Sizes[1]=4 must equal BTensor.Sizes[1]=3 (N)");
-    bad_desc_cleanup(&bad);
 
     /* Batches broadcast through 0-strides, not through size 1. */
     bad_desc_init(&bad, F32, 4, 2, 3, 5);
     bad.a.sizes[0] = bad.c.sizes[0] = bad.out.sizes[0] = 2;
     check_bad(context, &bad, "BTensor.Sizes[0]=1 must equal OutputTensor.Sizes[0]=2");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F32, 4, 2, 3, 5);
     bad.a.sizes[1] = 3;
     check_bad(context, &bad, "ATensor.Sizes[1]=3 must equal OutputTensor.Sizes[1]=1");
-    bad_desc_cleanup(&bad);
 
     /* C has the output's sizes; a bias is a 0-stride C. */
     bad_desc_init(&bad, F32, 4, 2, 3, 5);
     bad.c.sizes[2] = 1;
     check_bad(context, &bad, "CTensor.Sizes[2]=1 must equal OutputTensor.Sizes[2]=2");
-    bad_desc_cleanup(&bad);
 }
 
 static void test_invalid_ranks_and_types(void **state)
 {
-    struct gemm_context *context = *state;
+    struct dml_test_context *context = *state;
     static const UINT sizes5[5] = {1, 1, 1, 2, 2};
     struct bad_desc bad;
 
@@ -1020,49 +701,41 @@ static void test_invalid_ranks_and_types(void **state)
     bad.b.buffer.DimensionCount = 3;
     bad.b.buffer.Sizes = &bad.b.sizes[1];
     check_bad(context, &bad, "BTensor.DimensionCount=3 must equal ATensor.DimensionCount=4");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F32, 4, 2, 2, 2);
     bad.desc.CTensor = NULL;
     bad.a.buffer.DimensionCount = bad.b.buffer.DimensionCount = bad.out.buffer.DimensionCount = 5;
     bad.a.buffer.Sizes = bad.b.buffer.Sizes = bad.out.buffer.Sizes = sizes5;
     check_bad(context, &bad, "ATensor.DimensionCount=5 must be 2 to 4");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F32, 2, 1, 2, 2);
     bad.desc.CTensor = NULL;
     bad.a.buffer.DimensionCount = bad.out.buffer.DimensionCount = 1;
-    bad.a.buffer.Sizes = &bad.a.sizes[3];
-    bad.out.buffer.Sizes = &bad.out.sizes[3];
+    bad.a.buffer.Sizes = &bad.a.sizes[1];
+    bad.out.buffer.Sizes = &bad.out.sizes[1];
     check_bad(context, &bad, "ATensor.DimensionCount=1 must be 2 to 4");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, DML_TENSOR_DATA_TYPE_INT32, 4, 2, 2, 2);
     check_bad(context, &bad, "ATensor.DataType=INT32 must be FLOAT32 or FLOAT16");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F32, 4, 2, 2, 2);
     bad.b.buffer.DataType = F16;
     check_bad(context, &bad, "BTensor.DataType=FLOAT16 must equal ATensor.DataType=FLOAT32");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F16, 4, 2, 2, 2);
     bad.out.buffer.DataType = F32;
-    bad.out.buffer.TotalTensorSizeInBytes *= 2;
     check_bad(context, &bad, "OutputTensor.DataType=FLOAT32 must equal ATensor.DataType=FLOAT16");
-    bad_desc_cleanup(&bad);
 
     bad_desc_init(&bad, F32, 4, 2, 2, 2);
     bad.desc.TransB = (DML_MATRIX_TRANSFORM)2;
     check_bad(context, &bad, "TransB");
-    bad_desc_cleanup(&bad);
 }
 
 static void test_invalid_activations(void **state)
 {
     static const DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC identity_desc = {NULL, NULL, NULL};
     static const DML_OPERATOR_DESC not_fusible = {DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity_desc};
-    struct gemm_context *context = *state;
+    struct dml_test_context *context = *state;
     DML_ACTIVATION_RELU_OPERATOR_DESC relu_with_tensor;
     DML_OPERATOR_DESC activation;
     struct bad_desc bad;
@@ -1070,7 +743,6 @@ static void test_invalid_activations(void **state)
     bad_desc_init(&bad, F32, 4, 2, 2, 2);
     bad.desc.FusedActivation = &not_fusible;
     check_bad(context, &bad, "FusedActivation");
-    bad_desc_cleanup(&bad);
 
     /* A fused activation has no tensors of its own. */
     bad_desc_init(&bad, F32, 4, 2, 2, 2);
@@ -1080,25 +752,20 @@ static void test_invalid_activations(void **state)
     activation.Desc = &relu_with_tensor;
     bad.desc.FusedActivation = &activation;
     check_bad(context, &bad, "FusedActivation");
-    bad_desc_cleanup(&bad);
 }
 
 /* Everything below is still valid: the rules above reject exactly what they name. */
 static void test_valid_edge_descs(void **state)
 {
-    struct gemm_context *context = *state;
+    struct dml_test_context *context = *state;
     IDMLOperator *op = NULL;
-    DML_OPERATOR_DESC op_desc;
     struct bad_desc good;
 
     bad_desc_init(&good, F32, 2, 3, 4, 5);
     good.desc.CTensor = NULL;
-    op_desc.Type = DML_OPERATOR_GEMM;
-    op_desc.Desc = &good.desc;
     vkdml_test_log_reset();
-    check_hr(IDMLDevice_CreateOperator(context->dml, &op_desc, &IID_IDMLOperator, (void **)&op), S_OK);
+    check_hr(dml_test_create_operator(context, DML_OPERATOR_GEMM, &good.desc, &op), S_OK);
     release_last(op);
-    bad_desc_cleanup(&good);
     assert_no_log_errors();
 }
 
@@ -1106,17 +773,16 @@ int main(void)
 {
     const struct CMUnitTest tests[] =
     {
-        cmocka_unit_test(test_half_conversion),
-        cmocka_unit_test_setup_teardown(test_shapes, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_c_alpha_beta, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_fused_activations, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_float16, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_owned_by_dml, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_many_batches, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_invalid_shapes, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_invalid_activations, gemm_setup, gemm_teardown),
-        cmocka_unit_test_setup_teardown(test_valid_edge_descs, gemm_setup, gemm_teardown),
+        cmocka_unit_test_setup_teardown(test_shapes, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_c_alpha_beta, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_fused_activations, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_float16, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_owned_by_dml, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_many_batches, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_shapes, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_activations, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_valid_edge_descs, dml_test_setup, dml_test_teardown),
     };
 
     vkdml_test_require_device();
