@@ -323,11 +323,13 @@ static UINT count_tensors(const void *desc, const struct vkdml_op_schema *schema
     for (i = 0; i < schema->field_count; ++i)
     {
         const struct vkdml_field_schema *field = &schema->fields[i];
-        const DML_TENSOR_DESC *tensors = field_pointer(desc, field);
+        const DML_TENSOR_DESC *tensors;
         UINT n;
 
+        /* Only tensor fields hold pointers: reading 8 bytes at a UINT field is misaligned (UB). */
         if (field->role != role)
             continue;
+        tensors = field_pointer(desc, field);
         n = field->kind == VKDML_FIELD_TENSOR_ARRAY ? field_count(desc, schema, field) : 1;
         for (j = 0; j < n; ++j, ++count)
         {

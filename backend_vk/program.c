@@ -93,7 +93,7 @@ HRESULT vkdml_pipeline_cache_get(struct vkdml_backend_device *device, enum vkdml
     for (entry = *bucket; entry; entry = entry->next)
     {
         if (entry->kernel == kernel && entry->spec_count == spec_count
-                && !memcmp(entry->spec, spec, spec_count * sizeof(*spec)))
+                && (!spec_count || !memcmp(entry->spec, spec, spec_count * sizeof(*spec))))
             break;
     }
     if (!entry)
@@ -109,7 +109,8 @@ HRESULT vkdml_pipeline_cache_get(struct vkdml_backend_device *device, enum vkdml
         {
             entry->kernel = kernel;
             entry->spec_count = spec_count;
-            memcpy(entry->spec, spec, spec_count * sizeof(*spec));
+            if (spec_count)     /* spec may be NULL then: memcpy(NULL) is undefined even for 0 bytes */
+                memcpy(entry->spec, spec, spec_count * sizeof(*spec));
             entry->next = *bucket;
             *bucket = entry;
         }

@@ -14,10 +14,10 @@
  * One workgroup of 16x16 threads computes an output tile of up to 64x64; A and B are staged
  * through shared memory 16 values of K at a time, and each thread accumulates a block of up to
  * 4x4 outputs whose rows and columns are 16 apart (so neighbouring threads store neighbouring
- * outputs). The block shrinks for small M or N, so that small matrices get more workgroups. Tensors are read only through
- * their element strides, so transposes, padding and 0-stride broadcast need no special case; the
- * tile loads pick their fastest-moving thread index from whichever of the two strides is smaller,
- * which keeps transposed inputs coalesced.
+ * outputs). The block shrinks for small M or N, so that small matrices get more workgroups.
+ * Tensors are read only through their element strides, so transposes, padding and 0-stride
+ * broadcast need no special case; the tile loads pick their fastest-moving thread index from
+ * whichever of the two strides is smaller, which keeps transposed inputs coalesced.
  *
  * Variants (kernels_glsl/meson.build): FLOAT32; VKDML_GEMM_FLOAT16: fp16 tensors, fp32 arithmetic
  * (16-bit storage only, no Float16 capability); VKDML_GEMM_HALF_COMPUTE: fp16 tensors and fp16

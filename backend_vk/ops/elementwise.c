@@ -24,32 +24,20 @@
 #define INT_TYPES_32 (SIGNED_TYPES | TYPE_BIT(UINT32) | TYPE_BIT(UINT16) | TYPE_BIT(UINT8))
 #define INT_TYPES (INT_TYPES_32 | TYPE_BIT(INT64) | TYPE_BIT(UINT64))
 
-/* Where an operator's optional attributes live in its desc (0: it has none). */
-struct ew_fields
-{
-    size_t scale_bias;                  /* offsetof ScaleBias + 1 */
-    size_t fused_activation;            /* offsetof FusedActivation + 1 */
-};
-
+/* One row per operator; ScaleBias and FusedActivation fields are found through the schema. */
 struct ew_operator
 {
     DML_OPERATOR_TYPE type;
     uint32_t op;                        /* EW_OP_* */
     bool is_activation;                 /* an ACTIVATION_* operator: EW_OP_IDENTITY + itself as activation */
     uint32_t data_types;                /* TYPE_BIT() set of the types DirectML allows */
-    struct ew_fields fields;
 };
-
-#define FIELD(desc, field) (offsetof(desc, field) + 1)
 
 static const struct ew_operator ops[] =
 {
-    {DML_OPERATOR_ELEMENT_WISE_IDENTITY, EW_OP_IDENTITY, false,
-            FLOAT_TYPES | TYPE_BIT(FLOAT64) | INT_TYPES,
-            {.scale_bias = FIELD(DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC, ScaleBias)}},
+    {DML_OPERATOR_ELEMENT_WISE_IDENTITY, EW_OP_IDENTITY, false, FLOAT_TYPES | TYPE_BIT(FLOAT64) | INT_TYPES},
     {DML_OPERATOR_ELEMENT_WISE_ADD, EW_OP_ADD, false, FLOAT_TYPES | INT_TYPES},
-    {DML_OPERATOR_ELEMENT_WISE_ADD1, EW_OP_ADD, false, FLOAT_TYPES,
-            {.fused_activation = FIELD(DML_ELEMENT_WISE_ADD1_OPERATOR_DESC, FusedActivation)}},
+    {DML_OPERATOR_ELEMENT_WISE_ADD1, EW_OP_ADD, false, FLOAT_TYPES},
     {DML_OPERATOR_ELEMENT_WISE_MULTIPLY, EW_OP_MULTIPLY, false, FLOAT_TYPES | INT_TYPES},
     {DML_OPERATOR_ACTIVATION_RELU, EW_OP_IDENTITY, true, FLOAT_TYPES | SIGNED_TYPES},
 };
@@ -66,18 +54,28 @@ static const struct ew_operator *find_operator(DML_OPERATOR_TYPE type)
     return NULL;
 }
 
-static const DML_SCALE_BIAS *op_scale_bias(const struct ew_operator *info, const struct vkdml_operator_view *op)
+/* The pointer in the desc's field of `kind`, or NULL when the operator has no such field. */
+static const void *desc_pointer(const struct vkdml_operator_view *op, enum vkdml_field_kind kind)
 {
-    if (!info->fields.scale_bias)
-        return NULL;
-    return *(const DML_SCALE_BIAS *const *)((const char *)op->desc + info->fields.scale_bias - 1);
+    const struct vkdml_op_schema *schema = vkdml_op_schema_get(op->type);
+    uint32_t i;
+
+    for (i = 0; schema && i < schema->field_count; ++i)
+    {
+        if (schema->fields[i].kind == kind)
+            return *(const void *const *)((const char *)op->desc + schema->fields[i].offset);
+    }
+    return NULL;
 }
 
-static const DML_OPERATOR_DESC *op_fused_activation(const struct ew_operator *info, const struct vkdml_operator_view *op)
+static const DML_SCALE_BIAS *op_scale_bias(const struct vkdml_operator_view *op)
 {
-    if (!info->fields.fused_activation)
-        return NULL;
-    return *(const DML_OPERATOR_DESC *const *)((const char *)op->desc + info->fields.fused_activation - 1);
+    return desc_pointer(op, VKDML_FIELD_SCALE_BIAS);
+}
+
+static const DML_OPERATOR_DESC *op_fused_activation(const struct vkdml_operator_view *op)
+{
+    return desc_pointer(op, VKDML_FIELD_OPERATOR_DESC);
 }
 
 static bool is_float_type(DML_TENSOR_DATA_TYPE type)
@@ -189,10 +187,10 @@ HRESULT vkdml_elementwise_validate(struct vkdml_backend_device *device, const st
     if ((unsigned int)type >= 32 || !(info->data_types & (1u << type)))
         return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.DataType=%s is not supported by this operator.",
                 type_name(type));
-    if (op_scale_bias(info, op) && !is_float_type(type))
+    if (op_scale_bias(op) && !is_float_type(type))
         return vkdml_op_error(op, E_INVALIDARG, "ScaleBias must be NULL for %s tensors (float tensors only).",
                 type_name(type));
-    if (FAILED(hr = vkdml_validate_fused_activation(op, op_fused_activation(info, op))))
+    if (FAILED(hr = vkdml_validate_fused_activation(op, op_fused_activation(op))))
         return hr;
     for (i = 0; i < op->input_count; ++i)
     {
@@ -360,6 +358,47 @@ static uint32_t float_bits(float value)
     return bits;
 }
 
+static unsigned int element_size(DML_TENSOR_DATA_TYPE type)
+{
+    return vkdml_data_type_bits(type) / 8;
+}
+
+/* Vector mode (elementwise_interface.h): every vector of V = 16 / size elements starts 16-byte
+ * aligned in every stride-1 tensor, and the output is contiguous along dimension 0. */
+static bool can_vectorize(const struct vkdml_compile *compile, const struct ew_shape *shape)
+{
+    const struct vkdml_operator_view *op = compile->op;
+    unsigned int size = element_size(op->outputs[0]->DataType), vector;
+    uint32_t t, d;
+
+    if (!size || size > 8)
+        return false;
+    vector = 16 / size;
+    if (shape->strides[EW_OUTPUT][0] != 1 || shape->sizes[0] < vector || (shape->rank > 1 && shape->sizes[0] % vector))
+        return false;
+    for (t = 0; t < EW_TENSOR_COUNT; ++t)
+    {
+        bool present = t == EW_OUTPUT || t < op->input_count;
+        const DML_BUFFER_TENSOR_DESC *tensor = t == EW_OUTPUT ? op->outputs[0] : present ? op->inputs[t] : NULL;
+        const struct vkdml_tensor_location *location = t == EW_OUTPUT ? &compile->outputs[0] : &compile->inputs[t];
+
+        if (!present)
+            continue;
+        if (element_size(tensor->DataType) != size || shape->strides[t][0] > 1)
+            return false;
+        if (shape->strides[t][0] == 0)
+            continue;               /* broadcast along dimension 0: scalar loads, any alignment */
+        if (location->offset % 16)
+            return false;
+        for (d = 1; d < shape->rank; ++d)
+        {
+            if (shape->strides[t][d] % vector)
+                return false;
+        }
+    }
+    return true;
+}
+
 static void set_tensor_spec(uint32_t *spec, uint32_t t, DML_TENSOR_DATA_TYPE type,
         const struct vkdml_tensor_location *location, const struct ew_shape *shape)
 {
@@ -378,17 +417,18 @@ static void set_activation_spec(uint32_t *spec, const struct ew_operator *info, 
     DML_OPERATOR_DESC self = {op->type, op->desc};
 
     /* An ACTIVATION_* operator maps its own desc exactly as a fused one would be mapped. */
-    vkdml_fused_activation_spec(info->is_activation ? &self : op_fused_activation(info, op),
+    vkdml_fused_activation_spec(info->is_activation ? &self : op_fused_activation(op),
             &spec[EW_SPEC_ACTIVATION]);
 }
 
-/* Workgroups along x only; the kernel's grid-stride loop covers what one row of groups can't. */
-static void dispatch_size(const struct vkdml_compile *compile, uint32_t element_count, uint32_t groups[3])
+/* Workgroups along x only; the kernel's grid-stride loop covers what one row of groups can't.
+ * `items` are elements, or vectors in vector mode. */
+static void dispatch_size(const struct vkdml_compile *compile, uint32_t items, uint32_t groups[3])
 {
     uint32_t max_x = compile->vk->caps.properties.limits.maxComputeWorkGroupCount[0];
-    uint64_t needed = ((uint64_t)element_count + EW_DEFAULT_LOCAL_SIZE - 1) / EW_DEFAULT_LOCAL_SIZE;
+    uint64_t needed = ((uint64_t)items + EW_DEFAULT_LOCAL_SIZE - 1) / EW_DEFAULT_LOCAL_SIZE;
 
-    groups[0] = (uint32_t)VKDML_MIN(needed, (uint64_t)VKDML_MIN(max_x, 65535u));
+    groups[0] = (uint32_t)VKDML_MAX(1, VKDML_MIN(needed, (uint64_t)VKDML_MIN(max_x, 65535u)));
     groups[1] = 1;
     groups[2] = 1;
 }
@@ -399,7 +439,7 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
     const struct ew_operator *info = find_operator(op->type);
     const DML_BUFFER_TENSOR_DESC *output = op->outputs[0];
     const DML_SCALE_BIAS *scale_bias;
-    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, d, t;
+    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, items, d, t;
     enum vkdml_kernel_id kernel = VKDML_KERNEL_ELEMENTWISE;
     struct ew_shape shape;
     HRESULT hr;
@@ -418,7 +458,7 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
     spec[EW_SPEC_RANK] = shape.rank;
     spec[EW_SPEC_ELEMENT_COUNT] = element_count;
     spec[EW_SPEC_SCALE] = float_bits(1.0f);
-    if ((scale_bias = op_scale_bias(info, op)))
+    if ((scale_bias = op_scale_bias(op)))
     {
         spec[EW_SPEC_SCALE_BIAS] = 1;
         spec[EW_SPEC_SCALE] = float_bits(scale_bias->Scale);
@@ -430,7 +470,13 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
         set_tensor_spec(spec, t, op->inputs[t]->DataType, &compile->inputs[t], &shape);
     set_tensor_spec(spec, EW_OUTPUT, output->DataType, &compile->outputs[0], &shape);
     set_activation_spec(spec, info, op);
+    items = element_count;
+    if (can_vectorize(compile, &shape))
+    {
+        spec[EW_SPEC_VECTOR] = 1;
+        items = element_count / (16 / element_size(output->DataType));
+    }
 
-    dispatch_size(compile, element_count, groups);
+    dispatch_size(compile, items, groups);
     return vkdml_compile_add_dispatch(compile, kernel, spec, EW_SPEC_COUNT, NULL, 0, groups, false);
 }

@@ -109,11 +109,12 @@ static HRESULT validate_ranks(const struct vkdml_operator_view *op)
     return S_OK;
 }
 
-static HRESULT validate_transform(const struct vkdml_operator_view *op, const char *name, DML_MATRIX_TRANSFORM transform)
+static HRESULT validate_transform(const struct vkdml_operator_view *op, const char *name,
+        DML_MATRIX_TRANSFORM transform)
 {
     if (transform != DML_MATRIX_TRANSFORM_NONE && transform != DML_MATRIX_TRANSFORM_TRANSPOSE)
-        return vkdml_op_error(op, E_INVALIDARG, "%s=%d must be DML_MATRIX_TRANSFORM_NONE or DML_MATRIX_TRANSFORM_TRANSPOSE.",
-                name, (int)transform);
+        return vkdml_op_error(op, E_INVALIDARG,
+                "%s=%d must be DML_MATRIX_TRANSFORM_NONE or DML_MATRIX_TRANSFORM_TRANSPOSE.", name, (int)transform);
     return S_OK;
 }
 
@@ -132,9 +133,11 @@ static HRESULT check_size(const struct vkdml_operator_view *op, enum gemm_tensor
 static HRESULT validate_shapes(const struct vkdml_operator_view *op, const DML_GEMM_OPERATOR_DESC *desc)
 {
     uint32_t rank = gemm_tensor(op, GEMM_A)->DimensionCount, rows = rank - 2, columns = rank - 1, i;
-    bool trans_a = desc->TransA == DML_MATRIX_TRANSFORM_TRANSPOSE, trans_b = desc->TransB == DML_MATRIX_TRANSFORM_TRANSPOSE;
+    bool trans_a = desc->TransA == DML_MATRIX_TRANSFORM_TRANSPOSE;
+    bool trans_b = desc->TransB == DML_MATRIX_TRANSFORM_TRANSPOSE;
     uint32_t a_m = trans_a ? columns : rows, a_k = trans_a ? rows : columns;
     uint32_t b_k = trans_b ? columns : rows, b_n = trans_b ? rows : columns;
+    static const char batch_rule[] = "batch sizes are shared; broadcast with 0-strides";
     HRESULT hr;
 
     if (FAILED(hr = check_size(op, GEMM_A, a_k, GEMM_B, b_k, trans_a || trans_b
@@ -147,9 +150,9 @@ static HRESULT validate_shapes(const struct vkdml_operator_view *op, const DML_G
         return hr;
     for (i = 0; i < rows; ++i)
     {
-        if (FAILED(hr = check_size(op, GEMM_A, i, GEMM_OUTPUT, i, "batch sizes are shared; broadcast with 0-strides")))
+        if (FAILED(hr = check_size(op, GEMM_A, i, GEMM_OUTPUT, i, batch_rule)))
             return hr;
-        if (FAILED(hr = check_size(op, GEMM_B, i, GEMM_OUTPUT, i, "batch sizes are shared; broadcast with 0-strides")))
+        if (FAILED(hr = check_size(op, GEMM_B, i, GEMM_OUTPUT, i, batch_rule)))
             return hr;
     }
     for (i = 0; gemm_tensor(op, GEMM_C) && i < rank; ++i)
@@ -269,27 +272,24 @@ static HRESULT tile_groups(const struct vkdml_compile *compile, uint64_t tiles, 
     y = (tiles + max[0] * z - 1) / (max[0] * z);
     x = (tiles + y * z - 1) / (y * z);
     if (z > max[2] || x * y * z > UINT32_MAX)
-        return vkdml_op_error(compile->op, E_NOTIMPL, "%" PRIu64 " output tiles exceed the device's workgroup counts.",
-                tiles);
+        return vkdml_op_error(compile->op, E_NOTIMPL,
+                "%" PRIu64 " output tiles exceed the device's workgroup counts.", tiles);
     groups[0] = (uint32_t)x;
     groups[1] = (uint32_t)y;
     groups[2] = (uint32_t)z;
     return S_OK;
 }
 
-HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
+/* Shapes, strides (transposes folded in), tensor locations and attributes. */
+static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[GEMM_SPEC_COUNT])
 {
     const struct vkdml_operator_view *op = compile->op;
     const DML_GEMM_OPERATOR_DESC *desc = op->desc;
     struct gemm_matrix a, b, c, out;
-    uint32_t spec[GEMM_SPEC_COUNT] = {0}, groups[3], tile_m, tile_n;
-    uint64_t tiles;
-    HRESULT hr;
 
     gemm_matrix_init(&a, gemm_tensor(op, GEMM_A), desc->TransA == DML_MATRIX_TRANSFORM_TRANSPOSE);
     gemm_matrix_init(&b, gemm_tensor(op, GEMM_B), desc->TransB == DML_MATRIX_TRANSFORM_TRANSPOSE);
     gemm_matrix_init(&out, gemm_tensor(op, GEMM_OUTPUT), false);
-
     spec[GEMM_SPEC_M] = out.sizes[2];
     spec[GEMM_SPEC_N] = out.sizes[3];
     spec[GEMM_SPEC_K] = a.sizes[3];
@@ -310,18 +310,28 @@ HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
     }
     spec[GEMM_SPEC_ALPHA] = float_bits(desc->Alpha);
     spec[GEMM_SPEC_BETA] = float_bits(desc->Beta);
-    vkdml_fused_activation_spec(desc->FusedActivation, &spec[GEMM_SPEC_ACTIVATION]);
-
     spec[GEMM_SPEC_THREAD_M] = thread_tile(out.sizes[2], GEMM_THREADS_Y);
     spec[GEMM_SPEC_THREAD_N] = thread_tile(out.sizes[3], GEMM_THREADS_X);
+    vkdml_fused_activation_spec(desc->FusedActivation, &spec[GEMM_SPEC_ACTIVATION]);
+}
+
+/* One dispatch over every output tile of every batch. */
+HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
+{
+    uint32_t spec[GEMM_SPEC_COUNT] = {0}, groups[3], tile_m, tile_n;
+    uint64_t tiles;
+    HRESULT hr;
+
+    fill_spec(compile, spec);
     tile_m = GEMM_THREADS_Y * spec[GEMM_SPEC_THREAD_M];
     tile_n = GEMM_THREADS_X * spec[GEMM_SPEC_THREAD_N];
-    tiles = (((uint64_t)out.sizes[2] + tile_m - 1) / tile_m) * (((uint64_t)out.sizes[3] + tile_n - 1) / tile_n)
-            * spec[GEMM_SPEC_BATCH_COUNT];
+    tiles = ((uint64_t)spec[GEMM_SPEC_M] + tile_m - 1) / tile_m;
+    tiles *= ((uint64_t)spec[GEMM_SPEC_N] + tile_n - 1) / tile_n;
+    tiles *= spec[GEMM_SPEC_BATCH_COUNT];
     if (FAILED(hr = tile_groups(compile, tiles, groups)))
         return hr;
-    TRACE("GEMM {%u,%u} x {%u,%u,%u}: %ux%u tiles, %u x %u x %u workgroups.", out.sizes[0], out.sizes[1],
-            out.sizes[2], out.sizes[3], a.sizes[3], tile_m, tile_n, groups[0], groups[1], groups[2]);
-    return vkdml_compile_add_dispatch(compile, choose_kernel(compile, gemm_tensor(op, GEMM_A)->DataType),
+    TRACE("GEMM %u batches of {%u,%u,%u}: %ux%u tiles, %u x %u x %u workgroups.", spec[GEMM_SPEC_BATCH_COUNT],
+            spec[GEMM_SPEC_M], spec[GEMM_SPEC_N], spec[GEMM_SPEC_K], tile_m, tile_n, groups[0], groups[1], groups[2]);
+    return vkdml_compile_add_dispatch(compile, choose_kernel(compile, gemm_tensor(compile->op, GEMM_A)->DataType),
             spec, GEMM_SPEC_COUNT, NULL, 0, groups, false);
 }

@@ -22,6 +22,15 @@
  * tensor, then stores the remaining ones innermost first (SIZE0 is the fastest-varying).
  * Strides are in elements; 0 broadcasts. Element indices of every tensor fit in 32 bits
  * (validated); byte addresses are computed in 64 bits as uvec2, so no shaderInt64 is needed.
+ *
+ * Vector mode (EW_SPEC_VECTOR): an invocation handles 16 bytes of output at a time,
+ * V = 16 / element size elements, with one 16-byte load per input whose innermost stride is 1
+ * (inputs with innermost stride 0 load one element). 8- and 16-bit elements are unpacked from
+ * 32-bit words, so narrow types also move whole 16-byte transactions. The C side enables it when
+ * every tensor has the output's element size, the output's innermost stride is 1, each input's
+ * is 0 or 1, and every vector starts 16-byte aligned: SIZE0 (rank > 1) and the outer strides of
+ * stride-1 tensors are multiples of V, byte offsets multiples of 16 (bindings are 16-byte aligned
+ * by DirectML's rule). At rank 1 the last ELEMENT_COUNT % V elements take the scalar path.
  */
 #ifndef VKDML_ELEMENTWISE_INTERFACE_H
 #define VKDML_ELEMENTWISE_INTERFACE_H
@@ -70,7 +79,8 @@
 #define EW_SPEC_SCALE_BIAS 5            /* bool: apply x * scale + bias to tensor 0 (float domains) */
 #define EW_SPEC_SCALE 6                 /* float bits */
 #define EW_SPEC_BIAS 7                  /* float bits */
-#define EW_SPEC_ATTRIBUTES 8            /* EW_ATTRIBUTE_COUNT words, op-specific */
+#define EW_SPEC_VECTOR 8                /* bool: 16-byte vector mode (below) */
+#define EW_SPEC_ATTRIBUTES 9            /* EW_ATTRIBUTE_COUNT words, op-specific */
 #define EW_SPEC_SIZES (EW_SPEC_ATTRIBUTES + EW_ATTRIBUTE_COUNT)     /* EW_MAX_RANK sizes, innermost first */
 #define EW_SPEC_TENSORS (EW_SPEC_SIZES + EW_MAX_RANK)              /* EW_TENSOR_COUNT blocks: */
 #define EW_SPEC_TENSOR_TYPE 0           /*   EW_TYPE_*; 0 for an absent tensor */

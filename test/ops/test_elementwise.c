@@ -479,6 +479,8 @@ static void run_case(struct dml_test_context *context, const struct ew_case *c)
 
 /* ---- Shapes ---- */
 
+static bool op_allows_type(DML_OPERATOR_TYPE op, DML_TENSOR_DATA_TYPE type);
+
 static void set_sizes(struct ew_case *c, UINT rank, const UINT *sizes)
 {
     c->rank = rank;
@@ -548,6 +550,70 @@ static void test_strides(void **state)
             c.strides[MAX_INPUTS] = layouts[i].out;
             run_case(context, &c);
         }
+    }
+}
+
+/* Layouts that take the kernel's 16-byte vector path (and its scalar tail and fallbacks), in
+ * every element size. */
+static void test_vector_layouts(void **state)
+{
+    static const UINT sizes[] = {3, 4, 32};
+    static const UINT row[] = {0, 0, 1};                /* vector loads of a broadcast row */
+    static const UINT column[] = {0, 1, 0};             /* one element per vector */
+    static const UINT padded[] = {256, 64, 1};          /* outer strides multiples of 16 elements */
+    static const UINT misaligned[] = {200, 50, 1};      /* rows start off 16-byte boundaries */
+    static const UINT tail_sizes[] = {16 * 5 + 3};
+    static const struct { const UINT *a, *b, *out; bool in_place; } layouts[] =
+    {
+        {NULL, row, NULL}, {padded, column, NULL}, {NULL, NULL, padded}, {misaligned, row, NULL},
+        {padded, row, padded, true}, {column, row, NULL},
+    };
+    static const DML_TENSOR_DATA_TYPE types[] =
+    {
+        DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_INT8,
+        DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_UINT32,
+        DML_TENSOR_DATA_TYPE_INT64,
+    };
+    static const DML_OPERATOR_TYPE ops[] =
+            {DML_OPERATOR_ELEMENT_WISE_ADD, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, DML_OPERATOR_ACTIVATION_RELU};
+    struct dml_test_context *context = *state;
+    unsigned int i, j, k;
+
+    for (j = 0; j < ARRAY_SIZE(types); ++j)
+    {
+        if (!dml_test_data_type_supported(context, types[j]))
+            continue;
+        for (k = 0; k < ARRAY_SIZE(ops); ++k)
+        {
+            struct ew_case c = {ops[k], types[j]};
+
+            if (!op_allows_type(c.op, c.type))
+                continue;
+            set_sizes(&c, 1, tail_sizes);
+            run_case(context, &c);
+            for (i = 0; i < ARRAY_SIZE(layouts); ++i)
+            {
+                c = (struct ew_case){ops[k], types[j]};
+                set_sizes(&c, 3, sizes);
+                c.strides[0] = layouts[i].a;
+                c.strides[1] = input_count(c.op) > 1 ? layouts[i].b : NULL;
+                c.strides[MAX_INPUTS] = layouts[i].out;
+                c.in_place = layouts[i].in_place;
+                run_case(context, &c);
+            }
+        }
+    }
+    /* FLOAT64 through IDENTITY, the one operator that takes it. */
+    if (dml_test_data_type_supported(context, DML_TENSOR_DATA_TYPE_FLOAT64))
+    {
+        struct ew_case c = {DML_OPERATOR_ELEMENT_WISE_IDENTITY, DML_TENSOR_DATA_TYPE_FLOAT64};
+
+        set_sizes(&c, 3, sizes);
+        c.strides[0] = padded;
+        run_case(context, &c);
+        set_sizes(&c, 1, tail_sizes);
+        c.strides[0] = NULL;
+        run_case(context, &c);
     }
 }
 
@@ -992,6 +1058,7 @@ int main(void)
         TEST(test_shapes),
         TEST(test_strides),
         TEST(test_rank8_transposed),
+        TEST(test_vector_layouts),
         TEST(test_data_types),
         TEST(test_identity_scale_bias),
         TEST(test_add1_fused_activations),

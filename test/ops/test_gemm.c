@@ -785,7 +785,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_valid_edge_descs, dml_test_setup, dml_test_teardown),
     };
 
-    vkdml_test_require_device();
+    /* Logging first: it keeps the Vulkan driver loaded for LeakSanitizer (test_utils.c). */
     vkdml_test_init_logging();
+    vkdml_test_require_device();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

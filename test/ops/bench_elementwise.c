@@ -1,0 +1,146 @@
+/*
+ * Bandwidth of the element-wise kernel through the public API: BENCH_K (default 50) dispatches
+ * with UAV barriers between them in one command list, wall clock around ExecuteCommandLists +
+ * fence wait, after a warm-up. Not a test (meson builds it, `meson test` does not run it): a
+ * measurement aid until vkdml-bench covers the element-wise family with GPU timestamps. On
+ * lavapipe it only shows that the path works; numbers mean something on a GPU.
+ */
+#include "dml_test_utils.h"
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+struct config
+{
+    const char *name;
+    DML_OPERATOR_TYPE op;
+    DML_TENSOR_DATA_TYPE type;
+    UINT rank, sizes[4];
+    const UINT *strides[3];
+    const DML_OPERATOR_DESC *activation;
+    double bytes_per_element;       /* DRAM traffic per output element */
+};
+
+static void bench(struct dml_test_context *context, const struct config *c, int k)
+{
+    struct dml_test_tensor t[3];
+    ID3D12Resource *buffers[3] = {0}, *persistent;
+    UINT inputs = c->op == DML_OPERATOR_ELEMENT_WISE_IDENTITY || c->op == DML_OPERATOR_ACTIVATION_RELU ? 1 : 2, i;
+    union
+    {
+        DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC id;
+        DML_ELEMENT_WISE_ADD1_OPERATOR_DESC add1;
+        DML_ACTIVATION_RELU_OPERATOR_DESC relu;
+    } desc;
+    IDMLCompiledOperator *compiled;
+    IDMLBindingTable *table;
+    DML_BINDING_TABLE_DESC table_desc;
+    DML_BUFFER_BINDING bb[3];
+    DML_BINDING_DESC bd[3];
+    UINT64 n = 1;
+    double t0, t1;
+    int rep;
+
+    for (i = 0; i < c->rank; ++i)
+        n *= c->sizes[i];
+    for (i = 0; i < 3; ++i)
+        dml_test_tensor_init(&t[i], c->type, c->rank, c->sizes, c->strides[i]);
+    memset(&desc, 0, sizeof(desc));
+    if (c->op == DML_OPERATOR_ELEMENT_WISE_IDENTITY)
+        desc.id = (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC){&t[0].desc, &t[2].desc, NULL};
+    else if (c->op == DML_OPERATOR_ACTIVATION_RELU)
+        desc.relu = (DML_ACTIVATION_RELU_OPERATOR_DESC){&t[0].desc, &t[2].desc};
+    else
+        desc.add1 = (DML_ELEMENT_WISE_ADD1_OPERATOR_DESC){&t[0].desc, &t[1].desc, &t[2].desc, c->activation};
+    compiled = dml_test_compile(context, c->op, &desc, DML_EXECUTION_FLAG_NONE);
+    persistent = dml_test_initialize(context, compiled, NULL, 0);
+    for (i = 0; i < 3; ++i)
+    {
+        if (i == 1 && inputs == 1)
+            continue;
+        buffers[i] = dml_test_create_buffer(context, t[i].buffer.TotalTensorSizeInBytes, NULL);
+        bb[i] = (DML_BUFFER_BINDING){buffers[i], 0, t[i].buffer.TotalTensorSizeInBytes};
+        bd[i] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &bb[i]};
+    }
+    table_desc = (DML_BINDING_TABLE_DESC){(IDMLDispatchable *)compiled, cpu_handle(context->heap, context->increment, 0),
+            gpu_handle(context->heap, context->increment, 0), 8};
+    check_hr(IDMLDevice_CreateBindingTable(context->dml, &table_desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
+    IDMLBindingTable_BindInputs(table, inputs, bd);
+    IDMLBindingTable_BindOutputs(table, 1, &bd[2]);
+    for (rep = 0; rep < 2; ++rep)
+    {
+        ID3D12DescriptorHeap *heaps[] = {context->heap};
+        int iterations = rep ? k : 2, j;
+
+        ID3D12GraphicsCommandList_SetDescriptorHeaps(context->d3d.list, 1, heaps);
+        for (j = 0; j < iterations; ++j)
+        {
+            IDMLCommandRecorder_RecordDispatch(context->recorder, (ID3D12CommandList *)context->d3d.list,
+                    (IDMLDispatchable *)compiled, table);
+            uav_barrier(context->d3d.list, NULL);
+        }
+        check_hr(ID3D12GraphicsCommandList_Close(context->d3d.list), S_OK);
+        t0 = now();
+        execute_list(context->d3d.queue, context->d3d.list);
+        wait_queue_idle(&context->d3d);
+        t1 = now();
+        check_hr(ID3D12CommandAllocator_Reset(context->d3d.allocator), S_OK);
+        check_hr(ID3D12GraphicsCommandList_Reset(context->d3d.list, context->d3d.allocator, NULL), S_OK);
+    }
+    printf("%-34s %10llu elements: %8.3f ms/dispatch, %7.1f GB/s\n", c->name, (unsigned long long)n,
+            (t1 - t0) / k * 1e3, c->bytes_per_element * n * k / (t1 - t0) / 1e9);
+    fflush(stdout);
+    release_last(table);
+    for (i = 0; i < 3; ++i)
+    {
+        if (buffers[i])
+            release_last(buffers[i]);
+    }
+    if (persistent)
+        release_last(persistent);
+    release_last(compiled);
+}
+
+static void run(void **state)
+{
+    static const UINT bcast[] = {0, 1};
+    static const UINT transposed[] = {1, 8192};
+    static const DML_ACTIVATION_GELU_OPERATOR_DESC gelu = {NULL, NULL};
+    static const DML_OPERATOR_DESC gelu_desc = {DML_OPERATOR_ACTIVATION_GELU, &gelu};
+    const struct config configs[] =
+    {
+        {"ADD fp32", DML_OPERATOR_ELEMENT_WISE_ADD, DML_TENSOR_DATA_TYPE_FLOAT32, 1, {1u << 26}, {0}, NULL, 12},
+        {"ADD fp32 4-D", DML_OPERATOR_ELEMENT_WISE_ADD, DML_TENSOR_DATA_TYPE_FLOAT32, 4, {16, 64, 256, 256}, {0}, NULL, 12},
+        {"ADD fp32, B broadcast row", DML_OPERATOR_ELEMENT_WISE_ADD, DML_TENSOR_DATA_TYPE_FLOAT32, 2, {8192, 8192}, {NULL, bcast}, NULL, 8},
+        {"ADD fp16", DML_OPERATOR_ELEMENT_WISE_ADD, DML_TENSOR_DATA_TYPE_FLOAT16, 1, {1u << 26}, {0}, NULL, 6},
+        {"ADD1+GELU fp32", DML_OPERATOR_ELEMENT_WISE_ADD1, DML_TENSOR_DATA_TYPE_FLOAT32, 1, {1u << 26}, {0}, &gelu_desc, 12},
+        {"IDENTITY uint8", DML_OPERATOR_ELEMENT_WISE_IDENTITY, DML_TENSOR_DATA_TYPE_UINT8, 1, {1u << 28}, {0}, NULL, 2},
+        {"IDENTITY fp32 (copy)", DML_OPERATOR_ELEMENT_WISE_IDENTITY, DML_TENSOR_DATA_TYPE_FLOAT32, 1, {1u << 26}, {0}, NULL, 8},
+        {"IDENTITY fp32 transpose 8192^2", DML_OPERATOR_ELEMENT_WISE_IDENTITY, DML_TENSOR_DATA_TYPE_FLOAT32, 2, {8192, 8192}, {transposed}, NULL, 8},
+        {"RELU int8", DML_OPERATOR_ACTIVATION_RELU, DML_TENSOR_DATA_TYPE_INT8, 1, {1u << 28}, {0}, NULL, 2},
+    };
+    struct dml_test_context *context = *state;
+    int k = getenv("BENCH_K") ? atoi(getenv("BENCH_K")) : 50;
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(configs); ++i)
+        bench(context, &configs[i], k);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] =
+    {
+        cmocka_unit_test_setup_teardown(run, dml_test_setup, dml_test_teardown),
+    };
+
+    vkdml_test_init_logging();
+    vkdml_test_require_device();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
