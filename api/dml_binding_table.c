@@ -458,7 +458,7 @@ static ULONG STDMETHODCALLTYPE dml_binding_table_AddRef(IDMLBindingTable *iface)
     struct dml_binding_table *table = impl_from_IDMLBindingTable(iface);
     ULONG refcount = vkdml_refcount_increment(&table->refcount);
 
-    TRACE("%p increasing refcount to %u.", (void *)table, refcount);
+    TRACE("%p increasing refcount to %u.", (void *)table, (unsigned int)refcount);
     return refcount;
 }
 
@@ -467,7 +467,7 @@ static ULONG STDMETHODCALLTYPE dml_binding_table_Release(IDMLBindingTable *iface
     struct dml_binding_table *table = impl_from_IDMLBindingTable(iface);
     ULONG refcount = vkdml_refcount_decrement(&table->refcount);
 
-    TRACE("%p decreasing refcount to %u.", (void *)table, refcount);
+    TRACE("%p decreasing refcount to %u.", (void *)table, (unsigned int)refcount);
     if (!refcount)
     {
         struct dml_device *device = table->device;

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 
 #include "dml_private.h"
+/* Only the VkCommandBuffer type, for vkdml_record_dispatch_vk: this layer calls no Vulkan function. */
+#define VK_NO_PROTOTYPES
+#include "vkdml_vulkan.h"
 
 static inline struct dml_command_recorder *impl_from_IDMLCommandRecorder(IDMLCommandRecorder *iface)
 {
@@ -27,7 +30,7 @@ static ULONG STDMETHODCALLTYPE dml_command_recorder_AddRef(IDMLCommandRecorder *
     struct dml_command_recorder *recorder = impl_from_IDMLCommandRecorder(iface);
     ULONG refcount = vkdml_refcount_increment(&recorder->refcount);
 
-    TRACE("%p increasing refcount to %u.", (void *)recorder, refcount);
+    TRACE("%p increasing refcount to %u.", (void *)recorder, (unsigned int)refcount);
     return refcount;
 }
 
@@ -36,7 +39,7 @@ static ULONG STDMETHODCALLTYPE dml_command_recorder_Release(IDMLCommandRecorder 
     struct dml_command_recorder *recorder = impl_from_IDMLCommandRecorder(iface);
     ULONG refcount = vkdml_refcount_decrement(&recorder->refcount);
 
-    TRACE("%p decreasing refcount to %u.", (void *)recorder, refcount);
+    TRACE("%p decreasing refcount to %u.", (void *)recorder, (unsigned int)refcount);
     if (!refcount)
     {
         struct dml_device *device = recorder->device;
@@ -63,7 +66,7 @@ static HRESULT STDMETHODCALLTYPE dml_command_recorder_SetName(IDMLCommandRecorde
 }
 
 /* Initializing records the targets as initialized; executing checks it on a debug device. */
-static bool check_initialization(struct dml_device *device, const struct dml_dispatchable *d)
+static bool check_initialization(struct dml_device *device, const struct dml_dispatchable *d, const char *caller)
 {
     UINT i;
 
@@ -71,9 +74,9 @@ static bool check_initialization(struct dml_device *device, const struct dml_dis
     {
         for (i = 0; i < d->initializer->target_count; ++i)
         {
-            if (FAILED(dml_compiled_operator_mark_initialized(d->initializer->targets[i], "RecordDispatch")))
+            if (FAILED(dml_compiled_operator_mark_initialized(d->initializer->targets[i], caller)))
             {
-                dml_device_remove(device, E_INVALIDARG, "RecordDispatch", "initializer target %u was already "
+                dml_device_remove(device, E_INVALIDARG, caller, "initializer target %u was already "
                         "initialized.", i);
                 return false;
             }
@@ -83,7 +86,7 @@ static bool check_initialization(struct dml_device *device, const struct dml_dis
     if (d->properties.PersistentResourceSize && atomic_load(&d->compiled->init_state) == DML_INIT_NONE
             && dml_device_is_debug(device) && !atomic_load(&device->muted))
     {
-        dml_device_remove(device, E_INVALIDARG, "RecordDispatch", "compiled operator %p (%s) needs initialization "
+        dml_device_remove(device, E_INVALIDARG, caller, "compiled operator %p (%s) needs initialization "
                 "(an IDMLOperatorInitializer dispatch) before it executes.", (void *)d->compiled,
                 d->compiled->op->desc.view.name);
         return false;
@@ -91,38 +94,62 @@ static bool check_initialization(struct dml_device *device, const struct dml_dis
     return true;
 }
 
-static void STDMETHODCALLTYPE dml_command_recorder_RecordDispatch(IDMLCommandRecorder *iface,
-        ID3D12CommandList *command_list, IDMLDispatchable *dispatchable, IDMLBindingTable *bindings)
+/* Where a dispatch goes: a shim command list, or an engine's VkCommandBuffer (vkdml_vulkan.h). */
+struct record_target
 {
-    struct dml_command_recorder *recorder = impl_from_IDMLCommandRecorder(iface);
-    struct dml_device *device = recorder->device;
+    ID3D12CommandList *command_list;
+    void *vk_command_buffer;            /* when command_list is NULL */
+    struct vkdml_profiler *profiler;    /* for vk_command_buffer */
+};
+
+/* RecordDispatch's rules for either target: misuse removes the DML device (DXGI_ERROR_DEVICE_REMOVED). */
+static HRESULT record_dispatch(struct dml_device *device, const struct record_target *target,
+        IDMLDispatchable *dispatchable, IDMLBindingTable *bindings, const char *caller)
+{
     struct dml_binding_table *table;
     struct dml_dispatchable d;
 
-    TRACE("iface %p, command_list %p, dispatchable %p, bindings %p.", (void *)iface, (void *)command_list,
-            (void *)dispatchable, (void *)bindings);
-
-    if (FAILED(dml_device_check_removed(device, "RecordDispatch")))
-        return;
+    if (FAILED(dml_device_check_removed(device, caller)))
+        return DXGI_ERROR_DEVICE_REMOVED;
     if (!dml_dispatchable_from_iface(dispatchable, &d) || d.device != device)
     {
-        dml_device_remove(device, E_INVALIDARG, "RecordDispatch", "dispatchable %p is not a compiled operator or "
+        dml_device_remove(device, E_INVALIDARG, caller, "dispatchable %p is not a compiled operator or "
                 "initializer of this DML device.", (void *)dispatchable);
-        return;
+        return DXGI_ERROR_DEVICE_REMOVED;
     }
     if (!(table = unsafe_impl_from_IDMLBindingTable(bindings)) || table->device != device
             || table->dispatchable_iface != dispatchable)
     {
-        dml_device_remove(device, E_INVALIDARG, "RecordDispatch", "bindings %p is not a binding table of this "
+        dml_device_remove(device, E_INVALIDARG, caller, "bindings %p is not a binding table of this "
                 "dispatchable (CreateBindingTable or Reset with it as desc->Dispatchable).", (void *)bindings);
-        return;
+        return DXGI_ERROR_DEVICE_REMOVED;
     }
-    if (!d.volatile_descriptors && !dml_binding_table_ready(table, "RecordDispatch"))
-        return;
-    if (!check_initialization(device, &d))
-        return;
-    if (FAILED(vkdml_backend_record(device->backend, command_list, d.program, table->gpu_handle, "RecordDispatch")))
-        dml_device_remove(device, E_INVALIDARG, "RecordDispatch", "the command list cannot take the dispatch.");
+    if ((!d.volatile_descriptors && !dml_binding_table_ready(table, caller)) || !check_initialization(device, &d, caller))
+        return DXGI_ERROR_DEVICE_REMOVED;
+    if (target->vk_command_buffer)
+    {
+        vkdml_backend_record_vk(device->backend, target->vk_command_buffer, d.program, table->gpu_handle,
+                target->profiler);
+        return S_OK;
+    }
+    if (FAILED(vkdml_backend_record(device->backend, target->command_list, d.program, table->gpu_handle, caller)))
+    {
+        dml_device_remove(device, E_INVALIDARG, caller, "the command list cannot take the dispatch.");
+        return DXGI_ERROR_DEVICE_REMOVED;
+    }
+    return S_OK;
+}
+
+static void STDMETHODCALLTYPE dml_command_recorder_RecordDispatch(IDMLCommandRecorder *iface,
+        ID3D12CommandList *command_list, IDMLDispatchable *dispatchable, IDMLBindingTable *bindings)
+{
+    struct dml_command_recorder *recorder = impl_from_IDMLCommandRecorder(iface);
+    struct record_target target = {command_list, NULL, NULL};
+
+    TRACE("iface %p, command_list %p, dispatchable %p, bindings %p.", (void *)iface, (void *)command_list,
+            (void *)dispatchable, (void *)bindings);
+
+    record_dispatch(recorder->device, &target, dispatchable, bindings, "RecordDispatch");
 }
 
 static const struct IDMLCommandRecorderVtbl dml_command_recorder_vtbl =
@@ -150,4 +177,37 @@ HRESULT dml_command_recorder_create(struct dml_device *device, struct dml_comman
     vkdml_private_store_init(&recorder->private_store);
     *out = recorder;
     return S_OK;
+}
+
+static struct dml_command_recorder *unsafe_impl_from_IDMLCommandRecorder(IDMLCommandRecorder *iface)
+{
+    if (!iface || iface->lpVtbl != &dml_command_recorder_vtbl)
+        return NULL;
+    return impl_from_IDMLCommandRecorder(iface);
+}
+
+VKDML_API int32_t vkdml_record_dispatch_vk(void *command_recorder, VkCommandBuffer command_buffer,
+        void *dispatchable, void *binding_table, struct vkdml_profiler *profiler)
+{
+    static const char caller[] = "vkdml_record_dispatch_vk";
+    struct dml_command_recorder *recorder = unsafe_impl_from_IDMLCommandRecorder(command_recorder);
+    struct record_target target = {NULL, (void *)command_buffer, profiler};
+
+    TRACE("command_recorder %p, command_buffer %p, dispatchable %p, binding_table %p, profiler %p.",
+            command_recorder, (void *)command_buffer, dispatchable, binding_table, (void *)profiler);
+
+    /* Argument errors of this function, unlike RecordDispatch's rules, leave the device alone. */
+    if (!recorder)
+    {
+        ERR("command_recorder %p is not an IDMLCommandRecorder of vkdml.", command_recorder);
+        return E_INVALIDARG;
+    }
+    if (!command_buffer)
+    {
+        ERR("command_buffer is VK_NULL_HANDLE; pass the engine's VkCommandBuffer in the recording state.");
+        return E_INVALIDARG;
+    }
+    if (FAILED(vkdml_backend_check_vk_record(recorder->device->backend, profiler, caller)))
+        return E_INVALIDARG;
+    return record_dispatch(recorder->device, &target, dispatchable, binding_table, caller);
 }

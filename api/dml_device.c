@@ -127,7 +127,7 @@ static ULONG STDMETHODCALLTYPE dml_device_AddRef(IDMLDevice1 *iface)
     struct dml_device *device = impl_from_IDMLDevice1(iface);
     ULONG refcount = vkdml_refcount_increment(&device->refcount);
 
-    TRACE("%p increasing refcount to %u.", (void *)device, refcount);
+    TRACE("%p increasing refcount to %u.", (void *)device, (unsigned int)refcount);
     return refcount;
 }
 
@@ -144,7 +144,7 @@ static ULONG STDMETHODCALLTYPE dml_device_Release(IDMLDevice1 *iface)
     struct dml_device *device = impl_from_IDMLDevice1(iface);
     ULONG refcount = vkdml_refcount_decrement(&device->refcount);
 
-    TRACE("%p decreasing refcount to %u.", (void *)device, refcount);
+    TRACE("%p decreasing refcount to %u.", (void *)device, (unsigned int)refcount);
     if (!refcount)
         dml_device_destroy(device);
     return refcount;

@@ -25,7 +25,7 @@ static ULONG STDMETHODCALLTYPE dml_initializer_AddRef(IDMLOperatorInitializer *i
     struct dml_initializer *initializer = impl_from_IDMLOperatorInitializer(iface);
     ULONG refcount = vkdml_refcount_increment(&initializer->refcount);
 
-    TRACE("%p increasing refcount to %u.", (void *)initializer, refcount);
+    TRACE("%p increasing refcount to %u.", (void *)initializer, (unsigned int)refcount);
     return refcount;
 }
 
@@ -47,7 +47,7 @@ static ULONG STDMETHODCALLTYPE dml_initializer_Release(IDMLOperatorInitializer *
     struct dml_initializer *initializer = impl_from_IDMLOperatorInitializer(iface);
     ULONG refcount = vkdml_refcount_decrement(&initializer->refcount);
 
-    TRACE("%p decreasing refcount to %u.", (void *)initializer, refcount);
+    TRACE("%p decreasing refcount to %u.", (void *)initializer, (unsigned int)refcount);
     if (!refcount)
     {
         struct dml_device *device = initializer->device;

@@ -26,7 +26,7 @@ static ULONG STDMETHODCALLTYPE dml_operator_AddRef(IDMLOperator *iface)
     struct dml_operator *op = impl_from_IDMLOperator(iface);
     ULONG refcount = vkdml_refcount_increment(&op->refcount);
 
-    TRACE("%p increasing refcount to %u.", (void *)op, refcount);
+    TRACE("%p increasing refcount to %u.", (void *)op, (unsigned int)refcount);
     return refcount;
 }
 
@@ -35,7 +35,7 @@ static ULONG STDMETHODCALLTYPE dml_operator_Release(IDMLOperator *iface)
     struct dml_operator *op = impl_from_IDMLOperator(iface);
     ULONG refcount = vkdml_refcount_decrement(&op->refcount);
 
-    TRACE("%p decreasing refcount to %u.", (void *)op, refcount);
+    TRACE("%p decreasing refcount to %u.", (void *)op, (unsigned int)refcount);
     if (!refcount)
     {
         struct dml_device *device = op->device;
@@ -93,8 +93,13 @@ static HRESULT check_data_types(struct dml_device *device, const struct vkdml_op
 
         if (tensor && !vkdml_backend_data_type_supported(device->backend, tensor->DataType))
         {
-            FIXME("%s: %s tensors are not supported on \"%s\" (CheckFeatureSupport says so too).", caller,
-                    debugstr_data_type(tensor->DataType), vkdml_backend_device_name(device->backend));
+            const char *requirement = vkdml_backend_data_type_requirement(tensor->DataType);
+
+            /* Name the Vulkan features: on an engine's device they are the engine's to enable. */
+            FIXME("%s: %s tensors are not supported on \"%s\"%s%s%s (CheckFeatureSupport says so too).", caller,
+                    debugstr_data_type(tensor->DataType), vkdml_backend_device_name(device->backend),
+                    requirement ? ": they need " : "", requirement ? requirement : "",
+                    requirement ? ", which the Vulkan device does not have enabled" : "");
             return E_NOTIMPL;
         }
     }
@@ -159,7 +164,7 @@ static ULONG STDMETHODCALLTYPE dml_compiled_operator_AddRef(IDMLCompiledOperator
     struct dml_compiled_operator *compiled = impl_from_IDMLCompiledOperator(iface);
     ULONG refcount = vkdml_refcount_increment(&compiled->refcount);
 
-    TRACE("%p increasing refcount to %u.", (void *)compiled, refcount);
+    TRACE("%p increasing refcount to %u.", (void *)compiled, (unsigned int)refcount);
     return refcount;
 }
 
@@ -168,7 +173,7 @@ static ULONG STDMETHODCALLTYPE dml_compiled_operator_Release(IDMLCompiledOperato
     struct dml_compiled_operator *compiled = impl_from_IDMLCompiledOperator(iface);
     ULONG refcount = vkdml_refcount_decrement(&compiled->refcount);
 
-    TRACE("%p decreasing refcount to %u.", (void *)compiled, refcount);
+    TRACE("%p decreasing refcount to %u.", (void *)compiled, (unsigned int)refcount);
     if (!refcount)
     {
         struct dml_device *device = compiled->device;

@@ -1,8 +1,10 @@
 /*
  * vkdml.h: vkdml's own API, beside the DirectML API in DirectML.h.
  *
- * Version, logging, tensor-size helper, adapter (Vulkan physical device) enumeration and D3D12
- * shim device creation. Later additions: native Vulkan interop, profiling.
+ * Version, logging, tensor-size helper, adapter (Vulkan physical device) enumeration, D3D12 shim
+ * device creation and GPU profiling. Embedding in an engine that owns its Vulkan objects (a DML
+ * device on the engine's VkDevice, recording into its VkCommandBuffer, wrapping its VkBuffers) is
+ * in vkdml_vulkan.h, which includes <vulkan/vulkan.h>.
  * Every function here is exported from libvkdml.so.0 / vkdml.dll with the prefix vkdml_.
  * This header needs only the C standard headers; it is valid C11 and C++17.
  */
@@ -110,6 +112,12 @@ struct vkdml_adapter_info
     int is_software;                /* a CPU implementation (lavapipe, SwiftShader) */
     int is_supported;               /* meets vkdml's requirements (Vulkan 1.2, BDA, timeline semaphores, sync2) */
     char unsupported_reason[128];   /* why not, when is_supported == 0 */
+    /* VK_EXT_memory_budget, summed over the device-local heaps, at the time of the call; all 0 when
+     * the driver lacks the extension (lavapipe 22.3). Appended in 0.1: an older, smaller struct
+     * simply does not receive them. */
+    int has_memory_budget;
+    uint64_t memory_budget;         /* bytes this process can allocate before running out (heapBudget) */
+    uint64_t memory_usage;          /* bytes this process uses now (heapUsage) */
 };
 
 /* Number of Vulkan physical devices, or -1 when Vulkan cannot be loaded (logged). */
@@ -149,6 +157,101 @@ VKDML_API int vkdml_select_adapter(const char *selector);
  * E_INVALIDARG. MinimumFeatureLevel may be D3D_FEATURE_LEVEL_11_0 to 12_1 or 1_0_CORE; lower or
  * higher levels give E_INVALIDARG. On Windows, D3D12CreateDevice stays d3d12.dll's. */
 VKDML_API int32_t vkdml_create_d3d12_device(const char *adapter_selector, const void *riid, void **device);
+
+/* ---- Profiling: per-dispatch GPU timestamps ------------------------------------------- */
+
+/* A profiler times dispatches on the GPU: for each timed RecordDispatch (or
+ * vkdml_record_dispatch_vk) it records a timestamp before the operator's first dispatch and one
+ * after its last, and remembers the operator's name. Both timestamps wait for all earlier work in
+ * the command buffer (VK_PIPELINE_STAGE_ALL_COMMANDS_BIT), so a duration is the operator's own
+ * time, and profiling serializes dispatches that could otherwise overlap. A dispatch that records
+ * no GPU work (an initializer with nothing to copy) is not timed.
+ *
+ * The profiler also works with tools: whenever the Vulkan instance has VK_EXT_debug_utils (vkdml's
+ * own with VKDML_VALIDATION=1 or whenever the loader offers it; an engine's when it says so), every
+ * recorded operator is wrapped in a debug label with its name, profiler or not, so RenderDoc and
+ * Nsight show operators by name.
+ *
+ * Threading: every function may be called from any thread; recording into several command lists
+ * with one profiler at the same time is allowed (the slots are taken in recording order). */
+struct vkdml_profiler;
+
+/* One timed dispatch. Timestamps are the GPU's clock (ticks x VkPhysicalDeviceLimits::timestampPeriod)
+ * in nanoseconds from an arbitrary origin, comparable within one device; a Chrome trace event is
+ * {"name": name, "ph": "X", "ts": start_ns / 1000.0, "dur": duration_ns / 1000.0}. */
+struct vkdml_profiler_entry
+{
+    char name[64];                  /* the compiled operator's SetName name if it has one, else the
+                                     * operator type ("GEMM", "ELEMENT_WISE_ADD"), or "INITIALIZER" */
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint64_t duration_ns;           /* end_ns - start_ns */
+};
+
+/* Creates a profiler with room for `max_dispatches` (1 to 1048576) timed dispatches between resets.
+ * `device` is an IDMLDevice * or an ID3D12Device * of vkdml (passed as void *: this header has no
+ * COM types); the profiler holds a reference to the D3D12 device. Returns an HRESULT: S_OK;
+ * E_INVALIDARG for a NULL or foreign device or a bad count; E_POINTER for a NULL `profiler`;
+ * DXGI_ERROR_UNSUPPORTED (0x887A0004) when the device's queue family has no timestamps
+ * (timestampValidBits 0); E_OUTOFMEMORY. The query pool is reset on the device's queue before the
+ * call returns. */
+VKDML_API int32_t vkdml_profiler_create(void *device, uint32_t max_dispatches, struct vkdml_profiler **profiler);
+
+/* Drops the application's reference. The profiler lives on while command lists it is attached to
+ * still exist; its query pool must not be in use by the GPU when the last reference goes (wait for
+ * the work that wrote timestamps). NULL is ignored. */
+VKDML_API void vkdml_profiler_destroy(struct vkdml_profiler *profiler);
+
+/* Times every RecordDispatch recorded into `command_list` (an ID3D12GraphicsCommandList * of vkdml's
+ * D3D12 shim) from now on, until another profiler or NULL is set; the list keeps a reference to
+ * the profiler, and the setting survives the list's Reset. The profiler must belong to the list's
+ * D3D12 device. Returns S_OK or E_INVALIDARG (logged). */
+VKDML_API int32_t vkdml_command_list_set_profiler(void *command_list, struct vkdml_profiler *profiler);
+
+/* Forgets the timed dispatches, so the next one recorded takes slot 0 again. Call it after reading
+ * the results and before recording new timed work; command buffers already recorded keep writing
+ * their old slots when executed again. Returns S_OK or E_INVALIDARG (NULL profiler). */
+VKDML_API int32_t vkdml_profiler_reset(struct vkdml_profiler *profiler);
+
+/* Reads the timed dispatches recorded since the last reset, in recording order, once the GPU has
+ * executed them (wait for the fence first). `*count` is in/out: in, the number of entries
+ * `entries` holds (ignored when `entries` is NULL); out, the number recorded. `entry_size` is
+ * sizeof(struct vkdml_profiler_entry); later versions may append fields and still accept this
+ * size. A command list executed several times reports its last execution.
+ * Returns S_OK; S_FALSE when `entries` held fewer than were recorded (those were filled);
+ * DXGI_ERROR_WAS_STILL_DRAWING (0x887A000A) when some timed dispatch has not executed yet (nothing
+ * is filled); E_INVALIDARG for a NULL profiler or count or a too small entry_size;
+ * DXGI_ERROR_DEVICE_REMOVED after device loss. */
+VKDML_API int32_t vkdml_profiler_get_results(struct vkdml_profiler *profiler, struct vkdml_profiler_entry *entries,
+        size_t entry_size, uint32_t *count);
+
+/* ---- Operator support ------------------------------------------------------------------ */
+
+/* What vkdml does with one DML_OPERATOR_TYPE, from its operator table and an adapter's features.
+ * A data type set has bit (1u << t) for each DML_TENSOR_DATA_TYPE value t. */
+struct vkdml_operator_support
+{
+    uint32_t operator_type;         /* the DML_OPERATOR_TYPE value */
+    const char *name;               /* "ELEMENT_WISE_ADD" (static storage); NULL for 0, DML_OPERATOR_INVALID */
+    uint32_t feature_level;         /* the DML_FEATURE_LEVEL that introduced it (0x1000 is 1_0) */
+    int implemented;                /* CreateOperator takes it; otherwise it answers E_NOTIMPL */
+    uint32_t data_types;            /* the types DirectML lists (FL 6_4) for the tensors the operator
+                                     * computes on (InputTensor, ATensor; IF's ATensor) that vkdml
+                                     * implements; 0 when its family does not report types */
+    uint32_t device_data_types;     /* those of data_types the adapter runs (8- and 16-bit storage,
+                                     * shaderInt64, shaderFloat64...); 0 on an unusable adapter */
+};
+
+/* The number of DML_OPERATOR_TYPE values vkdml knows: 178 (0 to 177, DML_FEATURE_LEVEL_6_4). */
+VKDML_API uint32_t vkdml_get_operator_type_count(void);
+
+/* Fills entry t of `support` for every operator type t below `count` (at most
+ * vkdml_get_operator_type_count()), for adapter `adapter_index` (vkdml_get_adapter_info()'s
+ * index). Entries are `entry_size` bytes apart: pass sizeof(struct vkdml_operator_support); a
+ * smaller, older struct is filled as far as it goes. Returns 0, or -1 (logged) when Vulkan is
+ * missing, the index or count is out of range, or `support` is NULL. */
+VKDML_API int vkdml_get_operator_support(uint32_t adapter_index, uint32_t count, struct vkdml_operator_support *support,
+        size_t entry_size);
 
 #ifdef __cplusplus
 }

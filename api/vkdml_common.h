@@ -23,7 +23,11 @@
 #define VKDML_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define VKDML_ALIGN_UP(v, a) (((v) + (a) - 1) / (a) * (a))
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* The Windows build uses mingw's C99 printf family (__USE_MINGW_ANSI_STDIO=1: %zu, %llu); GCC's
+ * "printf" would check msvcrt's dialect here, which has neither. */
+# define VKDML_PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#elif defined(__GNUC__)
 # define VKDML_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 # define VKDML_PRINTF(fmt, args)

@@ -13,23 +13,30 @@ struct device_features
     VkPhysicalDeviceVulkan11Features vulkan11;
     VkPhysicalDeviceVulkan12Features vulkan12;
     VkPhysicalDeviceSynchronization2Features sync2;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat;    /* chained only with VK_NV_cooperative_matrix */
 };
 
-static void chain_features(struct device_features *f)
+/* A feature struct of an extension the adapter lacks must not be chained (validation error). */
+static void chain_features(struct device_features *f, bool has_coopmat)
 {
     f->features = (VkPhysicalDeviceFeatures2){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f->vulkan11};
     f->vulkan11 = (VkPhysicalDeviceVulkan11Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f->vulkan12};
     f->vulkan12 = (VkPhysicalDeviceVulkan12Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f->sync2};
     f->sync2 = (VkPhysicalDeviceSynchronization2Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
+    f->coopmat = (VkPhysicalDeviceCooperativeMatrixFeaturesNV)
+            {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    if (has_coopmat)
+        f->sync2.pNext = &f->coopmat;
 }
 
 /* Keeps only what vkdml uses: required features stay on (the adapter was checked to have
  * them), optional ones stay on where present, everything else goes off. */
-static void select_features(const struct device_features *available, struct device_features *enabled)
+static void select_features(const struct device_features *available, struct device_features *enabled,
+        bool has_coopmat)
 {
     const VkPhysicalDeviceFeatures *core = &available->features.features;
 
-    chain_features(enabled);
+    chain_features(enabled, has_coopmat);
     enabled->features.features.shaderInt16 = core->shaderInt16;
     enabled->features.features.shaderInt64 = core->shaderInt64;
     enabled->features.features.shaderFloat64 = core->shaderFloat64;
@@ -40,6 +47,7 @@ static void select_features(const struct device_features *available, struct devi
     enabled->vulkan12.bufferDeviceAddress = VK_TRUE;
     enabled->vulkan12.timelineSemaphore = VK_TRUE;
     enabled->sync2.synchronization2 = VK_TRUE;
+    enabled->coopmat.cooperativeMatrix = has_coopmat && available->coopmat.cooperativeMatrix;
 }
 
 static void record_caps(struct vkdml_vk_device *device, const struct device_features *enabled)
@@ -60,6 +68,7 @@ static void record_caps(struct vkdml_vk_device *device, const struct device_feat
     caps->shader_float64 = enabled->features.features.shaderFloat64;
     caps->storage_8bit = enabled->vulkan12.storageBuffer8BitAccess;
     caps->storage_16bit = enabled->vulkan11.storageBuffer16BitAccess;
+    caps->coopmat_f16 = enabled->coopmat.cooperativeMatrix;
 }
 
 static bool find_compute_queue_family(struct vkdml_vk_device *device)
@@ -100,7 +109,7 @@ static PFN_vkVoidFunction device_proc(struct vkdml_vk_device *device, const char
     return get_device_proc_addr(device->vk_device, khr_name);
 }
 
-static bool load_device_procs(struct vkdml_vk_device *device)
+bool vkdml_vk_device_load_procs(struct vkdml_vk_device *device)
 {
     struct vkdml_vk_device_procs *procs = &device->procs;
     bool complete = true;
@@ -124,21 +133,89 @@ static void destroy_incomplete_device(struct vkdml_vk_device *device)
         destroy_device(device->vk_device, NULL);
 }
 
+/* ---- Cooperative matrices (VK_NV_cooperative_matrix) ---- */
+
+static bool has_device_extension(struct vkdml_vk_device *device, const char *name)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
+    VkExtensionProperties *extensions;
+    uint32_t count = 0, i;
+    bool found = false;
+
+    if (VK_CALL(vkEnumerateDeviceExtensionProperties(device->physical_device, NULL, &count, NULL)) != VK_SUCCESS)
+        return false;
+    if (!(extensions = calloc(count ? count : 1, sizeof(*extensions))))
+        return false;
+    if (VK_CALL(vkEnumerateDeviceExtensionProperties(device->physical_device, NULL, &count, extensions)) >= VK_SUCCESS)
+    {
+        for (i = 0; i < count && !found; ++i)
+            found = !strcmp(extensions[i].extensionName, name);
+    }
+    free(extensions);
+    return found;
+}
+
+static bool is_coopmat_f16_16x16x16(const VkCooperativeMatrixPropertiesNV *p)
+{
+    return p->MSize == 16 && p->NSize == 16 && p->KSize == 16 && p->scope == VK_SCOPE_SUBGROUP_NV
+            && p->AType == VK_COMPONENT_TYPE_FLOAT16_NV && p->BType == VK_COMPONENT_TYPE_FLOAT16_NV
+            && p->CType == VK_COMPONENT_TYPE_FLOAT32_NV && p->DType == VK_COMPONENT_TYPE_FLOAT32_NV;
+}
+
+/* The GEMM kernel's shape (kernels_glsl/gemm_coopmat.comp): 16x16x16, fp16 x fp16 + fp32 -> fp32,
+ * subgroup scope, in compute shaders. */
+static bool has_coopmat_f16_shape(struct vkdml_vk_device *device)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
+    VkPhysicalDeviceCooperativeMatrixPropertiesNV stages =
+            {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV};
+    VkPhysicalDeviceProperties2 properties = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &stages};
+    VkCooperativeMatrixPropertiesNV *shapes;
+    uint32_t count = 0, i;
+    bool found = false;
+
+    if (!vk_procs->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
+        return false;
+    VK_CALL(vkGetPhysicalDeviceProperties2(device->physical_device, &properties));
+    if (!(stages.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
+        return false;
+    if (VK_CALL(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device->physical_device, &count, NULL)) != VK_SUCCESS)
+        return false;
+    if (!(shapes = calloc(count ? count : 1, sizeof(*shapes))))
+        return false;
+    for (i = 0; i < count; ++i)
+        shapes[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    if (VK_CALL(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device->physical_device, &count, shapes))
+            >= VK_SUCCESS)
+    {
+        for (i = 0; i < count && !found; ++i)
+            found = is_coopmat_f16_16x16x16(&shapes[i]);
+    }
+    free(shapes);
+    return found;
+}
+
 static VkResult create_vk_device(struct vkdml_vk_device *device)
 {
     const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
     struct device_features available, enabled;
-    const char *extensions[1];
+    const char *extensions[2];
     uint32_t extension_count = 0;
     float priority = 1.0f;
+    bool has_coopmat;
     VkResult vr;
 
-    chain_features(&available);
+    has_coopmat = has_device_extension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    chain_features(&available, has_coopmat);
     VK_CALL(vkGetPhysicalDeviceFeatures2(device->physical_device, &available.features));
-    select_features(&available, &enabled);
+    /* Only the shape the GEMM kernel uses makes the extension worth enabling. */
+    has_coopmat = has_coopmat && available.coopmat.cooperativeMatrix && has_coopmat_f16_shape(device);
+    select_features(&available, &enabled, has_coopmat);
     if (device->adapter.api_version < VK_API_VERSION_1_3)
         extensions[extension_count++] = VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME;
     device->caps.synchronization2_khr = extension_count > 0;
+    if (has_coopmat)
+        extensions[extension_count++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
 
     VkDeviceQueueCreateInfo queue_info =
     {
@@ -160,6 +237,8 @@ static VkResult create_vk_device(struct vkdml_vk_device *device)
     if ((vr = VK_CHECK(VK_CALL(vkCreateDevice(device->physical_device, &info, NULL, &device->vk_device)))) < 0)
         return vr;
     record_caps(device, &enabled);
+    if (device->caps.coopmat_f16)
+        INFO("VK_NV_cooperative_matrix enabled: 16x16x16 fp16 matrices with fp32 accumulation.");
     return VK_SUCCESS;
 }
 
@@ -204,7 +283,7 @@ VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t ind
     }
     if ((vr = create_vk_device(device)) < 0)
         goto out_free;
-    if (!load_device_procs(device))
+    if (!vkdml_vk_device_load_procs(device))
     {
         vr = VK_ERROR_INITIALIZATION_FAILED;
         goto out_destroy_device;
@@ -233,7 +312,12 @@ void vkdml_vk_device_destroy(struct vkdml_vk_device *device)
     if (!device)
         return;
     vk_procs = &device->procs;
-    VK_CALL(vkDeviceWaitIdle(device->vk_device));
-    VK_CALL(vkDestroyDevice(device->vk_device, NULL));
+    /* An engine's device stays: its queues may be busy with the engine's own work, which
+     * vkDeviceWaitIdle would race with. */
+    if (!device->imported)
+    {
+        VK_CALL(vkDeviceWaitIdle(device->vk_device));
+        VK_CALL(vkDestroyDevice(device->vk_device, NULL));
+    }
     free(device);
 }

@@ -10,6 +10,42 @@
 #include "d3d12_private.h"
 #include "dml_private_backend.h"
 
+const char *vkdml_backend_data_type_requirement(DML_TENSOR_DATA_TYPE data_type)
+{
+    switch (data_type)
+    {
+        case DML_TENSOR_DATA_TYPE_FLOAT16: return "shaderFloat16 and storageBuffer16BitAccess";
+        case DML_TENSOR_DATA_TYPE_UINT16:
+        case DML_TENSOR_DATA_TYPE_INT16: return "shaderInt16 and storageBuffer16BitAccess";
+        case DML_TENSOR_DATA_TYPE_UINT8:
+        case DML_TENSOR_DATA_TYPE_INT8: return "shaderInt8 and storageBuffer8BitAccess";
+        case DML_TENSOR_DATA_TYPE_UINT64:
+        case DML_TENSOR_DATA_TYPE_INT64: return "shaderInt64";
+        case DML_TENSOR_DATA_TYPE_FLOAT64: return "shaderFloat64 and shaderInt64";
+        default: return NULL;
+    }
+}
+
+/* An engine's device may lack optional features: say once, at creation, which types that costs. */
+static void log_unavailable_data_types(struct vkdml_backend_device *device)
+{
+    static const DML_TENSOR_DATA_TYPE types[] =
+    {
+        DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_FLOAT64, DML_TENSOR_DATA_TYPE_INT8,
+        DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_UINT16,
+        DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT64,
+    };
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(types); ++i)
+    {
+        if (!vkdml_backend_data_type_supported(device, types[i]))
+            INFO("\"%s\": %s tensors are unavailable: they need %s, which the Vulkan device does not have "
+                    "enabled.", device->vk->adapter.name, vkdml_data_type_name(types[i]),
+                    vkdml_backend_data_type_requirement(types[i]));
+    }
+}
+
 HRESULT vkdml_backend_device_create(ID3D12Device *d3d12_iface, struct vkdml_backend_device **out, const char *caller)
 {
     const struct vkdml_vk_device_procs *vk_procs;
@@ -30,6 +66,7 @@ HRESULT vkdml_backend_device_create(ID3D12Device *d3d12_iface, struct vkdml_back
     device->vk = d3d12->vk;
     vk_procs = &device->vk->procs;
     device->pipelines_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
+    device->label_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
 
     VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VKDML_PUSH_CONSTANT_SIZE};
     VkPipelineLayoutCreateInfo info =
@@ -44,6 +81,7 @@ HRESULT vkdml_backend_device_create(ID3D12Device *d3d12_iface, struct vkdml_back
         free(device);
         return hresult_from_vk_result(vr);
     }
+    log_unavailable_data_types(device);
     *out = device;
     return S_OK;
 }
@@ -63,8 +101,11 @@ void vkdml_backend_device_destroy(struct vkdml_backend_device *device)
 
 bool vkdml_backend_data_type_supported(struct vkdml_backend_device *device, DML_TENSOR_DATA_TYPE data_type)
 {
-    const struct vkdml_vk_caps *caps = &device->vk->caps;
+    return vkdml_caps_data_type_supported(&device->vk->caps, data_type);
+}
 
+bool vkdml_caps_data_type_supported(const struct vkdml_vk_caps *caps, DML_TENSOR_DATA_TYPE data_type)
+{
     switch (data_type)
     {
         case DML_TENSOR_DATA_TYPE_FLOAT32:
@@ -196,20 +237,43 @@ static void record_internal_barrier(const struct vkdml_vk_device_procs *vk_procs
     VK_CALL(vkCmdPipelineBarrier2(cmd, &dependency));
 }
 
-HRESULT vkdml_backend_record(struct vkdml_backend_device *device, ID3D12CommandList *iface,
-        const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, const char *caller)
+/* RenderDoc and Nsight show the operator by name (VK_EXT_debug_utils only). */
+static void begin_label(struct vkdml_backend_device *device, VkCommandBuffer cmd, const char *name)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->vk->instance->procs;
+    VkDebugUtilsLabelEXT label = {VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, NULL, name, {0.2f, 0.6f, 1.0f, 1.0f}};
+
+    if (device->vk->instance->has_debug_utils && vk_procs->vkCmdBeginDebugUtilsLabelEXT)
+        VK_CALL(vkCmdBeginDebugUtilsLabelEXT(cmd, &label));
+}
+
+static void end_label(struct vkdml_backend_device *device, VkCommandBuffer cmd)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->vk->instance->procs;
+
+    if (device->vk->instance->has_debug_utils && vk_procs->vkCmdEndDebugUtilsLabelEXT)
+        VK_CALL(vkCmdEndDebugUtilsLabelEXT(cmd));
+}
+
+/* The program's dispatches in a debug label, timed by `profiler` when there is one. Shared by shim
+ * command lists and engines' command buffers: the Vulkan state it changes is exactly what
+ * vkdml_vulkan.h documents (compute pipeline, push constants, labels, the profiler's queries). */
+static void record_program(struct vkdml_backend_device *device, VkCommandBuffer cmd,
+        const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, struct vkdml_profiler *profiler)
 {
     const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
-    struct d3d12_command_list *list;
     uint8_t push[VKDML_PUSH_CONSTANT_SIZE];
-    VkCommandBuffer cmd;
+    char label[64];
+    int slot = -1;
     uint32_t i;
 
-    if (!(list = recordable_list(device, iface, caller)))
-        return E_INVALIDARG;
-    /* Barriers the application placed before this dispatch apply to it. */
-    d3d12_command_list_flush_barriers(list);
-    cmd = list->vk_command_buffer;
+    /* Nothing to run (an initializer with nothing to copy): no label, no timing. */
+    if (!program->dispatch_count)
+        return;
+    vkdml_program_get_label(device, program, label, sizeof(label));
+    begin_label(device, cmd, label);
+    if (profiler)
+        slot = vkdml_profiler_begin(profiler, cmd, label);
     memcpy(push, &table.ptr, sizeof(table.ptr));
     for (i = 0; i < program->dispatch_count; ++i)
     {
@@ -223,5 +287,46 @@ HRESULT vkdml_backend_record(struct vkdml_backend_device *device, ID3D12CommandL
                 sizeof(table.ptr) + dispatch->push_size, push));
         VK_CALL(vkCmdDispatch(cmd, dispatch->groups[0], dispatch->groups[1], dispatch->groups[2]));
     }
+    if (slot >= 0)
+        vkdml_profiler_end(profiler, cmd, slot);
+    end_label(device, cmd);
+}
+
+HRESULT vkdml_backend_record(struct vkdml_backend_device *device, ID3D12CommandList *iface,
+        const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, const char *caller)
+{
+    struct d3d12_command_list *list;
+
+    if (!(list = recordable_list(device, iface, caller)))
+        return E_INVALIDARG;
+    /* Barriers the application placed before this dispatch apply to it. */
+    d3d12_command_list_flush_barriers(list);
+    record_program(device, list->vk_command_buffer, program, table, list->profiler);
     return S_OK;
+}
+
+HRESULT vkdml_backend_check_vk_record(struct vkdml_backend_device *device, struct vkdml_profiler *profiler,
+        const char *caller)
+{
+    /* No engine holds a command buffer of a VkDevice vkdml made itself. */
+    if (!device->vk->imported)
+    {
+        vkdml_log(VKDML_LOG_ERR, VKDML_LOG_SOURCE_VKDML, caller, "the DML device runs on a VkDevice vkdml created "
+                "itself, which no engine command buffer belongs to; create it with vkdml_create_device_from_vulkan(), "
+                "or record with IDMLCommandRecorder::RecordDispatch into a command list of its D3D12 device.");
+        return E_INVALIDARG;
+    }
+    if (profiler && vkdml_profiler_device(profiler) != device->d3d12)
+    {
+        vkdml_log(VKDML_LOG_ERR, VKDML_LOG_SOURCE_VKDML, caller, "profiler %p belongs to another D3D12 device "
+                "than the DML device's.", (void *)profiler);
+        return E_INVALIDARG;
+    }
+    return S_OK;
+}
+
+void vkdml_backend_record_vk(struct vkdml_backend_device *device, void *command_buffer,
+        const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, struct vkdml_profiler *profiler)
+{
+    record_program(device, (VkCommandBuffer)command_buffer, program, table, profiler);
 }

@@ -19,6 +19,7 @@ struct vkdml_backend_device
     VkPipelineLayout layout;                /* every operator kernel: one push range, no descriptor sets */
     struct vkdml_mutex pipelines_mutex;
     struct vkdml_pipeline_entry *pipelines[VKDML_PIPELINE_BUCKETS];
+    struct vkdml_mutex label_mutex;         /* guards every program's label (SetName vs. recording) */
 };
 
 /* One recorded dispatch of a program. */
@@ -47,7 +48,14 @@ struct vkdml_program
     uint32_t input_count;
     struct vkdml_owned_input *owned;
     uint32_t owned_count;
+    /* The name of its debug labels and profiler entries: SetName's, else type_label. */
+    char label[64];
+    char type_label[64];                    /* "GEMM", "INITIALIZER" */
 };
+
+/* Copies the program's label under the device's label mutex. */
+void vkdml_program_get_label(struct vkdml_backend_device *device, const struct vkdml_program *program,
+        char *label, size_t size);
 
 /* The pipeline for `kernel` with these specialization constants, created on first use and shared
  * by every program of the device. */

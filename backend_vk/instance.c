@@ -112,7 +112,7 @@ static VkResult create_messenger(struct vkdml_vk_instance *instance)
     return VK_CHECK(VK_CALL(vkCreateDebugUtilsMessengerEXT(instance->vk_instance, &info, NULL, &instance->messenger)));
 }
 
-static void load_instance_procs(struct vkdml_vk_instance *instance)
+void vkdml_vk_instance_load_procs(struct vkdml_vk_instance *instance)
 {
     struct vkdml_vk_instance_procs *procs = &instance->procs;
 
@@ -130,16 +130,32 @@ static uint32_t loader_api_version(PFN_vkGetInstanceProcAddr gipa)
     return version;
 }
 
-static void choose_validation(struct vkdml_vk_instance *instance, bool requested)
+/* Returns whether validation was asked for. */
+static bool choose_validation(struct vkdml_vk_instance *instance, bool requested)
 {
     if (!requested && !env_flag("VKDML_VALIDATION"))
-        return;
+        return false;
     if (instance_layer_present(instance->get_instance_proc_addr, validation_layer_name))
         instance->validation = true;
     else
         /* Under wine, or without vulkan-validationlayers: go on without it (DESIGN.md, Testing). */
         WARN("Validation requested but %s is not installed (Debian: vulkan-validationlayers); continuing without it.",
                 validation_layer_name);
+    return true;
+}
+
+/* The messenger turns validation messages into log lines. On Windows it also goes in when the
+ * layer is not listed but validation was asked for: under wine the host's loader enables the layer
+ * from VK_INSTANCE_LAYERS while wine lists no layers, and its messages still arrive here. */
+static bool want_messenger(const struct vkdml_vk_instance *instance, bool validation_requested)
+{
+    if (!instance->has_debug_utils)
+        return false;
+#ifdef _WIN32
+    return instance->validation || validation_requested;
+#else
+    return instance->validation;
+#endif
 }
 
 VkResult vkdml_vk_instance_create(const struct vkdml_vk_instance_options *options,
@@ -150,6 +166,7 @@ VkResult vkdml_vk_instance_create(const struct vkdml_vk_instance_options *option
     struct vkdml_vk_instance *instance;
     PFN_vkCreateInstance create_instance;
     PFN_vkGetInstanceProcAddr gipa;
+    bool validation_requested;
     VkResult vr;
 
     *out = NULL;
@@ -167,7 +184,7 @@ VkResult vkdml_vk_instance_create(const struct vkdml_vk_instance_options *option
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
 
-    choose_validation(instance, options && options->validation);
+    validation_requested = choose_validation(instance, options && options->validation);
     if (instance->validation)
         layers[layer_count++] = validation_layer_name;
     if ((instance->has_debug_utils = instance_extension_present(gipa, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME)
@@ -199,9 +216,9 @@ VkResult vkdml_vk_instance_create(const struct vkdml_vk_instance_options *option
         free(instance);
         return vr;
     }
-    load_instance_procs(instance);
+    vkdml_vk_instance_load_procs(instance);
 
-    if (instance->validation && instance->has_debug_utils && (vr = create_messenger(instance)) < 0)
+    if (want_messenger(instance, validation_requested) && (vr = create_messenger(instance)) < 0)
     {
         vkdml_vk_instance_destroy(instance);
         return vr;
@@ -223,7 +240,8 @@ void vkdml_vk_instance_destroy(struct vkdml_vk_instance *instance)
     vk_procs = &instance->procs;
     if (instance->messenger)
         VK_CALL(vkDestroyDebugUtilsMessengerEXT(instance->vk_instance, instance->messenger, NULL));
-    VK_CALL(vkDestroyInstance(instance->vk_instance, NULL));
+    if (!instance->imported)
+        VK_CALL(vkDestroyInstance(instance->vk_instance, NULL));
     free(instance);
 }
 
@@ -305,6 +323,30 @@ static void check_requirements(const struct vkdml_vk_instance *instance, VkPhysi
         info->is_supported = 1;
 }
 
+/* VK_EXT_memory_budget: the heap budgets and usage of this process, summed over device-local heaps. */
+static void get_memory_budget(const struct vkdml_vk_instance *instance, VkPhysicalDevice physical_device,
+        struct vkdml_adapter_info *info)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &instance->procs;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 memory = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, &budget};
+    uint32_t i;
+
+    /* Chaining the budget struct is valid only when the device exposes the extension. */
+    if (!vk_procs->vkGetPhysicalDeviceMemoryProperties2
+            || !device_extension_present(instance, physical_device, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME))
+        return;
+    VK_CALL(vkGetPhysicalDeviceMemoryProperties2(physical_device, &memory));
+    for (i = 0; i < memory.memoryProperties.memoryHeapCount; ++i)
+    {
+        if (!(memory.memoryProperties.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT))
+            continue;
+        info->memory_budget += budget.heapBudget[i];
+        info->memory_usage += budget.heapUsage[i];
+    }
+    info->has_memory_budget = 1;
+}
+
 void vkdml_vk_get_adapter_info(const struct vkdml_vk_instance *instance, VkPhysicalDevice physical_device,
         uint32_t index, struct vkdml_adapter_info *info)
 {
@@ -342,6 +384,7 @@ void vkdml_vk_get_adapter_info(const struct vkdml_vk_instance *instance, VkPhysi
         if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
             info->device_local_memory += memory.memoryHeaps[i].size;
     }
+    get_memory_budget(instance, physical_device, info);
     check_requirements(instance, physical_device, info);
 }
 

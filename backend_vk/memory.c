@@ -439,7 +439,9 @@ static VkResult record_clear(struct vkdml_vk_device *device, struct vkdml_vk_cle
         return vr;
     submit.pCommandBuffers = &command_buffer;
     vkdml_mutex_lock(&device->queue_mutex);
+    vkdml_vk_queue_lock(device);
     vr = VK_CHECK(VK_CALL(vkQueueSubmit(device->queue, 1, &submit, clear->fence)));
+    vkdml_vk_queue_unlock(device);
     vkdml_mutex_unlock(&device->queue_mutex);
     return vr;
 }

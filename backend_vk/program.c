@@ -233,6 +233,26 @@ void vkdml_backend_program_set_name(struct vkdml_backend_device *device, struct 
     for (i = 0; program && name && i < program->dispatch_count; ++i)
         d3d12_device_set_vk_object_name(device->d3d12, VK_OBJECT_TYPE_PIPELINE,
                 (uint64_t)(uintptr_t)program->dispatches[i].pipeline, name);
+    if (!program)
+        return;
+    /* Labels and profiler entries are the program's own; NULL (D3D12: no name) restores the type. */
+    vkdml_mutex_lock(&device->label_mutex);
+    snprintf(program->label, sizeof(program->label), "%s", name && *name ? name : program->type_label);
+    vkdml_mutex_unlock(&device->label_mutex);
+}
+
+void vkdml_program_get_label(struct vkdml_backend_device *device, const struct vkdml_program *program,
+        char *label, size_t size)
+{
+    vkdml_mutex_lock(&device->label_mutex);
+    snprintf(label, size, "%s", program->label);
+    vkdml_mutex_unlock(&device->label_mutex);
+}
+
+static void program_set_type_label(struct vkdml_program *program, const char *type)
+{
+    snprintf(program->type_label, sizeof(program->type_label), "%s", type);
+    memcpy(program->label, program->type_label, sizeof(program->label));
 }
 
 /* OWNED_BY_DML inputs live in the persistent resource, one after another, 256-byte aligned. */
@@ -273,6 +293,7 @@ HRESULT vkdml_backend_compile_operator(struct vkdml_backend_device *device, cons
         return vkdml_op_error(op, E_NOTIMPL, "the operator is not implemented yet.");
     if (!(program = calloc(1, sizeof(*program))))
         return E_OUTOFMEMORY;
+    program_set_type_label(program, op->name);
     if (!(locations = calloc(slots ? slots : 1, sizeof(*locations))))
         goto fail;
     compile.device = device;
@@ -344,6 +365,7 @@ HRESULT vkdml_backend_compile_initializer(struct vkdml_backend_device *device, U
 
     if (!(program = calloc(1, sizeof(*program))))
         return E_OUTOFMEMORY;
+    program_set_type_label(program, "INITIALIZER");
     for (i = 0; i < target_count; ++i)
     {
         if (FAILED(hr = add_owned_copies(device, program, targets[i], slot)))

@@ -42,6 +42,7 @@ struct vkdml_vk_instance
     bool has_debug_utils;
     bool validation;                /* the Khronos validation layer is enabled */
     VkDebugUtilsMessengerEXT messenger;
+    bool imported;                  /* the engine's VkInstance (embed.c): never destroyed by vkdml */
 };
 
 struct vkdml_vk_instance_options
@@ -53,6 +54,8 @@ struct vkdml_vk_instance_options
 VkResult vkdml_vk_instance_create(const struct vkdml_vk_instance_options *options,
         struct vkdml_vk_instance **instance);
 void vkdml_vk_instance_destroy(struct vkdml_vk_instance *instance);
+/* Fills instance->procs through instance->get_instance_proc_addr. */
+void vkdml_vk_instance_load_procs(struct vkdml_vk_instance *instance);
 
 /* Physical devices in enumeration order; *count is in/out like Vulkan's enumerations. */
 VkResult vkdml_vk_instance_get_physical_devices(struct vkdml_vk_instance *instance,
@@ -78,6 +81,8 @@ struct vkdml_vk_caps
     bool storage_8bit;
     bool storage_16bit;
     bool synchronization2_khr;      /* via VK_KHR_synchronization2 rather than core 1.3 */
+    bool coopmat_f16;               /* VK_NV_cooperative_matrix enabled, with 16x16x16 fp16 x fp16 + fp32
+                                     * subgroup matrices in compute shaders */
 };
 
 struct vkdml_vk_device
@@ -91,12 +96,33 @@ struct vkdml_vk_device
     VkQueue queue;
     struct vkdml_mutex queue_mutex;  /* VkQueue access must be externally synchronized */
     struct vkdml_adapter_info adapter;
+    /* An engine's VkDevice and VkQueue (embed.c): never destroyed by vkdml, and every use of the
+     * queue is bracketed by the engine's lock callbacks (vkdml_vk_queue_lock/unlock). */
+    bool imported;
+    void (*lock_queue)(void *user_data, VkQueue queue);
+    void (*unlock_queue)(void *user_data, VkQueue queue);
+    void *queue_lock_user_data;
 };
+
+/* Around every vkQueue* call, inside queue_mutex: the engine's lock when it shares the queue. */
+static inline void vkdml_vk_queue_lock(struct vkdml_vk_device *device)
+{
+    if (device->lock_queue)
+        device->lock_queue(device->queue_lock_user_data, device->queue);
+}
+
+static inline void vkdml_vk_queue_unlock(struct vkdml_vk_device *device)
+{
+    if (device->unlock_queue)
+        device->unlock_queue(device->queue_lock_user_data, device->queue);
+}
 
 /* Creates a logical device with one compute queue on adapter `index` of `instance`. */
 VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t index,
         struct vkdml_vk_device **device);
 void vkdml_vk_device_destroy(struct vkdml_vk_device *device);
+/* Fills device->procs from device->vk_device; false (logged) when an entry point is missing. */
+bool vkdml_vk_device_load_procs(struct vkdml_vk_device *device);
 
 /* ---- Memory and buffers ---- */
 

@@ -38,6 +38,9 @@ HRESULT vkdml_backend_device_removed_reason(struct vkdml_backend_device *device)
 const char *vkdml_backend_device_name(struct vkdml_backend_device *device);
 /* Whether the Khronos validation layer is active on the underlying Vulkan device. */
 bool vkdml_backend_validation_enabled(struct vkdml_backend_device *device);
+/* The Vulkan features kernels need for `data_type` ("shaderFloat16 and storageBuffer16BitAccess"),
+ * for messages; NULL for types no kernel handles. */
+const char *vkdml_backend_data_type_requirement(DML_TENSOR_DATA_TYPE data_type);
 
 /* ---- Resources and descriptors of the D3D12 shim ---- */
 
@@ -99,5 +102,15 @@ void vkdml_backend_program_set_name(struct vkdml_backend_device *device, struct 
  * foreign, closed or wrong-type list. */
 HRESULT vkdml_backend_record(struct vkdml_backend_device *device, ID3D12CommandList *command_list,
         const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, const char *caller);
+
+/* For vkdml_record_dispatch_vk (vkdml_vulkan.h): E_INVALIDARG (logged as `caller`) when the device
+ * is not on an engine's VkDevice, or `profiler` (may be NULL) is not of this device. */
+HRESULT vkdml_backend_check_vk_record(struct vkdml_backend_device *device, struct vkdml_profiler *profiler,
+        const char *caller);
+/* Records the program into an engine's VkCommandBuffer (passed as void *: this header has no Vulkan
+ * types), timed by `profiler` when not NULL; the same commands as vkdml_backend_record, without the
+ * shim list's pending barriers. */
+void vkdml_backend_record_vk(struct vkdml_backend_device *device, void *command_buffer,
+        const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, struct vkdml_profiler *profiler);
 
 #endif /* VKDML_BACKEND_H */

@@ -25,6 +25,7 @@ VK_INSTANCE_PFN(vkGetPhysicalDeviceProperties)
 VK_INSTANCE_PFN(vkGetPhysicalDeviceProperties2)
 VK_INSTANCE_PFN(vkGetPhysicalDeviceFeatures2)
 VK_INSTANCE_PFN(vkGetPhysicalDeviceMemoryProperties)
+VK_INSTANCE_PFN(vkGetPhysicalDeviceMemoryProperties2)
 VK_INSTANCE_PFN(vkGetPhysicalDeviceQueueFamilyProperties)
 VK_INSTANCE_PFN(vkEnumerateDeviceExtensionProperties)
 VK_INSTANCE_PFN(vkCreateDevice)
@@ -34,6 +35,7 @@ VK_INSTANCE_EXT_PFN(vkDestroyDebugUtilsMessengerEXT)
 VK_INSTANCE_EXT_PFN(vkSetDebugUtilsObjectNameEXT)
 VK_INSTANCE_EXT_PFN(vkCmdBeginDebugUtilsLabelEXT)
 VK_INSTANCE_EXT_PFN(vkCmdEndDebugUtilsLabelEXT)
+VK_INSTANCE_EXT_PFN(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
 
 /* Device functions. */
 VK_DEVICE_PFN(vkDestroyDevice)
@@ -84,6 +86,11 @@ VK_DEVICE_PFN(vkSignalSemaphore)
 VK_DEVICE_PFN(vkQueueSubmit2)
 VK_DEVICE_PFN(vkFlushMappedMemoryRanges)
 VK_DEVICE_PFN(vkInvalidateMappedMemoryRanges)
+VK_DEVICE_PFN(vkCreateQueryPool)
+VK_DEVICE_PFN(vkDestroyQueryPool)
+VK_DEVICE_PFN(vkCmdResetQueryPool)
+VK_DEVICE_PFN(vkCmdWriteTimestamp)
+VK_DEVICE_PFN(vkGetQueryPoolResults)
 
 #undef VK_INSTANCE_PFN
 #undef VK_INSTANCE_EXT_PFN

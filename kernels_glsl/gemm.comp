@@ -27,8 +27,7 @@
 #include "dml_interface.h"
 #include "gemm_interface.h"
 
-#define ACTIVATION_SPEC_BASE GEMM_SPEC_ACTIVATION
-#include "activation.glsl"
+#include "gemm_common.glsl"
 
 #if defined(VKDML_GEMM_FLOAT16) || defined(VKDML_GEMM_HALF_COMPUTE)
 # define TENSOR_T float16_t
@@ -54,46 +53,6 @@ layout(buffer_reference, std430, buffer_reference_align = TENSOR_ALIGN) writeonl
     TENSOR_T v[];
 };
 
-layout(constant_id = GEMM_SPEC_M) const uint M = 1;
-layout(constant_id = GEMM_SPEC_N) const uint N = 1;
-layout(constant_id = GEMM_SPEC_K) const uint K = 1;
-layout(constant_id = GEMM_SPEC_BATCH1) const uint BATCH1 = 1;
-layout(constant_id = GEMM_SPEC_BATCH_COUNT) const uint BATCH_COUNT = 1;
-
-layout(constant_id = GEMM_SPEC_A_STRIDES + 0) const uint A_STRIDE_B0 = 0;
-layout(constant_id = GEMM_SPEC_A_STRIDES + 1) const uint A_STRIDE_B1 = 0;
-layout(constant_id = GEMM_SPEC_A_STRIDES + 2) const uint A_STRIDE_M = 1;
-layout(constant_id = GEMM_SPEC_A_STRIDES + 3) const uint A_STRIDE_K = 1;
-layout(constant_id = GEMM_SPEC_B_STRIDES + 0) const uint B_STRIDE_B0 = 0;
-layout(constant_id = GEMM_SPEC_B_STRIDES + 1) const uint B_STRIDE_B1 = 0;
-layout(constant_id = GEMM_SPEC_B_STRIDES + 2) const uint B_STRIDE_K = 1;
-layout(constant_id = GEMM_SPEC_B_STRIDES + 3) const uint B_STRIDE_N = 1;
-layout(constant_id = GEMM_SPEC_C_STRIDES + 0) const uint C_STRIDE_B0 = 0;
-layout(constant_id = GEMM_SPEC_C_STRIDES + 1) const uint C_STRIDE_B1 = 0;
-layout(constant_id = GEMM_SPEC_C_STRIDES + 2) const uint C_STRIDE_M = 1;
-layout(constant_id = GEMM_SPEC_C_STRIDES + 3) const uint C_STRIDE_N = 1;
-layout(constant_id = GEMM_SPEC_OUT_STRIDES + 0) const uint OUT_STRIDE_B0 = 0;
-layout(constant_id = GEMM_SPEC_OUT_STRIDES + 1) const uint OUT_STRIDE_B1 = 0;
-layout(constant_id = GEMM_SPEC_OUT_STRIDES + 2) const uint OUT_STRIDE_M = 1;
-layout(constant_id = GEMM_SPEC_OUT_STRIDES + 3) const uint OUT_STRIDE_N = 1;
-
-layout(constant_id = GEMM_SPEC_A_LOCATION + 0) const uint A_SLOT = 0;
-layout(constant_id = GEMM_SPEC_A_LOCATION + 1) const uint A_OFFSET_LO = 0;
-layout(constant_id = GEMM_SPEC_A_LOCATION + 2) const uint A_OFFSET_HI = 0;
-layout(constant_id = GEMM_SPEC_B_LOCATION + 0) const uint B_SLOT = 0;
-layout(constant_id = GEMM_SPEC_B_LOCATION + 1) const uint B_OFFSET_LO = 0;
-layout(constant_id = GEMM_SPEC_B_LOCATION + 2) const uint B_OFFSET_HI = 0;
-layout(constant_id = GEMM_SPEC_C_LOCATION + 0) const uint C_SLOT = 0;
-layout(constant_id = GEMM_SPEC_C_LOCATION + 1) const uint C_OFFSET_LO = 0;
-layout(constant_id = GEMM_SPEC_C_LOCATION + 2) const uint C_OFFSET_HI = 0;
-layout(constant_id = GEMM_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
-layout(constant_id = GEMM_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
-layout(constant_id = GEMM_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
-
-layout(constant_id = GEMM_SPEC_HAS_C) const bool HAS_C = false;
-/* The C side passes the FLOAT attributes' bits unchanged. */
-layout(constant_id = GEMM_SPEC_ALPHA) const float ALPHA = 1.0;
-layout(constant_id = GEMM_SPEC_BETA) const float BETA = 0.0;
 layout(constant_id = GEMM_SPEC_THREAD_M) const uint THREAD_M = GEMM_MAX_THREAD_TILE;
 layout(constant_id = GEMM_SPEC_THREAD_N) const uint THREAD_N = GEMM_MAX_THREAD_TILE;
 
@@ -114,17 +73,6 @@ const bool B_N_FASTEST = B_STRIDE_N <= B_STRIDE_K;
 
 shared ACC_T a_tile[GEMM_TILE_K * (GEMM_THREADS_Y * GEMM_MAX_THREAD_TILE + 1)];  /* [k][m], A_LD apart */
 shared ACC_T b_tile[GEMM_TILE_K * (GEMM_THREADS_X * GEMM_MAX_THREAD_TILE + 1)];  /* [k][n], B_LD apart */
-
-/* The byte address `offset` into the binding in descriptor `slot`, without 64-bit integers. */
-uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
-{
-    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    uvec2 base = table.records[slot].address;
-    uint carry;
-    uint lo = uaddCarry(base.x, offset_lo, carry);
-
-    return uvec2(lo, base.y + offset_hi + carry);
-}
 
 void load_a_tile(GemmInput a, uint base, uint m0, uint k0, uint thread)
 {
@@ -229,10 +177,8 @@ void main()
 
             if (i >= THREAD_M || j >= THREAD_N || m >= M || n >= N)
                 continue;
-            value = ALPHA * float(acc[i][j]);
-            if (HAS_C)
-                value += BETA * float(c.v[c_base + m * C_STRIDE_M + n * C_STRIDE_N]);
-            out_tensor.v[out_base + m * OUT_STRIDE_M + n * OUT_STRIDE_N] = TENSOR_T(vkdml_activation(value));
+            value = gemm_epilogue(float(acc[i][j]), HAS_C ? float(c.v[c_base + m * C_STRIDE_M + n * C_STRIDE_N]) : 0.0);
+            out_tensor.v[out_base + m * OUT_STRIDE_M + n * OUT_STRIDE_N] = TENSOR_T(value);
         }
     }
 }

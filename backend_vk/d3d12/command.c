@@ -207,7 +207,9 @@ static HRESULT device_submit_locked(struct d3d12_device *device, const VkCommand
     submit.pCommandBufferInfos = buffer_infos;
     submit.signalSemaphoreInfoCount = signal_count;
     submit.pSignalSemaphoreInfos = semaphore_infos + wait_count;
+    vkdml_vk_queue_lock(device->vk);
     vr = VK_CHECK(VK_CALL(vkQueueSubmit2(device->vk->queue, 1, &submit, VK_NULL_HANDLE)));
+    vkdml_vk_queue_unlock(device->vk);
     hr = d3d12_device_check_vk_result(device, vr);
 
 done:
@@ -690,7 +692,9 @@ void d3d12_fence_wait_submissions(struct d3d12_fence *fence)
     if (atomic_load(&device->removed_reason) == S_OK)
     {
         vkdml_mutex_lock(&device->vk->queue_mutex);
+        vkdml_vk_queue_lock(device->vk);
         d3d12_device_check_vk_result(device, VK_CHECK(VK_CALL(vkQueueWaitIdle(device->vk->queue))));
+        vkdml_vk_queue_unlock(device->vk);
         vkdml_mutex_unlock(&device->vk->queue_mutex);
     }
     fence->last_queue = NULL;
@@ -1673,6 +1677,12 @@ static const void *resource_memory(const struct d3d12_resource *resource, uint64
         *offset += resource->heap_offset;
         return resource->heap;
     }
+    /* Wrapped engine buffers: ranges of one VkBuffer may overlap. */
+    if (resource->wrapped)
+    {
+        *offset += resource->vk_offset;
+        return (const void *)(uintptr_t)resource->vk_buffer;
+    }
     return resource;
 }
 
@@ -1692,8 +1702,8 @@ static void list_copy_buffer(struct d3d12_command_list *list, struct d3d12_resou
 
     if (!size)
         return;
-    region.srcOffset = src_offset;
-    region.dstOffset = dst_offset;
+    region.srcOffset = src->vk_offset + src_offset;
+    region.dstOffset = dst->vk_offset + dst_offset;
     region.size = size;
     d3d12_command_list_flush_barriers(list);
     VK_CALL(vkCmdCopyBuffer(list->vk_command_buffer, src->vk_buffer, dst->vk_buffer, 1, &region));
@@ -1881,6 +1891,7 @@ static void d3d12_command_list_destroy(struct d3d12_command_list *list)
     list_detach(list);
     if (list->last_queue)
         d3d12_command_queue_internal_release(list->last_queue);
+    vkdml_profiler_internal_release(list->profiler);
     free(list->name);
     vkdml_private_store_destroy(&list->private_store);
     free(list);
@@ -2551,7 +2562,8 @@ static void list_clear_uav(struct d3d12_command_list *list, D3D12_GPU_DESCRIPTOR
     if (!record->size)
         return;
     d3d12_command_list_flush_barriers(list);
-    VK_CALL(vkCmdFillBuffer(list->vk_command_buffer, resource->vk_buffer, offset, record->size, value));
+    VK_CALL(vkCmdFillBuffer(list->vk_command_buffer, resource->vk_buffer, resource->vk_offset + offset,
+            record->size, value));
     return;
 
 invalid:

@@ -73,6 +73,10 @@ struct d3d12_device
 
 /* Creates a shim device on adapter `index` of a fresh instance (-1: the default adapter, VKDML_DEVICE). */
 HRESULT d3d12_device_create(int adapter_index, struct d3d12_device **device);
+/* Creates a shim device on an engine's imported instance and device (embed.c); takes ownership of both
+ * structs (not of the Vulkan objects they name), also on failure. */
+HRESULT d3d12_device_create_from_vk(struct vkdml_vk_instance *instance, struct vkdml_vk_device *vk,
+        struct d3d12_device **device);
 struct d3d12_device *unsafe_impl_from_ID3D12Device(ID3D12Device *iface);
 static inline void d3d12_device_add_ref(struct d3d12_device *device) { ID3D12Device_AddRef(&device->ID3D12Device_iface); }
 static inline void d3d12_device_release(struct d3d12_device *device) { ID3D12Device_Release(&device->ID3D12Device_iface); }
@@ -135,6 +139,10 @@ struct d3d12_resource
     void *mapped;                           /* host-visible: address of byte 0 of the resource */
     bool host_coherent;
     atomic_uint map_count;
+    /* A wrapped engine VkBuffer (vkdml_wrap_vk_buffer): not owned, and byte 0 of the resource lies at
+     * vk_offset in vk_buffer (0 for every buffer vkdml made). */
+    bool wrapped;
+    VkDeviceSize vk_offset;
 };
 
 struct d3d12_resource *unsafe_impl_from_ID3D12Resource(ID3D12Resource *iface);
@@ -145,6 +153,10 @@ HRESULT d3d12_committed_resource_create(struct d3d12_device *device, const D3D12
 HRESULT d3d12_placed_resource_create(struct d3d12_device *device, struct d3d12_heap *heap, UINT64 heap_offset,
         const D3D12_RESOURCE_DESC *desc, D3D12_RESOURCE_STATES initial_state, struct d3d12_resource **resource);
 HRESULT d3d12_heap_create(struct d3d12_device *device, const D3D12_HEAP_DESC *desc, struct d3d12_heap **heap);
+/* A resource over [offset, offset + size) of an engine's VkBuffer (checked by the caller); `address` is
+ * the device address of its byte 0. The VkBuffer is not destroyed with the resource. */
+HRESULT d3d12_wrapped_resource_create(struct d3d12_device *device, VkBuffer buffer, VkDeviceSize offset,
+        VkDeviceSize size, VkDeviceAddress address, struct d3d12_resource **resource);
 /* Checks a buffer desc (dimension, layout, alignment, size within device limits); logs as `caller`. */
 HRESULT d3d12_validate_buffer_desc(struct d3d12_device *device, const D3D12_RESOURCE_DESC *desc, const char *caller);
 /* Resolves DEFAULT/UPLOAD/READBACK/CUSTOM to a memory kind; E_INVALIDARG (logged) when impossible. */
@@ -312,6 +324,8 @@ struct d3d12_command_list
      * again before the previous execution completed. */
     struct d3d12_command_queue *last_queue; /* internal reference */
     uint64_t last_submission;
+    /* vkdml_command_list_set_profiler (profiler.c): times every RecordDispatch; internal reference. */
+    struct vkdml_profiler *profiler;
 };
 
 struct d3d12_command_queue *unsafe_impl_from_ID3D12CommandQueue(ID3D12CommandQueue *iface);
@@ -348,5 +362,18 @@ struct d3d12_queue_op *d3d12_device_unblock_queues_locked(struct d3d12_device *d
 void d3d12_queue_ops_free(struct d3d12_queue_op *ops);
 /* For a fence's destruction: waits until the last submission using its timeline completed. */
 void d3d12_fence_wait_submissions(struct d3d12_fence *fence);
+
+/* ---- Profilers (profiler.c) ----
+ * A query pool of GPU timestamps, two per timed dispatch, with the dispatches' names. */
+
+/* Takes/drops a reference held by a command list the profiler is attached to. NULL is ignored. */
+void vkdml_profiler_internal_add_ref(struct vkdml_profiler *profiler);
+void vkdml_profiler_internal_release(struct vkdml_profiler *profiler);
+struct d3d12_device *vkdml_profiler_device(const struct vkdml_profiler *profiler);
+/* Claims the next timed slot for a dispatch called `name` and records the query reset and the start
+ * timestamp; returns the slot, or -1 when the profiler is full (warned once per reset). */
+int vkdml_profiler_begin(struct vkdml_profiler *profiler, VkCommandBuffer command_buffer, const char *name);
+/* Records the end timestamp of `slot`. */
+void vkdml_profiler_end(struct vkdml_profiler *profiler, VkCommandBuffer command_buffer, int slot);
 
 #endif /* VKDML_D3D12_PRIVATE_H */

@@ -206,8 +206,9 @@ static HRESULT STDMETHODCALLTYPE d3d12_device_SetName(ID3D12Device *iface, const
     struct d3d12_device *device = impl_from_ID3D12Device(iface);
 
     TRACE("iface %p, name %p.", (void *)iface, (const void *)name);
+    /* An engine's VkDevice keeps the name the engine gave it. */
     return d3d12_object_set_name(device, &device->private_store, VK_OBJECT_TYPE_DEVICE,
-            (uint64_t)(uintptr_t)device->vk->vk_device, name);
+            device->vk->imported ? 0 : (uint64_t)(uintptr_t)device->vk->vk_device, name);
 }
 
 /* ---- ID3D12Device: object creation ---- */
@@ -1081,10 +1082,9 @@ static HRESULT hresult_from_creation_failure(VkResult vr)
     return DXGI_ERROR_UNSUPPORTED;
 }
 
-static HRESULT d3d12_device_init(struct d3d12_device *device, const char *selector)
+/* What every shim device needs once its Vulkan instance and device exist. */
+static VkResult d3d12_device_init_common(struct d3d12_device *device)
 {
-    struct vkdml_vk_instance_options options = {.application_name = "vkdml D3D12 shim"};
-    int index;
     VkResult vr;
 
     device->ID3D12Device_iface.lpVtbl = &d3d12_device_vtbl;
@@ -1093,6 +1093,19 @@ static HRESULT d3d12_device_init(struct d3d12_device *device, const char *select
     device->heaps_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
     device->heaps = NULL;
     device->waiter = NULL;
+    if ((vr = vkdml_vk_get_memory_info(device->vk, &device->memory_info)) < 0)
+        return vr;
+    device->adapter_luid = adapter_luid(device->vk);
+    vkdml_vk_clears_init(&device->clears);
+    vkdml_private_store_init(&device->private_store);
+    return VK_SUCCESS;
+}
+
+static HRESULT d3d12_device_init(struct d3d12_device *device, const char *selector)
+{
+    struct vkdml_vk_instance_options options = {.application_name = "vkdml D3D12 shim"};
+    int index;
+    VkResult vr;
 
     /* VKDML_VALIDATION=1 turns the validation layer on inside vkdml_vk_instance_create. */
     if ((vr = vkdml_vk_instance_create(&options, &device->vk_instance)) < 0)
@@ -1104,17 +1117,39 @@ static HRESULT d3d12_device_init(struct d3d12_device *device, const char *select
     }
     if ((vr = vkdml_vk_device_create(device->vk_instance, index, &device->vk)) < 0)
         goto out_destroy_instance;
-    if ((vr = vkdml_vk_get_memory_info(device->vk, &device->memory_info)) < 0)
+    if ((vr = d3d12_device_init_common(device)) < 0)
         goto out_destroy_device;
-    device->adapter_luid = adapter_luid(device->vk);
-    vkdml_vk_clears_init(&device->clears);
-    vkdml_private_store_init(&device->private_store);
     return S_OK;
 
 out_destroy_device:
     vkdml_vk_device_destroy(device->vk);
 out_destroy_instance:
     vkdml_vk_instance_destroy(device->vk_instance);
+    return hresult_from_creation_failure(vr);
+}
+
+HRESULT d3d12_device_create_from_vk(struct vkdml_vk_instance *instance, struct vkdml_vk_device *vk,
+        struct d3d12_device **out)
+{
+    struct d3d12_device *device;
+    VkResult vr = VK_ERROR_OUT_OF_HOST_MEMORY;
+
+    *out = NULL;
+    if (!(device = calloc(1, sizeof(*device))))
+        goto fail;
+    device->vk_instance = instance;
+    device->vk = vk;
+    if ((vr = d3d12_device_init_common(device)) < 0)
+        goto fail;
+    TRACE("Created device %p on the engine's VkDevice %p (\"%s\").", (void *)device, (void *)vk->vk_device,
+            vk->adapter.name);
+    *out = device;
+    return S_OK;
+
+fail:
+    free(device);
+    vkdml_vk_device_destroy(vk);
+    vkdml_vk_instance_destroy(instance);
     return hresult_from_creation_failure(vr);
 }
 

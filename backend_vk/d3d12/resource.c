@@ -576,8 +576,9 @@ static void d3d12_resource_destroy(struct d3d12_resource *resource)
     vkdml_private_store_destroy(&resource->private_store);
     if (resource->memory)
         vkdml_vk_clears_wait_memory(device->vk, &device->clears, resource->memory);
-    /* A placed buffer has memory VK_NULL_HANDLE, which vkFreeMemory ignores. */
-    vkdml_vk_buffer_destroy(device->vk, &buffer);
+    /* A placed buffer has memory VK_NULL_HANDLE, which vkFreeMemory ignores; a wrapped one is the engine's. */
+    if (!resource->wrapped)
+        vkdml_vk_buffer_destroy(device->vk, &buffer);
     if (resource->heap)
         d3d12_heap_internal_release(resource->heap);
     free(resource);
@@ -602,8 +603,9 @@ static HRESULT STDMETHODCALLTYPE d3d12_resource_SetName(ID3D12Resource *iface, c
     struct d3d12_resource *resource = impl_from_ID3D12Resource(iface);
 
     TRACE("iface %p, name %p.", (void *)iface, (const void *)name);
+    /* A wrapped buffer keeps the name its engine gave it. */
     return d3d12_object_set_name(resource->device, &resource->private_store, VK_OBJECT_TYPE_BUFFER,
-            (uint64_t)resource->vk_buffer, name);
+            resource->wrapped ? 0 : (uint64_t)resource->vk_buffer, name);
 }
 
 D3D12_IMPLEMENT_GET_DEVICE(d3d12_resource, ID3D12Resource, impl_from_ID3D12Resource)
@@ -923,6 +925,30 @@ HRESULT d3d12_placed_resource_create(struct d3d12_device *device, struct d3d12_h
     vkdml_refcount_increment(&heap->internal_refcount);
     TRACE("Created placed resource %p, %" PRIu64 " bytes at offset %" PRIu64 " of heap %p.", (void *)object,
             (uint64_t)desc->Width, (uint64_t)heap_offset, (void *)heap);
+    *resource = object;
+    return S_OK;
+}
+
+HRESULT d3d12_wrapped_resource_create(struct d3d12_device *device, VkBuffer buffer, VkDeviceSize offset,
+        VkDeviceSize size, VkDeviceAddress address, struct d3d12_resource **resource)
+{
+    /* What a DEFAULT-heap UAV buffer reports: DirectML binds only those (and UPLOAD for initializer inputs). */
+    const D3D12_HEAP_PROPERTIES properties = {D3D12_HEAP_TYPE_DEFAULT, D3D12_CPU_PAGE_PROPERTY_UNKNOWN,
+            D3D12_MEMORY_POOL_UNKNOWN, 1, 1};
+    const D3D12_RESOURCE_DESC desc = {D3D12_RESOURCE_DIMENSION_BUFFER, 0, size, 1, 1, 1, DXGI_FORMAT_UNKNOWN,
+            {1, 0}, D3D12_TEXTURE_LAYOUT_ROW_MAJOR, D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS};
+    struct d3d12_resource *object;
+
+    *resource = NULL;
+    if (!(object = calloc(1, sizeof(*object))))
+        return E_OUTOFMEMORY;
+    resource_init(object, device, &desc, &properties, D3D12_HEAP_FLAG_NONE, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    object->vk_buffer = buffer;
+    object->vk_offset = offset;
+    object->gpu_address = address + offset;
+    object->wrapped = true;
+    TRACE("Wrapped %" PRIu64 " bytes at offset %" PRIu64 " of VkBuffer %#" PRIx64 " as resource %p.",
+            (uint64_t)size, (uint64_t)offset, (uint64_t)buffer, (void *)object);
     *resource = object;
     return S_OK;
 }

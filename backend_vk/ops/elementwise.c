@@ -1,18 +1,32 @@
 /*
- * The element-wise family: DirectML's rules and one dispatch of kernels_glsl/elementwise.comp
- * (include/elementwise_interface.h describes the kernel, its variants and constants).
+ * The element-wise family: every ELEMENT_WISE_* operator but the quantized ones and CLIP_GRAD*,
+ * and the element-wise ACTIVATION_* operators, as one dispatch of kernels_glsl/
+ * elementwise_unary.comp or elementwise_binary.comp (include/elementwise_interface.h describes
+ * the kernels, their variants, domains and constants).
  *
- * DirectML's rules for these operators: every tensor has the output's DimensionCount, Sizes and
- * DataType (broadcasting is expressed with 0-strides, never with size-1 dimensions), the data
- * type is one the operator supports (its "Tensor support" table at FL 6_4), ScaleBias applies
- * to float tensors only, and ADD1's FusedActivation follows the fused-activation rules
- * (activation.c), on FLOAT32/FLOAT16 only.
+ * DirectML's rules for these operators: every tensor has the output's DimensionCount and Sizes
+ * (broadcasting is expressed with 0-strides, never with size-1 dimensions); the data types are
+ * those of the operator's "Tensor support" table at FL 6_4 (`ops` below), and the tensors share
+ * one type except where the operator says otherwise: predicates (comparisons, IS_NAN,
+ * IS_INFINITY, BIT_COUNT) write UINT8 or UINT32 from inputs of one type, IF's ConditionTensor is
+ * UINT8, POW's ExponentTensor may have any of POW's types. ScaleBias applies to float tensors
+ * only; ADD1's FusedActivation follows the fused-activation rules (activation.c).
  *
- * Issue 5 adds an operator by adding a row to `ops` (and, when it needs one, an op code to the
- * kernel).
+ * Decisions where DirectML is silent (the kernels' headers give the numerics):
+ * - CLIP and THRESHOLD on integer tensors clamp to the integers inside [Min, Max]: ceil(Min) and
+ *   floor(Max), saturated to the type's range. CLIP and CLIP1 require Min <= Max.
+ * - Integer ACTIVATION_SHRINK compares exactly (x < -Threshold, x > Threshold) and adds or
+ *   subtracts Bias truncated toward zero.
+ * - CONSTANT_POW also takes the 8-, 16- and 32-bit integer types: DirectML's feature-level history
+ *   lists it with POW among the operators that gained integer support at FL 3_0, although its
+ *   tensor-support table shows FLOAT32 and FLOAT16 only.
+ * - DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION is accepted and ignored: FLOAT16 is always
+ *   computed in fp32.
  */
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ops_private.h"
@@ -21,26 +35,155 @@
 #define TYPE_BIT(t) (1u << DML_TENSOR_DATA_TYPE_##t)
 #define FLOAT_TYPES (TYPE_BIT(FLOAT32) | TYPE_BIT(FLOAT16))
 #define SIGNED_TYPES (TYPE_BIT(INT32) | TYPE_BIT(INT16) | TYPE_BIT(INT8))
-#define INT_TYPES_32 (SIGNED_TYPES | TYPE_BIT(UINT32) | TYPE_BIT(UINT16) | TYPE_BIT(UINT8))
+#define UNSIGNED_TYPES (TYPE_BIT(UINT32) | TYPE_BIT(UINT16) | TYPE_BIT(UINT8))
+#define INT_TYPES_32 (SIGNED_TYPES | UNSIGNED_TYPES)
 #define INT_TYPES (INT_TYPES_32 | TYPE_BIT(INT64) | TYPE_BIT(UINT64))
+#define ALL_TYPES (FLOAT_TYPES | TYPE_BIT(FLOAT64) | INT_TYPES)
+#define BOOL_TYPES (TYPE_BIT(UINT32) | TYPE_BIT(UINT8))
 
-/* One row per operator; ScaleBias and FusedActivation fields are found through the schema. */
+/* How an operator's tensors relate. */
+enum ew_kind
+{
+    EW_KIND_SAME,               /* every tensor has the output's type */
+    EW_KIND_PREDICATE,          /* inputs share a type; the output is UINT8/UINT32 (output_types) */
+    EW_KIND_POW,                /* ExponentTensor: any of `types` */
+    EW_KIND_IF,                 /* ConditionTensor UINT8; A, B, output share a type */
+};
+
+/* Which compute domain the operand type maps to. */
+enum ew_rule
+{
+    EW_RULE_VALUE,              /* the operand type's own domain */
+    EW_RULE_BITS,               /* the encoding: an unsigned domain of the type's width */
+    EW_RULE_MOVE,               /* a data move: FLOAT32/FLOAT16 as bits, unless ScaleBias applies */
+};
+
+typedef HRESULT (*ew_attribute_fn)(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type,
+        uint32_t attributes[EW_ATTRIBUTE_COUNT]);
+
+static HRESULT clip_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes);
+static HRESULT clip1_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes);
+static HRESULT threshold_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes);
+static HRESULT round_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes);
+static HRESULT is_infinity_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes);
+static HRESULT constant_pow_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes);
+static HRESULT shrink_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes);
+
+/* One row per operator. ScaleBias and FusedActivation fields are found through the schema. */
 struct ew_operator
 {
     DML_OPERATOR_TYPE type;
-    uint32_t op;                        /* EW_OP_* */
-    bool is_activation;                 /* an ACTIVATION_* operator: EW_OP_IDENTITY + itself as activation */
-    uint32_t data_types;                /* TYPE_BIT() set of the types DirectML allows */
+    uint8_t op;                         /* EW_OP_* */
+    uint8_t kind;                       /* enum ew_kind */
+    uint8_t rule;                       /* enum ew_rule */
+    bool activation;                    /* an ACTIVATION_* operator: its own desc is the kernel's activation */
+    uint32_t types;                     /* TYPE_BIT() set DirectML allows for the operand tensors */
+    uint32_t output_types;              /* EW_KIND_PREDICATE: the output's */
+    ew_attribute_fn attributes;         /* NULL: none */
 };
+
+/* ELEMENT_WISE_<name>: every tensor of one type, computed in that type's domain. */
+#define SAME(name, types) {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##name, EW_KIND_SAME, EW_RULE_VALUE, false, types, 0, NULL}
+#define SAME_ATTR(name, code, types, fn) {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##code, EW_KIND_SAME, EW_RULE_VALUE, false, types, 0, fn}
+#define BITWISE(name, types) {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##name, EW_KIND_SAME, EW_RULE_BITS, false, types, 0, NULL}
+#define COMPARISON(name) {DML_OPERATOR_ELEMENT_WISE_LOGICAL_##name, EW_OP_##name, EW_KIND_PREDICATE, EW_RULE_VALUE, false, \
+        FLOAT_TYPES | INT_TYPES, BOOL_TYPES, NULL}
+#define ACTIVATION(name, types) {DML_OPERATOR_ACTIVATION_##name, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_VALUE, true, types, 0, NULL}
 
 static const struct ew_operator ops[] =
 {
-    {DML_OPERATOR_ELEMENT_WISE_IDENTITY, EW_OP_IDENTITY, false, FLOAT_TYPES | TYPE_BIT(FLOAT64) | INT_TYPES},
-    {DML_OPERATOR_ELEMENT_WISE_ADD, EW_OP_ADD, false, FLOAT_TYPES | INT_TYPES},
-    {DML_OPERATOR_ELEMENT_WISE_ADD1, EW_OP_ADD, false, FLOAT_TYPES},
-    {DML_OPERATOR_ELEMENT_WISE_MULTIPLY, EW_OP_MULTIPLY, false, FLOAT_TYPES | INT_TYPES},
-    {DML_OPERATOR_ACTIVATION_RELU, EW_OP_IDENTITY, true, FLOAT_TYPES | SIGNED_TYPES},
+    {DML_OPERATOR_ELEMENT_WISE_IDENTITY, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_MOVE, false, ALL_TYPES, 0, NULL},
+    SAME(ABS, FLOAT_TYPES | SIGNED_TYPES | TYPE_BIT(INT64)),
+    SAME(ACOS, FLOAT_TYPES),
+    SAME(ACOSH, FLOAT_TYPES),
+    SAME(ASIN, FLOAT_TYPES),
+    SAME(ASINH, FLOAT_TYPES),
+    SAME(ATAN, FLOAT_TYPES),
+    SAME(ATANH, FLOAT_TYPES),
+    SAME(CEIL, FLOAT_TYPES),
+    SAME_ATTR(CLIP, CLIP, FLOAT_TYPES | INT_TYPES, clip_attributes),
+    SAME_ATTR(CLIP1, CLIP, FLOAT_TYPES | INT_TYPES, clip1_attributes),
+    SAME(COS, FLOAT_TYPES),
+    SAME(COSH, FLOAT_TYPES),
+    SAME(ERF, FLOAT_TYPES),
+    SAME(EXP, FLOAT_TYPES),
+    SAME(FLOOR, FLOAT_TYPES),
+    SAME(LOG, FLOAT_TYPES),
+    SAME(NEGATE, FLOAT_TYPES | SIGNED_TYPES | TYPE_BIT(INT64)),
+    SAME(RECIP, FLOAT_TYPES),
+    SAME_ATTR(ROUND, ROUND, FLOAT_TYPES, round_attributes),
+    SAME(SIGN, FLOAT_TYPES | INT_TYPES),
+    SAME(SIN, FLOAT_TYPES),
+    SAME(SINH, FLOAT_TYPES),
+    SAME(SQRT, FLOAT_TYPES),
+    SAME(TAN, FLOAT_TYPES),
+    SAME(TANH, FLOAT_TYPES),
+    SAME_ATTR(THRESHOLD, CLIP, FLOAT_TYPES | INT_TYPES_32, threshold_attributes),
+    SAME_ATTR(CONSTANT_POW, CONSTANT_POW, FLOAT_TYPES | INT_TYPES_32, constant_pow_attributes),
+    {DML_OPERATOR_ELEMENT_WISE_IS_NAN, EW_OP_IS_NAN, EW_KIND_PREDICATE, EW_RULE_VALUE, false, FLOAT_TYPES, BOOL_TYPES, NULL},
+    {DML_OPERATOR_ELEMENT_WISE_IS_INFINITY, EW_OP_IS_INFINITY, EW_KIND_PREDICATE, EW_RULE_VALUE, false, FLOAT_TYPES,
+            TYPE_BIT(UINT8), is_infinity_attributes},
+    SAME(LOGICAL_NOT, BOOL_TYPES),
+    BITWISE(BIT_NOT, ALL_TYPES),
+    {DML_OPERATOR_ELEMENT_WISE_BIT_COUNT, EW_OP_BIT_COUNT, EW_KIND_PREDICATE, EW_RULE_BITS, false, ALL_TYPES, BOOL_TYPES, NULL},
+
+    SAME(ADD, FLOAT_TYPES | INT_TYPES),
+    {DML_OPERATOR_ELEMENT_WISE_ADD1, EW_OP_ADD, EW_KIND_SAME, EW_RULE_VALUE, false, FLOAT_TYPES, 0, NULL},
+    SAME(SUBTRACT, FLOAT_TYPES | INT_TYPES),
+    SAME(MULTIPLY, FLOAT_TYPES | INT_TYPES),
+    SAME(DIVIDE, FLOAT_TYPES | INT_TYPES),
+    SAME(MAX, FLOAT_TYPES | INT_TYPES),
+    SAME(MIN, FLOAT_TYPES | INT_TYPES),
+    SAME(MEAN, FLOAT_TYPES | TYPE_BIT(INT32) | TYPE_BIT(UINT32)),
+    {DML_OPERATOR_ELEMENT_WISE_POW, EW_OP_POW, EW_KIND_POW, EW_RULE_VALUE, false, FLOAT_TYPES | INT_TYPES_32, 0, NULL},
+    SAME(ATAN_YX, FLOAT_TYPES),
+    SAME(DIFFERENCE_SQUARE, FLOAT_TYPES | TYPE_BIT(INT32) | TYPE_BIT(UINT32)),
+    SAME(MODULUS_TRUNCATE, FLOAT_TYPES | INT_TYPES),
+    SAME(MODULUS_FLOOR, FLOAT_TYPES | INT_TYPES),
+    {DML_OPERATOR_ELEMENT_WISE_IF, EW_OP_IF, EW_KIND_IF, EW_RULE_MOVE, false, ALL_TYPES, 0, NULL},
+    SAME(LOGICAL_AND, BOOL_TYPES),
+    SAME(LOGICAL_OR, BOOL_TYPES),
+    SAME(LOGICAL_XOR, BOOL_TYPES),
+    COMPARISON(EQUALS),
+    COMPARISON(GREATER_THAN),
+    COMPARISON(LESS_THAN),
+    COMPARISON(GREATER_THAN_OR_EQUAL),
+    COMPARISON(LESS_THAN_OR_EQUAL),
+    BITWISE(BIT_AND, ALL_TYPES),
+    BITWISE(BIT_OR, ALL_TYPES),
+    BITWISE(BIT_XOR, ALL_TYPES),
+    BITWISE(BIT_SHIFT_LEFT, UNSIGNED_TYPES | TYPE_BIT(UINT64)),
+    BITWISE(BIT_SHIFT_RIGHT, UNSIGNED_TYPES | TYPE_BIT(UINT64)),
+
+    ACTIVATION(ELU, FLOAT_TYPES),
+    ACTIVATION(CELU, FLOAT_TYPES),
+    ACTIVATION(GELU, FLOAT_TYPES),
+    ACTIVATION(HARD_SIGMOID, FLOAT_TYPES),
+    ACTIVATION(HARD_SWISH, FLOAT_TYPES),
+    {DML_OPERATOR_ACTIVATION_IDENTITY, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_MOVE, true, FLOAT_TYPES, 0, NULL},
+    ACTIVATION(LEAKY_RELU, FLOAT_TYPES),
+    ACTIVATION(LINEAR, FLOAT_TYPES),
+    {DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU, EW_OP_PRELU, EW_KIND_SAME, EW_RULE_VALUE, false,
+            FLOAT_TYPES | SIGNED_TYPES, 0, NULL},
+    ACTIVATION(PARAMETRIC_SOFTPLUS, FLOAT_TYPES),
+    ACTIVATION(RELU, FLOAT_TYPES | SIGNED_TYPES),
+    ACTIVATION(SCALED_ELU, FLOAT_TYPES),
+    ACTIVATION(SCALED_TANH, FLOAT_TYPES),
+    {DML_OPERATOR_ACTIVATION_SHRINK, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_VALUE, true, FLOAT_TYPES | INT_TYPES_32, 0,
+            shrink_attributes},
+    ACTIVATION(SIGMOID, FLOAT_TYPES),
+    ACTIVATION(SOFTPLUS, FLOAT_TYPES),
+    ACTIVATION(SOFTSIGN, FLOAT_TYPES),
+    ACTIVATION(SWISH, FLOAT_TYPES),
+    ACTIVATION(TANH, FLOAT_TYPES),
+    ACTIVATION(THRESHOLDED_RELU, FLOAT_TYPES),
 };
+
+#undef SAME
+#undef SAME_ATTR
+#undef BITWISE
+#undef COMPARISON
+#undef ACTIVATION
 
 static const struct ew_operator *find_operator(DML_OPERATOR_TYPE type)
 {
@@ -53,6 +196,54 @@ static const struct ew_operator *find_operator(DML_OPERATOR_TYPE type)
     }
     return NULL;
 }
+
+/* ---- Types ---- */
+
+static bool is_float_type(DML_TENSOR_DATA_TYPE type)
+{
+    return type == DML_TENSOR_DATA_TYPE_FLOAT32 || type == DML_TENSOR_DATA_TYPE_FLOAT16
+            || type == DML_TENSOR_DATA_TYPE_FLOAT64;
+}
+
+static bool is_signed_type(DML_TENSOR_DATA_TYPE type)
+{
+    return type == DML_TENSOR_DATA_TYPE_INT8 || type == DML_TENSOR_DATA_TYPE_INT16
+            || type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
+}
+
+static bool type_in(DML_TENSOR_DATA_TYPE type, uint32_t set)
+{
+    return (unsigned int)type < 32 && (set & (1u << type));
+}
+
+static unsigned int element_size(DML_TENSOR_DATA_TYPE type)
+{
+    return vkdml_data_type_bits(type) / 8;
+}
+
+static const char *type_name(DML_TENSOR_DATA_TYPE type)
+{
+    const char *name = vkdml_data_type_name(type);
+
+    return name ? name : vkdml_debug_sprintf("%d", (int)type);
+}
+
+/* "UINT8 or UINT32", for messages. */
+static const char *type_set_name(uint32_t set)
+{
+    char buffer[128] = "";
+    unsigned int t;
+
+    for (t = 0; t < 32; ++t)
+    {
+        if (set & (1u << t))
+            snprintf(buffer + strlen(buffer), sizeof(buffer) - strlen(buffer), "%s%s", buffer[0] ? " or " : "",
+                    type_name(t));
+    }
+    return vkdml_debug_sprintf("%s", buffer);
+}
+
+/* ---- The desc ---- */
 
 /* The pointer in the desc's field of `kind`, or NULL when the operator has no such field. */
 static const void *desc_pointer(const struct vkdml_operator_view *op, enum vkdml_field_kind kind)
@@ -78,20 +269,7 @@ static const DML_OPERATOR_DESC *op_fused_activation(const struct vkdml_operator_
     return desc_pointer(op, VKDML_FIELD_OPERATOR_DESC);
 }
 
-static bool is_float_type(DML_TENSOR_DATA_TYPE type)
-{
-    return type == DML_TENSOR_DATA_TYPE_FLOAT32 || type == DML_TENSOR_DATA_TYPE_FLOAT16
-            || type == DML_TENSOR_DATA_TYPE_FLOAT64;
-}
-
-static const char *type_name(DML_TENSOR_DATA_TYPE type)
-{
-    const char *name = vkdml_data_type_name(type);
-
-    return name ? name : vkdml_debug_sprintf("%d", (int)type);
-}
-
-/* The desc's name of input `index` ("ATensor", "InputTensor"), from the schema. */
+/* The desc's name of tensor `index` ("ATensor", "InputTensor"), from the schema. */
 static const char *tensor_name(const struct vkdml_operator_view *op, bool output, uint32_t index)
 {
     const struct vkdml_op_schema *schema = vkdml_op_schema_get(op->type);
@@ -106,33 +284,192 @@ static const char *tensor_name(const struct vkdml_operator_view *op, bool output
     return vkdml_debug_sprintf("%s %u", output ? "output" : "input", index);
 }
 
-/* Strides in elements, packed row-major when the desc has none. */
-static void tensor_strides(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t strides[EW_MAX_RANK])
+/* The input whose type the operator computes in: A of IF, else the first. */
+static uint32_t operand_index(const struct ew_operator *info)
 {
-    uint64_t packed = 1;
-    int i;
+    return info->kind == EW_KIND_IF ? 1 : 0;
+}
 
-    for (i = (int)tensor->DimensionCount - 1; i >= 0; --i)
+/* ---- Attributes ---- */
+
+static uint32_t float_bits(float value)
+{
+    uint32_t bits;
+
+    memcpy(&bits, &value, sizeof(bits));
+    return bits;
+}
+
+static void set_attribute64(uint32_t *attributes, unsigned int index, uint64_t value)
+{
+    attributes[index] = (uint32_t)value;
+    attributes[index + 1] = (uint32_t)(value >> 32);
+}
+
+/* The integer `value` rounds to (ceil for a lower bound, floor for an upper one), saturated to
+ * `type`'s range, as the 64-bit pattern the kernel compares with; NaN gives the bound that never
+ * applies. The limits are compared as doubles (2^(bits-1), 2^bits exactly) but returned as
+ * integers: INT64_MAX has no double. */
+static uint64_t integer_bound(DML_TENSOR_DATA_TYPE type, double value, bool lower)
+{
+    unsigned int bits = vkdml_data_type_bits(type);
+    bool is_signed = is_signed_type(type);
+    uint64_t max = is_signed ? (UINT64_C(1) << (bits - 1)) - 1 : (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
+    uint64_t min = is_signed ? ~max : 0;
+    double lo = is_signed ? -ldexp(1.0, bits - 1) : 0.0, hi = ldexp(1.0, is_signed ? bits - 1 : bits);
+
+    if (isnan(value))
+        return lower ? min : max;
+    value = lower ? ceil(value) : floor(value);
+    if (value <= lo)
+        return min;
+    if (value >= hi)
+        return max;
+    return is_signed ? (uint64_t)(int64_t)value : (uint64_t)value;
+}
+
+/* Clamp bounds for the kernel's EW_OP_CLIP in `type`'s domain. */
+static void set_clip_bounds(DML_TENSOR_DATA_TYPE type, double min, double max, uint32_t *attributes)
+{
+    if (is_float_type(type))
     {
-        strides[i] = tensor->Strides ? tensor->Strides[i] : (uint32_t)packed;
-        packed *= tensor->Sizes[i];
+        attributes[EW_ATTR_CLIP_MIN] = float_bits((float)min);
+        attributes[EW_ATTR_CLIP_MAX] = float_bits((float)max);
+        return;
+    }
+    set_attribute64(attributes, EW_ATTR_CLIP_MIN, integer_bound(type, min, true));
+    set_attribute64(attributes, EW_ATTR_CLIP_MAX, integer_bound(type, max, false));
+}
+
+static HRESULT clip_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes)
+{
+    const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC *desc = op->desc;
+
+    if (!(desc->Min <= desc->Max))
+        return vkdml_op_error(op, E_INVALIDARG, "Min=%.9g must be less than or equal to Max=%.9g.", desc->Min, desc->Max);
+    set_clip_bounds(type, desc->Min, desc->Max, attributes);
+    return S_OK;
+}
+
+static float half_to_float(uint16_t half)
+{
+    unsigned int exponent = (half >> 10) & 0x1f, mantissa = half & 0x3ff;
+    float magnitude;
+
+    if (exponent == 0x1f)
+        magnitude = mantissa ? NAN : INFINITY;
+    else if (exponent)
+        magnitude = ldexpf((float)(mantissa | 0x400), (int)exponent - 25);
+    else
+        magnitude = ldexpf((float)mantissa, -24);
+    return half & 0x8000 ? -magnitude : magnitude;
+}
+
+/* A DML_SCALAR_UNION of `type`: floats as double, integers as their 64-bit pattern. */
+static void scalar_value(DML_TENSOR_DATA_TYPE type, const DML_SCALAR_UNION *scalar, double *f, uint64_t *u)
+{
+    *f = 0.0;
+    *u = 0;
+    switch (type)
+    {
+        case DML_TENSOR_DATA_TYPE_FLOAT32: *f = scalar->Float32; break;
+        case DML_TENSOR_DATA_TYPE_FLOAT16: *f = half_to_float(scalar->UInt16); break;
+        case DML_TENSOR_DATA_TYPE_FLOAT64: *f = scalar->Float64; break;
+        case DML_TENSOR_DATA_TYPE_INT8: *u = (uint64_t)(int64_t)scalar->Int8; break;
+        case DML_TENSOR_DATA_TYPE_INT16: *u = (uint64_t)(int64_t)scalar->Int16; break;
+        case DML_TENSOR_DATA_TYPE_INT32: *u = (uint64_t)(int64_t)scalar->Int32; break;
+        case DML_TENSOR_DATA_TYPE_UINT8: *u = scalar->UInt8; break;
+        case DML_TENSOR_DATA_TYPE_UINT16: *u = scalar->UInt16; break;
+        case DML_TENSOR_DATA_TYPE_UINT32: *u = scalar->UInt32; break;
+        default: *u = scalar->UInt64; break;
     }
 }
 
-/* Index of the last element the tensor addresses: the kernel's element offsets are 32-bit. */
-static uint64_t last_element_index(const DML_BUFFER_TENSOR_DESC *tensor)
+static HRESULT clip1_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes)
 {
-    uint32_t strides[EW_MAX_RANK];
-    uint64_t last = 0;
-    uint32_t i;
+    const DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC *desc = op->desc;
+    uint64_t min_bits, max_bits;
+    double min, max;
+    bool ordered;
 
-    tensor_strides(tensor, strides);
-    for (i = 0; i < tensor->DimensionCount; ++i)
-        last += (uint64_t)(tensor->Sizes[i] - 1) * strides[i];
-    return last;
+    if (desc->MinMaxDataType != type)
+        return vkdml_op_error(op, E_INVALIDARG, "MinMaxDataType=%s must equal OutputTensor.DataType=%s.",
+                type_name(desc->MinMaxDataType), type_name(type));
+    scalar_value(type, &desc->Min, &min, &min_bits);
+    scalar_value(type, &desc->Max, &max, &max_bits);
+    if (is_float_type(type))
+        ordered = min <= max;
+    else
+        ordered = is_signed_type(type) ? (int64_t)min_bits <= (int64_t)max_bits : min_bits <= max_bits;
+    if (!ordered)
+        return vkdml_op_error(op, E_INVALIDARG, "Min must be less than or equal to Max (MinMaxDataType=%s).",
+                type_name(type));
+    if (is_float_type(type))
+    {
+        set_clip_bounds(type, min, max, attributes);
+        return S_OK;
+    }
+    set_attribute64(attributes, EW_ATTR_CLIP_MIN, min_bits);
+    set_attribute64(attributes, EW_ATTR_CLIP_MAX, max_bits);
+    return S_OK;
 }
 
-static HRESULT validate_input(const struct vkdml_operator_view *op, uint32_t index)
+static HRESULT threshold_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type,
+        uint32_t *attributes)
+{
+    const DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC *desc = op->desc;
+
+    set_clip_bounds(type, desc->Min, INFINITY, attributes);
+    return S_OK;
+}
+
+static HRESULT round_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes)
+{
+    attributes[0] = ((const DML_ELEMENT_WISE_ROUND_OPERATOR_DESC *)op->desc)->RoundingMode;
+    return S_OK;
+}
+
+static HRESULT is_infinity_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type,
+        uint32_t *attributes)
+{
+    attributes[0] = ((const DML_ELEMENT_WISE_IS_INFINITY_OPERATOR_DESC *)op->desc)->InfinityMode;
+    return S_OK;
+}
+
+static HRESULT constant_pow_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type,
+        uint32_t *attributes)
+{
+    attributes[0] = float_bits(((const DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC *)op->desc)->Exponent);
+    return S_OK;
+}
+
+/* Integer SHRINK (the float one is the kernel's activation): x <= LOW ⟺ x < -Threshold and
+ * x >= HIGH ⟺ x > Threshold for integers x; a bound outside the type's range never holds. */
+static HRESULT shrink_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type, uint32_t *attributes)
+{
+    const DML_ACTIVATION_SHRINK_OPERATOR_DESC *desc = op->desc;
+    unsigned int bits = vkdml_data_type_bits(type);
+    double lo = is_signed_type(type) ? -ldexp(1.0, bits - 1) : 0.0;
+    double hi = (is_signed_type(type) ? ldexp(1.0, bits - 1) : ldexp(1.0, bits)) - 1.0;
+    double low = ceil(-(double)desc->Threshold) - 1.0, high = floor(desc->Threshold) + 1.0;
+    double bias = trunc(desc->Bias);
+
+    if (is_float_type(type))
+        return S_OK;
+    if (isnan(low) || low < lo)
+        attributes[EW_ATTR_SHRINK_FLAGS] |= EW_SHRINK_NO_LOW;
+    if (isnan(high) || high > hi)
+        attributes[EW_ATTR_SHRINK_FLAGS] |= EW_SHRINK_NO_HIGH;
+    attributes[EW_ATTR_SHRINK_LOW] = (uint32_t)(int64_t)fmin(isnan(low) ? lo : low, hi);
+    attributes[EW_ATTR_SHRINK_HIGH] = (uint32_t)(int64_t)fmax(isnan(high) ? hi : high, lo);
+    /* Wrapping arithmetic makes any bias a 32-bit pattern; saturate what int64 cannot hold. */
+    attributes[EW_ATTR_SHRINK_BIAS] = isnan(bias) ? 0 : (uint32_t)(int64_t)fmax(fmin(bias, 9.2e18), -9.2e18);
+    return S_OK;
+}
+
+/* ---- Validation ---- */
+
+static HRESULT validate_shape(const struct vkdml_operator_view *op, uint32_t index)
 {
     const DML_BUFFER_TENSOR_DESC *input = op->inputs[index], *output = op->outputs[0];
     const char *name = tensor_name(op, false, index);
@@ -149,59 +486,392 @@ static HRESULT validate_input(const struct vkdml_operator_view *op, uint32_t ind
             return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u is not broadcastable to OutputTensor.Sizes[%u]=%u "
                     "(sizes must be equal; broadcast with 0-strides).", name, i, input->Sizes[i], i, output->Sizes[i]);
     }
-    if (input->DataType != output->DataType)
-        return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s must equal OutputTensor.DataType=%s.",
-                name, type_name(input->DataType), type_name(output->DataType));
     return S_OK;
 }
 
-static HRESULT validate_index_range(const struct vkdml_operator_view *op, bool output, uint32_t index,
-        const DML_BUFFER_TENSOR_DESC *tensor)
+static HRESULT type_must_equal(const struct vkdml_operator_view *op, uint32_t index, bool output, uint32_t other,
+        bool other_output)
 {
-    uint64_t last = last_element_index(tensor);
+    const DML_BUFFER_TENSOR_DESC *a = output ? op->outputs[index] : op->inputs[index];
+    const DML_BUFFER_TENSOR_DESC *b = other_output ? op->outputs[other] : op->inputs[other];
 
+    if (a->DataType == b->DataType)
+        return S_OK;
+    return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s must equal %s.DataType=%s.", tensor_name(op, output, index),
+            type_name(a->DataType), tensor_name(op, other_output, other), type_name(b->DataType));
+}
+
+static HRESULT type_must_be_in(const struct vkdml_operator_view *op, uint32_t index, bool output, uint32_t set)
+{
+    DML_TENSOR_DATA_TYPE type = (output ? op->outputs[index] : op->inputs[index])->DataType;
+
+    if (type_in(type, set))
+        return S_OK;
+    if (set == TYPE_BIT(UINT8) || set == BOOL_TYPES)
+        return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s must be %s.", tensor_name(op, output, index),
+                type_name(type), type_set_name(set));
+    return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s is not supported by this operator.",
+            tensor_name(op, output, index), type_name(type));
+}
+
+/* The data types of the operator's kind (DirectML's "Tensor constraints" and "Tensor support"). */
+static HRESULT validate_types(const struct ew_operator *info, const struct vkdml_operator_view *op)
+{
+    uint32_t operand = operand_index(info), i;
+    HRESULT hr;
+
+    switch (info->kind)
+    {
+        case EW_KIND_PREDICATE:
+            for (i = 1; i < op->input_count; ++i)
+            {
+                if (FAILED(hr = type_must_equal(op, i, false, 0, false)))
+                    return hr;
+            }
+            if (FAILED(hr = type_must_be_in(op, 0, false, info->types)))
+                return hr;
+            return type_must_be_in(op, 0, true, info->output_types);
+        case EW_KIND_POW:
+            if (FAILED(hr = type_must_equal(op, 0, false, 0, true))
+                    || FAILED(hr = type_must_be_in(op, 0, true, info->types)))
+                return hr;
+            return type_must_be_in(op, 1, false, info->types);
+        case EW_KIND_IF:
+            if (FAILED(hr = type_must_be_in(op, 0, false, TYPE_BIT(UINT8))))
+                return hr;
+            break;
+        default:
+            break;
+    }
+    for (i = operand; i < op->input_count; ++i)
+    {
+        if (FAILED(hr = type_must_equal(op, i, false, 0, true)))
+            return hr;
+    }
+    return type_must_be_in(op, 0, true, info->types);
+}
+
+/* Strides in elements, packed row-major when the desc has none. */
+static void tensor_strides(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t strides[EW_MAX_RANK])
+{
+    uint64_t packed = 1;
+    int i;
+
+    for (i = (int)tensor->DimensionCount - 1; i >= 0; --i)
+    {
+        strides[i] = tensor->Strides ? tensor->Strides[i] : (uint32_t)packed;
+        packed *= tensor->Sizes[i];
+    }
+}
+
+/* The kernel's element offsets are 32-bit. */
+static HRESULT validate_index_range(const struct vkdml_operator_view *op, bool output, uint32_t index)
+{
+    const DML_BUFFER_TENSOR_DESC *tensor = output ? op->outputs[index] : op->inputs[index];
+    uint32_t strides[EW_MAX_RANK], i;
+    uint64_t last = 0;
+
+    tensor_strides(tensor, strides);
+    for (i = 0; i < tensor->DimensionCount; ++i)
+        last += (uint64_t)(tensor->Sizes[i] - 1) * strides[i];
     if (last > UINT32_MAX)
         return vkdml_op_error(op, E_INVALIDARG, "%s addresses element %" PRIu64 "; element offsets must be below 2^32.",
                 tensor_name(op, output, index), last);
     return S_OK;
 }
 
-HRESULT vkdml_elementwise_validate(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+static DML_TENSOR_DATA_TYPE operand_type(const struct ew_operator *info, const struct vkdml_operator_view *op)
 {
-    const struct ew_operator *info = find_operator(op->type);
-    const DML_BUFFER_TENSOR_DESC *output;
-    DML_TENSOR_DATA_TYPE type;
-    uint32_t i;
+    return op->inputs[operand_index(info)]->DataType;
+}
+
+static HRESULT validate_attributes(const struct ew_operator *info, const struct vkdml_operator_view *op)
+{
+    uint32_t attributes[EW_ATTRIBUTE_COUNT] = {0};
+    DML_TENSOR_DATA_TYPE type = operand_type(info, op);
     HRESULT hr;
 
-    if (!info || op->output_count != 1 || !op->input_count || op->input_count > EW_MAX_INPUTS)
-        return vkdml_op_error(op, E_NOTIMPL, "not an element-wise operator vkdml implements.");
-    if (!(output = op->outputs[0]))
-        return vkdml_op_error(op, E_INVALIDARG, "OutputTensor must not be NULL.");
-    for (i = 0; i < op->input_count; ++i)
-    {
-        if (FAILED(hr = validate_input(op, i)))
-            return hr;
-    }
-    type = output->DataType;
-    if ((unsigned int)type >= 32 || !(info->data_types & (1u << type)))
-        return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.DataType=%s is not supported by this operator.",
-                type_name(type));
     if (op_scale_bias(op) && !is_float_type(type))
         return vkdml_op_error(op, E_INVALIDARG, "ScaleBias must be NULL for %s tensors (float tensors only).",
                 type_name(type));
     if (FAILED(hr = vkdml_validate_fused_activation(op, op_fused_activation(op))))
         return hr;
+    return info->attributes ? info->attributes(op, type, attributes) : S_OK;
+}
+
+static HRESULT validate_device_types(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    uint32_t i;
+
+    for (i = 0; i <= op->input_count; ++i)
+    {
+        DML_TENSOR_DATA_TYPE type = (i < op->input_count ? op->inputs[i] : op->outputs[0])->DataType;
+
+        if (!vkdml_backend_data_type_supported(device, type))
+            return vkdml_op_error(op, E_NOTIMPL, "%s tensors are not supported by this device.", type_name(type));
+    }
+    return S_OK;
+}
+
+HRESULT vkdml_elementwise_validate(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    const struct ew_operator *info = find_operator(op->type);
+    uint32_t i;
+    HRESULT hr;
+
+    if (!info || op->output_count != 1 || !op->input_count || op->input_count > EW_MAX_INPUTS)
+        return vkdml_op_error(op, E_NOTIMPL, "not an element-wise operator vkdml implements.");
+    if (!op->outputs[0])
+        return vkdml_op_error(op, E_INVALIDARG, "OutputTensor must not be NULL.");
     for (i = 0; i < op->input_count; ++i)
     {
-        if (FAILED(hr = validate_index_range(op, false, i, op->inputs[i])))
+        if (FAILED(hr = validate_shape(op, i)))
             return hr;
     }
-    if (FAILED(hr = validate_index_range(op, true, 0, output)))
+    if (FAILED(hr = validate_types(info, op)) || FAILED(hr = validate_attributes(info, op)))
         return hr;
-    if (!vkdml_backend_data_type_supported(device, type))
-        return vkdml_op_error(op, E_NOTIMPL, "%s tensors are not supported by this device.", type_name(type));
-    return S_OK;
+    for (i = 0; i < op->input_count; ++i)
+    {
+        if (FAILED(hr = validate_index_range(op, false, i)))
+            return hr;
+    }
+    if (FAILED(hr = validate_index_range(op, true, 0)))
+        return hr;
+    return validate_device_types(device, op);
+}
+
+/* ---- Kernels: domains and variants ---- */
+
+static uint32_t domain_of(DML_TENSOR_DATA_TYPE type)
+{
+    switch (type)
+    {
+        case DML_TENSOR_DATA_TYPE_INT32:
+        case DML_TENSOR_DATA_TYPE_INT16:
+        case DML_TENSOR_DATA_TYPE_INT8:
+            return EW_DOMAIN_INT;
+        case DML_TENSOR_DATA_TYPE_UINT32:
+        case DML_TENSOR_DATA_TYPE_UINT16:
+        case DML_TENSOR_DATA_TYPE_UINT8:
+            return EW_DOMAIN_UINT;
+        case DML_TENSOR_DATA_TYPE_INT64:
+            return EW_DOMAIN_INT64;
+        case DML_TENSOR_DATA_TYPE_UINT64:
+            return EW_DOMAIN_UINT64;
+        case DML_TENSOR_DATA_TYPE_FLOAT64:
+            return EW_DOMAIN_DOUBLE;
+        default:
+            return EW_DOMAIN_FLOAT;
+    }
+}
+
+/* The domain the kernel computes in (elementwise_interface.h). */
+static uint32_t compute_domain(const struct ew_operator *info, DML_TENSOR_DATA_TYPE type, bool scale_bias)
+{
+    bool bits = info->rule == EW_RULE_BITS
+            || (info->rule == EW_RULE_MOVE && !scale_bias && type != DML_TENSOR_DATA_TYPE_FLOAT64);
+
+    if (bits && is_float_type(type))
+        return element_size(type) == 8 ? EW_DOMAIN_UINT64 : EW_DOMAIN_UINT;
+    return domain_of(type);
+}
+
+/* The SPIR-V capabilities of the kernel variants (kernels_glsl/meson.build). */
+enum ew_feature
+{
+    EW_FEATURE_16BIT = 1u << 0,
+    EW_FEATURE_8BIT = 1u << 1,
+    EW_FEATURE_INT64 = 1u << 2,
+    EW_FEATURE_FLOAT64 = 1u << 3,
+};
+
+/* Operator groups: each variant carries the code of one group only (kernels_glsl/meson.build). */
+enum ew_group
+{
+    EW_GROUP_BASIC,
+    EW_GROUP_TRIG,              /* ACOS, ASIN, ATAN, COS, SIN, TAN, ATAN_YX */
+    EW_GROUP_EXP,               /* ACOSH, ASINH, ATANH, COSH, SINH, TANH, ERF, EXP, LOG */
+    EW_GROUP_POW,               /* POW, CONSTANT_POW */
+    EW_GROUP_ACTIVATION,        /* float activations: ACTIVATION_*, ADD1's FusedActivation */
+};
+
+struct ew_variant
+{
+    bool binary;
+    uint8_t group;
+    uint32_t features;
+    enum vkdml_kernel_id kernel;
+};
+
+#define S16 EW_FEATURE_16BIT
+#define S8 EW_FEATURE_8BIT
+#define I64 EW_FEATURE_INT64
+#define F64 EW_FEATURE_FLOAT64
+#define VARIANT(source, group, features, suffix) \
+    {source == 'b', EW_GROUP_##group, features, VKDML_KERNEL_ELEMENTWISE_##suffix}
+
+/* Smallest first within a kernel and group: the first variant that has every feature needed wins. */
+static const struct ew_variant variants[] =
+{
+    VARIANT('u', BASIC, 0, UNARY_BASIC),
+    VARIANT('u', BASIC, S16, UNARY_BASIC_S16),
+    VARIANT('u', BASIC, S8, UNARY_BASIC_S8),
+    VARIANT('u', BASIC, S16 | S8, UNARY_BASIC_S16_S8),
+    VARIANT('u', BASIC, I64, UNARY_BASIC_I64),
+    VARIANT('u', BASIC, I64 | S8, UNARY_BASIC_I64_S8),
+    VARIANT('u', BASIC, F64, UNARY_BASIC_F64),
+    VARIANT('u', TRIG, 0, UNARY_TRIG),
+    VARIANT('u', TRIG, S16, UNARY_TRIG_S16),
+    VARIANT('u', EXP, 0, UNARY_EXP),
+    VARIANT('u', EXP, S16, UNARY_EXP_S16),
+    VARIANT('u', POW, 0, UNARY_POW),
+    VARIANT('u', POW, S16, UNARY_POW_S16),
+    VARIANT('u', POW, S8, UNARY_POW_S8),
+    VARIANT('u', POW, S16 | S8, UNARY_POW_S16_S8),
+    VARIANT('u', ACTIVATION, 0, UNARY_ACTIVATION),
+    VARIANT('u', ACTIVATION, S16, UNARY_ACTIVATION_S16),
+    VARIANT('b', BASIC, 0, BINARY_BASIC),
+    VARIANT('b', BASIC, S16, BINARY_BASIC_S16),
+    VARIANT('b', BASIC, S8, BINARY_BASIC_S8),
+    VARIANT('b', BASIC, S16 | S8, BINARY_BASIC_S16_S8),
+    VARIANT('b', BASIC, I64, BINARY_BASIC_I64),
+    VARIANT('b', BASIC, I64 | S8, BINARY_BASIC_I64_S8),
+    VARIANT('b', BASIC, F64 | S8, BINARY_BASIC_F64_S8),
+    VARIANT('b', TRIG, 0, BINARY_TRIG),
+    VARIANT('b', TRIG, S16, BINARY_TRIG_S16),
+    VARIANT('b', POW, 0, BINARY_POW),
+    VARIANT('b', POW, S16, BINARY_POW_S16),
+    VARIANT('b', POW, S8, BINARY_POW_S8),
+    VARIANT('b', POW, S16 | S8, BINARY_POW_S16_S8),
+    VARIANT('b', ACTIVATION, 0, BINARY_ACTIVATION),
+    VARIANT('b', ACTIVATION, S16, BINARY_ACTIVATION_S16),
+};
+
+#undef VARIANT
+#undef S16
+#undef S8
+#undef I64
+#undef F64
+
+static enum ew_group op_group(uint32_t op, bool float_activation)
+{
+    switch (op)
+    {
+        case EW_OP_ACOS: case EW_OP_ASIN: case EW_OP_ATAN: case EW_OP_COS: case EW_OP_SIN: case EW_OP_TAN:
+        case EW_OP_ATAN_YX:
+            return EW_GROUP_TRIG;
+        case EW_OP_ACOSH: case EW_OP_ASINH: case EW_OP_ATANH: case EW_OP_COSH: case EW_OP_SINH: case EW_OP_TANH:
+        case EW_OP_ERF: case EW_OP_EXP: case EW_OP_LOG:
+            return EW_GROUP_EXP;
+        case EW_OP_POW: case EW_OP_CONSTANT_POW:
+            return EW_GROUP_POW;
+        default:
+            return float_activation ? EW_GROUP_ACTIVATION : EW_GROUP_BASIC;
+    }
+}
+
+/* What loading and storing a tensor of `type` needs; FLOAT64 as double only in the DOUBLE domain. */
+static uint32_t type_features(DML_TENSOR_DATA_TYPE type, uint32_t domain)
+{
+    switch (element_size(type))
+    {
+        case 1: return EW_FEATURE_8BIT;
+        case 2: return EW_FEATURE_16BIT;
+        case 8: return domain == EW_DOMAIN_DOUBLE ? EW_FEATURE_FLOAT64 : EW_FEATURE_INT64;
+        default: return 0;
+    }
+}
+
+static uint32_t domain_features(uint32_t domain)
+{
+    if (domain == EW_DOMAIN_INT64 || domain == EW_DOMAIN_UINT64)
+        return EW_FEATURE_INT64;
+    return domain == EW_DOMAIN_DOUBLE ? EW_FEATURE_FLOAT64 : 0;
+}
+
+static bool caps_have_features(const struct vkdml_vk_caps *caps, uint32_t features)
+{
+    return (!(features & EW_FEATURE_16BIT) || caps->storage_16bit)
+            && (!(features & EW_FEATURE_8BIT) || caps->storage_8bit)
+            && (!(features & EW_FEATURE_INT64) || caps->shader_int64)
+            && (!(features & EW_FEATURE_FLOAT64) || caps->shader_float64);
+}
+
+/* The variant of the op's kernel and group holding `features`; false when none does. */
+static bool find_variant(uint32_t op, enum ew_group group, uint32_t features, enum vkdml_kernel_id *kernel)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(variants); ++i)
+    {
+        if (variants[i].binary == (op >= EW_OP_ADD) && variants[i].group == group
+                && (variants[i].features & features) == features)
+        {
+            *kernel = variants[i].kernel;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The tensor types of one use of the operator: operand type `type`, in the order of its
+ * bindings (inputs, then the output); returns the count. For support queries. */
+static uint32_t typical_tensor_types(const struct ew_operator *info, DML_TENSOR_DATA_TYPE type,
+        DML_TENSOR_DATA_TYPE types[EW_TENSOR_COUNT])
+{
+    const struct vkdml_op_schema *schema = vkdml_op_schema_get(info->type);
+    uint32_t count = 0, i;
+
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        if (schema->fields[i].role == VKDML_ROLE_INPUT)
+            types[count++] = type;
+    }
+    if (info->kind == EW_KIND_IF)
+        types[0] = DML_TENSOR_DATA_TYPE_UINT8;
+    /* Predicates write UINT32 or UINT8: UINT32 needs nothing more. */
+    types[count++] = info->kind == EW_KIND_PREDICATE ? DML_TENSOR_DATA_TYPE_UINT32 : type;
+    return count;
+}
+
+static uint32_t tensor_features(const DML_TENSOR_DATA_TYPE *types, uint32_t count, uint32_t domain)
+{
+    uint32_t features = domain_features(domain), i;
+
+    for (i = 0; i < count; ++i)
+        features |= type_features(types[i], domain);
+    return features;
+}
+
+void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
+        uint32_t *device_data_types)
+{
+    const struct ew_operator *info = find_operator(type);
+    DML_TENSOR_DATA_TYPE types[EW_TENSOR_COUNT];
+    enum vkdml_kernel_id kernel;
+    unsigned int t;
+
+    *data_types = *device_data_types = 0;
+    if (!info)
+        return;
+    *data_types = info->types;
+    for (t = 0; t < 32; ++t)
+    {
+        uint32_t count, domain, i;
+        enum ew_group group;
+        bool ok = true;
+
+        if (!type_in(t, info->types))
+            continue;
+        count = typical_tensor_types(info, t, types);
+        domain = compute_domain(info, t, false);
+        for (i = 0; i < count; ++i)
+            ok = ok && vkdml_caps_data_type_supported(caps, types[i]);
+        group = op_group(info->op, info->activation && domain == EW_DOMAIN_FLOAT);
+        if (ok && caps_have_features(caps, tensor_features(types, count, domain))
+                && find_variant(info->op, group, tensor_features(types, count, domain), &kernel))
+            *device_data_types |= 1u << t;
+    }
 }
 
 /* ---- Compilation ---- */
@@ -252,151 +922,59 @@ static void collapse_shape(const struct vkdml_operator_view *op, struct ew_shape
         shape->sizes[n] = 1;
 }
 
-static uint32_t domain_of(DML_TENSOR_DATA_TYPE type)
+/* Tensor t of the dispatch (inputs, then EW_OUTPUT), NULL when absent. */
+static const DML_BUFFER_TENSOR_DESC *dispatch_tensor(const struct vkdml_operator_view *op, uint32_t t)
 {
-    switch (type)
-    {
-        case DML_TENSOR_DATA_TYPE_INT32:
-        case DML_TENSOR_DATA_TYPE_INT16:
-        case DML_TENSOR_DATA_TYPE_INT8:
-            return EW_DOMAIN_INT;
-        case DML_TENSOR_DATA_TYPE_UINT32:
-        case DML_TENSOR_DATA_TYPE_UINT16:
-        case DML_TENSOR_DATA_TYPE_UINT8:
-            return EW_DOMAIN_UINT;
-        case DML_TENSOR_DATA_TYPE_INT64:
-            return EW_DOMAIN_INT64;
-        case DML_TENSOR_DATA_TYPE_UINT64:
-            return EW_DOMAIN_UINT64;
-        case DML_TENSOR_DATA_TYPE_FLOAT64:
-            return EW_DOMAIN_DOUBLE;
-        default:
-            return EW_DOMAIN_FLOAT;
-    }
+    if (t == EW_OUTPUT)
+        return op->outputs[0];
+    return t < op->input_count ? op->inputs[t] : NULL;
 }
 
-/* Kernel variants and the capabilities they declare (kernels_glsl/meson.build). */
-enum ew_feature
+static const struct vkdml_tensor_location *dispatch_location(const struct vkdml_compile *compile, uint32_t t)
 {
-    EW_FEATURE_16BIT = 1u << 0,
-    EW_FEATURE_8BIT = 1u << 1,
-    EW_FEATURE_INT64 = 1u << 2,
-    EW_FEATURE_FLOAT64 = 1u << 3,
-};
-
-static const struct
-{
-    uint32_t features;
-    enum vkdml_kernel_id kernel;
-}
-variants[] =
-{
-    /* Smallest first: the first variant that has every feature needed wins. */
-    {0, VKDML_KERNEL_ELEMENTWISE},
-    {EW_FEATURE_16BIT, VKDML_KERNEL_ELEMENTWISE_S16},
-    {EW_FEATURE_8BIT, VKDML_KERNEL_ELEMENTWISE_S8},
-    {EW_FEATURE_INT64, VKDML_KERNEL_ELEMENTWISE_I64},
-    {EW_FEATURE_FLOAT64, VKDML_KERNEL_ELEMENTWISE_F64},
-};
-
-static uint32_t type_features(DML_TENSOR_DATA_TYPE type)
-{
-    switch (type)
-    {
-        case DML_TENSOR_DATA_TYPE_FLOAT16:
-        case DML_TENSOR_DATA_TYPE_UINT16:
-        case DML_TENSOR_DATA_TYPE_INT16:
-            return EW_FEATURE_16BIT;
-        case DML_TENSOR_DATA_TYPE_UINT8:
-        case DML_TENSOR_DATA_TYPE_INT8:
-            return EW_FEATURE_8BIT;
-        case DML_TENSOR_DATA_TYPE_UINT64:
-        case DML_TENSOR_DATA_TYPE_INT64:
-            return EW_FEATURE_INT64;
-        case DML_TENSOR_DATA_TYPE_FLOAT64:
-            return EW_FEATURE_FLOAT64;
-        default:
-            return 0;
-    }
+    return t == EW_OUTPUT ? &compile->outputs[0] : &compile->inputs[t];
 }
 
-static bool device_has_features(const struct vkdml_vk_caps *caps, uint32_t features)
+/* Vector mode (elementwise_interface.h): elements per vector item, 1 when the layout does not
+ * allow it. */
+static uint32_t vector_width(const struct vkdml_compile *compile, const struct ew_shape *shape)
 {
-    return (!(features & EW_FEATURE_16BIT) || caps->storage_16bit)
-            && (!(features & EW_FEATURE_8BIT) || caps->storage_8bit)
-            && (!(features & EW_FEATURE_INT64) || caps->shader_int64)
-            && (!(features & EW_FEATURE_FLOAT64) || caps->shader_float64);
-}
-
-static HRESULT choose_kernel(const struct vkdml_compile *compile, enum vkdml_kernel_id *kernel)
-{
-    const struct vkdml_operator_view *op = compile->op;
-    uint32_t features = type_features(op->outputs[0]->DataType), i;
-    size_t v;
-
-    for (i = 0; i < op->input_count; ++i)
-        features |= type_features(op->inputs[i]->DataType);
-    if (!device_has_features(&compile->vk->caps, features))
-        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
-                type_name(op->outputs[0]->DataType));
-    for (v = 0; v < ARRAY_SIZE(variants); ++v)
-    {
-        if ((variants[v].features & features) == features)
-        {
-            *kernel = variants[v].kernel;
-            return S_OK;
-        }
-    }
-    return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
-}
-
-static uint32_t float_bits(float value)
-{
-    uint32_t bits;
-
-    memcpy(&bits, &value, sizeof(bits));
-    return bits;
-}
-
-static unsigned int element_size(DML_TENSOR_DATA_TYPE type)
-{
-    return vkdml_data_type_bits(type) / 8;
-}
-
-/* Vector mode (elementwise_interface.h): every vector of V = 16 / size elements starts 16-byte
- * aligned in every stride-1 tensor, and the output is contiguous along dimension 0. */
-static bool can_vectorize(const struct vkdml_compile *compile, const struct ew_shape *shape)
-{
-    const struct vkdml_operator_view *op = compile->op;
-    unsigned int size = element_size(op->outputs[0]->DataType), vector;
+    unsigned int largest = 0, smallest = 8, v;
     uint32_t t, d;
 
-    if (!size || size > 8)
-        return false;
-    vector = 16 / size;
-    if (shape->strides[EW_OUTPUT][0] != 1 || shape->sizes[0] < vector || (shape->rank > 1 && shape->sizes[0] % vector))
-        return false;
     for (t = 0; t < EW_TENSOR_COUNT; ++t)
     {
-        bool present = t == EW_OUTPUT || t < op->input_count;
-        const DML_BUFFER_TENSOR_DESC *tensor = t == EW_OUTPUT ? op->outputs[0] : present ? op->inputs[t] : NULL;
-        const struct vkdml_tensor_location *location = t == EW_OUTPUT ? &compile->outputs[0] : &compile->inputs[t];
+        const DML_BUFFER_TENSOR_DESC *tensor = dispatch_tensor(compile->op, t);
 
-        if (!present)
-            continue;
-        if (element_size(tensor->DataType) != size || shape->strides[t][0] > 1)
-            return false;
-        if (shape->strides[t][0] == 0)
-            continue;               /* broadcast along dimension 0: scalar loads, any alignment */
-        if (location->offset % 16)
-            return false;
-        for (d = 1; d < shape->rank; ++d)
+        if (tensor)
         {
-            if (shape->strides[t][d] % vector)
-                return false;
+            largest = VKDML_MAX(largest, element_size(tensor->DataType));
+            smallest = VKDML_MIN(smallest, element_size(tensor->DataType));
         }
     }
-    return true;
+    v = 16 / largest;
+    if (v < 2 || smallest * v < 4 || shape->strides[EW_OUTPUT][0] != 1 || shape->sizes[0] < v
+            || (shape->rank > 1 && shape->sizes[0] % v))
+        return 1;
+    for (t = 0; t < EW_TENSOR_COUNT; ++t)
+    {
+        const DML_BUFFER_TENSOR_DESC *tensor = dispatch_tensor(compile->op, t);
+
+        if (!tensor)
+            continue;
+        if (shape->strides[t][0] > 1)
+            return 1;
+        if (shape->strides[t][0] == 0)
+            continue;               /* broadcast along dimension 0: scalar loads, any alignment */
+        if (dispatch_location(compile, t)->offset % (v * element_size(tensor->DataType)))
+            return 1;
+        for (d = 1; d < shape->rank; ++d)
+        {
+            if (shape->strides[t][d] % v)
+                return 1;
+        }
+    }
+    return v;
 }
 
 static void set_tensor_spec(uint32_t *spec, uint32_t t, DML_TENSOR_DATA_TYPE type,
@@ -417,8 +995,7 @@ static void set_activation_spec(uint32_t *spec, const struct ew_operator *info, 
     DML_OPERATOR_DESC self = {op->type, op->desc};
 
     /* An ACTIVATION_* operator maps its own desc exactly as a fused one would be mapped. */
-    vkdml_fused_activation_spec(info->is_activation ? &self : op_fused_activation(op),
-            &spec[EW_SPEC_ACTIVATION]);
+    vkdml_fused_activation_spec(info->activation ? &self : op_fused_activation(op), &spec[EW_SPEC_ACTIVATION]);
 }
 
 /* Workgroups along x only; the kernel's grid-stride loop covers what one row of groups can't.
@@ -433,50 +1010,83 @@ static void dispatch_size(const struct vkdml_compile *compile, uint32_t items, u
     groups[2] = 1;
 }
 
-HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
+static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct ew_operator *info, uint32_t domain,
+        enum ew_group group, enum vkdml_kernel_id *kernel)
 {
     const struct vkdml_operator_view *op = compile->op;
-    const struct ew_operator *info = find_operator(op->type);
-    const DML_BUFFER_TENSOR_DESC *output = op->outputs[0];
-    const DML_SCALE_BIAS *scale_bias;
-    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, items, d, t;
-    enum vkdml_kernel_id kernel = VKDML_KERNEL_ELEMENTWISE;
-    struct ew_shape shape;
-    HRESULT hr;
+    DML_TENSOR_DATA_TYPE types[EW_TENSOR_COUNT];
+    uint32_t count = 0, features, t;
 
-    if (!info)
-        return vkdml_op_error(op, E_NOTIMPL, "not an element-wise operator vkdml implements.");
-    if (FAILED(hr = choose_kernel(compile, &kernel)))
-        return hr;
-    collapse_shape(op, &shape);
-    for (d = 0; d < output->DimensionCount; ++d)
-        element_count *= output->Sizes[d];
+    for (t = 0; t < EW_TENSOR_COUNT; ++t)
+    {
+        if (dispatch_tensor(op, t))
+            types[count++] = dispatch_tensor(op, t)->DataType;
+    }
+    features = tensor_features(types, count, domain);
+    if (!caps_have_features(&compile->vk->caps, features))
+        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
+                type_name(operand_type(info, op)));
+    if (!find_variant(info->op, group, features, kernel))
+        return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
+    return S_OK;
+}
 
-    spec[EW_SPEC_LOCAL_SIZE_X] = EW_DEFAULT_LOCAL_SIZE;
+static HRESULT set_op_spec(uint32_t *spec, const struct ew_operator *info, const struct vkdml_operator_view *op,
+        uint32_t domain)
+{
+    const DML_SCALE_BIAS *scale_bias = op_scale_bias(op);
+
     spec[EW_SPEC_OP] = info->op;
-    spec[EW_SPEC_DOMAIN] = domain_of(output->DataType);
-    spec[EW_SPEC_RANK] = shape.rank;
-    spec[EW_SPEC_ELEMENT_COUNT] = element_count;
+    spec[EW_SPEC_DOMAIN] = domain;
+    spec[EW_SPEC_PREDICATE] = info->kind == EW_KIND_PREDICATE;
     spec[EW_SPEC_SCALE] = float_bits(1.0f);
-    if ((scale_bias = op_scale_bias(op)))
+    if (scale_bias)
     {
         spec[EW_SPEC_SCALE_BIAS] = 1;
         spec[EW_SPEC_SCALE] = float_bits(scale_bias->Scale);
         spec[EW_SPEC_BIAS] = float_bits(scale_bias->Bias);
     }
+    set_activation_spec(spec, info, op);
+    if (!info->attributes)
+        return S_OK;
+    return info->attributes(op, operand_type(info, op), &spec[EW_SPEC_ATTRIBUTES]);
+}
+
+HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
+{
+    const struct vkdml_operator_view *op = compile->op;
+    const struct ew_operator *info = find_operator(op->type);
+    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, vector, domain, d, t;
+    enum vkdml_kernel_id kernel = VKDML_KERNEL_ELEMENTWISE_UNARY_BASIC;
+    enum ew_group group;
+    struct ew_shape shape;
+    HRESULT hr;
+
+    if (!info)
+        return vkdml_op_error(op, E_NOTIMPL, "not an element-wise operator vkdml implements.");
+    domain = compute_domain(info, operand_type(info, op), op_scale_bias(op) != NULL);
+    if (FAILED(hr = set_op_spec(spec, info, op, domain)))
+        return hr;
+    group = op_group(info->op, domain == EW_DOMAIN_FLOAT && spec[EW_SPEC_ACTIVATION] != VKDML_ACTIVATION_NONE);
+    if (FAILED(hr = choose_kernel(compile, info, domain, group, &kernel)))
+        return hr;
+    collapse_shape(op, &shape);
+    for (d = 0; d < op->outputs[0]->DimensionCount; ++d)
+        element_count *= op->outputs[0]->Sizes[d];
+
+    spec[EW_SPEC_LOCAL_SIZE_X] = EW_DEFAULT_LOCAL_SIZE;
+    spec[EW_SPEC_RANK] = shape.rank;
+    spec[EW_SPEC_ELEMENT_COUNT] = element_count;
     for (d = 0; d < EW_MAX_RANK; ++d)
         spec[EW_SPEC_SIZES + d] = shape.sizes[d];
-    for (t = 0; t < op->input_count; ++t)
-        set_tensor_spec(spec, t, op->inputs[t]->DataType, &compile->inputs[t], &shape);
-    set_tensor_spec(spec, EW_OUTPUT, output->DataType, &compile->outputs[0], &shape);
-    set_activation_spec(spec, info, op);
-    items = element_count;
-    if (can_vectorize(compile, &shape))
+    for (t = 0; t < EW_TENSOR_COUNT; ++t)
     {
-        spec[EW_SPEC_VECTOR] = 1;
-        items = element_count / (16 / element_size(output->DataType));
+        if (dispatch_tensor(op, t))
+            set_tensor_spec(spec, t, dispatch_tensor(op, t)->DataType, dispatch_location(compile, t), &shape);
     }
+    vector = vector_width(compile, &shape);
+    spec[EW_SPEC_VECTOR] = vector > 1 ? vector : 0;
 
-    dispatch_size(compile, items, groups);
+    dispatch_size(compile, element_count / vector, groups);
     return vkdml_compile_add_dispatch(compile, kernel, spec, EW_SPEC_COUNT, NULL, 0, groups, false);
 }

@@ -1,6 +1,16 @@
 /*
- * The GEMM family (DML_OPERATOR_GEMM): DirectML's shape and type rules, and one dispatch of
- * kernels_glsl/gemm.comp over every output tile of every batch.
+ * The GEMM family (DML_OPERATOR_GEMM): DirectML's shape and type rules, and one dispatch over
+ * every output tile of every batch, of one of three kernels:
+ *   - gemm_coopmat.comp (FLOAT16 on devices with 16x16x16 fp16 cooperative matrices and 32-wide
+ *     subgroups, when A and B can be read in 16-byte vectors);
+ *   - gemm_tiled.comp (FLOAT32 with at least GEMM_TILED_MIN_TILES output tiles of 128 x 128);
+ *   - gemm.comp, the general kernel: everything else.
+ * The fast kernels take every layout their preconditions admit, and read and write 16 bytes at
+ * a time wherever sizes, strides and offsets allow. VKDML_GEMM_KERNEL=general|tiled|coopmat
+ * forces one kernel (a debugging and benchmarking knob): compilation fails with E_NOTIMPL where
+ * that kernel cannot run the operator. VKDML_GEMM_TUNE="tile_m,tile_n,tile_k,stages,group_m
+ * [,subgroups_m,subgroups_n]" (0: the default) overrides the fast kernels' tiling, for tuning;
+ * a combination the kernel cannot take falls back to the default.
  *
  * DirectML's rules (DML_GEMM_OPERATOR_DESC, FL 4_0 tensor support): A {[B0], [B1], M, K} (K, M
  * with TransA), B {[B0], [B1], K, N} (N, K with TransB), optional C and Output {[B0], [B1], M, N};
@@ -10,6 +20,8 @@
  */
 
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops_private.h"
@@ -243,16 +255,6 @@ static void set_location(uint32_t *spec, const struct vkdml_tensor_location *loc
     spec[2] = (uint32_t)(location->offset >> 32);
 }
 
-static enum vkdml_kernel_id choose_kernel(const struct vkdml_compile *compile, DML_TENSOR_DATA_TYPE type)
-{
-    if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
-        return VKDML_KERNEL_GEMM_F32;
-    /* Half-precision accumulation is a permission, not a request: only where fp16 math exists. */
-    if ((compile->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) && compile->vk->caps.shader_float16)
-        return VKDML_KERNEL_GEMM_F16_HALF_COMPUTE;
-    return VKDML_KERNEL_GEMM_F16;
-}
-
 /* Outputs per thread along a dimension of `size`: up to GEMM_MAX_THREAD_TILE, fewer when the
  * matrix is smaller than a full tile (more, smaller workgroups keep the device busy). */
 static uint32_t thread_tile(uint32_t size, uint32_t threads)
@@ -280,58 +282,376 @@ static HRESULT tile_groups(const struct vkdml_compile *compile, uint64_t tiles, 
     return S_OK;
 }
 
-/* Shapes, strides (transposes folded in), tensor locations and attributes. */
-static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[GEMM_SPEC_COUNT])
+/* The four matrices as the kernels see them (transposes folded into the strides). */
+struct gemm_layout
 {
-    const struct vkdml_operator_view *op = compile->op;
-    const DML_GEMM_OPERATOR_DESC *desc = op->desc;
     struct gemm_matrix a, b, c, out;
+    bool has_c;
+};
 
-    gemm_matrix_init(&a, gemm_tensor(op, GEMM_A), desc->TransA == DML_MATRIX_TRANSFORM_TRANSPOSE);
-    gemm_matrix_init(&b, gemm_tensor(op, GEMM_B), desc->TransB == DML_MATRIX_TRANSFORM_TRANSPOSE);
-    gemm_matrix_init(&out, gemm_tensor(op, GEMM_OUTPUT), false);
-    spec[GEMM_SPEC_M] = out.sizes[2];
-    spec[GEMM_SPEC_N] = out.sizes[3];
-    spec[GEMM_SPEC_K] = a.sizes[3];
-    spec[GEMM_SPEC_BATCH1] = out.sizes[1];
-    spec[GEMM_SPEC_BATCH_COUNT] = out.sizes[0] * out.sizes[1];
-    set_strides(&spec[GEMM_SPEC_A_STRIDES], &a);
-    set_strides(&spec[GEMM_SPEC_B_STRIDES], &b);
-    set_strides(&spec[GEMM_SPEC_OUT_STRIDES], &out);
+static void gemm_layout_init(const struct vkdml_operator_view *op, struct gemm_layout *layout)
+{
+    const DML_GEMM_OPERATOR_DESC *desc = op->desc;
+
+    gemm_matrix_init(&layout->a, gemm_tensor(op, GEMM_A), desc->TransA == DML_MATRIX_TRANSFORM_TRANSPOSE);
+    gemm_matrix_init(&layout->b, gemm_tensor(op, GEMM_B), desc->TransB == DML_MATRIX_TRANSFORM_TRANSPOSE);
+    gemm_matrix_init(&layout->out, gemm_tensor(op, GEMM_OUTPUT), false);
+    if ((layout->has_c = !!gemm_tensor(op, GEMM_C)))
+        gemm_matrix_init(&layout->c, gemm_tensor(op, GEMM_C), false);
+}
+
+/* Shapes, strides, tensor locations and attributes: gemm.comp's constants. */
+static void fill_spec(const struct vkdml_compile *compile, const struct gemm_layout *layout, uint32_t *spec)
+{
+    const DML_GEMM_OPERATOR_DESC *desc = compile->op->desc;
+
+    spec[GEMM_SPEC_M] = layout->out.sizes[2];
+    spec[GEMM_SPEC_N] = layout->out.sizes[3];
+    spec[GEMM_SPEC_K] = layout->a.sizes[3];
+    spec[GEMM_SPEC_BATCH1] = layout->out.sizes[1];
+    spec[GEMM_SPEC_BATCH_COUNT] = layout->out.sizes[0] * layout->out.sizes[1];
+    set_strides(&spec[GEMM_SPEC_A_STRIDES], &layout->a);
+    set_strides(&spec[GEMM_SPEC_B_STRIDES], &layout->b);
+    set_strides(&spec[GEMM_SPEC_OUT_STRIDES], &layout->out);
     set_location(&spec[GEMM_SPEC_A_LOCATION], &compile->inputs[GEMM_A]);
     set_location(&spec[GEMM_SPEC_B_LOCATION], &compile->inputs[GEMM_B]);
     set_location(&spec[GEMM_SPEC_OUT_LOCATION], &compile->outputs[0]);
-    if (gemm_tensor(op, GEMM_C))
+    if (layout->has_c)
     {
-        gemm_matrix_init(&c, gemm_tensor(op, GEMM_C), false);
-        set_strides(&spec[GEMM_SPEC_C_STRIDES], &c);
+        set_strides(&spec[GEMM_SPEC_C_STRIDES], &layout->c);
         set_location(&spec[GEMM_SPEC_C_LOCATION], &compile->inputs[GEMM_C]);
         spec[GEMM_SPEC_HAS_C] = 1;
     }
     spec[GEMM_SPEC_ALPHA] = float_bits(desc->Alpha);
     spec[GEMM_SPEC_BETA] = float_bits(desc->Beta);
-    spec[GEMM_SPEC_THREAD_M] = thread_tile(out.sizes[2], GEMM_THREADS_Y);
-    spec[GEMM_SPEC_THREAD_N] = thread_tile(out.sizes[3], GEMM_THREADS_X);
+    spec[GEMM_SPEC_THREAD_M] = thread_tile(layout->out.sizes[2], GEMM_THREADS_Y);
+    spec[GEMM_SPEC_THREAD_N] = thread_tile(layout->out.sizes[3], GEMM_THREADS_X);
     vkdml_fused_activation_spec(desc->FusedActivation, &spec[GEMM_SPEC_ACTIVATION]);
+}
+
+/* ---- Kernel choice ---- */
+
+/* Below this many 128 x 128 output tiles (batches included) the general kernel's smaller tiles
+ * spread better over the device than the tiled kernel's faster ones; and matrices that leave
+ * most of each tile empty (many small batches) are the general kernel's too. */
+#define GEMM_TILED_MIN_TILES 96
+#define GEMM_TILED_MIN_FILL 0.5
+
+enum gemm_kernel
+{
+    GEMM_KERNEL_AUTO,
+    GEMM_KERNEL_GENERAL,
+    GEMM_KERNEL_TILED,
+    GEMM_KERNEL_COOPMAT,
+};
+
+static const char *const kernel_names[] = {"auto", "general", "tiled", "coopmat"};
+
+/* VKDML_GEMM_KERNEL, read at every compilation so that tests and benchmarks can switch it. */
+static enum gemm_kernel requested_kernel(void)
+{
+    const char *value = getenv("VKDML_GEMM_KERNEL");
+    unsigned int i;
+
+    if (!value || !*value)
+        return GEMM_KERNEL_AUTO;
+    for (i = 0; i < ARRAY_SIZE(kernel_names); ++i)
+    {
+        if (!strcmp(value, kernel_names[i]))
+            return i;
+    }
+    WARN("Ignoring VKDML_GEMM_KERNEL=%s: not auto, general, tiled or coopmat.", value);
+    return GEMM_KERNEL_AUTO;
+}
+
+/* The fast kernels' tiling; VKDML_GEMM_TUNE overrides what it names (checked by the callers). */
+struct gemm_tuning
+{
+    uint32_t tile_m, tile_n, tile_k, stages, group_m, subgroups_m, subgroups_n;
+};
+
+static void read_tuning(struct gemm_tuning *tuning)
+{
+    const char *value = getenv("VKDML_GEMM_TUNE");
+    struct gemm_tuning t = {0};
+    int fields;
+
+    if (!value || !*value)
+        return;
+    fields = sscanf(value, "%u,%u,%u,%u,%u,%u,%u", &t.tile_m, &t.tile_n, &t.tile_k, &t.stages, &t.group_m,
+            &t.subgroups_m, &t.subgroups_n);
+    if (fields != 5 && fields != 7)
+    {
+        WARN("Ignoring VKDML_GEMM_TUNE=%s: want tile_m,tile_n,tile_k,stages,group_m[,subgroups_m,subgroups_n].", value);
+        return;
+    }
+    tuning->tile_m = t.tile_m ? t.tile_m : tuning->tile_m;
+    tuning->tile_n = t.tile_n ? t.tile_n : tuning->tile_n;
+    tuning->tile_k = t.tile_k ? t.tile_k : tuning->tile_k;
+    tuning->stages = t.stages ? t.stages : tuning->stages;
+    tuning->group_m = t.group_m ? t.group_m : tuning->group_m;
+    tuning->subgroups_m = t.subgroups_m ? t.subgroups_m : tuning->subgroups_m;
+    tuning->subgroups_n = t.subgroups_n ? t.subgroups_n : tuning->subgroups_n;
+}
+
+static unsigned int element_size(const struct vkdml_compile *compile)
+{
+    return gemm_tensor(compile->op, GEMM_A)->DataType == DML_TENSOR_DATA_TYPE_FLOAT16 ? 2 : 4;
+}
+
+/* 16-byte vectors along dimension `dim` (2: the matrix's first, 3: its second) are whole inside
+ * the matrix and aligned: that dimension is contiguous and a multiple of the vector, every other
+ * stride in use is a multiple of the vector, and so is the tensor's offset (bindings themselves
+ * are 16-byte aligned: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). */
+static bool vectorizable(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
+        unsigned int size, unsigned int dim)
+{
+    unsigned int lanes = 16 / size, d;
+
+    if (matrix->strides[dim] != 1 || matrix->sizes[dim] % lanes || location->offset % 16)
+        return false;
+    for (d = 0; d < 4; ++d)
+    {
+        if (d != dim && matrix->sizes[d] > 1 && matrix->strides[d] % lanes)
+            return false;
+    }
+    return true;
+}
+
+static uint32_t vector_mode(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
+        unsigned int size, bool column_major)
+{
+    if (vectorizable(matrix, location, size, 3))
+        return GEMM_VECTOR_ROW_MAJOR;
+    if (column_major && vectorizable(matrix, location, size, 2))
+        return GEMM_VECTOR_COLUMN_MAJOR;
+    return GEMM_VECTOR_NONE;
+}
+
+static void set_vector_modes(const struct vkdml_compile *compile, const struct gemm_layout *layout, uint32_t *spec)
+{
+    unsigned int size = element_size(compile);
+
+    spec[GEMM_SPEC_A_VECTOR] = vector_mode(&layout->a, &compile->inputs[GEMM_A], size, true);
+    spec[GEMM_SPEC_B_VECTOR] = vector_mode(&layout->b, &compile->inputs[GEMM_B], size, true);
+    if (layout->has_c)
+        spec[GEMM_SPEC_C_VECTOR] = vector_mode(&layout->c, &compile->inputs[GEMM_C], size, false);
+    spec[GEMM_SPEC_OUT_VECTOR] = vector_mode(&layout->out, &compile->outputs[0], size, false);
+}
+
+static uint64_t tiles_of(const uint32_t *spec, uint32_t tile_m, uint32_t tile_n)
+{
+    return (((uint64_t)spec[GEMM_SPEC_M] + tile_m - 1) / tile_m) * (((uint64_t)spec[GEMM_SPEC_N] + tile_n - 1) / tile_n)
+            * spec[GEMM_SPEC_BATCH_COUNT];
+}
+
+/* One dispatch's kernel, constants and output tile. */
+struct gemm_plan
+{
+    enum vkdml_kernel_id kernel;
+    uint32_t spec[GEMM_FAST_SPEC_COUNT];
+    uint32_t spec_count;
+    uint32_t tile_m, tile_n;
+};
+
+static uint32_t shared_limit(const struct vkdml_compile *compile)
+{
+    return compile->vk->caps.properties.limits.maxComputeSharedMemorySize;
+}
+
+/* NULL when gemm_tiled.comp can run the operator (then the plan is filled), else why not. */
+static const char *plan_tiled(const struct vkdml_compile *compile, const struct gemm_layout *layout,
+        struct gemm_plan *plan)
+{
+    struct gemm_tuning tuning = {GEMM_TILED_TILE, GEMM_TILED_TILE, 8, 2, 8, 0, 0};
+    uint32_t shared;
+
+    if (gemm_tensor(compile->op, GEMM_A)->DataType != DML_TENSOR_DATA_TYPE_FLOAT32)
+        return "it is the FLOAT32 kernel";
+    read_tuning(&tuning);
+    if (tuning.tile_k != 8 && tuning.tile_k != 16)
+        tuning.tile_k = 8;
+    /* Two stages of A (rows padded by 4 floats) and B, K-major. */
+    shared = 2 * tuning.tile_k * (2 * GEMM_TILED_TILE + 4) * 4;
+    if (shared > shared_limit(compile) && tuning.tile_k > 8)
+        shared = 2 * (tuning.tile_k = 8) * (2 * GEMM_TILED_TILE + 4) * 4;
+    if (shared > shared_limit(compile))
+        return "the device has too little shared memory";
+    plan->kernel = VKDML_KERNEL_GEMM_TILED_F32;
+    plan->spec_count = GEMM_FAST_SPEC_COUNT;
+    plan->tile_m = plan->tile_n = GEMM_TILED_TILE;
+    plan->spec[GEMM_SPEC_TILE_M] = plan->spec[GEMM_SPEC_TILE_N] = GEMM_TILED_TILE;
+    plan->spec[GEMM_SPEC_TILE_K] = tuning.tile_k;
+    plan->spec[GEMM_SPEC_GROUP_M] = tuning.group_m;
+    set_vector_modes(compile, layout, plan->spec);
+    return NULL;
+}
+
+/* Shared memory of gemm_coopmat.comp: the stages of A and B in 16-byte vectors, each stored row
+ * padded by one vector (as the kernel lays them out), which also hold the epilogue's scratch. */
+static uint32_t coopmat_shared_size(const uint32_t *spec, const struct gemm_tuning *t)
+{
+    uint32_t k = t->tile_k, a, b;
+
+    a = spec[GEMM_SPEC_A_VECTOR] == GEMM_VECTOR_ROW_MAJOR ? t->tile_m * (k / 8 + 1) : k * (t->tile_m / 8 + 1);
+    b = spec[GEMM_SPEC_B_VECTOR] == GEMM_VECTOR_ROW_MAJOR ? k * (t->tile_n / 8 + 1) : t->tile_n * (k / 8 + 1);
+    return t->stages * (a + b) * 16;
+}
+
+static bool valid_coopmat_tile(uint32_t size)
+{
+    return size == 64 || size == 128 || size == 256;
+}
+
+/* What gemm_coopmat.comp can take: 4 to 8 subgroups, each with whole 16 x 16 matrices (at most
+ * GEMM_COOPMAT_MAX_ACCUMULATORS), tile loads spread evenly over the threads, the epilogue's
+ * scratch (16 x 16 fp32 per subgroup) inside the tiles' shared memory. */
+static bool valid_coopmat_tuning(const uint32_t *spec, const struct gemm_tuning *t, uint32_t shared_limit)
+{
+    uint32_t subgroups = t->subgroups_m * t->subgroups_n, threads = subgroups * GEMM_COOPMAT_SUBGROUP_SIZE;
+    uint32_t sub_m, sub_n, scratch = subgroups * GEMM_COOPMAT_MATRIX * GEMM_COOPMAT_MATRIX * 4;
+
+    if (!valid_coopmat_tile(t->tile_m) || !valid_coopmat_tile(t->tile_n) || subgroups < 4 || subgroups > 8
+            || (t->tile_k != 16 && t->tile_k != 32 && t->tile_k != 64)
+            || !t->subgroups_m || !t->subgroups_n || !t->stages || t->stages > 2 || !t->group_m)
+        return false;
+    sub_m = t->tile_m / t->subgroups_m;
+    sub_n = t->tile_n / t->subgroups_n;
+    if (sub_m % GEMM_COOPMAT_MATRIX || sub_n % GEMM_COOPMAT_MATRIX || !sub_m || !sub_n
+            || (sub_m / GEMM_COOPMAT_MATRIX) * (sub_n / GEMM_COOPMAT_MATRIX) > GEMM_COOPMAT_MAX_ACCUMULATORS)
+        return false;
+    if ((t->tile_m * t->tile_k / 8) % threads || (t->tile_n * t->tile_k / 8) % threads)
+        return false;
+    return coopmat_shared_size(spec, t) <= shared_limit && scratch <= coopmat_shared_size(spec, t);
+}
+
+/* The default tiling: the largest tiles that still give every multiprocessor of a large GPU
+ * work (GEMM_COOPMAT_MIN_TILES tiles), else the smallest. 64 x 64 blocks per subgroup balance
+ * shared-memory reads against multiply-adds. */
+#define GEMM_COOPMAT_MIN_TILES 128
+
+static void default_coopmat_tuning(const uint32_t *spec, uint32_t shared_limit, struct gemm_tuning *tuning)
+{
+    static const struct gemm_tuning candidates[] =
+    {
+        {128, 256, 32, 1, 8, 2, 4},
+        {128, 128, 32, 1, 8, 2, 2},
+        {64, 64, 32, 2, 8, 2, 2},
+    };
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(candidates); ++i)
+    {
+        *tuning = candidates[i];
+        if (tiles_of(spec, tuning->tile_m, tuning->tile_n) >= GEMM_COOPMAT_MIN_TILES
+                && valid_coopmat_tuning(spec, tuning, shared_limit))
+            return;
+    }
+}
+
+static const char *plan_coopmat(const struct vkdml_compile *compile, const struct gemm_layout *layout,
+        struct gemm_plan *plan)
+{
+    const struct vkdml_vk_caps *caps = &compile->vk->caps;
+    struct gemm_tuning tuning, requested;
+
+    if (gemm_tensor(compile->op, GEMM_A)->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
+        return "it is the FLOAT16 kernel";
+    if (!caps->coopmat_f16 || caps->subgroup_size != GEMM_COOPMAT_SUBGROUP_SIZE || !caps->shader_float16
+            || !caps->storage_16bit)
+        return "the device has no 16x16x16 fp16 cooperative matrices (VK_NV_cooperative_matrix) "
+                "with 32-wide subgroups";
+    set_vector_modes(compile, layout, plan->spec);
+    if (!plan->spec[GEMM_SPEC_A_VECTOR] || !plan->spec[GEMM_SPEC_B_VECTOR])
+        return "A and B must be readable in 16-byte vectors (one contiguous dimension, a multiple of 8 "
+                "elements; other strides and the offset multiples of 16 bytes)";
+    default_coopmat_tuning(plan->spec, shared_limit(compile), &tuning);
+    requested = tuning;
+    read_tuning(&requested);
+    if (valid_coopmat_tuning(plan->spec, &requested, shared_limit(compile)))
+        tuning = requested;
+    if (!valid_coopmat_tuning(plan->spec, &tuning, shared_limit(compile)))
+        return "the device has too little shared memory";
+    plan->kernel = VKDML_KERNEL_GEMM_COOPMAT_F16;
+    plan->spec_count = GEMM_FAST_SPEC_COUNT;
+    plan->tile_m = plan->spec[GEMM_SPEC_TILE_M] = tuning.tile_m;
+    plan->tile_n = plan->spec[GEMM_SPEC_TILE_N] = tuning.tile_n;
+    plan->spec[GEMM_SPEC_TILE_K] = tuning.tile_k;
+    plan->spec[GEMM_SPEC_STAGES] = tuning.stages;
+    plan->spec[GEMM_SPEC_GROUP_M] = tuning.group_m;
+    plan->spec[GEMM_SPEC_SUBGROUPS_M] = tuning.subgroups_m;
+    plan->spec[GEMM_SPEC_SUBGROUPS_N] = tuning.subgroups_n;
+    plan->spec[GEMM_SPEC_THREADS] = tuning.subgroups_m * tuning.subgroups_n * GEMM_COOPMAT_SUBGROUP_SIZE;
+    return NULL;
+}
+
+static void plan_general(const struct vkdml_compile *compile, struct gemm_plan *plan)
+{
+    DML_TENSOR_DATA_TYPE type = gemm_tensor(compile->op, GEMM_A)->DataType;
+
+    plan->spec_count = GEMM_SPEC_COUNT;
+    plan->tile_m = GEMM_THREADS_Y * plan->spec[GEMM_SPEC_THREAD_M];
+    plan->tile_n = GEMM_THREADS_X * plan->spec[GEMM_SPEC_THREAD_N];
+    if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
+        plan->kernel = VKDML_KERNEL_GEMM_F32;
+    /* Half-precision accumulation is a permission, not a request: only where fp16 math exists. */
+    else if ((compile->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) && compile->vk->caps.shader_float16)
+        plan->kernel = VKDML_KERNEL_GEMM_F16_HALF_COMPUTE;
+    else
+        plan->kernel = VKDML_KERNEL_GEMM_F16;
+}
+
+
+static bool tiled_pays(const uint32_t *spec)
+{
+    uint64_t tiles = tiles_of(spec, GEMM_TILED_TILE, GEMM_TILED_TILE);
+    double outputs = (double)spec[GEMM_SPEC_M] * spec[GEMM_SPEC_N] * spec[GEMM_SPEC_BATCH_COUNT];
+
+    return tiles >= GEMM_TILED_MIN_TILES && outputs >= GEMM_TILED_MIN_FILL * tiles * GEMM_TILED_TILE * GEMM_TILED_TILE;
+}
+
+/* The fastest kernel whose preconditions hold, or the one VKDML_GEMM_KERNEL names. */
+static HRESULT plan_gemm(const struct vkdml_compile *compile, const struct gemm_layout *layout, struct gemm_plan *plan)
+{
+    enum gemm_kernel requested = requested_kernel();
+    const char *why_not = NULL;
+
+    if (requested == GEMM_KERNEL_COOPMAT || requested == GEMM_KERNEL_AUTO)
+    {
+        if (!(why_not = plan_coopmat(compile, layout, plan)))
+            return S_OK;
+    }
+    if (requested == GEMM_KERNEL_TILED || (requested == GEMM_KERNEL_AUTO && tiled_pays(plan->spec)))
+    {
+        if (!(why_not = plan_tiled(compile, layout, plan)))
+            return S_OK;
+    }
+    if (requested != GEMM_KERNEL_AUTO && requested != GEMM_KERNEL_GENERAL)
+        return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_GEMM_KERNEL=%s cannot run this operator: %s.",
+                kernel_names[requested], why_not);
+    plan_general(compile, plan);
+    return S_OK;
 }
 
 /* One dispatch over every output tile of every batch. */
 HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
 {
-    uint32_t spec[GEMM_SPEC_COUNT] = {0}, groups[3], tile_m, tile_n;
+    struct gemm_layout layout;
+    struct gemm_plan plan;
+    uint32_t groups[3];
     uint64_t tiles;
     HRESULT hr;
 
-    fill_spec(compile, spec);
-    tile_m = GEMM_THREADS_Y * spec[GEMM_SPEC_THREAD_M];
-    tile_n = GEMM_THREADS_X * spec[GEMM_SPEC_THREAD_N];
-    tiles = ((uint64_t)spec[GEMM_SPEC_M] + tile_m - 1) / tile_m;
-    tiles *= ((uint64_t)spec[GEMM_SPEC_N] + tile_n - 1) / tile_n;
-    tiles *= spec[GEMM_SPEC_BATCH_COUNT];
+    memset(&plan, 0, sizeof(plan));
+    gemm_layout_init(compile->op, &layout);
+    fill_spec(compile, &layout, plan.spec);
+    if (FAILED(hr = plan_gemm(compile, &layout, &plan)))
+        return hr;
+    tiles = tiles_of(plan.spec, plan.tile_m, plan.tile_n);
     if (FAILED(hr = tile_groups(compile, tiles, groups)))
         return hr;
-    TRACE("GEMM %u batches of {%u,%u,%u}: %ux%u tiles, %u x %u x %u workgroups.", spec[GEMM_SPEC_BATCH_COUNT],
-            spec[GEMM_SPEC_M], spec[GEMM_SPEC_N], spec[GEMM_SPEC_K], tile_m, tile_n, groups[0], groups[1], groups[2]);
-    return vkdml_compile_add_dispatch(compile, choose_kernel(compile, gemm_tensor(compile->op, GEMM_A)->DataType),
-            spec, GEMM_SPEC_COUNT, NULL, 0, groups, false);
+    TRACE("GEMM %u batches of {%u,%u,%u}: %s, %ux%u tiles, %u x %u x %u workgroups.", plan.spec[GEMM_SPEC_BATCH_COUNT],
+            plan.spec[GEMM_SPEC_M], plan.spec[GEMM_SPEC_N], plan.spec[GEMM_SPEC_K], vkdml_kernel_get(plan.kernel)->name,
+            plan.tile_m, plan.tile_n, groups[0], groups[1], groups[2]);
+    return vkdml_compile_add_dispatch(compile, plan.kernel, plan.spec, plan.spec_count, NULL, 0, groups, false);
 }

@@ -54,6 +54,11 @@ struct vkdml_op_entry
 {
     HRESULT (*validate)(struct vkdml_backend_device *device, const struct vkdml_operator_view *op);
     HRESULT (*compile)(struct vkdml_compile *compile);
+    /* Optional, for the support matrix (vkdml_get_operator_support()): the TYPE_BIT set of data
+     * types DirectML allows for the operator's main tensors that the family implements, and those
+     * of them a device with `caps` runs. Families without it report no types. */
+    void (*support)(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
+            uint32_t *device_data_types);
 };
 
 /* Indexed by DML_OPERATOR_TYPE. */
@@ -66,8 +71,17 @@ extern const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT];
 
 VKDML_OP_FAMILY(elementwise)
 VKDML_OP_FAMILY(gemm)
+VKDML_OP_FAMILY(conv)
+VKDML_OP_FAMILY(fold)
+
+void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
+        uint32_t *device_data_types);
 
 /* ---- Helpers shared by families ---- */
+
+/* Whether kernels can read and write tensors of `data_type` on a device with `caps`
+ * (vkdml_backend_data_type_supported() for a device's own caps). */
+bool vkdml_caps_data_type_supported(const struct vkdml_vk_caps *caps, DML_TENSOR_DATA_TYPE data_type);
 
 /* The device can run kernels on this tensor data type. */
 bool vkdml_backend_data_type_supported(struct vkdml_backend_device *device, DML_TENSOR_DATA_TYPE data_type);

@@ -73,21 +73,23 @@ float vkdml_log1p_unit(float u)
     return 2.0 * s + 2.0 * s * s2 * p;
 }
 
-/* NaN-propagating max(x, 0) and min(x, 0). */
+/* NaN-propagating max(x, 0) and min(x, 0). The isnan() tests are not redundant: without
+ * SignedZeroInfNanPreserve a driver may turn the selects into max/min (NVIDIA does), whose NaN
+ * result is the other operand. */
 float vkdml_relu(float x)
 {
-    return x < 0.0 ? 0.0 : x;
+    return isnan(x) ? x : (x < 0.0 ? 0.0 : x);
 }
 
 float vkdml_min0(float x)
 {
-    return x > 0.0 ? 0.0 : x;
+    return isnan(x) ? x : (x > 0.0 ? 0.0 : x);
 }
 
 /* NaN-propagating clamp. */
 float vkdml_clamp(float x, float lo, float hi)
 {
-    return x < lo ? lo : (x > hi ? hi : x);
+    return isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x));
 }
 
 float vkdml_sigmoid(float x)
@@ -196,21 +198,31 @@ float vkdml_activation_apply(uint kind, float alpha, float beta, float gamma, fl
         case VKDML_ACTIVATION_SCALED_ELU:
             return gamma * (x > 0.0 ? x : alpha * vkdml_expm1(x));
         case VKDML_ACTIVATION_SOFTPLUS:
+            /* max(alpha x, 0) / alpha is max(x, 0) for alpha > 0, which alpha x cannot overflow. */
+            if (alpha > 0.0)
+                return vkdml_relu(x) + vkdml_log1p_unit(exp(-abs(alpha * x))) / alpha;
             return vkdml_softplus(alpha * x) / alpha;
         case VKDML_ACTIVATION_PARAMETRIC_SOFTPLUS:
             return alpha * vkdml_softplus(beta * x);
         case VKDML_ACTIVATION_SOFTSIGN:
-            return x / (1.0 + abs(x));
+            return isinf(x) ? (x < 0.0 ? -1.0 : 1.0) : x / (1.0 + abs(x));
         case VKDML_ACTIVATION_SHRINK:
             return x < -alpha ? x + beta : (x > alpha ? x - beta : (isnan(x) ? x : 0.0));
         case VKDML_ACTIVATION_GELU:
             return vkdml_gelu(x);
         case VKDML_ACTIVATION_CLIP:
             return vkdml_clamp(x, alpha, beta);
+        /* The gate is exactly 0 for x = -inf: the limit 0, not -inf * 0. */
         case VKDML_ACTIVATION_SWISH:
-            return x * vkdml_sigmoid(alpha * x);
+        {
+            float gate = vkdml_sigmoid(alpha * x);
+            return gate == 0.0 ? 0.0 : x * gate;
+        }
         case VKDML_ACTIVATION_HARD_SWISH:
-            return x * vkdml_clamp(alpha * x + beta, 0.0, 1.0);
+        {
+            float gate = vkdml_clamp(alpha * x + beta, 0.0, 1.0);
+            return gate == 0.0 ? 0.0 : x * gate;
+        }
         default:                /* NONE, IDENTITY */
             return x;
     }

@@ -1,6 +1,8 @@
 /*
- * Interface of kernels_glsl/gemm.comp, shared by C (backend_vk/ops/gemm.c) and GLSL:
+ * Interface of the GEMM kernels, shared by C (backend_vk/ops/gemm.c) and GLSL:
  * Output = FusedActivation(Alpha * op(A) x op(B) + Beta * C) over {Batch0, Batch1, M, N}.
+ * gemm.comp is the general kernel (any layout, any size); gemm_tiled.comp (fp32) and
+ * gemm_coopmat.comp (fp16 on cooperative matrices) are the fast kernels for large matrices.
  *
  * Everything but the descriptor table address is a specialization constant: DirectML fixes
  * shapes, strides, attributes and binding locations at compile time. Transposes are folded into
@@ -41,7 +43,43 @@
 #define GEMM_SPEC_THREAD_M 36           /* outputs per thread along M, 16 rows apart */
 #define GEMM_SPEC_THREAD_N 37           /* outputs per thread along N, 16 columns apart */
 #define GEMM_SPEC_ACTIVATION 38         /* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h) */
-#define GEMM_SPEC_COUNT 42
+#define GEMM_SPEC_COUNT 42              /* gemm.comp's constants */
+
+/* The fast kernels take the constants above (THREAD_M and THREAD_N unused) and these. */
+#define GEMM_SPEC_TILE_M 42             /* workgroup output tile rows */
+#define GEMM_SPEC_TILE_N 43             /* workgroup output tile columns */
+#define GEMM_SPEC_TILE_K 44             /* values of K staged through shared memory per step */
+#define GEMM_SPEC_A_VECTOR 45           /* GEMM_VECTOR_*: how tile loads read A */
+#define GEMM_SPEC_B_VECTOR 46           /* ... B */
+#define GEMM_SPEC_C_VECTOR 47           /* GEMM_VECTOR_NONE or _ROW_MAJOR: C in the epilogue */
+#define GEMM_SPEC_OUT_VECTOR 48         /* ... the output stores */
+#define GEMM_SPEC_GROUP_M 49            /* tile rows per band of the tile order (L2 reuse) */
+#define GEMM_SPEC_STAGES 50             /* gemm_coopmat.comp: shared-memory buffers, 1 or 2 */
+#define GEMM_SPEC_SUBGROUPS_M 51        /* gemm_coopmat.comp: subgroups along M ... */
+#define GEMM_SPEC_SUBGROUPS_N 52        /* ... and along N */
+#define GEMM_SPEC_THREADS 53            /* gemm_coopmat.comp: workgroup size, 32 x SUBGROUPS_M x SUBGROUPS_N */
+#define GEMM_FAST_SPEC_COUNT 54
+
+/* Vector access: 16 bytes at a time along the matrix's rows (its second logical dimension: K for
+ * A, N for B, C and the output) or along its columns (the first: M for A, K for B). Every vector
+ * is then whole inside the matrix or outside it, and 16-byte aligned (gemm.c checks sizes,
+ * strides and offsets). gemm_coopmat.comp needs A and B vectorized. */
+#define GEMM_VECTOR_NONE 0              /* scalar accesses through both strides */
+#define GEMM_VECTOR_ROW_MAJOR 1         /* along the second dimension (its stride is 1) */
+#define GEMM_VECTOR_COLUMN_MAJOR 2      /* along the first dimension (its stride is 1) */
+
+/* gemm_tiled.comp: 16 x 16 threads, each computing 8 x 8 outputs as 2 x 2 blocks of 4 x 4
+ * (rows and columns 64 apart), so a workgroup's tile is 128 x 128; TILE_K is 8 or 16. */
+#define GEMM_TILED_THREADS 256
+#define GEMM_TILED_TILE 128
+
+/* gemm_coopmat.comp: SUBGROUPS_M x SUBGROUPS_N subgroups of 32 (4 to 8 of them), each computing
+ * (TILE_M / SUBGROUPS_M) x (TILE_N / SUBGROUPS_N) outputs as 16 x 16 fp32 accumulator matrices
+ * (at most GEMM_COOPMAT_MAX_ACCUMULATORS); TILE_M and TILE_N are 64, 128 or 256, TILE_K is 16,
+ * 32 or 64. */
+#define GEMM_COOPMAT_SUBGROUP_SIZE 32
+#define GEMM_COOPMAT_MATRIX 16
+#define GEMM_COOPMAT_MAX_ACCUMULATORS 16
 
 #ifdef VULKAN
 

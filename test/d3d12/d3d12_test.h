@@ -1,7 +1,8 @@
 /*
  * Helpers shared by the C tests of the D3D12 shim: COM basics through COBJMACROS, buffer
  * descriptions, barriers, and the close → execute → wait → reset cycle. Black-box: only
- * DirectX-Headers' declarations, D3D12CreateDevice and vkdml.h.
+ * DirectX-Headers' declarations, D3D12CreateDevice (vkdml_create_d3d12_device on Windows) and
+ * vkdml.h; test_platform.h holds what differs on Windows.
  */
 #ifndef VKDML_TEST_D3D12_H
 #define VKDML_TEST_D3D12_H
@@ -9,11 +10,9 @@
 #ifndef COBJMACROS
 # define COBJMACROS
 #endif
-#include <wsl/winadapter.h>
-#include <directx/d3d12.h>
+#include "test_platform.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,10 +235,11 @@ static inline double now_seconds(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Polls GetCompletedValue (never blocks inside the shim), failing after 30 s rather than hanging. */
+/* Polls GetCompletedValue (never blocks inside the shim), failing after 240 s rather than hanging
+ * (lavapipe on a loaded 2-core CI machine can take tens of seconds for the biggest cases). */
 static inline void wait_fence_polling(ID3D12Fence *fence, UINT64 value)
 {
-    double deadline = now_seconds() + 30.0;
+    double deadline = now_seconds() + 240.0;
     UINT64 completed;
 
     while ((completed = ID3D12Fence_GetCompletedValue(fence)) < value)
@@ -355,7 +355,7 @@ static inline D3D12_UNORDERED_ACCESS_VIEW_DESC typed_uav_desc(DXGI_FORMAT format
     return desc;
 }
 
-/* A device from D3D12CreateDevice with a DIRECT queue, allocator, open list and fence. */
+/* A device from D3D12CreateDevice (test_platform.h) with a DIRECT queue, allocator, open list and fence. */
 static inline int d3d12_context_setup(void **state)
 {
     D3D12_COMMAND_QUEUE_DESC queue_desc;
@@ -366,9 +366,9 @@ static inline int d3d12_context_setup(void **state)
     if (!(context = calloc(1, sizeof(*context))))
         return -1;
     *state = context;
-    if (FAILED(hr = D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&context->device)))
+    if (FAILED(hr = test_create_d3d12_device(&IID_ID3D12Device, (void **)&context->device)))
     {
-        fprintf(stderr, "D3D12CreateDevice failed, hr %#x.\n", (unsigned int)hr);
+        fprintf(stderr, "Creating the D3D12 device failed, hr %#x.\n", (unsigned int)hr);
         return -1;
     }
     memset(&queue_desc, 0, sizeof(queue_desc));

@@ -9,7 +9,6 @@
 #define COBJMACROS
 #include <pthread.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
 #include <wchar.h>
 
 #include "d3d12_test.h"
@@ -22,7 +21,9 @@ static const GUID test_guid_b = {0x7d0c9b42, 0x11aa, 0x4e2f, {0x80, 0x5c, 0x2b, 
 static void test_create_device(void **state)
 {
     ID3D12Device *device = NULL, *device2 = NULL;
+#ifndef _WIN32
     ID3D12Fence *not_a_device;
+#endif
     char selector[16];
     LUID luid, luid2;
     void *out;
@@ -30,7 +31,7 @@ static void test_create_device(void **state)
     HRESULT hr;
 
     vkdml_test_log_reset();
-    check_hr(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&device), S_OK);
+    check_hr(test_create_d3d12_device(&IID_ID3D12Device, (void **)&device), S_OK);
     assert_non_null(device);
     luid = ID3D12Device_GetAdapterLuid(device);
 
@@ -48,6 +49,8 @@ static void test_create_device(void **state)
     check_hr(vkdml_create_d3d12_device(NULL, &IID_ID3D12Device, (void **)&device2), S_OK);
     release_last(device2);
 
+#ifndef _WIN32
+    /* D3D12CreateDevice, exported on Linux only (on Windows the name is d3d12.dll's). */
     /* FL_1_0_CORE (compute-only devices, WebNN's NPU path) is below 11_0: it works too. */
     check_hr(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_1_0_CORE, &IID_ID3D12Device, (void **)&device2), S_OK);
     release_last(device2);
@@ -67,6 +70,7 @@ static void test_create_device(void **state)
     check_hr(D3D12CreateDevice((IUnknown *)device, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, &out), E_INVALIDARG);
     assert_null(out);
     check_one_error("D3D12CreateDevice");
+#endif
 
     out = (void *)(uintptr_t)0xdeadbeef;
     hr = vkdml_create_d3d12_device("no such device, surely", &IID_ID3D12Device, &out);
@@ -829,28 +833,22 @@ static void test_copy_descriptors(void **state)
 
 /* ---- Fences --------------------------------------------------------------------------- */
 
-static int create_eventfd(void)
+/* An eventfd on Linux, a Win32 event on Windows (test_platform.h). */
+static HANDLE create_event(void)
 {
-    int fd = eventfd(0, EFD_CLOEXEC);
+    HANDLE event = test_event_create();
 
-    assert_true(fd >= 0);
-    return fd;
+    assert_non_null(event);
+    return event;
 }
 
-/* 1 when the eventfd was signalled within `timeout_ms` (and consumes the signal), else 0. */
-static int eventfd_signalled(int fd, int timeout_ms)
+/* 1 when the event was signalled within `timeout_ms` (and consumes the signal), else 0. */
+static int event_signalled(HANDLE event, int timeout_ms)
 {
-    struct pollfd pfd = {fd, POLLIN, 0};
-    uint64_t value;
-    int ret;
+    int ret = test_event_wait(event, timeout_ms);
 
-    while ((ret = poll(&pfd, 1, timeout_ms)) < 0 && errno == EINTR)
-        ;
-    if (ret <= 0)
-        return 0;
-    assert_int_equal(read(fd, &value, sizeof(value)), sizeof(value));
-    assert_true(value >= 1);
-    return 1;
+    assert_true(ret >= 0);
+    return ret;
 }
 
 static void test_fence_values(void **state)
@@ -858,7 +856,7 @@ static void test_fence_values(void **state)
     struct test_context *context = *state;
     ID3D12Fence *fence;
     ID3D12Device *device;
-    int fd;
+    HANDLE event;
 
     check_hr(ID3D12Device_CreateFence(context->device, 5, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence),
             S_OK);
@@ -878,35 +876,35 @@ static void test_fence_values(void **state)
     /* Values already reached return at once. */
     check_hr(ID3D12Fence_SetEventOnCompletion(fence, 3, NULL), S_OK);
 
-    /* An eventfd: signalled when the value is reached, not before. */
-    fd = create_eventfd();
-    check_hr(ID3D12Fence_SetEventOnCompletion(fence, 10, (HANDLE)(intptr_t)fd), S_OK);
-    assert_int_equal(eventfd_signalled(fd, 50), 0);
+    /* An event: signalled when the value is reached, not before. */
+    event = create_event();
+    check_hr(ID3D12Fence_SetEventOnCompletion(fence, 10, event), S_OK);
+    assert_int_equal(event_signalled(event, 50), 0);
     check_hr(ID3D12Fence_Signal(fence, 9), S_OK);
-    assert_int_equal(eventfd_signalled(fd, 50), 0);
+    assert_int_equal(event_signalled(event, 50), 0);
     check_hr(ID3D12CommandQueue_Signal(context->queue, fence, 10), S_OK);
-    assert_int_equal(eventfd_signalled(fd, 20000), 1);
+    assert_int_equal(event_signalled(event, 20000), 1);
     assert_int_equal(ID3D12Fence_GetCompletedValue(fence), 10);
     /* A reached value signals the event immediately. */
-    check_hr(ID3D12Fence_SetEventOnCompletion(fence, 10, (HANDLE)(intptr_t)fd), S_OK);
-    assert_int_equal(eventfd_signalled(fd, 20000), 1);
+    check_hr(ID3D12Fence_SetEventOnCompletion(fence, 10, event), S_OK);
+    assert_int_equal(event_signalled(event, 20000), 1);
     /* CPU Signal wakes an event too; two events on one fence both fire. */
     {
-        int fd2 = create_eventfd();
+        HANDLE event2 = create_event();
 
-        check_hr(ID3D12Fence_SetEventOnCompletion(fence, 12, (HANDLE)(intptr_t)fd), S_OK);
-        check_hr(ID3D12Fence_SetEventOnCompletion(fence, 11, (HANDLE)(intptr_t)fd2), S_OK);
+        check_hr(ID3D12Fence_SetEventOnCompletion(fence, 12, event), S_OK);
+        check_hr(ID3D12Fence_SetEventOnCompletion(fence, 11, event2), S_OK);
         check_hr(ID3D12Fence_Signal(fence, 11), S_OK);
-        assert_int_equal(eventfd_signalled(fd2, 20000), 1);
-        assert_int_equal(eventfd_signalled(fd, 50), 0);
+        assert_int_equal(event_signalled(event2, 20000), 1);
+        assert_int_equal(event_signalled(event, 50), 0);
         check_hr(ID3D12Fence_Signal(fence, 12), S_OK);
-        assert_int_equal(eventfd_signalled(fd, 20000), 1);
-        close(fd2);
+        assert_int_equal(event_signalled(event, 20000), 1);
+        test_event_destroy(event2);
     }
     /* A fence released with an event still pending goes away cleanly. */
-    check_hr(ID3D12Fence_SetEventOnCompletion(fence, 100, (HANDLE)(intptr_t)fd), S_OK);
+    check_hr(ID3D12Fence_SetEventOnCompletion(fence, 100, event), S_OK);
     release_last(fence);
-    close(fd);
+    test_event_destroy(event);
     assert_no_log_errors();
 }
 
@@ -1266,7 +1264,7 @@ static void test_cross_queue_wait_signal_later(void **state)
     struct test_queue compute;
     ID3D12Fence *cross;
     UINT64 value;
-    int fd;
+    HANDLE event;
 
     create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &compute);
     cross = create_fence(context->device);
@@ -1288,16 +1286,16 @@ static void test_cross_queue_wait_signal_later(void **state)
     execute_list(context->queue, context->list);
     value = ++context->fence_value;
     check_hr(ID3D12CommandQueue_Signal(context->queue, context->fence, value), S_OK);
-    fd = create_eventfd();
-    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, value, (HANDLE)(intptr_t)fd), S_OK);
-    assert_int_equal(eventfd_signalled(fd, 50), 0);
+    event = create_event();
+    check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, value, event), S_OK);
+    assert_int_equal(event_signalled(event, 50), 0);
     assert_true(ID3D12Fence_GetCompletedValue(context->fence) < value);
     assert_int_equal(ID3D12Fence_GetCompletedValue(cross), 0);
 
     /* 2. and 3. COMPUTE executes, then signals: that releases DIRECT. */
     execute_list(compute.queue, compute.list);
     check_hr(ID3D12CommandQueue_Signal(compute.queue, cross, 1), S_OK);
-    assert_int_equal(eventfd_signalled(fd, 20000), 1);
+    assert_int_equal(event_signalled(event, 20000), 1);
     check_hr(ID3D12Fence_SetEventOnCompletion(context->fence, value, NULL), S_OK);
     assert_int_equal(ID3D12Fence_GetCompletedValue(context->fence), value);
     assert_int_equal(ID3D12Fence_GetCompletedValue(cross), 1);
@@ -1310,7 +1308,7 @@ static void test_cross_queue_wait_signal_later(void **state)
     check_hr(ID3D12GraphicsCommandList_Reset(context->list, context->allocator, NULL), S_OK);
     check_hr(ID3D12CommandAllocator_Reset(compute.allocator), S_OK);
 
-    close(fd);
+    test_event_destroy(event);
     release_last(readback);
     release_last(buffer);
     release_last(upload);
@@ -1631,13 +1629,13 @@ static void test_cross_queue_wait_threads(void **state)
     UINT64 value = 0;
     unsigned int i;
     void *result;
-    int fd;
+    HANDLE event;
 
     create_test_queue(context->device, D3D12_COMMAND_LIST_TYPE_COMPUTE, &compute);
     check_hr(ID3D12GraphicsCommandList_Close(compute.list), S_OK);
     gate = create_fence(context->device);
     done = create_fence(context->device);
-    fd = create_eventfd();
+    event = create_event();
     thread.gate = gate;
     thread.count = count;
     assert_int_equal(pthread_create(&handle, NULL, gate_thread_main, &thread), 0);
@@ -1651,8 +1649,8 @@ static void test_cross_queue_wait_threads(void **state)
         check_hr(ID3D12CommandQueue_Signal(compute.queue, done, i), S_OK);
         if (i % 50 == 0)
         {
-            check_hr(ID3D12Fence_SetEventOnCompletion(done, i, (HANDLE)(intptr_t)fd), S_OK);
-            assert_int_equal(eventfd_signalled(fd, 20000), 1);
+            check_hr(ID3D12Fence_SetEventOnCompletion(done, i, event), S_OK);
+            assert_int_equal(event_signalled(event, 20000), 1);
         }
     }
     assert_int_equal(pthread_join(handle, &result), 0);
@@ -1661,7 +1659,7 @@ static void test_cross_queue_wait_threads(void **state)
     assert_int_equal(ID3D12Fence_GetCompletedValue(done), count);
     assert_int_equal(ID3D12Fence_GetCompletedValue(context->fence), value);
 
-    close(fd);
+    test_event_destroy(event);
     release_last(done);
     release_last(gate);
     release_test_queue(&compute);

@@ -3,11 +3,10 @@
 // flow follows HelloDirectML: upload → a compute-ready (UNORDERED_ACCESS) buffer → readback,
 // with a fence wait after each submission.
 
-#include <wsl/winadapter.h>
-#include <directx/d3d12.h>
+#include "test_platform.h"
 #include <directx/d3dx12.h>
 #include <wrl/client.h>
-// DirectX-Headers on Linux: __uuidof/IID_PPV_ARGS support comes from dxguids.h.
+// DirectX-Headers on Linux and with mingw-w64: __uuidof/IID_PPV_ARGS support comes from dxguids.h.
 #include <dxguids/dxguids.h>
 
 #include <cerrno>
@@ -16,8 +15,6 @@
 #include <iterator>
 #include <vector>
 
-#include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 extern "C" {
@@ -30,7 +27,7 @@ using Microsoft::WRL::ComPtr;
 
 namespace {
 
-// What HelloDirectML's CloseExecuteResetWait does, with an eventfd for the Win32 event.
+// What HelloDirectML's CloseExecuteResetWait does (an eventfd stands in for the Win32 event on Linux).
 void CloseExecuteResetWait(ID3D12Device *device, ID3D12CommandQueue *commandQueue,
         ID3D12CommandAllocator *commandAllocator, ID3D12GraphicsCommandList *commandList)
 {
@@ -43,21 +40,14 @@ void CloseExecuteResetWait(ID3D12Device *device, ID3D12CommandQueue *commandQueu
     ComPtr<ID3D12Fence> d3D12Fence;
     CHECK_HR(device->CreateFence(0, D3D12_FENCE_FLAG_NONE, IID_PPV_ARGS(&d3D12Fence)), S_OK);
 
-    int fenceEventHandle = eventfd(0, EFD_CLOEXEC);
-    assert_true(fenceEventHandle >= 0);
-    CHECK_HR(d3D12Fence->SetEventOnCompletion(1, reinterpret_cast<HANDLE>(static_cast<intptr_t>(fenceEventHandle))),
-            S_OK);
+    HANDLE fenceEventHandle = test_event_create();
+    assert_non_null(fenceEventHandle);
+    CHECK_HR(d3D12Fence->SetEventOnCompletion(1, fenceEventHandle), S_OK);
     CHECK_HR(commandQueue->Signal(d3D12Fence.Get(), 1), S_OK);
 
-    struct pollfd pfd = {fenceEventHandle, POLLIN, 0};
-    int ready;
-    while ((ready = poll(&pfd, 1, 30000)) < 0 && errno == EINTR)
-        ;
-    assert_int_equal(ready, 1);
-    uint64_t count = 0;
-    assert_int_equal(read(fenceEventHandle, &count, sizeof(count)), sizeof(count));
-    assert_true(count >= 1);
-    close(fenceEventHandle);
+    // WaitForSingleObjectEx(fenceEventHandle, INFINITE, FALSE), with a 30 s safety net.
+    assert_int_equal(test_event_wait(fenceEventHandle, 30000), 1);
+    test_event_destroy(fenceEventHandle);
     assert_int_equal(d3D12Fence->GetCompletedValue(), 1);
 
     CHECK_HR(commandAllocator->Reset(), S_OK);
@@ -79,7 +69,7 @@ int Setup(void **state)
     *state = context;
 
     ID3D12Device *device;
-    if (FAILED(D3D12CreateDevice(nullptr, D3D_FEATURE_LEVEL_11_0, IID_PPV_ARGS(&device))))
+    if (FAILED(test_create_d3d12_device(IID_PPV_ARGS(&device))))
         return -1;
     context->device = device;
 
@@ -209,13 +199,13 @@ void TestHelloDirectMLFlow(void **state)
     uavDesc.ViewDimension = D3D12_UAV_DIMENSION_BUFFER;
     uavDesc.Buffer.FirstElement = clearFirst;
     uavDesc.Buffer.NumElements = clearCount;
-    const CD3DX12_CPU_DESCRIPTOR_HANDLE cpuHandle(cpuDescriptorHeap->GetCPUDescriptorHandleForHeapStart(), 5,
+    const CD3DX12_CPU_DESCRIPTOR_HANDLE cpuHandle(BY_VALUE(cpuDescriptorHeap, GetCPUDescriptorHandleForHeapStart), 5,
             increment);
     d3D12Device->CreateUnorderedAccessView(outputBuffer.Get(), nullptr, &uavDesc, cpuHandle);
-    const CD3DX12_CPU_DESCRIPTOR_HANDLE shaderVisibleCpuHandle(descriptorHeap->GetCPUDescriptorHandleForHeapStart(),
+    const CD3DX12_CPU_DESCRIPTOR_HANDLE shaderVisibleCpuHandle(BY_VALUE(descriptorHeap, GetCPUDescriptorHandleForHeapStart),
             2, increment);
     d3D12Device->CopyDescriptorsSimple(1, shaderVisibleCpuHandle, cpuHandle, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
-    const CD3DX12_GPU_DESCRIPTOR_HANDLE gpuHandle(descriptorHeap->GetGPUDescriptorHandleForHeapStart(), 2, increment);
+    const CD3DX12_GPU_DESCRIPTOR_HANDLE gpuHandle(BY_VALUE(descriptorHeap, GetGPUDescriptorHandleForHeapStart), 2, increment);
     const FLOAT clearValue[4] = {-2.5f, 0.0f, 0.0f, 0.0f};
     commandList->ClearUnorderedAccessViewFloat(gpuHandle, cpuHandle, outputBuffer.Get(), clearValue, 0, nullptr);
     commandList->ResourceBarrier(1, &uavBarrier);
@@ -260,7 +250,8 @@ void TestHelloDirectMLFlow(void **state)
     assert_int_equal(descriptorHeap.Reset(), 0);
 }
 
-// Struct-returning methods called as C++ members, by value (the SysV ABI of DirectX-Headers on Linux).
+// Struct-returning methods called as C++ members, by value (the SysV ABI of DirectX-Headers on Linux; with
+// mingw-w64 BY_VALUE passes the RetVal pointer of the Windows COM ABI).
 void TestStructReturns(void **state)
 {
     auto *context = static_cast<D3D12Context *>(*state);
@@ -272,7 +263,7 @@ void TestStructReturns(void **state)
     CHECK_HR(device->CreateCommittedResource(&heapProperties, D3D12_HEAP_FLAG_NONE, &bufferDesc,
             D3D12_RESOURCE_STATE_COMMON, nullptr, IID_PPV_ARGS(&buffer)), S_OK);
 
-    const D3D12_RESOURCE_DESC desc = buffer->GetDesc();
+    const D3D12_RESOURCE_DESC desc = BY_VALUE(buffer, GetDesc);
     assert_true(CD3DX12_RESOURCE_DESC(desc) == bufferDesc);
     assert_int_equal(desc.Width, 3000);
 
@@ -286,32 +277,32 @@ void TestStructReturns(void **state)
     assert_true(address != 0);
     assert_int_equal(address % 16, 0);
 
-    const D3D12_RESOURCE_ALLOCATION_INFO info = device->GetResourceAllocationInfo(0, 1, &bufferDesc);
+    const D3D12_RESOURCE_ALLOCATION_INFO info = BY_VALUE(device, GetResourceAllocationInfo, 0, 1, &bufferDesc);
     assert_true(info.SizeInBytes >= 3000 && info.SizeInBytes != UINT64_MAX);
     assert_int_equal(info.Alignment, D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT);
 
-    const D3D12_HEAP_PROPERTIES custom = device->GetCustomHeapProperties(0, D3D12_HEAP_TYPE_READBACK);
+    const D3D12_HEAP_PROPERTIES custom = BY_VALUE(device, GetCustomHeapProperties, 0, D3D12_HEAP_TYPE_READBACK);
     assert_int_equal(custom.Type, D3D12_HEAP_TYPE_CUSTOM);
     assert_int_equal(custom.CPUPageProperty, D3D12_CPU_PAGE_PROPERTY_WRITE_BACK);
 
-    const LUID luid = device->GetAdapterLuid();
-    const LUID luid2 = device->GetAdapterLuid();
+    const LUID luid = BY_VALUE(device, GetAdapterLuid);
+    const LUID luid2 = BY_VALUE(device, GetAdapterLuid);
     assert_int_equal(luid.LowPart, luid2.LowPart);
     assert_int_equal(luid.HighPart, luid2.HighPart);
 
-    const D3D12_COMMAND_QUEUE_DESC queueDesc = context->commandQueue->GetDesc();
+    const D3D12_COMMAND_QUEUE_DESC queueDesc = BY_VALUE(context->commandQueue, GetDesc);
     assert_int_equal(queueDesc.Type, D3D12_COMMAND_LIST_TYPE_DIRECT);
 
     D3D12_DESCRIPTOR_HEAP_DESC heapDesc{D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, 10,
             D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, 0};
     ComPtr<ID3D12DescriptorHeap> descriptorHeap;
     CHECK_HR(device->CreateDescriptorHeap(&heapDesc, IID_PPV_ARGS(&descriptorHeap)), S_OK);
-    const D3D12_DESCRIPTOR_HEAP_DESC gotHeapDesc = descriptorHeap->GetDesc();
+    const D3D12_DESCRIPTOR_HEAP_DESC gotHeapDesc = BY_VALUE(descriptorHeap, GetDesc);
     assert_int_equal(gotHeapDesc.Type, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
     assert_int_equal(gotHeapDesc.NumDescriptors, 10);
     assert_int_equal(gotHeapDesc.Flags, D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE);
-    const D3D12_CPU_DESCRIPTOR_HANDLE cpuStart = descriptorHeap->GetCPUDescriptorHandleForHeapStart();
-    const D3D12_GPU_DESCRIPTOR_HANDLE gpuStart = descriptorHeap->GetGPUDescriptorHandleForHeapStart();
+    const D3D12_CPU_DESCRIPTOR_HANDLE cpuStart = BY_VALUE(descriptorHeap, GetCPUDescriptorHandleForHeapStart);
+    const D3D12_GPU_DESCRIPTOR_HANDLE gpuStart = BY_VALUE(descriptorHeap, GetGPUDescriptorHandleForHeapStart);
     assert_true(cpuStart.ptr != 0);
     assert_true(gpuStart.ptr != 0);
     const UINT increment = device->GetDescriptorHandleIncrementSize(D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
@@ -321,13 +312,13 @@ void TestStructReturns(void **state)
     heapDesc.Flags = D3D12_DESCRIPTOR_HEAP_FLAG_NONE;
     ComPtr<ID3D12DescriptorHeap> cpuHeap;
     CHECK_HR(device->CreateDescriptorHeap(&heapDesc, IID_PPV_ARGS(&cpuHeap)), S_OK);
-    assert_true(cpuHeap->GetGPUDescriptorHandleForHeapStart().ptr == 0);
+    assert_true(BY_VALUE(cpuHeap, GetGPUDescriptorHandleForHeapStart).ptr == 0);
 
     const CD3DX12_HEAP_DESC heapDescription(2 * D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT, D3D12_HEAP_TYPE_UPLOAD, 0,
             D3D12_HEAP_FLAG_ALLOW_ONLY_BUFFERS);
     ComPtr<ID3D12Heap> heap;
     CHECK_HR(device->CreateHeap(&heapDescription, IID_PPV_ARGS(&heap)), S_OK);
-    const D3D12_HEAP_DESC gotDescription = heap->GetDesc();
+    const D3D12_HEAP_DESC gotDescription = BY_VALUE(heap, GetDesc);
     assert_int_equal(gotDescription.SizeInBytes, 2 * D3D12_DEFAULT_RESOURCE_PLACEMENT_ALIGNMENT);
     assert_int_equal(gotDescription.Properties.Type, D3D12_HEAP_TYPE_UPLOAD);
     assert_int_equal(gotDescription.Flags, D3D12_HEAP_FLAG_ALLOW_ONLY_BUFFERS);

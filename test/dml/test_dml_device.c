@@ -360,15 +360,15 @@ static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml
 static void test_unimplemented(void **state)
 {
     struct dml_context *context = *state;
-    static const UINT input_sizes[] = {1, 1, 5, 5}, filter_sizes[] = {1, 1, 3, 3}, output_sizes[] = {1, 1, 3, 3};
-    static const UINT ones[] = {1, 1}, zeros[] = {0, 0};
-    struct dml_tensor input, filter, output, hello_in, hello_out;
+    static const UINT input_sizes[] = {1, 1, 5, 5}, output_sizes[] = {1, 1, 3, 3};
+    static const UINT ones[] = {1, 1}, zeros[] = {0, 0}, window[] = {3, 3};
+    struct dml_tensor input, output, hello_in, hello_out;
     DML_OPERATOR_GRAPH_NODE_DESC node;
     DML_INPUT_GRAPH_EDGE_DESC input_edge;
     DML_OUTPUT_GRAPH_EDGE_DESC output_edge;
     DML_GRAPH_NODE_DESC node_desc;
     DML_GRAPH_EDGE_DESC input_edge_desc, output_edge_desc;
-    DML_CONVOLUTION_OPERATOR_DESC conv;
+    DML_MAX_POOLING_OPERATOR_DESC pool;
     enum vkdml_log_level old_level;
     IDMLDevice1 *device1 = NULL;
     DML_OPERATOR_DESC op_desc;
@@ -377,27 +377,19 @@ static void test_unimplemented(void **state)
     HRESULT hr;
     void *out;
 
-    /* A valid CONVOLUTION desc. If CONVOLUTION gets implemented, pick another unimplemented operator. */
+    /* A valid MAX_POOLING desc. If MAX_POOLING gets implemented, pick another unimplemented operator. */
     dml_tensor_init(&input, DML_TENSOR_DATA_TYPE_FLOAT32, 4, input_sizes, DML_TENSOR_FLAG_NONE);
-    dml_tensor_init(&filter, DML_TENSOR_DATA_TYPE_FLOAT32, 4, filter_sizes, DML_TENSOR_FLAG_NONE);
     dml_tensor_init(&output, DML_TENSOR_DATA_TYPE_FLOAT32, 4, output_sizes, DML_TENSOR_FLAG_NONE);
-    memset(&conv, 0, sizeof(conv));
-    conv.InputTensor = &input.desc;
-    conv.FilterTensor = &filter.desc;
-    conv.BiasTensor = NULL;
-    conv.OutputTensor = &output.desc;
-    conv.Mode = DML_CONVOLUTION_MODE_CROSS_CORRELATION;
-    conv.Direction = DML_CONVOLUTION_DIRECTION_FORWARD;
-    conv.DimensionCount = 2;
-    conv.Strides = ones;
-    conv.Dilations = ones;
-    conv.StartPadding = zeros;
-    conv.EndPadding = zeros;
-    conv.OutputPadding = zeros;
-    conv.GroupCount = 1;
-    conv.FusedActivation = NULL;
-    op_desc.Type = DML_OPERATOR_CONVOLUTION;
-    op_desc.Desc = &conv;
+    memset(&pool, 0, sizeof(pool));
+    pool.InputTensor = &input.desc;
+    pool.OutputTensor = &output.desc;
+    pool.DimensionCount = 2;
+    pool.Strides = ones;
+    pool.WindowSize = window;
+    pool.StartPadding = zeros;
+    pool.EndPadding = zeros;
+    op_desc.Type = DML_OPERATOR_MAX_POOLING;
+    op_desc.Desc = &pool;
 
     memset(&captured, 0, sizeof(captured));
     old_level = vkdml_get_log_level();
@@ -412,8 +404,8 @@ static void test_unimplemented(void **state)
     assert_int_equal(captured.validation, 0);
     assert_int_equal(captured.errors, 0);
     assert_true(captured.fixmes >= 1);
-    if (!strstr(captured.fixme, "CONVOLUTION"))
-        fail_msg("the FIXME line does not name CONVOLUTION: %s", captured.fixme);
+    if (!strstr(captured.fixme, "MAX_POOLING"))
+        fail_msg("the FIXME line does not name MAX_POOLING: %s", captured.fixme);
 
     /* CompileGraph: one IDENTITY node between a graph input and a graph output. */
     dml_tensor_init_hello(&hello_in);

@@ -1,8 +1,8 @@
 /*
  * HelloDirectML in C: the flow of Microsoft's DirectML sample (Samples/HelloDirectML), written
  * against the C view of the headers (COBJMACROS), unchanged but for the adapter (vkdml has no
- * DXGI: D3D12CreateDevice(NULL, ...) takes the default adapter) and the fence wait (an eventfd,
- * or NULL to block, stands in for a Win32 event).
+ * DXGI: D3D12CreateDevice(NULL, ...) takes the default adapter; vkdml_create_d3d12_device on
+ * Windows, test_platform.h) and the fence wait (NULL blocks, instead of a Win32 event).
  *
  * D3D12 device → DML device → ELEMENT_WISE_IDENTITY on a 1×2×3×4 FLOAT32 tensor → compile →
  * initialize → bind → record → execute → read back → print. Exits 0 when the output equals the
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_platform.h"
 #include "test_utils.h"
 
 #define CHECK(expr) \
@@ -36,7 +37,7 @@ static void initialize_direct3d12(void)
 {
     D3D12_COMMAND_QUEUE_DESC queue_desc;
 
-    CHECK(D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&d3d12_device));
+    CHECK(test_create_d3d12_device(&IID_ID3D12Device, (void **)&d3d12_device));
     memset(&queue_desc, 0, sizeof(queue_desc));
     queue_desc.Type = D3D12_COMMAND_LIST_TYPE_DIRECT;
     queue_desc.Flags = D3D12_COMMAND_QUEUE_FLAG_NONE;

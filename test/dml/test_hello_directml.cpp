@@ -2,8 +2,9 @@
 // IID_PPV_ARGS, Microsoft::WRL::ComPtr (DirectX-Headers' WSL adapter: <wrl/client.h> is its stub
 // for <wsl/wrladapter.h>), member calls, GetBindingProperties returning a struct by value,
 // UpdateSubresources for the upload. The flow is Microsoft's Samples/HelloDirectML; the only
-// changes are the adapter (no DXGI on Linux: D3D12CreateDevice(nullptr, ...) takes the default
-// one) and the fence wait (an eventfd stands in for the Win32 event, the WSL convention).
+// changes are the adapter (no DXGI: D3D12CreateDevice(nullptr, ...) takes the default one; on
+// Windows vkdml_create_d3d12_device, test_platform.h) and the fence event (a Win32 event on
+// Windows; on Linux an eventfd stands in for it, the WSL convention).
 //
 // D3D12 device → DML device → ELEMENT_WISE_IDENTITY on a 1×2×3×4 FLOAT32 tensor → compile →
 // initialize → bind → record → execute → read back → print. Exits 0 when the output equals the
@@ -12,8 +13,10 @@
 #include <DirectML.h>
 #include <directx/d3dx12.h>
 #include <wrl/client.h>
-// DirectX-Headers on Linux: __uuidof/IID_PPV_ARGS support for the D3D12 interfaces.
+// DirectX-Headers on Linux and with mingw-w64: __uuidof/IID_PPV_ARGS support for the D3D12 interfaces.
 #include <dxguids/dxguids.h>
+
+#include "test_platform.h"
 
 #include <algorithm>
 #include <array>
@@ -23,10 +26,6 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
-
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 extern "C" {
 #include "test_utils.h"
@@ -51,7 +50,7 @@ void InitializeDirect3D12(ComPtr<ID3D12Device> &d3D12Device, ComPtr<ID3D12Comman
         ComPtr<ID3D12CommandAllocator> &commandAllocator, ComPtr<ID3D12GraphicsCommandList> &commandList)
 {
     // No DXGI adapters: the default Vulkan adapter (VKDML_DEVICE selects another).
-    THROW_IF_FAILED(D3D12CreateDevice(nullptr, D3D_FEATURE_LEVEL_11_0, IID_PPV_ARGS(&d3D12Device)));
+    THROW_IF_FAILED(test_create_d3d12_device(IID_PPV_ARGS(&d3D12Device)));
 
     D3D12_COMMAND_QUEUE_DESC commandQueueDesc{};
     commandQueueDesc.Type = D3D12_COMMAND_LIST_TYPE_DIRECT;
@@ -74,25 +73,17 @@ void CloseExecuteResetWait(ComPtr<ID3D12Device> d3D12Device, ComPtr<ID3D12Comman
     ComPtr<ID3D12Fence> d3D12Fence;
     THROW_IF_FAILED(d3D12Device->CreateFence(0, D3D12_FENCE_FLAG_NONE, IID_PPV_ARGS(&d3D12Fence)));
 
-    int fenceEventHandle = eventfd(0, EFD_CLOEXEC);
-    if (fenceEventHandle < 0)
-        throw std::runtime_error("eventfd failed");
-    THROW_IF_FAILED(d3D12Fence->SetEventOnCompletion(1,
-            reinterpret_cast<HANDLE>(static_cast<intptr_t>(fenceEventHandle))));
+    HANDLE fenceEventHandle = test_event_create();
+    if (!fenceEventHandle)
+        throw std::runtime_error("creating the fence event failed");
+    THROW_IF_FAILED(d3D12Fence->SetEventOnCompletion(1, fenceEventHandle));
     THROW_IF_FAILED(commandQueue->Signal(d3D12Fence.Get(), 1));
 
     // WaitForSingleObjectEx(fenceEventHandle, INFINITE, FALSE), with a 30 s safety net.
-    struct pollfd pfd = {fenceEventHandle, POLLIN, 0};
-    int ready;
-    while ((ready = poll(&pfd, 1, 30000)) < 0 && errno == EINTR)
-        ;
-    uint64_t count = 0;
-    if (ready != 1 || read(fenceEventHandle, &count, sizeof(count)) != sizeof(count))
-    {
-        close(fenceEventHandle);
+    const int signalled = test_event_wait(fenceEventHandle, 30000);
+    test_event_destroy(fenceEventHandle);
+    if (signalled != 1)
         throw std::runtime_error("the fence event never fired");
-    }
-    close(fenceEventHandle);
 
     THROW_IF_FAILED(commandAllocator->Reset());
     THROW_IF_FAILED(commandList->Reset(commandAllocator.Get(), nullptr));
@@ -173,8 +164,8 @@ int Run()
     // You need to initialize an operator exactly once before it can be executed, and
     // the two stages require different numbers of descriptors for binding. For simplicity,
     // we create a single descriptor heap that's large enough to satisfy them both.
-    DML_BINDING_PROPERTIES initializeBindingProperties = dmlOperatorInitializer->GetBindingProperties();
-    DML_BINDING_PROPERTIES executeBindingProperties = dmlCompiledOperator->GetBindingProperties();
+    DML_BINDING_PROPERTIES initializeBindingProperties = BY_VALUE(dmlOperatorInitializer, GetBindingProperties);
+    DML_BINDING_PROPERTIES executeBindingProperties = BY_VALUE(dmlCompiledOperator, GetBindingProperties);
     UINT descriptorCount = std::max(initializeBindingProperties.RequiredDescriptorCount,
             executeBindingProperties.RequiredDescriptorCount);
 
@@ -193,8 +184,8 @@ int Run()
     // Create a binding table over the descriptor heap we just created.
     DML_BINDING_TABLE_DESC dmlBindingTableDesc{};
     dmlBindingTableDesc.Dispatchable = dmlOperatorInitializer.Get();
-    dmlBindingTableDesc.CPUDescriptorHandle = descriptorHeap->GetCPUDescriptorHandleForHeapStart();
-    dmlBindingTableDesc.GPUDescriptorHandle = descriptorHeap->GetGPUDescriptorHandleForHeapStart();
+    dmlBindingTableDesc.CPUDescriptorHandle = BY_VALUE(descriptorHeap, GetCPUDescriptorHandleForHeapStart);
+    dmlBindingTableDesc.GPUDescriptorHandle = BY_VALUE(descriptorHeap, GetGPUDescriptorHandleForHeapStart);
     dmlBindingTableDesc.SizeInDescriptors = std::max(descriptorCount, 1u);
 
     ComPtr<IDMLBindingTable> dmlBindingTable;

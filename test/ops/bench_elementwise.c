@@ -25,18 +25,22 @@ struct config
     const UINT *strides[3];
     const DML_OPERATOR_DESC *activation;
     double bytes_per_element;       /* DRAM traffic per output element */
+    UINT inputs;                    /* 0: from the operator (1 for IDENTITY and RELU, else 2) */
+    DML_TENSOR_DATA_TYPE output;    /* 0: `type` (comparisons write UINT8) */
 };
 
 static void bench(struct dml_test_context *context, const struct config *c, int k)
 {
     struct dml_test_tensor t[3];
     ID3D12Resource *buffers[3] = {0}, *persistent;
-    UINT inputs = c->op == DML_OPERATOR_ELEMENT_WISE_IDENTITY || c->op == DML_OPERATOR_ACTIVATION_RELU ? 1 : 2, i;
+    UINT inputs = c->inputs ? c->inputs
+            : c->op == DML_OPERATOR_ELEMENT_WISE_IDENTITY || c->op == DML_OPERATOR_ACTIVATION_RELU ? 1 : 2, i;
+    /* Every element-wise desc starts with its tensors, inputs then output; ADD1's activation and
+     * the unary descs' ScaleBias follow (NULL here). */
     union
     {
-        DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC id;
+        const DML_TENSOR_DESC *tensors[4];
         DML_ELEMENT_WISE_ADD1_OPERATOR_DESC add1;
-        DML_ACTIVATION_RELU_OPERATOR_DESC relu;
     } desc;
     IDMLCompiledOperator *compiled;
     IDMLBindingTable *table;
@@ -50,14 +54,18 @@ static void bench(struct dml_test_context *context, const struct config *c, int 
     for (i = 0; i < c->rank; ++i)
         n *= c->sizes[i];
     for (i = 0; i < 3; ++i)
-        dml_test_tensor_init(&t[i], c->type, c->rank, c->sizes, c->strides[i]);
+        dml_test_tensor_init(&t[i], i == 2 && c->output ? c->output : c->type, c->rank, c->sizes, c->strides[i]);
     memset(&desc, 0, sizeof(desc));
-    if (c->op == DML_OPERATOR_ELEMENT_WISE_IDENTITY)
-        desc.id = (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC){&t[0].desc, &t[2].desc, NULL};
-    else if (c->op == DML_OPERATOR_ACTIVATION_RELU)
-        desc.relu = (DML_ACTIVATION_RELU_OPERATOR_DESC){&t[0].desc, &t[2].desc};
-    else
+    if (c->op == DML_OPERATOR_ELEMENT_WISE_ADD1)
+    {
         desc.add1 = (DML_ELEMENT_WISE_ADD1_OPERATOR_DESC){&t[0].desc, &t[1].desc, &t[2].desc, c->activation};
+    }
+    else
+    {
+        for (i = 0; i < inputs; ++i)
+            desc.tensors[i] = &t[i].desc;
+        desc.tensors[inputs] = &t[2].desc;
+    }
     compiled = dml_test_compile(context, c->op, &desc, DML_EXECUTION_FLAG_NONE);
     persistent = dml_test_initialize(context, compiled, NULL, 0);
     for (i = 0; i < 3; ++i)
@@ -124,6 +132,17 @@ static void run(void **state)
         {"IDENTITY fp32 (copy)", DML_OPERATOR_ELEMENT_WISE_IDENTITY, DML_TENSOR_DATA_TYPE_FLOAT32, 1, {1u << 26}, {0}, NULL, 8},
         {"IDENTITY fp32 transpose 8192^2", DML_OPERATOR_ELEMENT_WISE_IDENTITY, DML_TENSOR_DATA_TYPE_FLOAT32, 2, {8192, 8192}, {transposed}, NULL, 8},
         {"RELU int8", DML_OPERATOR_ACTIVATION_RELU, DML_TENSOR_DATA_TYPE_INT8, 1, {1u << 28}, {0}, NULL, 2},
+        /* The other groups and mixed element sizes (vector mode over 4-byte inputs, 1-byte output). */
+        {"LESS_THAN fp32 -> uint8", DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN, DML_TENSOR_DATA_TYPE_FLOAT32, 1,
+                {1u << 26}, {0}, NULL, 9, 2, DML_TENSOR_DATA_TYPE_UINT8},
+        {"DIVIDE int32", DML_OPERATOR_ELEMENT_WISE_DIVIDE, DML_TENSOR_DATA_TYPE_INT32, 1, {1u << 26}, {0}, NULL, 12},
+        {"MODULUS_FLOOR fp32", DML_OPERATOR_ELEMENT_WISE_MODULUS_FLOOR, DML_TENSOR_DATA_TYPE_FLOAT32, 1, {1u << 26},
+                {0}, NULL, 12},
+        {"EXP fp32", DML_OPERATOR_ELEMENT_WISE_EXP, DML_TENSOR_DATA_TYPE_FLOAT32, 1, {1u << 26}, {0}, NULL, 8, 1},
+        {"SIN fp16", DML_OPERATOR_ELEMENT_WISE_SIN, DML_TENSOR_DATA_TYPE_FLOAT16, 1, {1u << 27}, {0}, NULL, 4, 1},
+        {"POW fp32", DML_OPERATOR_ELEMENT_WISE_POW, DML_TENSOR_DATA_TYPE_FLOAT32, 1, {1u << 26}, {0}, NULL, 12},
+        {"ERF fp32", DML_OPERATOR_ELEMENT_WISE_ERF, DML_TENSOR_DATA_TYPE_FLOAT32, 1, {1u << 26}, {0}, NULL, 8, 1},
+        {"BIT_XOR int64", DML_OPERATOR_ELEMENT_WISE_BIT_XOR, DML_TENSOR_DATA_TYPE_INT64, 1, {1u << 25}, {0}, NULL, 24},
     };
     struct dml_test_context *context = *state;
     int k = getenv("BENCH_K") ? atoi(getenv("BENCH_K")) : 50;

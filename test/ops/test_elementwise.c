@@ -1,176 +1,22 @@
 /*
- * The element-wise family (ELEMENT_WISE_IDENTITY, ADD, ADD1, MULTIPLY, ACTIVATION_RELU) through
- * the public API, against a C reference: ranks 1-8 with odd sizes, padded / transposed / 0-stride
- * (broadcast) layouts, every data type DirectML allows for each operator (those the device
- * supports), ScaleBias, ADD1 with every fusible activation, NaN propagation, in-place execution,
- * bindings at offsets, OWNED_BY_DML inputs, more elements than one row of workgroups covers,
- * and the desc rules (E_INVALIDARG with one log line each).
- *
- * Outputs are compared element by element (integers exactly, floats with per-type tolerances)
- * and every byte of the output buffer that is not an output element (padding, the bytes around
- * it) must be unchanged.
+ * The element-wise family's layouts and rules, through ELEMENT_WISE_IDENTITY, ADD, ADD1,
+ * MULTIPLY and ACTIVATION_RELU: ranks 1-8 with odd sizes, padded / transposed / 0-stride
+ * (broadcast) layouts, the vector path in every element size, every data type DirectML allows
+ * for these operators (those the device supports), ScaleBias, ADD1 with every fusible
+ * activation, NaN propagation, in-place execution, bindings at offsets, OWNED_BY_DML inputs,
+ * more elements than one row of workgroups covers and more than 2^24 at a buffer offset, and the
+ * desc rules (E_INVALIDARG with one log line each). Every operator and type of the family is
+ * tested against its reference in test_elementwise_{unary,binary,logical,activation}.c; the
+ * harness (elementwise_test.h) compares element by element and checks that no byte outside the
+ * output elements changes.
  */
-#include "dml_test_utils.h"
+#include "elementwise_test.h"
 
-#include <math.h>
+#include <stddef.h>
 
 #define MAX_INPUTS 2
 
-/* ---- Reference values ---- */
-
-static bool is_float(DML_TENSOR_DATA_TYPE type)
-{
-    return type == DML_TENSOR_DATA_TYPE_FLOAT32 || type == DML_TENSOR_DATA_TYPE_FLOAT16
-            || type == DML_TENSOR_DATA_TYPE_FLOAT64;
-}
-
-static bool is_signed(DML_TENSOR_DATA_TYPE type)
-{
-    return type == DML_TENSOR_DATA_TYPE_INT8 || type == DML_TENSOR_DATA_TYPE_INT16
-            || type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
-}
-
-/* One element: floats as double, integers as their 64-bit two's complement pattern. */
-struct value
-{
-    double f;
-    uint64_t u;
-};
-
-static struct value read_value(DML_TENSOR_DATA_TYPE type, const uint8_t *bytes, UINT64 element)
-{
-    const uint8_t *p = bytes + element * dml_test_element_size(type);
-    struct value v = {0.0, 0};
-    uint16_t u16;
-    uint32_t u32;
-    float f32;
-
-    switch (type)
-    {
-        case DML_TENSOR_DATA_TYPE_FLOAT32: memcpy(&f32, p, 4); v.f = f32; break;
-        case DML_TENSOR_DATA_TYPE_FLOAT16: memcpy(&u16, p, 2); v.f = dml_test_half_to_float(u16); break;
-        case DML_TENSOR_DATA_TYPE_FLOAT64: memcpy(&v.f, p, 8); break;
-        case DML_TENSOR_DATA_TYPE_UINT8: v.u = *p; break;
-        case DML_TENSOR_DATA_TYPE_INT8: v.u = (uint64_t)(int64_t)(int8_t)*p; break;
-        case DML_TENSOR_DATA_TYPE_UINT16: memcpy(&u16, p, 2); v.u = u16; break;
-        case DML_TENSOR_DATA_TYPE_INT16: memcpy(&u16, p, 2); v.u = (uint64_t)(int64_t)(int16_t)u16; break;
-        case DML_TENSOR_DATA_TYPE_UINT32: memcpy(&u32, p, 4); v.u = u32; break;
-        case DML_TENSOR_DATA_TYPE_INT32: memcpy(&u32, p, 4); v.u = (uint64_t)(int64_t)(int32_t)u32; break;
-        default: memcpy(&v.u, p, 8); break;
-    }
-    return v;
-}
-
-static void write_value(DML_TENSOR_DATA_TYPE type, uint8_t *bytes, UINT64 element, struct value v)
-{
-    unsigned int size = dml_test_element_size(type);
-    uint8_t *p = bytes + element * size;
-    uint16_t u16;
-    float f32;
-
-    switch (type)
-    {
-        case DML_TENSOR_DATA_TYPE_FLOAT32: f32 = (float)v.f; memcpy(p, &f32, 4); break;
-        case DML_TENSOR_DATA_TYPE_FLOAT16: u16 = dml_test_float_to_half((float)v.f); memcpy(p, &u16, 2); break;
-        case DML_TENSOR_DATA_TYPE_FLOAT64: memcpy(p, &v.f, 8); break;
-        default: memcpy(p, &v.u, size); break;      /* little-endian: the low bytes */
-    }
-}
-
-/* Fills a whole buffer with valid values of `type` (floats in [-range, range], integers over
- * their full range so that ADD/MULTIPLY wrap). */
-static void fill_random(uint8_t *bytes, size_t size, DML_TENSOR_DATA_TYPE type, uint32_t *rng, float range)
-{
-    unsigned int element_size = dml_test_element_size(type);
-    size_t i, count = size / element_size;
-
-    for (i = 0; i < size; ++i)
-        bytes[i] = (uint8_t)dml_test_random(rng);
-    for (i = 0; is_float(type) && i < count; ++i)
-    {
-        struct value v = {dml_test_random_float(rng, -range, range), 0};
-
-        write_value(type, bytes, i, v);
-    }
-}
-
-/* ---- Activations in double, from DirectML's definitions ---- */
-
-static double ref_activation(const DML_OPERATOR_DESC *activation, double x)
-{
-    const void *d = activation ? activation->Desc : NULL;
-
-    if (!activation)
-        return x;
-    switch (activation->Type)
-    {
-        case DML_OPERATOR_ACTIVATION_IDENTITY:
-            return x;
-        case DML_OPERATOR_ACTIVATION_LINEAR:
-        {
-            const DML_ACTIVATION_LINEAR_OPERATOR_DESC *l = d;
-            return l->Alpha * x + l->Beta;
-        }
-        case DML_OPERATOR_ACTIVATION_SIGMOID:
-            return 1.0 / (1.0 + exp(-x));
-        case DML_OPERATOR_ACTIVATION_HARD_SIGMOID:
-        {
-            const DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC *h = d;
-            return fmax(0.0, fmin(h->Alpha * x + h->Beta, 1.0));
-        }
-        case DML_OPERATOR_ACTIVATION_TANH:
-            return tanh(x);
-        case DML_OPERATOR_ACTIVATION_SCALED_TANH:
-        {
-            const DML_ACTIVATION_SCALED_TANH_OPERATOR_DESC *s = d;
-            return s->Alpha * tanh(s->Beta * x);
-        }
-        case DML_OPERATOR_ACTIVATION_RELU:
-            return x < 0.0 ? 0.0 : x;
-        case DML_OPERATOR_ACTIVATION_LEAKY_RELU:
-            return x >= 0.0 ? x : ((const DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC *)d)->Alpha * x;
-        case DML_OPERATOR_ACTIVATION_THRESHOLDED_RELU:
-            return x > ((const DML_ACTIVATION_THRESHOLDED_RELU_OPERATOR_DESC *)d)->Alpha ? x : 0.0;
-        case DML_OPERATOR_ACTIVATION_ELU:
-            return x >= 0.0 ? x : ((const DML_ACTIVATION_ELU_OPERATOR_DESC *)d)->Alpha * expm1(x);
-        case DML_OPERATOR_ACTIVATION_CELU:
-        {
-            double alpha = ((const DML_ACTIVATION_CELU_OPERATOR_DESC *)d)->Alpha;
-            return fmax(0.0, x) + fmin(0.0, alpha * expm1(x / alpha));
-        }
-        case DML_OPERATOR_ACTIVATION_SCALED_ELU:
-        {
-            const DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC *s = d;
-            return s->Gamma * (x > 0.0 ? x : s->Alpha * expm1(x));
-        }
-        case DML_OPERATOR_ACTIVATION_SOFTPLUS:
-        {
-            double steepness = ((const DML_ACTIVATION_SOFTPLUS_OPERATOR_DESC *)d)->Steepness;
-            return log1p(exp(steepness * x)) / steepness;
-        }
-        case DML_OPERATOR_ACTIVATION_PARAMETRIC_SOFTPLUS:
-        {
-            const DML_ACTIVATION_PARAMETRIC_SOFTPLUS_OPERATOR_DESC *p = d;
-            return p->Alpha * log1p(exp(p->Beta * x));
-        }
-        case DML_OPERATOR_ACTIVATION_SOFTSIGN:
-            return x / (1.0 + fabs(x));
-        case DML_OPERATOR_ACTIVATION_SHRINK:
-        {
-            const DML_ACTIVATION_SHRINK_OPERATOR_DESC *s = d;
-            return x < -s->Threshold ? x + s->Bias : (x > s->Threshold ? x - s->Bias : 0.0);
-        }
-        case DML_OPERATOR_ACTIVATION_GELU:
-            /* 0.5 x (1 + erf(x / sqrt(2))), without the cancellation of 1 + erf for x < 0. */
-            return 0.5 * x * erfc(-x / sqrt(2.0));
-        default:
-            fail_msg("no reference for activation %d", (int)activation->Type);
-            return 0.0;
-    }
-}
-
-/* ---- One test case ---- */
-
+/* The cases of this file: one of the five operators on tensors of one type. */
 struct tolerance
 {
     double abs, rel;
@@ -197,70 +43,30 @@ static UINT input_count(DML_OPERATOR_TYPE op)
     return op == DML_OPERATOR_ELEMENT_WISE_IDENTITY || op == DML_OPERATOR_ACTIVATION_RELU ? 1 : 2;
 }
 
-static const char *op_name(DML_OPERATOR_TYPE op)
+/* The reference: a desc of tensors only, or IDENTITY's ScaleBias, or ADD1's activation. */
+static struct ewt_value reference(const struct ewt_case *c, const struct ewt_value *x)
 {
-    switch (op)
-    {
-        case DML_OPERATOR_ELEMENT_WISE_IDENTITY: return "IDENTITY";
-        case DML_OPERATOR_ELEMENT_WISE_ADD: return "ADD";
-        case DML_OPERATOR_ELEMENT_WISE_ADD1: return "ADD1";
-        case DML_OPERATOR_ELEMENT_WISE_MULTIPLY: return "MULTIPLY";
-        case DML_OPERATOR_ACTIVATION_RELU: return "RELU";
-        default: return "?";
-    }
-}
+    const DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC *identity = c->desc;
+    const DML_ELEMENT_WISE_ADD1_OPERATOR_DESC *add1 = c->desc;
+    DML_TENSOR_DATA_TYPE type = c->types[0];
+    struct ewt_value y = {0.0, 0};
 
-/* The desc of `c` over its tensors, in a union big enough for every operator here. */
-union ew_desc
-{
-    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC identity;
-    DML_ELEMENT_WISE_ADD_OPERATOR_DESC add;
-    DML_ELEMENT_WISE_ADD1_OPERATOR_DESC add1;
-    DML_ELEMENT_WISE_MULTIPLY_OPERATOR_DESC multiply;
-    DML_ACTIVATION_RELU_OPERATOR_DESC relu;
-};
-
-static void make_desc(const struct ew_case *c, const DML_TENSOR_DESC *a, const DML_TENSOR_DESC *b,
-        const DML_TENSOR_DESC *out, union ew_desc *desc)
-{
-    memset(desc, 0, sizeof(*desc));
-    switch (c->op)
-    {
-        case DML_OPERATOR_ELEMENT_WISE_IDENTITY:
-            desc->identity = (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC){a, out, c->scale_bias};
-            break;
-        case DML_OPERATOR_ACTIVATION_RELU:
-            desc->relu = (DML_ACTIVATION_RELU_OPERATOR_DESC){a, out};
-            break;
-        case DML_OPERATOR_ELEMENT_WISE_ADD1:
-            desc->add1 = (DML_ELEMENT_WISE_ADD1_OPERATOR_DESC){a, b, out, c->activation};
-            break;
-        default:        /* ADD and MULTIPLY share a layout */
-            desc->add = (DML_ELEMENT_WISE_ADD_OPERATOR_DESC){a, b, out};
-            break;
-    }
-}
-
-static struct value ref_element(const struct ew_case *c, const struct value *x)
-{
-    struct value y = {0.0, 0};
-
-    if (is_float(c->type))
+    if (ewt_is_float(type))
     {
         double a = x[0].f;
 
-        if (c->scale_bias)
-            a = a * c->scale_bias->Scale + c->scale_bias->Bias;
+        if (c->op == DML_OPERATOR_ELEMENT_WISE_IDENTITY && identity && identity->ScaleBias)
+            a = a * identity->ScaleBias->Scale + identity->ScaleBias->Bias;
         if (c->op == DML_OPERATOR_ELEMENT_WISE_ADD || c->op == DML_OPERATOR_ELEMENT_WISE_ADD1)
             a += x[1].f;
         else if (c->op == DML_OPERATOR_ELEMENT_WISE_MULTIPLY)
             a *= x[1].f;
         /* The kernel rounds the sum to fp32 before the activation; so does the reference. */
-        if (c->type != DML_TENSOR_DATA_TYPE_FLOAT64)
+        if (type != DML_TENSOR_DATA_TYPE_FLOAT64)
             a = (float)a;
         if (c->op == DML_OPERATOR_ACTIVATION_RELU)
             a = a < 0.0 ? 0.0 : a;
-        y.f = ref_activation(c->activation, a);
+        y.f = ewt_activation(c->op == DML_OPERATOR_ELEMENT_WISE_ADD1 && add1 ? add1->FusedActivation : NULL, a);
         return y;
     }
     y.u = x[0].u;
@@ -268,224 +74,57 @@ static struct value ref_element(const struct ew_case *c, const struct value *x)
         y.u += x[1].u;
     else if (c->op == DML_OPERATOR_ELEMENT_WISE_MULTIPLY)
         y.u *= x[1].u;
-    else if (c->op == DML_OPERATOR_ACTIVATION_RELU && is_signed(c->type) && (int64_t)y.u < 0)
+    else if (c->op == DML_OPERATOR_ACTIVATION_RELU && ewt_is_signed(type) && (int64_t)y.u < 0)
         y.u = 0;
     return y;
 }
 
-static struct tolerance default_tolerance(DML_TENSOR_DATA_TYPE type)
-{
-    switch (type)
-    {
-        case DML_TENSOR_DATA_TYPE_FLOAT16: return (struct tolerance){1e-4, 1e-3};   /* 1 ulp: 2^-10 */
-        case DML_TENSOR_DATA_TYPE_FLOAT64: return (struct tolerance){1e-13, 1e-13};
-        default: return (struct tolerance){1e-6, 1e-6};
-    }
-}
-
-static bool values_match(DML_TENSOR_DATA_TYPE type, struct value got, struct value expected, struct tolerance tol)
-{
-    unsigned int bits = dml_test_element_size(type) * 8;
-    uint64_t mask = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
-
-    if (!is_float(type))
-        return (got.u & mask) == (expected.u & mask);
-    if (isnan(expected.f))
-        return isnan(got.f);
-    if (isinf(expected.f))
-        return got.f == expected.f;
-    return fabs(got.f - expected.f) <= tol.abs + tol.rel * fabs(expected.f);
-}
-
-struct case_tensors
-{
-    struct dml_test_tensor tensors[MAX_INPUTS + 1];
-    uint8_t *initial[MAX_INPUTS + 1];           /* buffer contents before the dispatch */
-    UINT64 buffer_size[MAX_INPUTS + 1];
-};
-
-static void init_case_tensors(const struct ew_case *c, struct case_tensors *t, uint32_t *rng)
-{
-    UINT inputs = input_count(c->op), i;
-
-    for (i = 0; i <= MAX_INPUTS; ++i)
-    {
-        UINT slot = i == inputs ? MAX_INPUTS : i;
-        struct dml_test_tensor *tensor = &t->tensors[slot];
-
-        if (i > inputs)
-            break;
-        dml_test_tensor_init(tensor, c->type, c->rank, c->sizes, c->strides[slot]);
-        if (c->owned && slot != MAX_INPUTS)
-            tensor->buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
-        /* Room around the tensor, so stray writes show up as changed bytes. */
-        t->buffer_size[slot] = c->binding_offset + ((tensor->buffer.TotalTensorSizeInBytes + 64 + 3) & ~3ull);
-        assert_non_null(t->initial[slot] = malloc(t->buffer_size[slot]));
-        fill_random(t->initial[slot], t->buffer_size[slot], c->type, rng, c->range ? c->range : 10.0f);
-    }
-}
-
-static void free_case_tensors(struct case_tensors *t)
-{
-    unsigned int i;
-
-    for (i = 0; i <= MAX_INPUTS; ++i)
-        free(t->initial[i]);
-}
-
-/* Expected output buffer, and which of its bytes are elements (compared with tolerance). */
-static void compute_expected(const struct ew_case *c, const struct case_tensors *t, uint8_t *expected,
-        uint8_t *is_element)
-{
-    const struct dml_test_tensor *out = &t->tensors[MAX_INPUTS];
-    const uint8_t *out_initial = c->in_place ? t->initial[0] : t->initial[MAX_INPUTS];
-    unsigned int size = dml_test_element_size(c->type);
-    UINT64 count = dml_test_element_count(out), index, out_size = t->buffer_size[c->in_place ? 0 : MAX_INPUTS];
-    UINT inputs = input_count(c->op), i;
-
-    memcpy(expected, out_initial, out_size);
-    memset(is_element, 0, out_size);
-    for (index = 0; index < count; ++index)
-    {
-        struct value x[MAX_INPUTS];
-        UINT64 element = dml_test_element_offset(out, index);
-
-        for (i = 0; i < inputs; ++i)
-            x[i] = read_value(c->type, t->initial[i] + c->binding_offset,
-                    dml_test_element_offset(&t->tensors[i], index));
-        write_value(c->type, expected + c->binding_offset, element, ref_element(c, x));
-        memset(is_element + c->binding_offset + element * size, 1, size);
-    }
-}
-
-static void describe_failure(const struct ew_case *c, UINT64 byte, const uint8_t *got, const uint8_t *expected,
-        bool element)
-{
-    unsigned int size = dml_test_element_size(c->type);
-
-    if (element && is_float(c->type))
-    {
-        UINT64 e = (byte - c->binding_offset) / size;
-        fprintf(stderr, "%s %s rank %u: element at offset %llu: got %.9g, expected %.9g\n", op_name(c->op),
-                dml_test_type_name(c->type), c->rank, (unsigned long long)e,
-                read_value(c->type, got + c->binding_offset, e).f, read_value(c->type, expected + c->binding_offset, e).f);
-    }
-    else
-    {
-        fprintf(stderr, "%s %s rank %u: byte %llu (%s): got 0x%02x, expected 0x%02x\n", op_name(c->op),
-                dml_test_type_name(c->type), c->rank, (unsigned long long)byte, element ? "element" : "not an element",
-                got[byte], expected[byte]);
-    }
-}
-
-static void check_output(const struct ew_case *c, const uint8_t *got, const uint8_t *expected,
-        const uint8_t *is_element, UINT64 size)
-{
-    struct tolerance tol = c->tolerance.abs || c->tolerance.rel ? c->tolerance : default_tolerance(c->type);
-    unsigned int element_size = dml_test_element_size(c->type);
-    UINT64 byte;
-
-    for (byte = 0; byte < size; ++byte)
-    {
-        if (!is_element[byte])
-        {
-            if (got[byte] != expected[byte])
-            {
-                describe_failure(c, byte, got, expected, false);
-                fail();
-            }
-            continue;
-        }
-        /* Elements start at binding_offset + k * element_size. */
-        if ((byte - c->binding_offset) % element_size)
-            continue;
-        if (!values_match(c->type, read_value(c->type, got, byte / element_size),
-                read_value(c->type, expected, byte / element_size), tol))
-        {
-            describe_failure(c, byte, got, expected, true);
-            fail();
-        }
-    }
-}
-
-static ID3D12Resource *create_input_buffer(struct dml_test_context *context, const struct case_tensors *t, UINT i)
-{
-    return dml_test_create_buffer(context, t->buffer_size[i], t->initial[i]);
-}
-
-static void execute_case(struct dml_test_context *context, const struct ew_case *c, IDMLCompiledOperator *compiled,
-        ID3D12Resource *const *buffers, ID3D12Resource *output)
-{
-    struct dml_test_binding inputs[MAX_INPUTS], out = {output, c->binding_offset, 0};
-    UINT count = input_count(c->op), i;
-    ID3D12Resource *persistent;
-
-    for (i = 0; i < count; ++i)
-        inputs[i] = (struct dml_test_binding){buffers[i], c->binding_offset, 0};
-    if (!c->owned)
-    {
-        dml_test_run(context, compiled, inputs, count, &out, 1);
-        return;
-    }
-    /* OWNED_BY_DML inputs go to the initializer only; execution binds them as NONE. */
-    persistent = dml_test_initialize(context, compiled, inputs, count);
-    for (i = 0; i < count; ++i)
-        inputs[i] = (struct dml_test_binding){NULL, 0, 0};
-    dml_test_execute(context, compiled, persistent, inputs, count, &out, 1);
-    if (persistent)
-        release_last(persistent);
-}
-
 static void run_case(struct dml_test_context *context, const struct ew_case *c)
 {
-    ID3D12Resource *buffers[MAX_INPUTS + 1] = {NULL}, *output;
-    static uint32_t rng = 0x12345678u;
-    uint8_t *expected, *is_element, *got;
-    IDMLCompiledOperator *compiled;
-    struct case_tensors t = {0};
-    union ew_desc desc;
+    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC identity = {NULL, NULL, c->scale_bias};
+    DML_ELEMENT_WISE_ADD1_OPERATOR_DESC add1 = {NULL, NULL, NULL, c->activation};
     UINT inputs = input_count(c->op), i;
-    UINT64 out_size;
+    struct ewt_case e;
 
-    init_case_tensors(c, &t, &rng);
-    make_desc(c, &t.tensors[0].desc, inputs > 1 ? &t.tensors[1].desc : NULL, &t.tensors[MAX_INPUTS].desc, &desc);
-    compiled = dml_test_compile(context, c->op, &desc, DML_EXECUTION_FLAG_NONE);
-
+    ewt_case_init(&e, c->op, inputs, c->type, 1, reference);
+    ewt_set_sizes(&e, c->rank, c->sizes);
     for (i = 0; i < inputs; ++i)
-        buffers[i] = create_input_buffer(context, &t, i);
-    output = c->in_place ? buffers[0] : (buffers[MAX_INPUTS] = create_input_buffer(context, &t, MAX_INPUTS));
-    out_size = t.buffer_size[c->in_place ? 0 : MAX_INPUTS];
-    execute_case(context, c, compiled, buffers, output);
-
-    assert_non_null(expected = malloc(out_size));
-    assert_non_null(is_element = malloc(out_size));
-    assert_non_null(got = malloc(out_size));
-    dml_test_read_buffer(context, output, 0, got, out_size);
-    compute_expected(c, &t, expected, is_element);
-    check_output(c, got, expected, is_element, out_size);
-
-    free(got);
-    free(is_element);
-    free(expected);
-    for (i = 0; i <= MAX_INPUTS; ++i)
     {
-        if (buffers[i])
-            release_last(buffers[i]);
+        e.strides[i] = c->strides[i];
+        e.lo[i] = c->range ? -c->range : -10.0;
+        e.hi[i] = c->range ? c->range : 10.0;
+        if (!ewt_is_float(c->type))
+            e.lo[i] = e.hi[i] = 0.0;        /* integers over their full range, so that ADD/MULTIPLY wrap */
     }
-    release_last(compiled);
-    free_case_tensors(&t);
-    assert_no_log_errors();
+    e.strides[EWT_OUT] = c->strides[MAX_INPUTS];
+    if (c->op == DML_OPERATOR_ELEMENT_WISE_IDENTITY)
+    {
+        e.desc = &identity;
+        e.desc_size = sizeof(identity);
+    }
+    else if (c->op == DML_OPERATOR_ELEMENT_WISE_ADD1)
+    {
+        e.desc = &add1;
+        e.desc_size = sizeof(add1);
+    }
+    e.in_place = c->in_place;
+    e.owned = c->owned;
+    e.binding_offset = c->binding_offset;
+    /* abs + rel |x| as ulps of the type (ulp(x) >= 2^-(mantissa bits + 1) |x|). */
+    e.tolerance = (struct ewt_tolerance){c->tolerance.rel * ldexp(1.0, c->type == DML_TENSOR_DATA_TYPE_FLOAT16 ? 11
+            : c->type == DML_TENSOR_DATA_TYPE_FLOAT64 ? 53 : 24), c->tolerance.abs};
+    ewt_run(context, &e);
 }
-
-/* ---- Shapes ---- */
-
-static bool op_allows_type(DML_OPERATOR_TYPE op, DML_TENSOR_DATA_TYPE type);
 
 static void set_sizes(struct ew_case *c, UINT rank, const UINT *sizes)
 {
     c->rank = rank;
     memcpy(c->sizes, sizes, rank * sizeof(*sizes));
 }
+
+static bool op_allows_type(DML_OPERATOR_TYPE op, DML_TENSOR_DATA_TYPE type);
+
+/* ---- Shapes ---- */
 
 static void test_shapes(void **state)
 {
@@ -583,24 +222,25 @@ static void test_vector_layouts(void **state)
     {
         if (!dml_test_data_type_supported(context, types[j]))
             continue;
-        for (k = 0; k < ARRAY_SIZE(ops); ++k)
+        /* Every layout once per type, the operators taking turns (each compiles a pipeline). */
+        for (i = 0, k = j; i <= ARRAY_SIZE(layouts); ++i, ++k)
         {
-            struct ew_case c = {ops[k], types[j]};
+            struct ew_case c = {ops[k % ARRAY_SIZE(ops)], types[j]};
 
             if (!op_allows_type(c.op, c.type))
-                continue;
-            set_sizes(&c, 1, tail_sizes);
-            run_case(context, &c);
-            for (i = 0; i < ARRAY_SIZE(layouts); ++i)
+                c.op = ops[0];
+            if (i == ARRAY_SIZE(layouts))
             {
-                c = (struct ew_case){ops[k], types[j]};
-                set_sizes(&c, 3, sizes);
-                c.strides[0] = layouts[i].a;
-                c.strides[1] = input_count(c.op) > 1 ? layouts[i].b : NULL;
-                c.strides[MAX_INPUTS] = layouts[i].out;
-                c.in_place = layouts[i].in_place;
+                set_sizes(&c, 1, tail_sizes);
                 run_case(context, &c);
+                continue;
             }
+            set_sizes(&c, 3, sizes);
+            c.strides[0] = layouts[i].a;
+            c.strides[1] = input_count(c.op) > 1 ? layouts[i].b : NULL;
+            c.strides[MAX_INPUTS] = layouts[i].out;
+            c.in_place = layouts[i].in_place;
+            run_case(context, &c);
         }
     }
     /* FLOAT64 through IDENTITY, the one operator that takes it. */
@@ -638,13 +278,6 @@ static void test_rank8_transposed(void **state)
 
 /* ---- Data types ---- */
 
-static const DML_TENSOR_DATA_TYPE all_types[] =
-{
-    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_FLOAT64,
-    DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8,
-    DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8,
-    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
-};
 
 /* DirectML's tensor support tables (FL 6_4). */
 static bool op_allows_type(DML_OPERATOR_TYPE op, DML_TENSOR_DATA_TYPE type)
@@ -679,23 +312,22 @@ static void test_data_types(void **state)
     struct dml_test_context *context = *state;
     unsigned int i, j, ran = 0;
 
-    for (j = 0; j < ARRAY_SIZE(all_types); ++j)
+    for (j = 0; j < ARRAY_SIZE(ewt_all_types); ++j)
     {
-        if (!dml_test_data_type_supported(context, all_types[j]))
+        if (!dml_test_data_type_supported(context, ewt_all_types[j]))
         {
             fprintf(stderr, "%s tensors are not supported by this device: skipped.\n",
-                    dml_test_type_name(all_types[j]));
+                    dml_test_type_name(ewt_all_types[j]));
             continue;
         }
         for (i = 0; i < ARRAY_SIZE(ops); ++i)
         {
-            struct ew_case c = {ops[i], all_types[j]};
+            struct ew_case c = {ops[i], ewt_all_types[j]};
 
-            if (!op_allows_type(ops[i], all_types[j]))
+            if (!op_allows_type(ops[i], ewt_all_types[j]))
                 continue;
             set_sizes(&c, 3, sizes);
-            run_case(context, &c);
-            /* And with the second input (or the only one) broadcast. */
+            /* The second input (or the only one) broadcast along two dimensions. */
             c.strides[input_count(c.op) - 1] = broadcast;
             run_case(context, &c);
             ++ran;
@@ -728,8 +360,9 @@ static void test_identity_scale_bias(void **state)
             c.scale_bias = &scale_biases[i];
             c.strides[i % 2 ? 0 : MAX_INPUTS] = padded;
             /* x * s + b may be fused into one fma: allow for the cancellation near 0. */
-            c.tolerance = default_tolerance(types[j]);
-            c.tolerance.abs *= 16;
+            c.tolerance = types[j] == DML_TENSOR_DATA_TYPE_FLOAT16 ? (struct tolerance){1.6e-3, 1e-3}
+                    : types[j] == DML_TENSOR_DATA_TYPE_FLOAT64 ? (struct tolerance){1.6e-12, 1e-13}
+                    : (struct tolerance){1.6e-5, 1e-6};
             run_case(context, &c);
         }
     }
@@ -959,6 +592,24 @@ static void test_many_elements(void **state)
     run_case(context, &c);
 }
 
+/* More than 2^24 elements (beyond fp32's exact integers), bound 256 bytes into their buffers,
+ * through the vector path and a broadcast input. */
+static void test_huge(void **state)
+{
+    static const UINT sizes[] = {(1u << 24) + 3};
+    static const UINT scalar[] = {0};
+    struct dml_test_context *context = *state;
+    struct ew_case c = {DML_OPERATOR_ELEMENT_WISE_ADD, DML_TENSOR_DATA_TYPE_UINT8};
+
+    /* UINT8: the cheapest elements to fill and check on the CPU. */
+    if (!dml_test_data_type_supported(context, c.type))
+        c.type = DML_TENSOR_DATA_TYPE_UINT32;
+    set_sizes(&c, 1, sizes);
+    c.strides[1] = scalar;
+    c.binding_offset = 256;
+    run_case(context, &c);
+}
+
 /* ---- Desc rules ---- */
 
 static void expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
@@ -1050,6 +701,58 @@ static void test_invalid_descs(void **state)
     assert_no_log_errors();
 }
 
+/* ---- The support matrix (vkdml_get_operator_support) ---- */
+
+static void test_support_matrix(void **state)
+{
+    struct vkdml_operator_support support[256];
+    struct dml_test_context *context = *state;
+    uint32_t count = vkdml_get_operator_type_count(), t, implemented = 0;
+    int adapter = vkdml_select_adapter(NULL);
+
+    assert_int_equal(count, DML_OPERATOR_UNFOLD + 1);
+    assert_true(adapter >= 0);
+    assert_int_equal(vkdml_get_operator_support(adapter, count, support, sizeof(support[0])), 0);
+    assert_null(support[DML_OPERATOR_INVALID].name);
+    for (t = 1; t < count; ++t)
+    {
+        assert_int_equal(support[t].operator_type, t);
+        assert_non_null(support[t].name);
+        implemented += support[t].implemented != 0;
+        /* What a device runs, it implements, for types DirectML lists. */
+        assert_int_equal(support[t].device_data_types & ~support[t].data_types, 0);
+        if (!support[t].implemented)
+            assert_int_equal(support[t].data_types, 0);
+    }
+    assert_true(implemented >= 80);
+    assert_string_equal(support[DML_OPERATOR_ELEMENT_WISE_ATAN_YX].name, "ELEMENT_WISE_ATAN_YX");
+    assert_int_equal(support[DML_OPERATOR_ELEMENT_WISE_ATAN_YX].feature_level, DML_FEATURE_LEVEL_3_1);
+    assert_int_equal(support[DML_OPERATOR_ELEMENT_WISE_ATAN_YX].data_types,
+            1u << DML_TENSOR_DATA_TYPE_FLOAT32 | 1u << DML_TENSOR_DATA_TYPE_FLOAT16);
+    assert_int_equal(support[DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT].data_types,
+            1u << DML_TENSOR_DATA_TYPE_UINT8 | 1u << DML_TENSOR_DATA_TYPE_UINT16 | 1u << DML_TENSOR_DATA_TYPE_UINT32
+            | 1u << DML_TENSOR_DATA_TYPE_UINT64);
+    assert_false(support[DML_OPERATOR_ACTIVATION_SOFTMAX].implemented);
+    /* The device's answer agrees with CheckFeatureSupport(TENSOR_DATA_TYPE_SUPPORT). */
+    for (t = 1; t <= DML_TENSOR_DATA_TYPE_INT64; ++t)
+    {
+        bool listed = support[DML_OPERATOR_ELEMENT_WISE_IDENTITY].device_data_types & (1u << t);
+
+        assert_int_equal(listed, dml_test_data_type_supported(context, t));
+    }
+
+    /* A smaller, older struct is filled as far as it goes. */
+    memset(support, 0xcc, sizeof(support));
+    assert_int_equal(vkdml_get_operator_support(adapter, 8, support, offsetof(struct vkdml_operator_support, data_types)), 0);
+    assert_int_equal(((uint8_t *)support)[offsetof(struct vkdml_operator_support, data_types) * 8], 0xcc);
+
+    assert_int_equal(vkdml_get_operator_support(adapter, count + 1, support, sizeof(support[0])), -1);
+    assert_logged_error("need up to 178 entries");
+    assert_int_equal(vkdml_get_operator_support(1000, count, support, sizeof(support[0])), -1);
+    assert_logged_error("Adapter index 1000 is out of range");
+    assert_no_log_errors();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -1067,7 +770,9 @@ int main(void)
         TEST(test_binding_offsets),
         TEST(test_owned_inputs),
         TEST(test_many_elements),
+        TEST(test_huge),
         TEST(test_invalid_descs),
+        TEST(test_support_matrix),
 #undef TEST
     };
 

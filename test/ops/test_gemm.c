@@ -6,6 +6,10 @@
  * activations, FLOAT32 and FLOAT16 (with and without half-precision math), and inputs flagged
  * DML_TENSOR_FLAG_OWNED_BY_DML, bound only to the initializer from an UPLOAD heap: the upload
  * buffers are overwritten after initialization and the operator must still give the same result.
+ * The fast kernels run the same checks through VKDML_GEMM_KERNEL (backend_vk/ops/gemm.c): the
+ * fp32 register-tiled kernel on every device (its own layouts, then the cases above), the fp16
+ * cooperative-matrix kernel where the device has VK_NV_cooperative_matrix (skipped elsewhere,
+ * lavapipe included). A forced kernel that cannot run a case fails its compilation, and so the test.
  * Then the desc rules, each with E_INVALIDARG and its log line. Every test ends with every
  * object's final Release returning 0 and no validation message.
  */
@@ -588,6 +592,172 @@ static void test_many_batches(void **state)
     run_cases(state, many, ARRAY_SIZE(many));
 }
 
+/* ---- The fast kernels, forced through VKDML_GEMM_KERNEL ---- */
+
+static void set_env(const char *name, const char *value)
+{
+#ifdef _WIN32
+    char assignment[96];
+
+    snprintf(assignment, sizeof(assignment), "%s=%s", name, value ? value : "");
+    _putenv(assignment);
+#else
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+#endif
+}
+
+static void set_gemm_kernel(const char *kernel)
+{
+    set_env("VKDML_GEMM_KERNEL", kernel);
+}
+
+static int tiled_setup(void **state)
+{
+    set_gemm_kernel("tiled");
+    return dml_test_setup(state);
+}
+
+static int coopmat_setup(void **state)
+{
+    set_gemm_kernel("coopmat");
+    return dml_test_setup(state);
+}
+
+static int kernel_teardown(void **state)
+{
+    set_gemm_kernel(NULL);
+    set_env("VKDML_GEMM_TUNE", NULL);
+    return dml_test_teardown(state);
+}
+
+/* Layouts that take each of the tiled kernel's load and store paths: 16-byte vectors along K or
+ * M (A), N or K (B), N (C, output); scalars through the strides; edge tiles and partial slabs. */
+static const struct gemm_case tiled_cases[] =
+{
+    {"tiled: 128x128x64, full tiles, vectors everywhere", F32, 2, 1, 1, 128, 128, 64, NONE, NONE, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED},
+    {"tiled: edge tiles, K=36 (a partial slab)", F32, 4, 1, 1, 200, 136, 36, NONE, NONE, true, 0.5f, -1.0f,
+            PACKED, PACKED, PACKED, PACKED},
+    {"tiled: TransA and TransB (vectors along M and K)", F32, 4, 1, 2, 132, 68, 24, TRANS, TRANS, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED},
+    {"tiled: column-major A and B", F32, 4, 1, 1, 136, 140, 20, NONE, NONE, false, 1.0f, 0.0f,
+            COLUMNS, COLUMNS, PACKED, PACKED},
+    {"tiled: padded strides (scalar loads and stores), C, ELU", F32, 4, 2, 1, 70, 90, 33, NONE, TRANS, true, 1.0f, 1.0f,
+            PADDED, PADDED, PADDED, PADDED, &elu},
+    {"tiled: batches, B broadcast, C bias row (vector C), RELU", F32, 4, 2, 3, 64, 72, 40, NONE, NONE, true, 1.0f, 1.0f,
+            PACKED, BROADCAST, ROW, PACKED, &relu},
+    {"tiled: odd sizes, K below one slab", F32, 3, 1, 2, 129, 131, 7, NONE, NONE, true, -1.0f, 2.0f,
+            PACKED, PACKED, SCALAR, PACKED},
+    {"tiled: column-major output", F32, 4, 1, 1, 150, 44, 52, TRANS, NONE, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, COLUMNS},
+    {"tiled: OWNED_BY_DML A and B", F32, 2, 1, 1, 100, 96, 64, NONE, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, ROW, PACKED, &tanh_activation, OWN_A | OWN_B},
+};
+
+/* Every FLOAT32 case of `cases`. */
+static void run_float32_cases(void **state, const struct gemm_case *cases, size_t count)
+{
+    size_t i;
+
+    for (i = 0; i < count; ++i)
+    {
+        if (cases[i].type == F32)
+            run_case(*state, &cases[i]);
+    }
+}
+
+static void test_tiled_kernel(void **state)
+{
+    run_cases(state, tiled_cases, ARRAY_SIZE(tiled_cases));
+    run_float32_cases(state, shape_cases, ARRAY_SIZE(shape_cases));
+    run_float32_cases(state, c_cases, ARRAY_SIZE(c_cases));
+    run_float32_cases(state, activation_cases, ARRAY_SIZE(activation_cases));
+    run_float32_cases(state, owned_cases, ARRAY_SIZE(owned_cases));
+}
+
+/* Enough 128 x 128 tiles that the tiled kernel is chosen without VKDML_GEMM_KERNEL. */
+static void test_tiled_by_size(void **state)
+{
+    static const struct gemm_case large[] =
+    {
+        {"2x16 batches of 250x136x20", F32, 4, 2, 16, 250, 136, 20, NONE, NONE, true, 1.0f, 1.0f,
+                PACKED, PACKED, ROW, PACKED, &sigmoid},
+    };
+
+    run_cases(state, large, ARRAY_SIZE(large));
+}
+
+/* Cooperative-matrix layouts: A and B contiguous along either dimension (K, M, N a multiple of 8);
+ * the epilogue's vector and strided paths; edge tiles and a partial slab of K. */
+static const struct gemm_case coopmat_cases[] =
+{
+    {"coopmat: 128x128x64, full tiles", F16, 2, 1, 1, 128, 128, 64, NONE, NONE, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED},
+    {"coopmat: edge tiles, K=72, C bias row, SIGMOID", F16, 4, 1, 1, 200, 136, 72, NONE, NONE, true, 0.5f, 1.0f,
+            PACKED, PACKED, ROW, PACKED, &sigmoid},
+    {"coopmat: TransA, TransB, batches, B broadcast", F16, 4, 2, 2, 64, 80, 48, TRANS, TRANS, false, 1.0f, 0.0f,
+            PACKED, BROADCAST, PACKED, PACKED},
+    {"coopmat: padded C and output (strided epilogue)", F16, 4, 1, 2, 72, 40, 16, NONE, NONE, true, -1.0f, 0.5f,
+            PACKED, PACKED, PADDED, PADDED, &leaky_relu},
+    {"coopmat: column-major output, odd width", F16, 4, 1, 1, 24, 13, 8, TRANS, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, SCALAR, COLUMNS},
+    {"coopmat: OWNED_BY_DML B", F16, 4, 1, 1, 96, 64, 32, NONE, TRANS, true, 1.0f, 1.0f, PACKED, PACKED, ROW,
+            PACKED, &clip, OWN_B},
+    {"coopmat: half-precision permission", F16, 4, 1, 2, 40, 24, 48, NONE, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, PACKED, PACKED, &relu, 0, DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION},
+    {"coopmat: 264x256x256, rank 3", F16, 3, 1, 2, 264, 256, 256, NONE, NONE, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED},
+};
+
+/* The device has the cooperative-matrix kernel when a plain fp16 GEMM compiles with it forced. */
+static bool coopmat_available(struct dml_test_context *context)
+{
+    UINT sizes[2] = {64, 64};
+    struct dml_test_tensor t;
+    DML_GEMM_OPERATOR_DESC desc = {&t.desc, &t.desc, NULL, &t.desc, NONE, NONE, 1.0f, 0.0f, NULL};
+    IDMLCompiledOperator *compiled = NULL;
+    IDMLOperator *op;
+    HRESULT hr;
+
+    dml_test_tensor_init(&t, F16, 2, sizes, NULL);
+    check_hr(dml_test_create_operator(context, DML_OPERATOR_GEMM, &desc, &op), S_OK);
+    hr = IDMLDevice_CompileOperator(context->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
+            (void **)&compiled);
+    if (hr != E_NOTIMPL)
+        check_hr(hr, S_OK);
+    if (compiled)
+        release_last(compiled);
+    release_last(op);
+    return hr == S_OK;
+}
+
+static void test_coopmat_kernel(void **state)
+{
+    /* The default tiling of these small matrices, then the large matrices' tilings
+     * (VKDML_GEMM_TUNE: tile_m,tile_n,tile_k,stages,group_m,subgroups_m,subgroups_n). */
+    static const char *const tunings[] = {NULL, "128,256,32,1,8,2,4", "128,256,16,2,8,2,4", "128,128,64,1,8,2,2",
+            "64,64,32,2,1,2,2"};
+    struct dml_test_context *context = *state;
+    unsigned int i;
+
+    if (!dml_test_data_type_supported(context, F16) || !coopmat_available(context))
+    {
+        print_message("Skipping: the device has no cooperative-matrix GEMM kernel.\n");
+        return;
+    }
+    for (i = 0; i < ARRAY_SIZE(tunings); ++i)
+    {
+        set_env("VKDML_GEMM_TUNE", tunings[i]);
+        run_cases(state, coopmat_cases, ARRAY_SIZE(coopmat_cases));
+    }
+    set_env("VKDML_GEMM_TUNE", NULL);
+    print_message("Ran %u cases on the cooperative-matrix kernel, %u tilings.\n",
+            (unsigned int)ARRAY_SIZE(coopmat_cases), (unsigned int)ARRAY_SIZE(tunings));
+}
+
 /* ---- Invalid descs ---- */
 
 struct bad_desc
@@ -779,6 +949,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_owned_by_dml, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_many_batches, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_tiled_kernel, tiled_setup, kernel_teardown),
+        cmocka_unit_test_setup_teardown(test_tiled_by_size, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_coopmat_kernel, coopmat_setup, kernel_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_shapes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_activations, dml_test_setup, dml_test_teardown),

@@ -1,0 +1,714 @@
+/*
+ * The CONVOLUTION family (DML_OPERATOR_CONVOLUTION): DirectML's rules, and one dispatch of the
+ * kernel that suits the shape (kernels_glsl/conv.comp, conv_interface.h).
+ *
+ * DirectML's rules (DML_CONVOLUTION_OPERATOR_DESC, FL 4_0 tensor support): Input {N, C, [D], [H],
+ * W}, Filter {FilterBatch, FilterChannels, [D], [H], W}, optional Bias {1, OutputChannels, 1, ..}
+ * and Output {N, OutputChannels, ...}, all of one DimensionCount (3 to 5, DimensionCount of the
+ * desc = that - 2) and one DataType (FLOAT32 or FLOAT16). Forward, the filter is {K, C / Groups,
+ * ...}; backward (transposed, ONNX ConvTranspose's layout, which ONNX Runtime and WebNN pass to
+ * DirectML unchanged), it is {C, K / Groups, ...}. Output sizes:
+ *   forward   (In + StartPadding + EndPadding - Window) / Stride + 1 + OutputPadding
+ *   backward  (In - 1) * Stride + Window - StartPadding - EndPadding + OutputPadding
+ * with Window = (KernelSize - 1) * Dilation + 1. OutputPadding appends positions that take no
+ * input (they hold Bias, activated). ONNX Runtime and Chromium's WebNN size the backward output
+ * themselves and pass OutputPadding 0, so a backward output may also be up to
+ * max(Stride, Dilation) - 1 larger: those positions are computed like the others (the other
+ * forward-convolution input sizes with the same output size).
+ *
+ * Kernels: a 1x1 convolution with unit strides and no padding is a plain GEMM over channels and
+ * runs gemm.comp (batches = images x groups, bias as C); shapes whose GEMM tiles would be mostly
+ * empty (few output channels per group such as depthwise, tiny outputs or reductions) or mostly
+ * zeros (backward convolutions with strides of 3x3 and more) run the direct kernel; the rest the
+ * implicit-GEMM kernel.
+ * VKDML_CONV_KERNEL=direct|implicit-gemm|gemm-1x1 forces one (benchmarks; E_NOTIMPL when
+ * gemm-1x1 cannot run the shape).
+ */
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops_private.h"
+#include "conv_interface.h"
+#include "gemm_interface.h"
+
+_Static_assert(CONV_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT == CONV_SPEC_COUNT,
+        "the fused activation's constants end conv.comp's list");
+
+enum conv_tensor
+{
+    CONV_INPUT,
+    CONV_FILTER,
+    CONV_BIAS,
+    CONV_OUTPUT,
+    CONV_TENSOR_COUNT,
+};
+
+static const char *const tensor_names[CONV_TENSOR_COUNT] = {"InputTensor", "FilterTensor", "BiasTensor", "OutputTensor"};
+
+/* The convolution as the kernels see it: 3 spatial dimensions ({D, H, W}; the ones DirectML
+ * leaves out have size 1), tensors as {N, C, D, H, W} element strides. */
+struct conv_shape
+{
+    bool backward, flip;
+    uint32_t batch, in_channels, out_channels, groups;
+    uint32_t in_sizes[3], out_sizes[3], kernel[3], extents[3];
+    uint32_t strides[3], dilations[3], start_padding[3];
+    uint32_t in_strides[5], out_strides[5], filter_strides[5];
+    uint32_t bias_stride;
+};
+
+enum conv_path
+{
+    CONV_PATH_GEMM_1X1,
+    CONV_PATH_DIRECT,
+    CONV_PATH_IMPLICIT_GEMM,
+};
+
+static const DML_BUFFER_TENSOR_DESC *conv_tensor(const struct vkdml_operator_view *op, enum conv_tensor which)
+{
+    return which == CONV_OUTPUT ? op->outputs[0] : op->inputs[which];
+}
+
+static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
+{
+    const char *name = vkdml_data_type_name(type);
+
+    return name ? name : vkdml_debug_sprintf("%d", (int)type);
+}
+
+/* A tensor's sizes and strides as 5-D {N, C, D, H, W}: missing spatial dimensions are inserted
+ * after C with size 1; NULL strides are packed. */
+static void tensor_5d(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t sizes[5], uint32_t strides[5])
+{
+    uint32_t rank = tensor->DimensionCount, missing = 5 - rank, stride = 1, i, d;
+
+    for (i = 0; i < 5; ++i)
+    {
+        sizes[i] = 1;
+        strides[i] = 0;
+    }
+    for (i = rank; i-- > 0;)
+    {
+        d = i < 2 ? i : i + missing;
+        sizes[d] = tensor->Sizes[i];
+        strides[d] = tensor->Strides ? tensor->Strides[i] : stride;
+        stride *= tensor->Sizes[i];
+    }
+}
+
+/* ---- Validation ---- */
+
+static HRESULT validate_ranks(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc)
+{
+    const DML_BUFFER_TENSOR_DESC *input = conv_tensor(op, CONV_INPUT), *t;
+    unsigned int i;
+
+    if (input->DimensionCount < 3 || input->DimensionCount > 5)
+        return vkdml_op_error(op, E_INVALIDARG, "InputTensor.DimensionCount=%u must be 3 to 5.", input->DimensionCount);
+    for (i = CONV_FILTER; i < CONV_TENSOR_COUNT; ++i)
+    {
+        if ((t = conv_tensor(op, i)) && t->DimensionCount != input->DimensionCount)
+            return vkdml_op_error(op, E_INVALIDARG, "%s.DimensionCount=%u must equal InputTensor.DimensionCount=%u.",
+                    tensor_names[i], t->DimensionCount, input->DimensionCount);
+    }
+    if (desc->DimensionCount != input->DimensionCount - 2)
+        return vkdml_op_error(op, E_INVALIDARG, "DimensionCount=%u must be InputTensor.DimensionCount=%u - 2 "
+                "(the spatial dimensions).", desc->DimensionCount, input->DimensionCount);
+    return S_OK;
+}
+
+static HRESULT validate_types(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    const DML_BUFFER_TENSOR_DESC *input = conv_tensor(op, CONV_INPUT), *t;
+    unsigned int i;
+
+    if (input->DataType != DML_TENSOR_DATA_TYPE_FLOAT32 && input->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
+        return vkdml_op_error(op, E_INVALIDARG, "InputTensor.DataType=%s must be FLOAT32 or FLOAT16.",
+                data_type_name(input->DataType));
+    for (i = CONV_FILTER; i < CONV_TENSOR_COUNT; ++i)
+    {
+        if ((t = conv_tensor(op, i)) && t->DataType != input->DataType)
+            return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s must equal InputTensor.DataType=%s.",
+                    tensor_names[i], data_type_name(t->DataType), data_type_name(input->DataType));
+    }
+    if (!vkdml_backend_data_type_supported(device, input->DataType))
+        return vkdml_op_error(op, E_NOTIMPL, "InputTensor.DataType=%s is not supported by this device.",
+                data_type_name(input->DataType));
+    return S_OK;
+}
+
+static HRESULT validate_attributes(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc)
+{
+    unsigned int i;
+
+    if (!desc->GroupCount)
+        return vkdml_op_error(op, E_INVALIDARG, "GroupCount=0 must be at least 1.");
+    for (i = 0; i < desc->DimensionCount; ++i)
+    {
+        if (!desc->Strides[i])
+            return vkdml_op_error(op, E_INVALIDARG, "Strides[%u]=0 must be at least 1.", i);
+        if (!desc->Dilations[i])
+            return vkdml_op_error(op, E_INVALIDARG, "Dilations[%u]=0 must be at least 1.", i);
+    }
+    return S_OK;
+}
+
+/* "OutputTensor.Sizes[1]=6 must equal FilterTensor.Sizes[0]=4 (output channels)." */
+static HRESULT check_equal(const struct vkdml_operator_view *op, enum conv_tensor x, uint32_t x_dim,
+        enum conv_tensor y, uint32_t y_dim, const char *what)
+{
+    uint32_t x_size = conv_tensor(op, x)->Sizes[x_dim], y_size = conv_tensor(op, y)->Sizes[y_dim];
+
+    if (x_size == y_size)
+        return S_OK;
+    return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must equal %s.Sizes[%u]=%u (%s).",
+            tensor_names[x], x_dim, x_size, tensor_names[y], y_dim, y_size, what);
+}
+
+static HRESULT check_divisible(const struct vkdml_operator_view *op, enum conv_tensor x, uint32_t x_dim,
+        uint32_t groups)
+{
+    uint32_t size = conv_tensor(op, x)->Sizes[x_dim];
+
+    if (size % groups == 0)
+        return S_OK;
+    return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must be a multiple of GroupCount=%u.",
+            tensor_names[x], x_dim, size, groups);
+}
+
+/* Forward: Filter {K, C / G}; backward: Filter {C, K / G}. */
+static HRESULT validate_channels(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc)
+{
+    const DML_BUFFER_TENSOR_DESC *input = conv_tensor(op, CONV_INPUT), *filter = conv_tensor(op, CONV_FILTER);
+    const DML_BUFFER_TENSOR_DESC *output = conv_tensor(op, CONV_OUTPUT);
+    uint32_t groups = desc->GroupCount;
+    HRESULT hr;
+
+    if (FAILED(hr = check_equal(op, CONV_OUTPUT, 0, CONV_INPUT, 0, "batch")))
+        return hr;
+    if (FAILED(hr = check_divisible(op, CONV_INPUT, 1, groups)))
+        return hr;
+    if (desc->Direction == DML_CONVOLUTION_DIRECTION_FORWARD)
+    {
+        if (FAILED(hr = check_divisible(op, CONV_OUTPUT, 1, groups)))
+            return hr;
+        if (filter->Sizes[1] != input->Sizes[1] / groups)
+            return vkdml_op_error(op, E_INVALIDARG, "FilterTensor.Sizes[1]=%u must equal InputTensor.Sizes[1]=%u "
+                    "/ GroupCount=%u (input channels per group).", filter->Sizes[1], input->Sizes[1], groups);
+        return check_equal(op, CONV_FILTER, 0, CONV_OUTPUT, 1, "output channels");
+    }
+    if (FAILED(hr = check_equal(op, CONV_FILTER, 0, CONV_INPUT, 1, "input channels of a backward convolution")))
+        return hr;
+    if ((uint64_t)filter->Sizes[1] * groups != output->Sizes[1])
+        return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[1]=%u must equal FilterTensor.Sizes[1]=%u "
+                "* GroupCount=%u (output channels of a backward convolution).", output->Sizes[1], filter->Sizes[1],
+                groups);
+    return S_OK;
+}
+
+/* Spatial dimension `i` (0-based among DimensionCount) of a forward convolution. */
+static HRESULT validate_forward_size(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc,
+        unsigned int i)
+{
+    unsigned int d = i + 2;
+    uint64_t in = conv_tensor(op, CONV_INPUT)->Sizes[d], k = conv_tensor(op, CONV_FILTER)->Sizes[d];
+    uint64_t out = conv_tensor(op, CONV_OUTPUT)->Sizes[d], window = (k - 1) * desc->Dilations[i] + 1;
+    uint64_t padded = in + desc->StartPadding[i] + desc->EndPadding[i], expected;
+
+    if (padded < window)
+        return vkdml_op_error(op, E_INVALIDARG, "InputTensor.Sizes[%u]=%" PRIu64 " + StartPadding[%u]=%u + "
+                "EndPadding[%u]=%u must be at least the dilated kernel (FilterTensor.Sizes[%u]=%" PRIu64 " - 1) * "
+                "Dilations[%u]=%u + 1 = %" PRIu64 ".", d, in, i, desc->StartPadding[i], i, desc->EndPadding[i], d, k,
+                i, desc->Dilations[i], window);
+    expected = (padded - window) / desc->Strides[i] + 1 + desc->OutputPadding[i];
+    if (out == expected)
+        return S_OK;
+    return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[%u]=%" PRIu64 " must equal (InputTensor.Sizes[%u]=%"
+            PRIu64 " + StartPadding[%u]=%u + EndPadding[%u]=%u - %" PRIu64 " (dilated kernel)) / Strides[%u]=%u + 1 "
+            "+ OutputPadding[%u]=%u = %" PRIu64 ".", d, out, d, in, i, desc->StartPadding[i], i, desc->EndPadding[i],
+            window, i, desc->Strides[i], i, desc->OutputPadding[i], expected);
+}
+
+/* Spatial dimension `i` of a backward convolution (see the top of the file for the slack). */
+static HRESULT validate_backward_size(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc,
+        unsigned int i)
+{
+    unsigned int d = i + 2;
+    uint64_t in = conv_tensor(op, CONV_INPUT)->Sizes[d], k = conv_tensor(op, CONV_FILTER)->Sizes[d];
+    uint64_t out = conv_tensor(op, CONV_OUTPUT)->Sizes[d], window = (k - 1) * desc->Dilations[i] + 1;
+    uint64_t full = (in - 1) * desc->Strides[i] + window, padding = (uint64_t)desc->StartPadding[i] + desc->EndPadding[i];
+    uint64_t expected, slack = VKDML_MAX(desc->Strides[i], desc->Dilations[i]) - 1;
+
+    if (full <= padding)
+        return vkdml_op_error(op, E_INVALIDARG, "StartPadding[%u]=%u + EndPadding[%u]=%u must be less than "
+                "(InputTensor.Sizes[%u]=%" PRIu64 " - 1) * Strides[%u]=%u + %" PRIu64 " (dilated kernel).",
+                i, desc->StartPadding[i], i, desc->EndPadding[i], d, in, i, desc->Strides[i], window);
+    expected = full - padding + desc->OutputPadding[i];
+    if (out >= expected && out <= expected + slack)
+        return S_OK;
+    return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[%u]=%" PRIu64 " must equal (InputTensor.Sizes[%u]=%"
+            PRIu64 " - 1) * Strides[%u]=%u + %" PRIu64 " (dilated kernel) - StartPadding[%u]=%u - EndPadding[%u]=%u "
+            "+ OutputPadding[%u]=%u = %" PRIu64 " (or exceed it by less than max(Strides, Dilations)).", d, out, d, in,
+            i, desc->Strides[i], window, i, desc->StartPadding[i], i, desc->EndPadding[i], i, desc->OutputPadding[i],
+            expected);
+}
+
+static HRESULT validate_spatial(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc)
+{
+    HRESULT hr;
+    unsigned int i;
+
+    for (i = 0; i < desc->DimensionCount; ++i)
+    {
+        hr = desc->Direction == DML_CONVOLUTION_DIRECTION_FORWARD ? validate_forward_size(op, desc, i)
+                : validate_backward_size(op, desc, i);
+        if (FAILED(hr))
+            return hr;
+    }
+    return S_OK;
+}
+
+static HRESULT validate_bias(const struct vkdml_operator_view *op)
+{
+    const DML_BUFFER_TENSOR_DESC *bias = conv_tensor(op, CONV_BIAS);
+    unsigned int i;
+
+    if (!bias)
+        return S_OK;
+    for (i = 0; i < bias->DimensionCount; ++i)
+    {
+        if (i == 1)
+        {
+            HRESULT hr = check_equal(op, CONV_BIAS, 1, CONV_OUTPUT, 1, "one bias per output channel");
+
+            if (FAILED(hr))
+                return hr;
+        }
+        else if (bias->Sizes[i] != 1)
+        {
+            return vkdml_op_error(op, E_INVALIDARG, "BiasTensor.Sizes[%u]=%u must be 1 (BiasTensor is {1, "
+                    "OutputChannelCount, 1, ...}).", i, bias->Sizes[i]);
+        }
+    }
+    return S_OK;
+}
+
+/* The kernels index elements and spatial coordinates with 32-bit signed arithmetic. */
+static HRESULT validate_index_range(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc)
+{
+    const DML_BUFFER_TENSOR_DESC *t;
+    uint32_t sizes[5], strides[5];
+    uint64_t last, reach;
+    unsigned int i, d;
+
+    for (i = 0; i < CONV_TENSOR_COUNT; ++i)
+    {
+        if (!(t = conv_tensor(op, i)))
+            continue;
+        tensor_5d(t, sizes, strides);
+        for (d = 0, last = 0; d < 5; ++d)
+            last += (uint64_t)(sizes[d] - 1) * strides[d];
+        if (last > INT32_MAX)
+            return vkdml_op_error(op, E_NOTIMPL, "%s spans %" PRIu64 " elements; at most 2^31 are implemented.",
+                    tensor_names[i], last + 1);
+    }
+    for (i = 0; i < desc->DimensionCount; ++i)
+    {
+        d = i + 2;
+        reach = (uint64_t)conv_tensor(op, CONV_OUTPUT)->Sizes[d] * desc->Strides[i] + desc->StartPadding[i]
+                + (uint64_t)conv_tensor(op, CONV_FILTER)->Sizes[d] * desc->Dilations[i];
+        if (reach > INT32_MAX)
+            return vkdml_op_error(op, E_NOTIMPL, "spatial dimension %u reaches coordinate %" PRIu64
+                    "; at most 2^31 are implemented.", i, reach);
+    }
+    return S_OK;
+}
+
+HRESULT vkdml_conv_validate(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    const DML_CONVOLUTION_OPERATOR_DESC *desc = op->desc;
+    HRESULT hr;
+
+    if (FAILED(hr = validate_ranks(op, desc)))
+        return hr;
+    if (FAILED(hr = validate_attributes(op, desc)))
+        return hr;
+    if (FAILED(hr = validate_channels(op, desc)))
+        return hr;
+    if (FAILED(hr = validate_spatial(op, desc)))
+        return hr;
+    if (FAILED(hr = validate_bias(op)))
+        return hr;
+    if (FAILED(hr = vkdml_validate_fused_activation(op, desc->FusedActivation)))
+        return hr;
+    if (FAILED(hr = validate_types(device, op)))
+        return hr;
+    return validate_index_range(op, desc);
+}
+
+/* ---- Compilation ---- */
+
+static void conv_shape_init(struct conv_shape *shape, const struct vkdml_operator_view *op)
+{
+    const DML_CONVOLUTION_OPERATOR_DESC *desc = op->desc;
+    uint32_t in_sizes[5], out_sizes[5], filter_sizes[5], bias_sizes[5], bias_strides[5];
+    uint32_t missing = 3 - desc->DimensionCount, i, d;
+
+    memset(shape, 0, sizeof(*shape));
+    shape->backward = desc->Direction == DML_CONVOLUTION_DIRECTION_BACKWARD;
+    shape->flip = desc->Mode == DML_CONVOLUTION_MODE_CONVOLUTION;
+    shape->groups = desc->GroupCount;
+    tensor_5d(conv_tensor(op, CONV_INPUT), in_sizes, shape->in_strides);
+    tensor_5d(conv_tensor(op, CONV_OUTPUT), out_sizes, shape->out_strides);
+    tensor_5d(conv_tensor(op, CONV_FILTER), filter_sizes, shape->filter_strides);
+    shape->batch = in_sizes[0];
+    shape->in_channels = in_sizes[1];
+    shape->out_channels = out_sizes[1];
+    for (i = 0; i < 3; ++i)
+    {
+        shape->in_sizes[i] = in_sizes[i + 2];
+        shape->out_sizes[i] = out_sizes[i + 2];
+        shape->kernel[i] = filter_sizes[i + 2];
+        shape->extents[i] = out_sizes[i + 2];
+        shape->strides[i] = shape->dilations[i] = 1;
+    }
+    /* The desc's arrays cover the last DimensionCount of the three. */
+    for (i = 0; i < desc->DimensionCount; ++i)
+    {
+        d = i + missing;
+        shape->strides[d] = desc->Strides[i];
+        shape->dilations[d] = desc->Dilations[i];
+        shape->start_padding[d] = desc->StartPadding[i];
+        shape->extents[d] -= desc->OutputPadding[i];
+    }
+    if (conv_tensor(op, CONV_BIAS))
+    {
+        tensor_5d(conv_tensor(op, CONV_BIAS), bias_sizes, bias_strides);
+        shape->bias_stride = bias_strides[1];
+    }
+}
+
+static uint32_t product3(const uint32_t v[3])
+{
+    return v[0] * v[1] * v[2];
+}
+
+/* The element stride of the spatial dimensions read as one dimension (0 when they are broadcast);
+ * false when they do not line up. */
+static bool flat_spatial_stride(const uint32_t sizes[3], const uint32_t strides[5], uint32_t *stride)
+{
+    uint32_t span = 1;
+    bool found = false;
+    int i;
+
+    *stride = 1;
+    for (i = 2; i >= 0; --i)
+    {
+        if (sizes[i] == 1)
+            continue;
+        if (!found)
+            *stride = strides[i + 2];
+        else if (strides[i + 2] != *stride * span)
+            return false;
+        found = true;
+        span *= sizes[i];
+    }
+    return true;
+}
+
+static bool is_gemm_1x1(const struct conv_shape *shape)
+{
+    uint32_t stride;
+    unsigned int i;
+
+    for (i = 0; i < 3; ++i)
+    {
+        if (shape->kernel[i] != 1 || shape->strides[i] != 1 || shape->start_padding[i]
+                || shape->in_sizes[i] != shape->out_sizes[i] || shape->extents[i] != shape->out_sizes[i])
+            return false;
+    }
+    return flat_spatial_stride(shape->in_sizes, shape->in_strides, &stride)
+            && flat_spatial_stride(shape->out_sizes, shape->out_strides, &stride);
+}
+
+static enum conv_path choose_path(const struct conv_shape *shape)
+{
+    uint64_t gemm_m = (uint64_t)shape->batch * product3(shape->out_sizes);
+    uint32_t gemm_n = shape->out_channels / shape->groups;
+    uint32_t gemm_k = shape->in_channels / shape->groups * product3(shape->kernel);
+
+    if (is_gemm_1x1(shape))
+        return CONV_PATH_GEMM_1X1;
+    /* Tiles of at least 16 x 16 outputs and 16 reduction steps would be mostly padding. */
+    if (gemm_n < 8 || gemm_m < 16 || gemm_k < 8)
+        return CONV_PATH_DIRECT;
+    /* Only 1 / (stride product) of a backward convolution's taps meet an input position: the
+     * direct kernel skips the others, the implicit GEMM multiplies their zeros. The GEMM still
+     * wins at 2x2 (H200: 0.35 ms against 0.95 ms for N8 C128 28x28 K64 4x4); from 3x3 on, the
+     * waste is taken to outweigh the reuse. */
+    if (shape->backward && product3(shape->strides) >= 9)
+        return CONV_PATH_DIRECT;
+    return CONV_PATH_IMPLICIT_GEMM;
+}
+
+static const char *const path_names[] = {"gemm-1x1", "direct", "implicit-gemm"};
+
+/* The kernel for `shape`: choose_path()'s, or the one VKDML_CONV_KERNEL names (read at every
+ * compilation, so that benchmarks can compare the kernels on one shape). */
+static HRESULT plan_path(const struct vkdml_compile *compile, const struct conv_shape *shape, enum conv_path *path)
+{
+    const char *value = getenv("VKDML_CONV_KERNEL");
+    unsigned int i;
+
+    *path = choose_path(shape);
+    if (!value || !*value || !strcmp(value, "auto"))
+        return S_OK;
+    for (i = 0; i < ARRAY_SIZE(path_names); ++i)
+    {
+        if (strcmp(value, path_names[i]))
+            continue;
+        if (i == CONV_PATH_GEMM_1X1 && !is_gemm_1x1(shape))
+            return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=gemm-1x1 needs a 1x1 kernel, unit "
+                    "strides, no padding and positions that read as one dimension.");
+        *path = i;
+        return S_OK;
+    }
+    WARN("Ignoring VKDML_CONV_KERNEL=%s: not auto, direct, implicit-gemm or gemm-1x1.", value);
+    return S_OK;
+}
+
+static uint32_t float_bits(float value)
+{
+    uint32_t bits;
+
+    memcpy(&bits, &value, sizeof(bits));
+    return bits;
+}
+
+static void set_location(uint32_t *spec, const struct vkdml_tensor_location *location)
+{
+    spec[0] = location->slot;
+    spec[1] = (uint32_t)location->offset;
+    spec[2] = (uint32_t)(location->offset >> 32);
+}
+
+/* Spreads `count` workgroups over x, then y and z, as maxComputeWorkGroupCount allows; the
+ * kernels linearize the group id and skip the few surplus groups of the rounding. */
+static HRESULT spread_groups(const struct vkdml_compile *compile, uint64_t count, uint32_t groups[3])
+{
+    const uint32_t *max = compile->vk->caps.properties.limits.maxComputeWorkGroupCount;
+    uint64_t x, y, z;
+
+    z = (count + (uint64_t)max[0] * max[1] - 1) / ((uint64_t)max[0] * max[1]);
+    y = (count + max[0] * z - 1) / (max[0] * z);
+    x = (count + y * z - 1) / (y * z);
+    if (z > max[2] || x * y * z > UINT32_MAX)
+        return vkdml_op_error(compile->op, E_NOTIMPL,
+                "%" PRIu64 " workgroups exceed the device's workgroup counts.", count);
+    groups[0] = (uint32_t)x;
+    groups[1] = (uint32_t)y;
+    groups[2] = (uint32_t)z;
+    return S_OK;
+}
+
+/* Half-precision accumulation is a permission, not a request: only where fp16 math exists. */
+static bool half_compute(const struct vkdml_compile *compile)
+{
+    return (compile->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) && compile->vk->caps.shader_float16;
+}
+
+static enum vkdml_kernel_id choose_kernel(const struct vkdml_compile *compile, enum conv_path path)
+{
+    static const enum vkdml_kernel_id kernels[][3] =
+    {
+        [CONV_PATH_GEMM_1X1] = {VKDML_KERNEL_GEMM_F32, VKDML_KERNEL_GEMM_F16, VKDML_KERNEL_GEMM_F16_HALF_COMPUTE},
+        [CONV_PATH_DIRECT] = {VKDML_KERNEL_CONV_DIRECT_F32, VKDML_KERNEL_CONV_DIRECT_F16,
+                VKDML_KERNEL_CONV_DIRECT_F16_HALF_COMPUTE},
+        [CONV_PATH_IMPLICIT_GEMM] = {VKDML_KERNEL_CONV_GEMM_F32, VKDML_KERNEL_CONV_GEMM_F16,
+                VKDML_KERNEL_CONV_GEMM_F16_HALF_COMPUTE},
+    };
+
+    if (conv_tensor(compile->op, CONV_INPUT)->DataType == DML_TENSOR_DATA_TYPE_FLOAT32)
+        return kernels[path][0];
+    return kernels[path][half_compute(compile) ? 2 : 1];
+}
+
+/* ---- The 1x1 path: gemm.comp over {image, group} batches ---- */
+
+/* Per batch {image, group}: Output{K, P} = Filter{K, C} x Input{C, P} + Bias{K, 1}, with K and C
+ * the output and input channels of the group and P the positions; a backward filter is read
+ * transposed. */
+static void fill_gemm_spec(const struct vkdml_compile *compile, const struct conv_shape *shape,
+        uint32_t spec[GEMM_SPEC_COUNT])
+{
+    const DML_CONVOLUTION_OPERATOR_DESC *desc = compile->op->desc;
+    uint32_t c_per_group = shape->in_channels / shape->groups, k_per_group = shape->out_channels / shape->groups;
+    const uint32_t *fs = shape->filter_strides;
+    uint32_t *a = &spec[GEMM_SPEC_A_STRIDES], *b = &spec[GEMM_SPEC_B_STRIDES], *out = &spec[GEMM_SPEC_OUT_STRIDES];
+    uint32_t *bias = &spec[GEMM_SPEC_C_STRIDES];
+
+    spec[GEMM_SPEC_M] = k_per_group;
+    spec[GEMM_SPEC_N] = product3(shape->out_sizes);
+    spec[GEMM_SPEC_K] = c_per_group;
+    spec[GEMM_SPEC_BATCH1] = shape->groups;
+    spec[GEMM_SPEC_BATCH_COUNT] = shape->batch * shape->groups;
+    a[0] = 0;
+    a[1] = shape->backward ? c_per_group * fs[0] : k_per_group * fs[0];
+    a[2] = shape->backward ? fs[1] : fs[0];
+    a[3] = shape->backward ? fs[0] : fs[1];
+    b[0] = shape->in_strides[0];
+    b[1] = c_per_group * shape->in_strides[1];
+    b[2] = shape->in_strides[1];
+    flat_spatial_stride(shape->in_sizes, shape->in_strides, &b[3]);
+    out[0] = shape->out_strides[0];
+    out[1] = k_per_group * shape->out_strides[1];
+    out[2] = shape->out_strides[1];
+    flat_spatial_stride(shape->out_sizes, shape->out_strides, &out[3]);
+    set_location(&spec[GEMM_SPEC_A_LOCATION], &compile->inputs[CONV_FILTER]);
+    set_location(&spec[GEMM_SPEC_B_LOCATION], &compile->inputs[CONV_INPUT]);
+    set_location(&spec[GEMM_SPEC_OUT_LOCATION], &compile->outputs[0]);
+    if (conv_tensor(compile->op, CONV_BIAS))
+    {
+        bias[0] = bias[3] = 0;
+        bias[1] = k_per_group * shape->bias_stride;
+        bias[2] = shape->bias_stride;
+        set_location(&spec[GEMM_SPEC_C_LOCATION], &compile->inputs[CONV_BIAS]);
+        spec[GEMM_SPEC_HAS_C] = 1;
+    }
+    spec[GEMM_SPEC_ALPHA] = float_bits(1.0f);
+    spec[GEMM_SPEC_BETA] = float_bits(1.0f);
+    spec[GEMM_SPEC_THREAD_M] = (uint32_t)VKDML_MIN((spec[GEMM_SPEC_M] + GEMM_THREADS_Y - 1) / GEMM_THREADS_Y,
+            GEMM_MAX_THREAD_TILE);
+    spec[GEMM_SPEC_THREAD_N] = (uint32_t)VKDML_MIN((spec[GEMM_SPEC_N] + GEMM_THREADS_X - 1) / GEMM_THREADS_X,
+            GEMM_MAX_THREAD_TILE);
+    vkdml_fused_activation_spec(desc->FusedActivation, &spec[GEMM_SPEC_ACTIVATION]);
+}
+
+static HRESULT compile_gemm_1x1(struct vkdml_compile *compile, const struct conv_shape *shape)
+{
+    uint32_t spec[GEMM_SPEC_COUNT] = {0}, groups[3], tile_m, tile_n;
+    uint64_t tiles;
+    HRESULT hr;
+
+    fill_gemm_spec(compile, shape, spec);
+    tile_m = GEMM_THREADS_Y * spec[GEMM_SPEC_THREAD_M];
+    tile_n = GEMM_THREADS_X * spec[GEMM_SPEC_THREAD_N];
+    tiles = ((uint64_t)spec[GEMM_SPEC_M] + tile_m - 1) / tile_m;
+    tiles *= ((uint64_t)spec[GEMM_SPEC_N] + tile_n - 1) / tile_n;
+    tiles *= spec[GEMM_SPEC_BATCH_COUNT];
+    if (FAILED(hr = spread_groups(compile, tiles, groups)))
+        return hr;
+    TRACE("Convolution kernel: gemm-1x1, %u GEMMs of {%u,%u,%u}.", spec[GEMM_SPEC_BATCH_COUNT], spec[GEMM_SPEC_M],
+            spec[GEMM_SPEC_N], spec[GEMM_SPEC_K]);
+    return vkdml_compile_add_dispatch(compile, choose_kernel(compile, CONV_PATH_GEMM_1X1), spec, GEMM_SPEC_COUNT,
+            NULL, 0, groups, false);
+}
+
+/* ---- conv.comp ---- */
+
+static void fill_conv_spec(const struct vkdml_compile *compile, const struct conv_shape *shape,
+        uint32_t spec[CONV_SPEC_COUNT])
+{
+    const DML_CONVOLUTION_OPERATOR_DESC *desc = compile->op->desc;
+
+    spec[CONV_SPEC_BATCH] = shape->batch;
+    spec[CONV_SPEC_IN_CHANNELS] = shape->in_channels;
+    memcpy(&spec[CONV_SPEC_IN_SIZES], shape->in_sizes, sizeof(shape->in_sizes));
+    memcpy(&spec[CONV_SPEC_IN_STRIDES], shape->in_strides, sizeof(shape->in_strides));
+    spec[CONV_SPEC_OUT_CHANNELS] = shape->out_channels;
+    memcpy(&spec[CONV_SPEC_OUT_SIZES], shape->out_sizes, sizeof(shape->out_sizes));
+    memcpy(&spec[CONV_SPEC_OUT_STRIDES], shape->out_strides, sizeof(shape->out_strides));
+    memcpy(&spec[CONV_SPEC_FILTER_STRIDES], shape->filter_strides, sizeof(shape->filter_strides));
+    memcpy(&spec[CONV_SPEC_KERNEL_SIZES], shape->kernel, sizeof(shape->kernel));
+    memcpy(&spec[CONV_SPEC_STRIDES], shape->strides, sizeof(shape->strides));
+    memcpy(&spec[CONV_SPEC_DILATIONS], shape->dilations, sizeof(shape->dilations));
+    memcpy(&spec[CONV_SPEC_START_PADDING], shape->start_padding, sizeof(shape->start_padding));
+    memcpy(&spec[CONV_SPEC_EXTENTS], shape->extents, sizeof(shape->extents));
+    spec[CONV_SPEC_GROUPS] = shape->groups;
+    spec[CONV_SPEC_BACKWARD] = shape->backward;
+    spec[CONV_SPEC_FLIP] = shape->flip;
+    spec[CONV_SPEC_HAS_BIAS] = !!conv_tensor(compile->op, CONV_BIAS);
+    spec[CONV_SPEC_BIAS_STRIDE] = shape->bias_stride;
+    set_location(&spec[CONV_SPEC_IN_LOCATION], &compile->inputs[CONV_INPUT]);
+    set_location(&spec[CONV_SPEC_FILTER_LOCATION], &compile->inputs[CONV_FILTER]);
+    if (spec[CONV_SPEC_HAS_BIAS])
+        set_location(&spec[CONV_SPEC_BIAS_LOCATION], &compile->inputs[CONV_BIAS]);
+    set_location(&spec[CONV_SPEC_OUT_LOCATION], &compile->outputs[0]);
+    spec[CONV_SPEC_THREAD_M] = spec[CONV_SPEC_THREAD_N] = 1;
+    vkdml_fused_activation_spec(desc->FusedActivation, &spec[CONV_SPEC_ACTIVATION]);
+}
+
+/* 1, 2 or 4 outputs per thread: enough to cover `size` with 16 threads, at most 4. */
+static uint32_t thread_tile(uint64_t size)
+{
+    return size > 2 * CONV_THREADS_M ? 4 : size > CONV_THREADS_M ? 2 : 1;
+}
+
+static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thread_m, uint32_t thread_n)
+{
+    uint64_t tile_m = CONV_THREADS_M * thread_m, tile_n = CONV_THREADS_N * thread_n;
+
+    return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n) * groups;
+}
+
+/* Thread tiles for the implicit GEMM: as large as the matrix allows, smaller again while that
+ * leaves fewer than a device's worth of workgroups (more, smaller tiles keep more units busy). */
+static void choose_thread_tiles(const struct conv_shape *shape, uint32_t spec[CONV_SPEC_COUNT])
+{
+    static const uint64_t enough_groups = 128;
+    uint64_t m = (uint64_t)shape->batch * product3(shape->out_sizes), n = shape->out_channels / shape->groups;
+    uint32_t thread_m = thread_tile(m), thread_n = thread_tile(n);
+
+    while (gemm_tiles(m, n, shape->groups, thread_m, thread_n) < enough_groups && (thread_m > 1 || thread_n > 1))
+    {
+        if (thread_m >= thread_n)
+            thread_m /= 2;
+        else
+            thread_n /= 2;
+    }
+    spec[CONV_SPEC_THREAD_M] = thread_m;
+    spec[CONV_SPEC_THREAD_N] = thread_n;
+}
+
+static HRESULT compile_conv(struct vkdml_compile *compile, const struct conv_shape *shape, enum conv_path path)
+{
+    uint32_t spec[CONV_SPEC_COUNT] = {0}, groups[3];
+    uint64_t count;
+    HRESULT hr;
+
+    fill_conv_spec(compile, shape, spec);
+    if (path == CONV_PATH_IMPLICIT_GEMM)
+    {
+        choose_thread_tiles(shape, spec);
+        count = gemm_tiles((uint64_t)shape->batch * product3(shape->out_sizes), shape->out_channels / shape->groups,
+                shape->groups, spec[CONV_SPEC_THREAD_M], spec[CONV_SPEC_THREAD_N]);
+    }
+    else
+    {
+        count = ((uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes) + CONV_DIRECT_THREADS - 1)
+                / CONV_DIRECT_THREADS;
+    }
+    if (FAILED(hr = spread_groups(compile, count, groups)))
+        return hr;
+    TRACE("Convolution kernel: %s, %s, %" PRIu64 " workgroups of thread tiles %ux%u.",
+            path_names[path], shape->backward ? "backward" : "forward", count,
+            spec[CONV_SPEC_THREAD_M], spec[CONV_SPEC_THREAD_N]);
+    return vkdml_compile_add_dispatch(compile, choose_kernel(compile, path), spec, CONV_SPEC_COUNT, NULL, 0,
+            groups, false);
+}
+
+HRESULT vkdml_conv_compile(struct vkdml_compile *compile)
+{
+    struct conv_shape shape;
+    enum conv_path path;
+    HRESULT hr;
+
+    conv_shape_init(&shape, compile->op);
+    if (FAILED(hr = plan_path(compile, &shape, &path)))
+        return hr;
+    if (path == CONV_PATH_GEMM_1X1)
+        return compile_gemm_1x1(compile, &shape);
+    return compile_conv(compile, &shape, path);
+}

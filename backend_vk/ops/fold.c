@@ -1,0 +1,307 @@
+/*
+ * The FOLD / UNFOLD family (DML_OPERATOR_FOLD, col2im, and DML_OPERATOR_UNFOLD, im2col, FL 6_4):
+ * DirectML's rules, and one dispatch of kernels_glsl/fold.comp (fold_interface.h).
+ *
+ * DirectML's rules (DML_FOLD_OPERATOR_DESC, DML_UNFOLD_OPERATOR_DESC): the image tensor (FOLD's
+ * output, UNFOLD's input) is {N, C, S0, ..}, with DimensionCount (1 to 6) spatial dimensions;
+ * the columns tensor (FOLD's input, UNFOLD's output) is {N, C x prod(WindowSizes), BlockCount}.
+ * BlockCount is the product over d of
+ *   (S[d] + StartPadding[d] + EndPadding[d] - Dilations[d] * (WindowSizes[d] - 1) - 1) / Strides[d] + 1.
+ * The docs' examples give the columns tensor 3 dimensions while their constraints say both
+ * tensors have one DimensionCount; both are accepted: extra leading dimensions of the columns
+ * tensor must be 1. The docs list no data types: FLOAT32, FLOAT16, INT32 and UINT32 are
+ * implemented (FOLD sums integers with wrap-around).
+ */
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "ops_private.h"
+#include "fold_interface.h"
+
+/* Both descs have the same layout (DirectML.h): UNFOLD's is read as a DML_FOLD_OPERATOR_DESC. */
+_Static_assert(sizeof(DML_FOLD_OPERATOR_DESC) == sizeof(DML_UNFOLD_OPERATOR_DESC), "FOLD and UNFOLD descs");
+_Static_assert(offsetof(DML_FOLD_OPERATOR_DESC, EndPadding) == offsetof(DML_UNFOLD_OPERATOR_DESC, EndPadding),
+        "FOLD and UNFOLD descs");
+
+/* The two tensors by role; `image_name` / `columns_name` name the desc fields they are. */
+struct fold_tensors
+{
+    bool fold;
+    const DML_BUFFER_TENSOR_DESC *image, *columns;
+    const char *image_name, *columns_name;
+};
+
+static struct fold_tensors fold_tensors(const struct vkdml_operator_view *op)
+{
+    struct fold_tensors t;
+
+    t.fold = op->type == DML_OPERATOR_FOLD;
+    t.image = t.fold ? op->outputs[0] : op->inputs[0];
+    t.columns = t.fold ? op->inputs[0] : op->outputs[0];
+    t.image_name = t.fold ? "OutputTensor" : "InputTensor";
+    t.columns_name = t.fold ? "InputTensor" : "OutputTensor";
+    return t;
+}
+
+static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
+{
+    const char *name = vkdml_data_type_name(type);
+
+    return name ? name : vkdml_debug_sprintf("%d", (int)type);
+}
+
+/* Element stride of dimension `dim`; NULL strides are packed. */
+static uint32_t stride_of(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t dim)
+{
+    uint32_t stride = 1, i;
+
+    if (tensor->Strides)
+        return tensor->Strides[dim];
+    for (i = dim + 1; i < tensor->DimensionCount; ++i)
+        stride *= tensor->Sizes[i];
+    return stride;
+}
+
+/* Blocks along spatial dimension `i`; 0 when the dilated window does not fit. */
+static uint64_t blocks_along(const DML_FOLD_OPERATOR_DESC *desc, uint32_t size, unsigned int i)
+{
+    uint64_t padded = (uint64_t)size + desc->StartPadding[i] + desc->EndPadding[i];
+    uint64_t window = (uint64_t)desc->Dilations[i] * (desc->WindowSizes[i] - 1) + 1;
+
+    return padded < window ? 0 : (padded - window) / desc->Strides[i] + 1;
+}
+
+/* ---- Validation ---- */
+
+static HRESULT validate_attributes(const struct vkdml_operator_view *op, const DML_FOLD_OPERATOR_DESC *desc)
+{
+    unsigned int i;
+
+    if (desc->DimensionCount < 1 || desc->DimensionCount > FOLD_MAX_SPATIAL)
+        return vkdml_op_error(op, E_INVALIDARG, "DimensionCount=%u must be 1 to %u.", desc->DimensionCount,
+                FOLD_MAX_SPATIAL);
+    for (i = 0; i < desc->DimensionCount; ++i)
+    {
+        if (!desc->WindowSizes[i])
+            return vkdml_op_error(op, E_INVALIDARG, "WindowSizes[%u]=0 must be at least 1.", i);
+        if (!desc->Strides[i])
+            return vkdml_op_error(op, E_INVALIDARG, "Strides[%u]=0 must be at least 1.", i);
+        if (!desc->Dilations[i])
+            return vkdml_op_error(op, E_INVALIDARG, "Dilations[%u]=0 must be at least 1.", i);
+    }
+    return S_OK;
+}
+
+static HRESULT validate_ranks(const struct vkdml_operator_view *op, const DML_FOLD_OPERATOR_DESC *desc,
+        const struct fold_tensors *t)
+{
+    uint32_t rank = t->columns->DimensionCount, i;
+
+    if (t->image->DimensionCount != desc->DimensionCount + 2)
+        return vkdml_op_error(op, E_INVALIDARG, "%s.DimensionCount=%u must be DimensionCount=%u + 2 "
+                "({N, C, spatial dimensions}).", t->image_name, t->image->DimensionCount, desc->DimensionCount);
+    if (rank < 3)
+        return vkdml_op_error(op, E_INVALIDARG, "%s.DimensionCount=%u must be at least 3 ({N, C x "
+                "prod(WindowSizes), BlockCount}).", t->columns_name, rank);
+    for (i = 0; i + 3 < rank; ++i)
+    {
+        if (t->columns->Sizes[i] != 1)
+            return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must be 1 (only the last 3 dimensions, {N, "
+                    "C x prod(WindowSizes), BlockCount}, may exceed 1).", t->columns_name, i, t->columns->Sizes[i]);
+    }
+    return S_OK;
+}
+
+static HRESULT validate_sizes(const struct vkdml_operator_view *op, const DML_FOLD_OPERATOR_DESC *desc,
+        const struct fold_tensors *t)
+{
+    uint32_t rank = t->columns->DimensionCount, i;
+    uint64_t window_volume = 1, block_count = 1, blocks;
+
+    for (i = 0; i < desc->DimensionCount; ++i)
+    {
+        if (!(blocks = blocks_along(desc, t->image->Sizes[i + 2], i)))
+            return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u + StartPadding[%u]=%u + EndPadding[%u]=%u must "
+                    "be at least the dilated window Dilations[%u]=%u * (WindowSizes[%u]=%u - 1) + 1.", t->image_name,
+                    i + 2, t->image->Sizes[i + 2], i, desc->StartPadding[i], i, desc->EndPadding[i], i,
+                    desc->Dilations[i], i, desc->WindowSizes[i]);
+        window_volume *= desc->WindowSizes[i];
+        block_count *= blocks;
+    }
+    if (t->columns->Sizes[rank - 3] != t->image->Sizes[0])
+        return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must equal %s.Sizes[0]=%u (batch).", t->columns_name,
+                rank - 3, t->columns->Sizes[rank - 3], t->image_name, t->image->Sizes[0]);
+    if (t->columns->Sizes[rank - 2] != t->image->Sizes[1] * window_volume)
+        return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must equal %s.Sizes[1]=%u * prod(WindowSizes)=%"
+                PRIu64 " (a row per channel and window position).", t->columns_name, rank - 2,
+                t->columns->Sizes[rank - 2], t->image_name, t->image->Sizes[1], window_volume);
+    if (t->columns->Sizes[rank - 1] != block_count)
+        return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must equal the block count %" PRIu64 " (the product "
+                "over dimensions of (size + StartPadding + EndPadding - dilated window) / Strides + 1).",
+                t->columns_name, rank - 1, t->columns->Sizes[rank - 1], block_count);
+    return S_OK;
+}
+
+static HRESULT validate_types(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    DML_TENSOR_DATA_TYPE type = op->inputs[0]->DataType;
+
+    if (op->outputs[0]->DataType != type)
+        return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.DataType=%s must equal InputTensor.DataType=%s.",
+                data_type_name(op->outputs[0]->DataType), data_type_name(type));
+    if (type != DML_TENSOR_DATA_TYPE_FLOAT32 && type != DML_TENSOR_DATA_TYPE_FLOAT16
+            && type != DML_TENSOR_DATA_TYPE_INT32 && type != DML_TENSOR_DATA_TYPE_UINT32)
+        return vkdml_op_error(op, E_NOTIMPL, "InputTensor.DataType=%s is not implemented (FLOAT32, FLOAT16, INT32 "
+                "and UINT32 are).", data_type_name(type));
+    if (!vkdml_backend_data_type_supported(device, type))
+        return vkdml_op_error(op, E_NOTIMPL, "InputTensor.DataType=%s is not supported by this device.",
+                data_type_name(type));
+    return S_OK;
+}
+
+/* The kernel indexes elements and coordinates with 32-bit signed arithmetic. */
+static HRESULT validate_index_range(const struct vkdml_operator_view *op, const DML_FOLD_OPERATOR_DESC *desc)
+{
+    const DML_BUFFER_TENSOR_DESC *tensors[2] = {op->inputs[0], op->outputs[0]};
+    static const char *const names[2] = {"InputTensor", "OutputTensor"};
+    const DML_BUFFER_TENSOR_DESC *image = fold_tensors(op).image;
+    uint64_t last;
+    unsigned int i, d;
+
+    for (i = 0; i < 2; ++i)
+    {
+        for (d = 0, last = 0; d < tensors[i]->DimensionCount; ++d)
+            last += (uint64_t)(tensors[i]->Sizes[d] - 1) * stride_of(tensors[i], d);
+        if (last > INT32_MAX)
+            return vkdml_op_error(op, E_NOTIMPL, "%s spans %" PRIu64 " elements; at most 2^31 are implemented.",
+                    names[i], last + 1);
+    }
+    for (i = 0; i < desc->DimensionCount; ++i)
+    {
+        if ((uint64_t)desc->StartPadding[i] + desc->EndPadding[i] + (uint64_t)desc->Dilations[i] * desc->WindowSizes[i]
+                + image->Sizes[i + 2] > INT32_MAX)
+            return vkdml_op_error(op, E_NOTIMPL, "spatial dimension %u exceeds 2^31 padded positions.", i);
+    }
+    return S_OK;
+}
+
+HRESULT vkdml_fold_validate(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    const DML_FOLD_OPERATOR_DESC *desc = op->desc;
+    struct fold_tensors t = fold_tensors(op);
+    HRESULT hr;
+
+    if (FAILED(hr = validate_attributes(op, desc)))
+        return hr;
+    if (FAILED(hr = validate_ranks(op, desc, &t)))
+        return hr;
+    if (FAILED(hr = validate_sizes(op, desc, &t)))
+        return hr;
+    if (FAILED(hr = validate_types(device, op)))
+        return hr;
+    return validate_index_range(op, desc);
+}
+
+/* ---- Compilation ---- */
+
+static void set_location(uint32_t *spec, const struct vkdml_tensor_location *location)
+{
+    spec[0] = location->slot;
+    spec[1] = (uint32_t)location->offset;
+    spec[2] = (uint32_t)(location->offset >> 32);
+}
+
+/* Desc dimension i is kernel dimension FOLD_MAX_SPATIAL - DimensionCount + i; the leading ones
+ * keep the neutral values set here. */
+static void fill_spatial_spec(const DML_FOLD_OPERATOR_DESC *desc, const struct fold_tensors *t,
+        uint32_t spec[FOLD_SPEC_COUNT])
+{
+    uint32_t first = FOLD_MAX_SPATIAL - desc->DimensionCount, i, d;
+
+    for (d = 0; d < FOLD_MAX_SPATIAL; ++d)
+    {
+        spec[FOLD_SPEC_IMAGE_SIZES + d] = spec[FOLD_SPEC_WINDOW + d] = spec[FOLD_SPEC_STRIDES + d] = 1;
+        spec[FOLD_SPEC_DILATIONS + d] = spec[FOLD_SPEC_BLOCKS + d] = 1;
+    }
+    for (i = 0; i < desc->DimensionCount; ++i)
+    {
+        d = first + i;
+        spec[FOLD_SPEC_IMAGE_SIZES + d] = t->image->Sizes[i + 2];
+        spec[FOLD_SPEC_IMAGE_STRIDES + 2 + d] = stride_of(t->image, i + 2);
+        spec[FOLD_SPEC_WINDOW + d] = desc->WindowSizes[i];
+        spec[FOLD_SPEC_STRIDES + d] = desc->Strides[i];
+        spec[FOLD_SPEC_DILATIONS + d] = desc->Dilations[i];
+        spec[FOLD_SPEC_START_PADDING + d] = desc->StartPadding[i];
+        spec[FOLD_SPEC_BLOCKS + d] = (uint32_t)blocks_along(desc, t->image->Sizes[i + 2], i);
+    }
+}
+
+static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[FOLD_SPEC_COUNT])
+{
+    const DML_FOLD_OPERATOR_DESC *desc = compile->op->desc;
+    struct fold_tensors t = fold_tensors(compile->op);
+    uint32_t rank = t.columns->DimensionCount;
+
+    spec[FOLD_SPEC_FOLD] = t.fold;
+    spec[FOLD_SPEC_BATCH] = t.image->Sizes[0];
+    spec[FOLD_SPEC_CHANNELS] = t.image->Sizes[1];
+    spec[FOLD_SPEC_IMAGE_STRIDES + 0] = stride_of(t.image, 0);
+    spec[FOLD_SPEC_IMAGE_STRIDES + 1] = stride_of(t.image, 1);
+    spec[FOLD_SPEC_COLUMN_STRIDES + 0] = stride_of(t.columns, rank - 3);
+    spec[FOLD_SPEC_COLUMN_STRIDES + 1] = stride_of(t.columns, rank - 2);
+    spec[FOLD_SPEC_COLUMN_STRIDES + 2] = stride_of(t.columns, rank - 1);
+    fill_spatial_spec(desc, &t, spec);
+    set_location(&spec[FOLD_SPEC_IN_LOCATION], &compile->inputs[0]);
+    set_location(&spec[FOLD_SPEC_OUT_LOCATION], &compile->outputs[0]);
+}
+
+static enum vkdml_kernel_id choose_kernel(DML_TENSOR_DATA_TYPE type)
+{
+    switch (type)
+    {
+        case DML_TENSOR_DATA_TYPE_FLOAT16:
+            return VKDML_KERNEL_FOLD_F16;
+        case DML_TENSOR_DATA_TYPE_INT32:
+        case DML_TENSOR_DATA_TYPE_UINT32:
+            return VKDML_KERNEL_FOLD_U32;
+        default:
+            return VKDML_KERNEL_FOLD_F32;
+    }
+}
+
+/* One thread per output element, spread over x, then y and z. */
+static HRESULT output_groups(const struct vkdml_compile *compile, uint32_t groups[3])
+{
+    const uint32_t *max = compile->vk->caps.properties.limits.maxComputeWorkGroupCount;
+    const DML_BUFFER_TENSOR_DESC *output = compile->op->outputs[0];
+    uint64_t count = 1, x, y, z;
+    uint32_t i;
+
+    for (i = 0; i < output->DimensionCount; ++i)
+        count *= output->Sizes[i];
+    count = (count + FOLD_THREADS - 1) / FOLD_THREADS;
+    z = (count + (uint64_t)max[0] * max[1] - 1) / ((uint64_t)max[0] * max[1]);
+    y = (count + max[0] * z - 1) / (max[0] * z);
+    x = (count + y * z - 1) / (y * z);
+    if (z > max[2] || x * y * z > UINT32_MAX)
+        return vkdml_op_error(compile->op, E_NOTIMPL, "%" PRIu64 " workgroups exceed the device's workgroup counts.",
+                count);
+    groups[0] = (uint32_t)x;
+    groups[1] = (uint32_t)y;
+    groups[2] = (uint32_t)z;
+    return S_OK;
+}
+
+HRESULT vkdml_fold_compile(struct vkdml_compile *compile)
+{
+    uint32_t spec[FOLD_SPEC_COUNT] = {0}, groups[3];
+    HRESULT hr;
+
+    fill_spec(compile, spec);
+    if (FAILED(hr = output_groups(compile, groups)))
+        return hr;
+    return vkdml_compile_add_dispatch(compile, choose_kernel(compile->op->inputs[0]->DataType), spec, FOLD_SPEC_COUNT,
+            NULL, 0, groups, false);
+}

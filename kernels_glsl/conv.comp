@@ -1,0 +1,421 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#if defined(VKDML_CONV_FLOAT16) || defined(VKDML_CONV_HALF_COMPUTE)
+#extension GL_EXT_shader_16bit_storage : require
+#endif
+#ifdef VKDML_CONV_HALF_COMPUTE
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+/*
+ * DML_OPERATOR_CONVOLUTION: 1-D to 3-D, forward and backward (transposed), both modes, strides,
+ * dilations, asymmetric padding, OutputPadding, groups, bias and fused activation
+ * (conv_interface.h has the arithmetic and the constants). Two kernels from this source:
+ *
+ * CONV_IMPLICIT_GEMM: the convolution as a GEMM whose A operand is never materialised. A
+ * workgroup of 16x16 threads computes an output tile of (16 THREAD_M) positions x (16 THREAD_N)
+ * output channels of one group; A (input values gathered through the convolution's geometry,
+ * zero where it reads padding) and B (filter values) go through shared memory 16 reduction
+ * values at a time, and each thread accumulates THREAD_M x THREAD_N outputs 16 apart, positions
+ * along x so that neighbouring threads read and write neighbouring addresses.
+ *
+ * CONV_DIRECT: one output element per thread, the reduction in registers, kernel taps outside
+ * and channels inside so that each tap's bounds and stride test runs once. For the shapes whose
+ * GEMM tiles would be mostly empty (depthwise and other few-channel groups, tiny outputs or
+ * reductions) or mostly zeros (backward convolutions with large strides, where most taps of an
+ * output position skip).
+ *
+ * Both read every tensor through its element strides (padded, transposed and broadcast layouts
+ * need no special case) and share the gather below, so they compute the same thing.
+ *
+ * Precision variants (kernels_glsl/meson.build): FLOAT32; VKDML_CONV_FLOAT16: fp16 tensors, fp32
+ * arithmetic (16-bit storage only); VKDML_CONV_HALF_COMPUTE: fp16 accumulation too
+ * (DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION on shaderFloat16 devices).
+ */
+#include "common.glsl"
+#include "dml_interface.h"
+#include "conv_interface.h"
+
+#define ACTIVATION_SPEC_BASE CONV_SPEC_ACTIVATION
+#include "activation.glsl"
+
+#if defined(VKDML_CONV_FLOAT16) || defined(VKDML_CONV_HALF_COMPUTE)
+# define TENSOR_T float16_t
+# define TENSOR_ALIGN 2
+#else
+# define TENSOR_T float
+# define TENSOR_ALIGN 4
+#endif
+#ifdef VKDML_CONV_HALF_COMPUTE
+# define ACC_T float16_t
+#else
+# define ACC_T float
+#endif
+
+#if defined(CONV_DIRECT)
+layout(local_size_x = CONV_DIRECT_THREADS, local_size_y = 1, local_size_z = 1) in;
+#elif defined(CONV_IMPLICIT_GEMM)
+layout(local_size_x = CONV_THREADS_M, local_size_y = CONV_THREADS_N, local_size_z = 1) in;
+#else
+# error "Define CONV_DIRECT or CONV_IMPLICIT_GEMM."
+#endif
+
+layout(buffer_reference, std430, buffer_reference_align = TENSOR_ALIGN) readonly buffer ConvInput
+{
+    TENSOR_T v[];
+};
+layout(buffer_reference, std430, buffer_reference_align = TENSOR_ALIGN) writeonly buffer ConvOutput
+{
+    TENSOR_T v[];
+};
+
+layout(constant_id = CONV_SPEC_BATCH) const uint BATCH = 1;
+layout(constant_id = CONV_SPEC_IN_CHANNELS) const uint IN_C = 1;
+layout(constant_id = CONV_SPEC_IN_SIZES + 0) const uint IN_D = 1;
+layout(constant_id = CONV_SPEC_IN_SIZES + 1) const uint IN_H = 1;
+layout(constant_id = CONV_SPEC_IN_SIZES + 2) const uint IN_W = 1;
+layout(constant_id = CONV_SPEC_IN_STRIDES + 0) const uint IN_STRIDE_N = 0;
+layout(constant_id = CONV_SPEC_IN_STRIDES + 1) const uint IN_STRIDE_C = 0;
+layout(constant_id = CONV_SPEC_IN_STRIDES + 2) const uint IN_STRIDE_D = 0;
+layout(constant_id = CONV_SPEC_IN_STRIDES + 3) const uint IN_STRIDE_H = 0;
+layout(constant_id = CONV_SPEC_IN_STRIDES + 4) const uint IN_STRIDE_W = 1;
+layout(constant_id = CONV_SPEC_OUT_CHANNELS) const uint OUT_C = 1;
+layout(constant_id = CONV_SPEC_OUT_SIZES + 0) const uint OUT_D = 1;
+layout(constant_id = CONV_SPEC_OUT_SIZES + 1) const uint OUT_H = 1;
+layout(constant_id = CONV_SPEC_OUT_SIZES + 2) const uint OUT_W = 1;
+layout(constant_id = CONV_SPEC_OUT_STRIDES + 0) const uint OUT_STRIDE_N = 0;
+layout(constant_id = CONV_SPEC_OUT_STRIDES + 1) const uint OUT_STRIDE_C = 0;
+layout(constant_id = CONV_SPEC_OUT_STRIDES + 2) const uint OUT_STRIDE_D = 0;
+layout(constant_id = CONV_SPEC_OUT_STRIDES + 3) const uint OUT_STRIDE_H = 0;
+layout(constant_id = CONV_SPEC_OUT_STRIDES + 4) const uint OUT_STRIDE_W = 1;
+layout(constant_id = CONV_SPEC_FILTER_STRIDES + 0) const uint FILTER_STRIDE_0 = 0;
+layout(constant_id = CONV_SPEC_FILTER_STRIDES + 1) const uint FILTER_STRIDE_1 = 0;
+layout(constant_id = CONV_SPEC_FILTER_STRIDES + 2) const uint FILTER_STRIDE_D = 0;
+layout(constant_id = CONV_SPEC_FILTER_STRIDES + 3) const uint FILTER_STRIDE_H = 0;
+layout(constant_id = CONV_SPEC_FILTER_STRIDES + 4) const uint FILTER_STRIDE_W = 1;
+layout(constant_id = CONV_SPEC_KERNEL_SIZES + 0) const uint KERNEL_D = 1;
+layout(constant_id = CONV_SPEC_KERNEL_SIZES + 1) const uint KERNEL_H = 1;
+layout(constant_id = CONV_SPEC_KERNEL_SIZES + 2) const uint KERNEL_W = 1;
+layout(constant_id = CONV_SPEC_STRIDES + 0) const uint STRIDE_D = 1;
+layout(constant_id = CONV_SPEC_STRIDES + 1) const uint STRIDE_H = 1;
+layout(constant_id = CONV_SPEC_STRIDES + 2) const uint STRIDE_W = 1;
+layout(constant_id = CONV_SPEC_DILATIONS + 0) const uint DILATION_D = 1;
+layout(constant_id = CONV_SPEC_DILATIONS + 1) const uint DILATION_H = 1;
+layout(constant_id = CONV_SPEC_DILATIONS + 2) const uint DILATION_W = 1;
+layout(constant_id = CONV_SPEC_START_PADDING + 0) const uint PAD_D = 0;
+layout(constant_id = CONV_SPEC_START_PADDING + 1) const uint PAD_H = 0;
+layout(constant_id = CONV_SPEC_START_PADDING + 2) const uint PAD_W = 0;
+layout(constant_id = CONV_SPEC_EXTENTS + 0) const uint EXTENT_D = 1;
+layout(constant_id = CONV_SPEC_EXTENTS + 1) const uint EXTENT_H = 1;
+layout(constant_id = CONV_SPEC_EXTENTS + 2) const uint EXTENT_W = 1;
+layout(constant_id = CONV_SPEC_GROUPS) const uint GROUPS = 1;
+layout(constant_id = CONV_SPEC_BACKWARD) const bool BACKWARD = false;
+layout(constant_id = CONV_SPEC_FLIP) const bool FLIP = false;
+layout(constant_id = CONV_SPEC_HAS_BIAS) const bool HAS_BIAS = false;
+layout(constant_id = CONV_SPEC_BIAS_STRIDE) const uint BIAS_STRIDE = 1;
+
+layout(constant_id = CONV_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
+layout(constant_id = CONV_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
+layout(constant_id = CONV_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
+layout(constant_id = CONV_SPEC_FILTER_LOCATION + 0) const uint FILTER_SLOT = 0;
+layout(constant_id = CONV_SPEC_FILTER_LOCATION + 1) const uint FILTER_OFFSET_LO = 0;
+layout(constant_id = CONV_SPEC_FILTER_LOCATION + 2) const uint FILTER_OFFSET_HI = 0;
+layout(constant_id = CONV_SPEC_BIAS_LOCATION + 0) const uint BIAS_SLOT = 0;
+layout(constant_id = CONV_SPEC_BIAS_LOCATION + 1) const uint BIAS_OFFSET_LO = 0;
+layout(constant_id = CONV_SPEC_BIAS_LOCATION + 2) const uint BIAS_OFFSET_HI = 0;
+layout(constant_id = CONV_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
+layout(constant_id = CONV_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
+layout(constant_id = CONV_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+
+layout(constant_id = CONV_SPEC_THREAD_M) const uint THREAD_M = CONV_MAX_THREAD_TILE;
+layout(constant_id = CONV_SPEC_THREAD_N) const uint THREAD_N = CONV_MAX_THREAD_TILE;
+
+/* Channels per group: input channels (the reduction) and output channels (the GEMM's N). */
+const uint IN_C_PER_GROUP = IN_C / GROUPS;
+const uint OUT_C_PER_GROUP = OUT_C / GROUPS;
+const uint KERNEL_VOLUME = KERNEL_D * KERNEL_H * KERNEL_W;
+const uint OUT_POSITIONS = OUT_D * OUT_H * OUT_W;
+
+/* The byte address `offset` into the binding in descriptor `slot`, without 64-bit integers. */
+uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
+{
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    uvec2 base = table.records[slot].address;
+    uint carry;
+    uint lo = uaddCarry(base.x, offset_lo, carry);
+
+    return uvec2(lo, base.y + offset_hi + carry);
+}
+
+/* Output position {d, h, w} of a flattened position index (W fastest). */
+uvec3 split_position(uint position)
+{
+    uint w = position % OUT_W, hd = position / OUT_W;
+
+    return uvec3(hd / OUT_H, hd % OUT_H, w);
+}
+
+uvec3 split_tap(uint tap)
+{
+    uint w = tap % KERNEL_W, hd = tap / KERNEL_W;
+
+    return uvec3(hd / KERNEL_H, hd % KERNEL_H, w);
+}
+
+/* Positions of the OutputPadding tail take no input. */
+bool in_extent(uvec3 position)
+{
+    return all(lessThan(position, uvec3(EXTENT_D, EXTENT_H, EXTENT_W)));
+}
+
+/* Where kernel tap `tap` of output position `position` reads the input: the spatial element
+ * offset, or false when it reads padding (forward) or no input position maps there (backward). */
+bool input_offset(uvec3 position, uvec3 tap, out uint offset)
+{
+    const ivec3 in_sizes = ivec3(IN_D, IN_H, IN_W);
+    const uvec3 strides = uvec3(STRIDE_D, STRIDE_H, STRIDE_W);
+    ivec3 at, shifted;
+
+    if (BACKWARD)
+    {
+        shifted = ivec3(position + uvec3(PAD_D, PAD_H, PAD_W)) - ivec3(tap * uvec3(DILATION_D, DILATION_H, DILATION_W));
+        if (any(lessThan(shifted, ivec3(0))) || any(notEqual(uvec3(shifted) % strides, uvec3(0))))
+            return false;
+        at = ivec3(uvec3(shifted) / strides);
+    }
+    else
+    {
+        at = ivec3(position * strides + tap * uvec3(DILATION_D, DILATION_H, DILATION_W))
+                - ivec3(PAD_D, PAD_H, PAD_W);
+        if (any(lessThan(at, ivec3(0))))
+            return false;
+    }
+    if (any(greaterThanEqual(at, in_sizes)))
+        return false;
+    offset = uint(at.x) * IN_STRIDE_D + uint(at.y) * IN_STRIDE_H + uint(at.z) * IN_STRIDE_W;
+    return true;
+}
+
+/* The filter's spatial element offset of kernel tap `tap` (flipped in CONVOLUTION mode). */
+uint filter_tap_offset(uvec3 tap)
+{
+    uvec3 t = FLIP ? uvec3(KERNEL_D - 1, KERNEL_H - 1, KERNEL_W - 1) - tap : tap;
+
+    return t.x * FILTER_STRIDE_D + t.y * FILTER_STRIDE_H + t.z * FILTER_STRIDE_W;
+}
+
+/* The filter's element offset of (input channel `c`, output channel `k`) within group `g`: the
+ * filter is {OutputChannels, InputChannels / Groups, ...} forward and {InputChannels,
+ * OutputChannels / Groups, ...} backward. */
+uint filter_channel_offset(uint g, uint c, uint k)
+{
+    return BACKWARD ? (g * IN_C_PER_GROUP + c) * FILTER_STRIDE_0 + k * FILTER_STRIDE_1
+            : (g * OUT_C_PER_GROUP + k) * FILTER_STRIDE_0 + c * FILTER_STRIDE_1;
+}
+
+uint output_offset(uint image, uint channel, uvec3 position)
+{
+    return image * OUT_STRIDE_N + channel * OUT_STRIDE_C + position.x * OUT_STRIDE_D + position.y * OUT_STRIDE_H
+            + position.z * OUT_STRIDE_W;
+}
+
+/* Bias, activation, store. */
+void store_output(ConvOutput out_tensor, uint image, uint channel, uvec3 position, float sum)
+{
+    if (HAS_BIAS)
+    {
+        ConvInput bias = ConvInput(tensor_address(BIAS_SLOT, BIAS_OFFSET_LO, BIAS_OFFSET_HI));
+        sum += float(bias.v[channel * BIAS_STRIDE]);
+    }
+    out_tensor.v[output_offset(image, channel, position)] = TENSOR_T(vkdml_activation(sum));
+}
+
+/* Workgroups are numbered x fastest, then y, then z (the C side spreads large counts). */
+uint linear_group()
+{
+    return gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+}
+
+#ifdef CONV_DIRECT
+
+const uint OUT_COUNT = BATCH * OUT_C * OUT_POSITIONS;
+
+void main()
+{
+    uint index = linear_group() * CONV_DIRECT_THREADS + gl_LocalInvocationIndex;
+    if (index >= OUT_COUNT)
+        return;
+
+    /* Outputs are numbered as a packed NCDHW tensor, so neighbouring threads share rows. */
+    uvec3 position = split_position(index % OUT_POSITIONS);
+    uint channel = (index / OUT_POSITIONS) % OUT_C, image = index / (OUT_POSITIONS * OUT_C);
+    uint g = channel / OUT_C_PER_GROUP, k = channel % OUT_C_PER_GROUP;
+    uint input_base = image * IN_STRIDE_N + g * IN_C_PER_GROUP * IN_STRIDE_C;
+    uint filter_base = filter_channel_offset(g, 0, k);
+    /* The filter's step from one input channel to the next. */
+    const uint filter_c_stride = BACKWARD ? FILTER_STRIDE_0 : FILTER_STRIDE_1;
+    ConvInput input_tensor = ConvInput(tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI));
+    ConvInput filter_tensor = ConvInput(tensor_address(FILTER_SLOT, FILTER_OFFSET_LO, FILTER_OFFSET_HI));
+    ACC_T acc = ACC_T(0.0);
+
+    for (uint t = 0; in_extent(position) && t < KERNEL_VOLUME; ++t)
+    {
+        uvec3 tap = split_tap(t);
+        uint in_offset, in_index, filter_index;
+
+        if (!input_offset(position, tap, in_offset))
+            continue;
+        in_index = input_base + in_offset;
+        filter_index = filter_base + filter_tap_offset(tap);
+        for (uint c = 0; c < IN_C_PER_GROUP; ++c)
+        {
+            acc += ACC_T(input_tensor.v[in_index]) * ACC_T(filter_tensor.v[filter_index]);
+            in_index += IN_STRIDE_C;
+            filter_index += filter_c_stride;
+        }
+    }
+    store_output(ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI)), image, channel, position,
+            float(acc));
+}
+
+#else /* CONV_IMPLICIT_GEMM */
+
+const uint THREADS = CONV_THREADS_M * CONV_THREADS_N;
+const uint MAX_TILE = CONV_MAX_THREAD_TILE;
+const uint GEMM_M = BATCH * OUT_POSITIONS;
+const uint GEMM_N = OUT_C_PER_GROUP;
+const uint GEMM_K = IN_C_PER_GROUP * KERNEL_VOLUME;
+const uint TILE_M = CONV_THREADS_M * THREAD_M;
+const uint TILE_N = CONV_THREADS_N * THREAD_N;
+const uint TILES_M = (GEMM_M + TILE_M - 1) / TILE_M;
+const uint TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
+const uint TILE_COUNT = TILES_M * TILES_N * GROUPS;
+/* One padding column: the B tile is written K-fastest, 16 threads down a column. */
+const uint A_LD = TILE_M + 1;
+const uint B_LD = TILE_N + 1;
+/* A is loaded positions-fastest: a thread keeps its row (position) and steps down K. */
+const uint A_K_STEP = THREADS / TILE_M;
+
+shared ACC_T a_tile[CONV_TILE_K * (CONV_THREADS_M * CONV_MAX_THREAD_TILE + 1)];   /* [k][m], A_LD apart */
+shared ACC_T b_tile[CONV_TILE_K * (CONV_THREADS_N * CONV_MAX_THREAD_TILE + 1)];   /* [k][n], B_LD apart */
+
+/* This thread's row of the A tile: an output position of an image, fixed for the whole K loop. */
+struct ARow
+{
+    bool valid;                 /* a real output position, outside the OutputPadding tail */
+    uvec3 position;
+    uint input_base;            /* image and group of the input */
+};
+
+ARow a_row_init(uint m, uint g)
+{
+    ARow row;
+
+    row.position = split_position(m % OUT_POSITIONS);
+    row.valid = m < GEMM_M && in_extent(row.position);
+    row.input_base = (m / OUT_POSITIONS) * IN_STRIDE_N + g * IN_C_PER_GROUP * IN_STRIDE_C;
+    return row;
+}
+
+void load_a_tile(ConvInput input_tensor, ARow row, uint row_index, uint k0, uint thread)
+{
+    [[unroll]] for (uint r = 0; r < MAX_TILE; ++r)
+    {
+        uint k = thread / TILE_M + r * A_K_STEP, kk = k0 + k, in_offset;
+        ACC_T value = ACC_T(0.0);
+
+        if (r >= THREAD_M)
+            break;
+
+        if (row.valid && kk < GEMM_K && input_offset(row.position, split_tap(kk % KERNEL_VOLUME), in_offset))
+            value = ACC_T(input_tensor.v[row.input_base + (kk / KERNEL_VOLUME) * IN_STRIDE_C + in_offset]);
+        a_tile[k * A_LD + row_index] = value;
+    }
+}
+
+void load_b_tile(ConvInput filter_tensor, uint g, uint n0, uint k0, uint thread)
+{
+    [[unroll]] for (uint r = 0; r < MAX_TILE; ++r)
+    {
+        uint l = thread + r * THREADS;
+        uint k = l % CONV_TILE_K, n = l / CONV_TILE_K, kk = k0 + k;
+        ACC_T value = ACC_T(0.0);
+
+        if (r >= THREAD_N)
+            break;
+
+        if (n0 + n < GEMM_N && kk < GEMM_K)
+            value = ACC_T(filter_tensor.v[filter_channel_offset(g, kk / KERNEL_VOLUME, n0 + n)
+                    + filter_tap_offset(split_tap(kk % KERNEL_VOLUME))]);
+        b_tile[k * B_LD + n] = value;
+    }
+}
+
+void main()
+{
+    /* Tiles are numbered N fastest, then M, then group; surplus workgroups of the rounding leave. */
+    uint group = linear_group();
+    if (group >= TILE_COUNT)
+        return;
+
+    uint n0 = (group % TILES_N) * TILE_N;
+    uint m0 = ((group / TILES_N) % TILES_M) * TILE_M;
+    uint g = group / (TILES_N * TILES_M);
+    uint tm = gl_LocalInvocationID.x, tn = gl_LocalInvocationID.y;
+    uint thread = gl_LocalInvocationIndex;
+    ConvInput input_tensor = ConvInput(tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI));
+    ConvInput filter_tensor = ConvInput(tensor_address(FILTER_SLOT, FILTER_OFFSET_LO, FILTER_OFFSET_HI));
+    uint a_row_index = thread % TILE_M;
+    ARow a_row = a_row_init(m0 + a_row_index, g);
+
+    /* Loops run to MAX_TILE with THREAD_M / THREAD_N guards: fully unrolled, the unused parts
+     * fold away once the pipeline is specialized. */
+    ACC_T acc[MAX_TILE][MAX_TILE];
+    [[unroll]] for (uint i = 0; i < MAX_TILE; ++i)
+        [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
+            acc[i][j] = ACC_T(0.0);
+
+    for (uint k0 = 0; k0 < GEMM_K; k0 += CONV_TILE_K)
+    {
+        load_a_tile(input_tensor, a_row, a_row_index, k0, thread);
+        load_b_tile(filter_tensor, g, n0, k0, thread);
+        barrier();
+
+        [[unroll]] for (uint k = 0; k < CONV_TILE_K; ++k)
+        {
+            ACC_T a_values[MAX_TILE], b_values[MAX_TILE];
+
+            [[unroll]] for (uint i = 0; i < MAX_TILE; ++i)
+                a_values[i] = i < THREAD_M ? a_tile[k * A_LD + tm + i * CONV_THREADS_M] : ACC_T(0.0);
+            [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
+                b_values[j] = j < THREAD_N ? b_tile[k * B_LD + tn + j * CONV_THREADS_N] : ACC_T(0.0);
+            [[unroll]] for (uint i = 0; i < MAX_TILE; ++i)
+                [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
+                    if (i < THREAD_M && j < THREAD_N)
+                        acc[i][j] += a_values[i] * b_values[j];
+        }
+        /* The next iteration overwrites the tiles. */
+        barrier();
+    }
+
+    ConvOutput out_tensor = ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI));
+
+    [[unroll]] for (uint i = 0; i < MAX_TILE; ++i)
+    {
+        uint m = m0 + tm + i * CONV_THREADS_M;
+
+        if (i >= THREAD_M || m >= GEMM_M)
+            continue;
+        [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
+        {
+            uint n = n0 + tn + j * CONV_THREADS_N;
+
+            if (j >= THREAD_N || n >= GEMM_N)
+                continue;
+            store_output(out_tensor, m / OUT_POSITIONS, g * OUT_C_PER_GROUP + n, split_position(m % OUT_POSITIONS),
+                    float(acc[i][j]));
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * Interface of kernels_glsl/conv.comp (DML_OPERATOR_CONVOLUTION), shared by C
+ * (backend_vk/ops/conv.c) and GLSL.
+ *
+ * The kernel sees every convolution as 3-D: {N, C, D, H, W} tensors, with the spatial dimensions
+ * DirectML leaves out (1-D and 2-D convolutions) given size 1. Both directions are one gather
+ * per output element:
+ *   FORWARD   Output[n][k][o] = sum over c, t of Input[n][c][o * Stride - StartPadding + t * Dilation]
+ *                                 * Filter[k][c][t']
+ *   BACKWARD  Output[n][k][o] = sum over c, t with (o + StartPadding - t * Dilation) = i * Stride of
+ *                                 Input[n][c][i] * Filter[c][k][t']
+ * (c and k within the group of k), t' = t for CROSS_CORRELATION and KernelSize - 1 - t (flipped)
+ * for CONVOLUTION. Output positions at or past EXTENT (the OutputPadding tail) sum nothing: they
+ * hold Bias and the activation of it. Then Output = FusedActivation(sum + Bias[k]).
+ *
+ * Everything but the descriptor table address is a specialization constant.
+ */
+#ifndef VKDML_CONV_INTERFACE_H
+#define VKDML_CONV_INTERFACE_H
+
+/* Implicit GEMM (CONV_IMPLICIT_GEMM): M = N * output positions, N = output channels per group,
+ * K = input channels per group * kernel volume. A workgroup is CONV_THREADS_M x CONV_THREADS_N
+ * threads; each thread accumulates THREAD_M x THREAD_N outputs (1, 2 or 4 each, so that a
+ * thread's tile rows stay the same across loads), CONV_TILE_K values of K at a time. */
+#define CONV_THREADS_M 16
+#define CONV_THREADS_N 16
+#define CONV_TILE_K 16
+#define CONV_MAX_THREAD_TILE 4
+/* Direct (CONV_DIRECT): one output element per thread, in workgroups of CONV_DIRECT_THREADS. */
+#define CONV_DIRECT_THREADS 64
+
+/* Specialization constant ids. Spatial triples are {D, H, W}; tensor strides {N, C, D, H, W}. */
+#define CONV_SPEC_BATCH 0
+#define CONV_SPEC_IN_CHANNELS 1
+#define CONV_SPEC_IN_SIZES 2            /* D, H, W */
+#define CONV_SPEC_IN_STRIDES 5          /* N, C, D, H, W */
+#define CONV_SPEC_OUT_CHANNELS 10
+#define CONV_SPEC_OUT_SIZES 11          /* D, H, W */
+#define CONV_SPEC_OUT_STRIDES 14        /* N, C, D, H, W */
+#define CONV_SPEC_FILTER_STRIDES 19     /* Sizes[0], Sizes[1], D, H, W of the filter tensor */
+#define CONV_SPEC_KERNEL_SIZES 24       /* D, H, W */
+#define CONV_SPEC_STRIDES 27            /* the convolution's Strides: D, H, W */
+#define CONV_SPEC_DILATIONS 30
+#define CONV_SPEC_START_PADDING 33
+#define CONV_SPEC_EXTENTS 36            /* output positions computed: Output sizes - OutputPadding */
+#define CONV_SPEC_GROUPS 39
+#define CONV_SPEC_BACKWARD 40           /* DML_CONVOLUTION_DIRECTION_BACKWARD */
+#define CONV_SPEC_FLIP 41               /* DML_CONVOLUTION_MODE_CONVOLUTION */
+#define CONV_SPEC_HAS_BIAS 42
+#define CONV_SPEC_BIAS_STRIDE 43        /* element stride of BiasTensor's channel dimension */
+/* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
+#define CONV_SPEC_IN_LOCATION 44
+#define CONV_SPEC_FILTER_LOCATION 47
+#define CONV_SPEC_BIAS_LOCATION 50
+#define CONV_SPEC_OUT_LOCATION 53
+#define CONV_SPEC_THREAD_M 56           /* implicit GEMM only: outputs per thread along M */
+#define CONV_SPEC_THREAD_N 57           /* implicit GEMM only: outputs per thread along N */
+#define CONV_SPEC_ACTIVATION 58         /* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h) */
+#define CONV_SPEC_COUNT 62
+
+#ifdef VULKAN
+
+/* Bytes [0, 8): the descriptor table's device address (ops_private.h); nothing else. */
+layout(push_constant, std430) uniform ConvPush
+{
+    uvec2 table;
+} push;
+
+#else
+
+/* Each thread's A-tile rows are the same in every load round only if TILE_M divides the
+ * workgroup size (THREAD_M of 1, 2 or 4). */
+_Static_assert((CONV_THREADS_M * CONV_THREADS_N) % (CONV_THREADS_M * CONV_MAX_THREAD_TILE) == 0, "A tile rows");
+_Static_assert(CONV_THREADS_M * CONV_THREADS_N == CONV_TILE_K * CONV_THREADS_N, "B tile load");
+
+#endif
+
+#endif /* VKDML_CONV_INTERFACE_H */

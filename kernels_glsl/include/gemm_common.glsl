@@ -1,0 +1,74 @@
+/*
+ * What every GEMM kernel (gemm.comp, gemm_tiled.comp, gemm_coopmat.comp) declares alike: the
+ * specialization constants of gemm_interface.h, the fused activation, and tensor addresses.
+ * The including kernel has included common.glsl, dml_interface.h and gemm_interface.h.
+ */
+#ifndef VKDML_GEMM_COMMON_GLSL
+#define VKDML_GEMM_COMMON_GLSL
+
+#define ACTIVATION_SPEC_BASE GEMM_SPEC_ACTIVATION
+#include "activation.glsl"
+
+layout(constant_id = GEMM_SPEC_M) const uint M = 1;
+layout(constant_id = GEMM_SPEC_N) const uint N = 1;
+layout(constant_id = GEMM_SPEC_K) const uint K = 1;
+layout(constant_id = GEMM_SPEC_BATCH1) const uint BATCH1 = 1;
+layout(constant_id = GEMM_SPEC_BATCH_COUNT) const uint BATCH_COUNT = 1;
+
+layout(constant_id = GEMM_SPEC_A_STRIDES + 0) const uint A_STRIDE_B0 = 0;
+layout(constant_id = GEMM_SPEC_A_STRIDES + 1) const uint A_STRIDE_B1 = 0;
+layout(constant_id = GEMM_SPEC_A_STRIDES + 2) const uint A_STRIDE_M = 1;
+layout(constant_id = GEMM_SPEC_A_STRIDES + 3) const uint A_STRIDE_K = 1;
+layout(constant_id = GEMM_SPEC_B_STRIDES + 0) const uint B_STRIDE_B0 = 0;
+layout(constant_id = GEMM_SPEC_B_STRIDES + 1) const uint B_STRIDE_B1 = 0;
+layout(constant_id = GEMM_SPEC_B_STRIDES + 2) const uint B_STRIDE_K = 1;
+layout(constant_id = GEMM_SPEC_B_STRIDES + 3) const uint B_STRIDE_N = 1;
+layout(constant_id = GEMM_SPEC_C_STRIDES + 0) const uint C_STRIDE_B0 = 0;
+layout(constant_id = GEMM_SPEC_C_STRIDES + 1) const uint C_STRIDE_B1 = 0;
+layout(constant_id = GEMM_SPEC_C_STRIDES + 2) const uint C_STRIDE_M = 1;
+layout(constant_id = GEMM_SPEC_C_STRIDES + 3) const uint C_STRIDE_N = 1;
+layout(constant_id = GEMM_SPEC_OUT_STRIDES + 0) const uint OUT_STRIDE_B0 = 0;
+layout(constant_id = GEMM_SPEC_OUT_STRIDES + 1) const uint OUT_STRIDE_B1 = 0;
+layout(constant_id = GEMM_SPEC_OUT_STRIDES + 2) const uint OUT_STRIDE_M = 1;
+layout(constant_id = GEMM_SPEC_OUT_STRIDES + 3) const uint OUT_STRIDE_N = 1;
+
+layout(constant_id = GEMM_SPEC_A_LOCATION + 0) const uint A_SLOT = 0;
+layout(constant_id = GEMM_SPEC_A_LOCATION + 1) const uint A_OFFSET_LO = 0;
+layout(constant_id = GEMM_SPEC_A_LOCATION + 2) const uint A_OFFSET_HI = 0;
+layout(constant_id = GEMM_SPEC_B_LOCATION + 0) const uint B_SLOT = 0;
+layout(constant_id = GEMM_SPEC_B_LOCATION + 1) const uint B_OFFSET_LO = 0;
+layout(constant_id = GEMM_SPEC_B_LOCATION + 2) const uint B_OFFSET_HI = 0;
+layout(constant_id = GEMM_SPEC_C_LOCATION + 0) const uint C_SLOT = 0;
+layout(constant_id = GEMM_SPEC_C_LOCATION + 1) const uint C_OFFSET_LO = 0;
+layout(constant_id = GEMM_SPEC_C_LOCATION + 2) const uint C_OFFSET_HI = 0;
+layout(constant_id = GEMM_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
+layout(constant_id = GEMM_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
+layout(constant_id = GEMM_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+
+layout(constant_id = GEMM_SPEC_HAS_C) const bool HAS_C = false;
+/* The C side passes the FLOAT attributes' bits unchanged. */
+layout(constant_id = GEMM_SPEC_ALPHA) const float ALPHA = 1.0;
+layout(constant_id = GEMM_SPEC_BETA) const float BETA = 0.0;
+
+/* The byte address `offset` into the binding in descriptor `slot`, without 64-bit integers. */
+uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
+{
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    uvec2 base = table.records[slot].address;
+    uint carry;
+    uint lo = uaddCarry(base.x, offset_lo, carry);
+
+    return uvec2(lo, base.y + offset_hi + carry);
+}
+
+/* Alpha * product + Beta * C, then the fused activation: the epilogue of every kernel. */
+float gemm_epilogue(float product, float c)
+{
+    float value = ALPHA * product;
+
+    if (HAS_C)
+        value += BETA * c;
+    return vkdml_activation(value);
+}
+
+#endif /* VKDML_GEMM_COMMON_GLSL */

@@ -1,0 +1,198 @@
+#!/bin/bash
+# run-gpu-bench.sh: vkdml-bench's GPU presets on a machine with a GPU driver, from a vkdml build
+# made elsewhere for x86-64, whether or not that machine has a Vulkan loader installed. Where
+# PyTorch and CUDA are there too, PyTorch's times for the same workloads are measured first, in the
+# same run, and become the anchors of the ratios (else performance.md's figures are used).
+#
+#   tools/run-gpu-bench.sh [-b BUILD] [-d DEBS] [-o OUT] [-- VKDML-BENCH ARGUMENTS...]
+#
+#   -b BUILD  a meson build directory, or a copy holding its tools/vkdml-bench and
+#             backend_vk/libvkdml.so.0 (default: build)
+#   -d DEBS   a directory with Debian's libvulkan1 and glvnd packages (default: .gl, where the
+#             device tool's recipe puts them); unpacked into a temporary directory, and put on
+#             LD_LIBRARY_PATH, only when the system lacks one of their libraries
+#   -o OUT    where to write (default: .): vkdml-bench.json, vkdml-bench.md (date, GPU, driver, each
+#             preset's figure and ratio), vkdml-bench.txt (the full table and log),
+#             vkdml-bench-trace.json (Chrome trace), pytorch-anchors.txt
+#   after --  replaces the default vkdml-bench arguments: --check gpu
+#
+# Environment: NO_PYTORCH=1 skips the PyTorch anchors. VK_DRIVER_FILES, when unset and the
+# loader's standard directories hold no NVIDIA ICD file, is pointed at the one that container
+# images mount under /usr/local/nvidia.
+set -eu -o pipefail
+
+build=build
+debs=.gl
+out=.
+while getopts b:d:o: option; do
+    case $option in
+        b) build=$OPTARG ;;
+        d) debs=$OPTARG ;;
+        o) out=$OPTARG ;;
+        *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+bench_args=("$@")
+[ ${#bench_args[@]} -gt 0 ] || bench_args=(--check gpu)
+
+bench=$build/tools/vkdml-bench
+if [ ! -x "$bench" ]; then
+    echo "run-gpu-bench.sh: no $bench: build vkdml (meson setup $build && ninja -C $build) first" >&2
+    exit 1
+fi
+mkdir -p "$out"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# Libraries the system may lack, from Debian's packages unpacked beside us (never into /): the
+# Vulkan loader (libvulkan1), and glvnd's libraries, without which NVIDIA's Vulkan driver
+# (libGLX_nvidia.so.0) answers no vkCreateInstance (seen on the H200 machine: libvulkan1 +
+# libglvnd0 alone were not enough; the device tool's set of packages was). When one is missing,
+# every .deb of DEBS is unpacked.
+missing=
+for library in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1; do
+    ldconfig -p 2>/dev/null | grep -q "${library//./\\.} " || missing="$missing $library"
+done
+if [ -n "$missing" ]; then
+    debs_found=$(ls "$debs"/*.deb 2>/dev/null || true)
+    if [ -z "$debs_found" ]; then
+        echo "run-gpu-bench.sh: missing$missing and no .deb in $debs" >&2
+    fi
+    for deb in $debs_found; do
+        deb=$(realpath "$deb")
+        if command -v dpkg-deb >/dev/null; then
+            dpkg-deb -x "$deb" "$scratch/libs"
+        else
+            mkdir -p "$scratch/ar" "$scratch/libs"
+            (cd "$scratch/ar" && ar x "$deb" && tar -xf data.tar.* -C "$scratch/libs" && rm -f ./*)
+        fi
+    done
+    [ -z "$debs_found" ] || echo "run-gpu-bench.sh: missing$missing: unpacked" $debs_found >&2
+    export LD_LIBRARY_PATH="$scratch/libs/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+export LD_LIBRARY_PATH="$build/backend_vk${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# The driver: NVIDIA's container images mount its ICD file where the loader does not look.
+if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] \
+        && ! ls /usr/share/vulkan/icd.d/*nvidia* /etc/vulkan/icd.d/*nvidia* >/dev/null 2>&1; then
+    for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/local/share/vulkan/icd.d/nvidia_icd.json; do
+        if [ -f "$icd" ]; then
+            export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
+            echo "run-gpu-bench.sh: Vulkan driver from $icd" >&2
+            break
+        fi
+    done
+fi
+
+# Which devices the loader offers, and which vkdml takes.
+[ -x "$build/tools/vkdml-info" ] && "$build/tools/vkdml-info" >&2 || true
+command -v nvidia-smi >/dev/null && nvidia-smi --format=csv,noheader \
+        --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem >&2 || true
+
+# PyTorch's times (CUDA events, median of 50 after 10 warm-up) for the presets of the same shape:
+# the bytes and flops are vkdml-bench's, so only the times travel.
+anchors=()
+if [ -z "${NO_PYTORCH:-}" ] && python3 -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+    python3 - >"$out/pytorch-anchors.txt" <<'EOF' || echo "run-gpu-bench.sh: the PyTorch anchors stopped early" >&2
+import torch
+import torch.nn.functional as F
+
+torch.backends.cuda.matmul.allow_tf32 = False   # DirectML's FLOAT32 GEMM is fp32
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cudnn.benchmark = True
+
+def median_ms(fn, warmup=10, runs=50):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+def report(name, fn, *aliases):
+    ms = median_ms(fn)
+    for label in (name,) + aliases:
+        print(f"{label}={ms:.6f}", flush=True)
+
+def memory_bound(suffix, dtype, count):
+    x = torch.rand(count, device="cuda", dtype=dtype) * 2 - 1
+    y = torch.rand(count, device="cuda", dtype=dtype) * 2 - 1
+    out = torch.empty_like(x)
+    # bare-add-256MiB (a plain Vulkan kernel) is held to the same PyTorch add.
+    report("add-256MiB" + suffix, lambda: torch.add(x, y, out=out), *(() if suffix else ("bare-add-256MiB",)))
+    if not suffix:
+        report("multiply-256MiB", lambda: torch.mul(x, y, out=out))
+    report("relu-256MiB" + suffix, lambda: torch.relu(x))
+    report("identity-256MiB" + suffix, lambda: out.copy_(x))
+
+def broadcast(suffix, dtype, rows, columns):
+    a = torch.rand(rows, columns, device="cuda", dtype=dtype)
+    b = torch.rand(1, columns, device="cuda", dtype=dtype)
+    out = torch.empty_like(a)
+    report("add-broadcast-256MiB" + suffix, lambda: torch.add(a, b, out=out))
+
+def large():
+    x = torch.rand(1 << 28, device="cuda")
+    y = torch.rand(1 << 28, device="cuda")
+    out = torch.empty_like(x)
+    report("add-1GiB", lambda: torch.add(x, y, out=out))
+    report("identity-1GiB", lambda: out.copy_(x))
+
+def softmax():
+    x = torch.rand(8192, 8192, device="cuda")
+    report("softmax-8192", lambda: torch.softmax(x, dim=-1))
+
+def gemm(name, size, dtype):
+    a = torch.rand(size, size, device="cuda", dtype=dtype) * 2 - 1
+    b = torch.rand(size, size, device="cuda", dtype=dtype) * 2 - 1
+    out = torch.empty_like(a)
+    report(name, lambda: torch.mm(a, b, out=out))
+
+def conv(name, n, c, hw, k, rs, stride, pad, dtype):
+    x = torch.rand(n, c, hw, hw, device="cuda", dtype=dtype) * 2 - 1
+    w = torch.rand(k, c, rs, rs, device="cuda", dtype=dtype) * 2 - 1
+    report(name, lambda: F.conv2d(x, w, stride=stride, padding=pad))
+
+memory_bound("", torch.float32, 1 << 26)
+memory_bound("-fp16", torch.float16, 1 << 27)
+broadcast("", torch.float32, 8192, 8192)
+broadcast("-fp16", torch.float16, 8192, 16384)
+large()
+softmax()
+gemm("gemm-4096-fp32", 4096, torch.float32)
+gemm("gemm-8192-fp32", 8192, torch.float32)
+gemm("gemm-4096-fp16", 4096, torch.float16)
+gemm("gemm-1024-fp16", 1024, torch.float16)
+gemm("gemm-64-fp32", 64, torch.float32)
+conv("conv-resnet50", 32, 64, 56, 64, 3, 1, 1, torch.float32)
+conv("conv-resnet50-c256", 32, 256, 14, 256, 3, 1, 1, torch.float32)
+conv("conv-resnet50-1x1", 32, 64, 56, 256, 1, 1, 0, torch.float32)
+conv("conv-resnet50-stem", 32, 3, 224, 64, 7, 2, 3, torch.float32)
+conv("conv-resnet50-fp16", 32, 64, 56, 64, 3, 1, 1, torch.float16)
+conv("conv-resnet50-c256-fp16", 32, 256, 14, 256, 3, 1, 1, torch.float16)
+EOF
+    while read -r line; do
+        anchors+=(--anchor-ms "$line")
+    done <"$out/pytorch-anchors.txt"
+    torch_version=$(python3 -c 'import torch; print(torch.__version__)')
+    anchors+=(--anchor-source "PyTorch $torch_version in this run (CUDA events, median of 50 after 10 warm-up)")
+    echo "run-gpu-bench.sh: PyTorch anchors: $(wc -l <"$out/pytorch-anchors.txt") workloads" >&2
+else
+    echo "run-gpu-bench.sh: no PyTorch with CUDA here: ratios to performance.md's figures" >&2
+fi
+
+status=0
+"$bench" "${bench_args[@]}" ${anchors[@]+"${anchors[@]}"} \
+        --json "$out/vkdml-bench.json" --markdown "$out/vkdml-bench.md" \
+        --chrome-trace "$out/vkdml-bench-trace.json" 2>&1 | tee "$out/vkdml-bench.txt" || status=$?
+echo
+cat "$out/vkdml-bench.md" 2>/dev/null || true
+exit $status
