@@ -21,9 +21,8 @@
  *
  * CONV_DIRECT: one output element per thread, the reduction in registers, kernel taps outside
  * and channels inside so that each tap's bounds and stride test runs once. For the shapes whose
- * GEMM tiles would be mostly empty (depthwise and other few-channel groups, tiny outputs or
- * reductions) or mostly zeros (backward convolutions with large strides, where most taps of an
- * output position skip).
+ * GEMM tiles would be mostly empty (depthwise and other few-channel groups, tiny reductions) or
+ * too few to fill the device (small outputs: a thread per output gives 4 times the workgroups).
  *
  * Both read every tensor through its element strides (padded, transposed and broadcast layouts
  * need no special case) and share the gather below, so they compute the same thing.

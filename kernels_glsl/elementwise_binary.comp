@@ -27,14 +27,14 @@
 
 float ew_fmax(float a, float b)
 {
-    if (isnan(a) || isnan(b))
+    if (vkdml_isnan(a) || vkdml_isnan(b))
         return vkdml_nan();
     return a > b || (a == b && !vkdml_signbit(a)) ? a : b;
 }
 
 float ew_fmin(float a, float b)
 {
-    if (isnan(a) || isnan(b))
+    if (vkdml_isnan(a) || vkdml_isnan(b))
         return vkdml_nan();
     return a < b || (a == b && vkdml_signbit(a)) ? a : b;
 }
@@ -44,7 +44,7 @@ float ew_fmean(float a, float b)
     /* precise: the compiler must not factor the halves back into 0.5 (a + b). */
     precise float s = a + b, halves = 0.5 * a + 0.5 * b;
 
-    return isinf(s) && !isinf(a) && !isinf(b) ? halves : 0.5 * s;
+    return vkdml_isinf(s) && !vkdml_isinf(a) && !vkdml_isinf(b) ? halves : 0.5 * s;
 }
 
 /* MODULUS_TRUNCATE and MODULUS_FLOOR through one call of vkdml_fmod (one inlined copy). */

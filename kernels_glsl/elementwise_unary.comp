@@ -28,6 +28,16 @@ float ew_round(float x)
     return abs(x - t) >= 0.5 ? t + vkdml_copysign(1.0, x) : t;
 }
 
+/* On the bits: ±1 for denormals too (float comparisons may flush them), zeros keep their sign. */
+float ew_sign(float x)
+{
+    uint bits = floatBitsToUint(x);
+
+    if (vkdml_isnan(x) || (bits & 0x7fffffffu) == 0u)
+        return x;
+    return (bits & 0x80000000u) != 0u ? -1.0 : 1.0;
+}
+
 float ew_float_value(float x, float unused1, float unused2)
 {
     switch (EW_OP)
@@ -39,8 +49,7 @@ float ew_float_value(float x, float unused1, float unused2)
         case EW_OP_NEGATE: return -x;
         case EW_OP_RECIP: return 1.0 / x;
         case EW_OP_ROUND: return ew_round(x);
-        /* Zeros (and denormals a device flushes) keep their sign; NaN stays. */
-        case EW_OP_SIGN: return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : (isnan(x) ? x : vkdml_copysign(0.0, x)));
+        case EW_OP_SIGN: return ew_sign(x);
         /* GLSL leaves sqrt of a negative number undefined. */
         case EW_OP_SQRT: return x < 0.0 ? vkdml_nan() : sqrt(x);
 #ifdef EW_GROUP_TRIG
@@ -74,10 +83,10 @@ uint ew_float_predicate(float x, float unused)
     switch (EW_OP)
     {
         case EW_OP_IS_NAN:
-            return isnan(x) ? 1u : 0u;
+            return vkdml_isnan(x) ? 1u : 0u;
         case EW_OP_IS_INFINITY:
             /* DML_IS_INFINITY_MODE: EITHER, POSITIVE, NEGATIVE */
-            return isinf(x) && (EW_ATTR0 == 0u || (EW_ATTR0 == 1u) == (x > 0.0)) ? 1u : 0u;
+            return vkdml_isinf(x) && (EW_ATTR0 == 0u || (EW_ATTR0 == 1u) == (x > 0.0)) ? 1u : 0u;
         default:
             return 0u;
     }

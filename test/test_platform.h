@@ -136,9 +136,11 @@ static inline D3D12_HEAP_PROPERTIES vkdml_test_ID3D12Device_GetCustomHeapPropert
     return *ID3D12Device_GetCustomHeapProperties(device, &properties, node_mask, type);
 }
 # undef ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart
-# define ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart vkdml_test_ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart
+# define ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart \
+        vkdml_test_ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart
 # undef ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart
-# define ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart vkdml_test_ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart
+# define ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart \
+        vkdml_test_ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart
 # undef ID3D12DescriptorHeap_GetDesc
 # define ID3D12DescriptorHeap_GetDesc vkdml_test_ID3D12DescriptorHeap_GetDesc
 # undef ID3D12CommandQueue_GetDesc

@@ -39,8 +39,9 @@ inside_x() {
     # The desktop process, and a look at what Vulkan gives wine (into a file: what wine starts from
     # here may keep the descriptor open, which a file does not mind).
     if [ -f "$build/tools/vkdml-info.exe" ]; then
-        WINEPATH="Z:$build/backend_vk" "$WINE" "$build/tools/vkdml-info.exe" </dev/null >"$logs/vkdml-info.txt" 2>&1 || true
-        echo "wine-test: $(grep -m1 '^\*' "$logs/vkdml-info.txt" || echo "no Vulkan device, see $logs/vkdml-info.txt")"
+        info="$logs/vkdml-info.txt"
+        WINEPATH="Z:$build/backend_vk" "$WINE" "$build/tools/vkdml-info.exe" </dev/null >"$info" 2>&1 || true
+        echo "wine-test: $(grep -m1 '^\*' "$info" || echo "no Vulkan device, see $info")"
     fi
     rc=0
     meson test -C "$build" "$@" || rc=$?

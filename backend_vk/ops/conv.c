@@ -18,9 +18,8 @@
  *
  * Kernels: a 1x1 convolution with unit strides and no padding is a plain GEMM over channels and
  * runs gemm.comp (batches = images x groups, bias as C); shapes whose GEMM tiles would be mostly
- * empty (few output channels per group such as depthwise, tiny outputs or reductions) or mostly
- * zeros (backward convolutions with strides of 3x3 and more) run the direct kernel; the rest the
- * implicit-GEMM kernel.
+ * empty (few output channels per group such as depthwise, or tiny reductions) or too few to fill
+ * the device run the direct kernel; the rest the implicit-GEMM kernel.
  * VKDML_CONV_KERNEL=direct|implicit-gemm|gemm-1x1 forces one (benchmarks; E_NOTIMPL when
  * gemm-1x1 cannot run the shape).
  */
@@ -433,6 +432,16 @@ static bool is_gemm_1x1(const struct conv_shape *shape)
             && flat_spatial_stride(shape->out_sizes, shape->out_strides, &stride);
 }
 
+/* About one workgroup per compute unit of a large GPU (an H100 or H200 has 132). */
+#define CONV_ENOUGH_GROUPS 128
+
+static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thread_m, uint32_t thread_n)
+{
+    uint64_t tile_m = CONV_THREADS_M * thread_m, tile_n = CONV_THREADS_N * thread_n;
+
+    return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n) * groups;
+}
+
 static enum conv_path choose_path(const struct conv_shape *shape)
 {
     uint64_t gemm_m = (uint64_t)shape->batch * product3(shape->out_sizes);
@@ -442,13 +451,15 @@ static enum conv_path choose_path(const struct conv_shape *shape)
     if (is_gemm_1x1(shape))
         return CONV_PATH_GEMM_1X1;
     /* Tiles of at least 16 x 16 outputs and 16 reduction steps would be mostly padding. */
-    if (gemm_n < 8 || gemm_m < 16 || gemm_k < 8)
+    if (gemm_n < 8 || gemm_k < 8)
         return CONV_PATH_DIRECT;
-    /* Only 1 / (stride product) of a backward convolution's taps meet an input position: the
-     * direct kernel skips the others, the implicit GEMM multiplies their zeros. The GEMM still
-     * wins at 2x2 (H200: 0.35 ms against 0.95 ms for N8 C128 28x28 K64 4x4); from 3x3 on, the
-     * waste is taken to outweigh the reuse. */
-    if (shape->backward && product3(shape->strides) >= 9)
+    /* Too few outputs to fill the device even with the smallest tiles: the direct kernel's
+     * thread per output gives 4 times the workgroups. H200, direct against implicit GEMM:
+     * N1 C256 7x7 K256 3x3 (64 tiles) 0.049 against 0.068 ms; N1 C64 56x56 K64 3x3 (784 tiles)
+     * 0.064 against 0.036 ms. Backward convolutions stay on the implicit GEMM whatever their
+     * strides: it multiplies the zeros of the taps that meet no input, and still wins
+     * (N8 C128 28x28 K64 3x3, strides 3x3: 0.68 against 0.49 ms). */
+    if (gemm_tiles(gemm_m, gemm_n, shape->groups, 1, 1) < CONV_ENOUGH_GROUPS)
         return CONV_PATH_DIRECT;
     return CONV_PATH_IMPLICIT_GEMM;
 }
@@ -646,22 +657,14 @@ static uint32_t thread_tile(uint64_t size)
     return size > 2 * CONV_THREADS_M ? 4 : size > CONV_THREADS_M ? 2 : 1;
 }
 
-static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thread_m, uint32_t thread_n)
-{
-    uint64_t tile_m = CONV_THREADS_M * thread_m, tile_n = CONV_THREADS_N * thread_n;
-
-    return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n) * groups;
-}
-
 /* Thread tiles for the implicit GEMM: as large as the matrix allows, smaller again while that
  * leaves fewer than a device's worth of workgroups (more, smaller tiles keep more units busy). */
 static void choose_thread_tiles(const struct conv_shape *shape, uint32_t spec[CONV_SPEC_COUNT])
 {
-    static const uint64_t enough_groups = 128;
     uint64_t m = (uint64_t)shape->batch * product3(shape->out_sizes), n = shape->out_channels / shape->groups;
     uint32_t thread_m = thread_tile(m), thread_n = thread_tile(n);
 
-    while (gemm_tiles(m, n, shape->groups, thread_m, thread_n) < enough_groups && (thread_m > 1 || thread_n > 1))
+    while (gemm_tiles(m, n, shape->groups, thread_m, thread_n) < CONV_ENOUGH_GROUPS && (thread_m > 1 || thread_n > 1))
     {
         if (thread_m >= thread_n)
             thread_m /= 2;

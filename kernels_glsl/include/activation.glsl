@@ -73,23 +73,36 @@ float vkdml_log1p_unit(float u)
     return 2.0 * s + 2.0 * s * s2 * p;
 }
 
-/* NaN-propagating max(x, 0) and min(x, 0). The isnan() tests are not redundant: without
- * SignedZeroInfNanPreserve a driver may turn the selects into max/min (NVIDIA does), whose NaN
- * result is the other operand. */
+/* isnan() and isinf() on the bits. Without SignedZeroInfNanPreserve a driver may assume that no
+ * float is NaN or infinite and fold the built-ins away (NVIDIA does, in selects: it turns
+ * `isnan(x) ? x : x < lo ? lo : x` into max(x, lo), whose NaN result is lo); integer tests it
+ * must keep. */
+bool vkdml_isnan(float x)
+{
+    return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+bool vkdml_isinf(float x)
+{
+    return (floatBitsToUint(x) & 0x7fffffffu) == 0x7f800000u;
+}
+
+/* NaN-propagating max(x, 0) and min(x, 0); max(-0, 0) is +0 (IEEE 754-2019 maximum, and what
+ * a driver's max gives when it turns the select into one). */
 float vkdml_relu(float x)
 {
-    return isnan(x) ? x : (x < 0.0 ? 0.0 : x);
+    return vkdml_isnan(x) ? x : (x <= 0.0 ? 0.0 : x);
 }
 
 float vkdml_min0(float x)
 {
-    return isnan(x) ? x : (x > 0.0 ? 0.0 : x);
+    return vkdml_isnan(x) ? x : (x > 0.0 ? 0.0 : x);
 }
 
 /* NaN-propagating clamp. */
 float vkdml_clamp(float x, float lo, float hi)
 {
-    return isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x));
+    return vkdml_isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x));
 }
 
 float vkdml_sigmoid(float x)
@@ -205,9 +218,10 @@ float vkdml_activation_apply(uint kind, float alpha, float beta, float gamma, fl
         case VKDML_ACTIVATION_PARAMETRIC_SOFTPLUS:
             return alpha * vkdml_softplus(beta * x);
         case VKDML_ACTIVATION_SOFTSIGN:
-            return isinf(x) ? (x < 0.0 ? -1.0 : 1.0) : x / (1.0 + abs(x));
+            /* ±1 in fp32 beyond 2^24; also where GPUs' x * (1 / (1 + |x|)) would flush (and at ±inf). */
+            return abs(x) > 16777216.0 ? (x < 0.0 ? -1.0 : 1.0) : x / (1.0 + abs(x));
         case VKDML_ACTIVATION_SHRINK:
-            return x < -alpha ? x + beta : (x > alpha ? x - beta : (isnan(x) ? x : 0.0));
+            return x < -alpha ? x + beta : (x > alpha ? x - beta : (vkdml_isnan(x) ? x : 0.0));
         case VKDML_ACTIVATION_GELU:
             return vkdml_gelu(x);
         case VKDML_ACTIVATION_CLIP:

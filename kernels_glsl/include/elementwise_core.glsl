@@ -437,7 +437,7 @@ uint ew_uint_activation(uint y)
  * saturated at the 32-bit limits, NaN as 0. Narrower types then wrap when stored. */
 uint ew_float_to_bits(float y)
 {
-    if (isnan(y))
+    if (vkdml_isnan(y))
         return 0u;
     if (ew_signed_domain())
         return y >= 2147483648.0 ? 0x7fffffffu : (y <= -2147483648.0 ? 0x80000000u : uint(int(y)));
@@ -474,7 +474,7 @@ uint ew_ipow_negative(uint x, uint n)
 /* x^e for a float exponent: exact for integral e, else fp32 pow converted as above. */
 uint ew_ipow_float(uint x, float e)
 {
-    if (isnan(e))
+    if (vkdml_isnan(e))
         return 0u;
     if (floor(e) == e && abs(e) < 4294967296.0)
         return e >= 0.0 ? ew_ipow(x, uint(e)) : ew_ipow_negative(x, uint(-e));

@@ -4,7 +4,7 @@
  * Vulkan's precision rules for the GLSL built-ins are loose (exp: 3 + 2|x| ulp; sin, cos: 2^-11
  * absolute; asin, acos, atan: inherited from atan2, 4096 ulp; pow: exp2(y * log2(x))), and
  * drivers differ. These functions use only +, -, *, / (2.5 ulp in Vulkan, exact on CPUs), sqrt,
- * floor, isnan/isinf and bit operations, so they give the same results to within an ulp or two everywhere.
+ * floor and bit operations (NaN and infinity tests included: activation.glsl's vkdml_isnan), so they give the same results to within an ulp or two everywhere.
  * They are Cephes' single-precision algorithms (Stephen L. Moshier, public domain): argument
  * reduction plus a minimax polynomial. Maximum errors against double libm, measured through the
  * element-wise operators on lavapipe (test/ops/test_elementwise_unary.c has the bounds it
@@ -19,6 +19,10 @@
  */
 #ifndef VKDML_MATH_GLSL
 #define VKDML_MATH_GLSL
+
+#ifndef VKDML_ACTIVATION_GLSL
+# error "Include activation.glsl first (vkdml_isnan, vkdml_isinf, vkdml_erf, vkdml_tanh)."
+#endif
 
 #define VKDML_PI 3.14159265358979323846
 #define VKDML_PI_2 1.57079632679489661923
@@ -64,7 +68,7 @@ float vkdml_ldexp(float x, int n)
 float vkdml_div(float a, float b)
 {
     if (abs(b) > 8.50705917e37)
-        return (a * 0.25) / (b * 0.25);
+        return (a * 0.0625) / (b * 0.0625);
     return a / b;
 }
 
@@ -76,7 +80,7 @@ float vkdml_exp_parts(float hi, float lo)
     precise float r;
     float n, z, p;
 
-    if (isnan(hi))
+    if (vkdml_isnan(hi))
         return hi;
     if (hi > 89.0)
         return vkdml_inf();
@@ -153,11 +157,11 @@ float vkdml_log(float x)
 {
     vec2 parts;
 
-    if (isnan(x) || x < 0.0)
+    if (vkdml_isnan(x) || x < 0.0)
         return vkdml_nan();
     if (x == 0.0)
         return -vkdml_inf();
-    if (isinf(x))
+    if (vkdml_isinf(x))
         return x;
     parts = vkdml_log_parts(x);
     return parts.x + parts.y;
@@ -172,7 +176,7 @@ float vkdml_log1p(float x)
 
     if (u == 1.0)
         return x;
-    if (isinf(u))
+    if (vkdml_isinf(u))
         return u;
     return vkdml_log(u) * (x / d);
 }
@@ -199,11 +203,15 @@ float vkdml_reduce_pi4(float a, out uint octant)
 {
     precise float z;
     float y = floor(a * 1.27323954473516268);      /* 4 / pi */
+    int j = int(y);                                 /* < 2^14: the callers take |x| <= 8192 */
 
     /* Odd octants round up: z then lies in [-pi/4, pi/4]. */
-    if (mod(y, 2.0) == 1.0)
+    if ((j & 1) != 0)
+    {
+        ++j;
         y += 1.0;
-    octant = uint(mod(y, 8.0));
+    }
+    octant = uint(j & 7);
     z = a - y * 0.78515625;
     z = z - y * 2.4187564849853515625e-4;
     z = z - y * 3.77489497744594108e-8;
@@ -215,7 +223,7 @@ float vkdml_sin(float x)
     uint octant;
     float z, r;
 
-    if (isinf(x) || isnan(x))
+    if (vkdml_isinf(x) || vkdml_isnan(x))
         return vkdml_nan();
     if (abs(x) > 8192.0)
         return sin(x);
@@ -231,7 +239,7 @@ float vkdml_cos(float x)
     uint octant;
     float z, r;
 
-    if (isinf(x) || isnan(x))
+    if (vkdml_isinf(x) || vkdml_isnan(x))
         return vkdml_nan();
     if (abs(x) > 8192.0)
         return cos(x);
@@ -248,7 +256,7 @@ float vkdml_tan(float x)
     uint octant;
     float z, zz, y;
 
-    if (isinf(x) || isnan(x))
+    if (vkdml_isinf(x) || vkdml_isnan(x))
         return vkdml_nan();
     if (abs(x) > 8192.0)
         return tan(x);
@@ -275,7 +283,7 @@ float vkdml_atan(float x)
 {
     float a = abs(x), base = 0.0, z, y;
 
-    if (isnan(x))
+    if (vkdml_isnan(x))
         return x;
     if (a > 2.414213562373095)
     {
@@ -297,17 +305,17 @@ float vkdml_atan2(float y, float x)
 {
     float r;
 
-    if (isnan(x) || isnan(y))
+    if (vkdml_isnan(x) || vkdml_isnan(y))
         return x + y;
-    if (isinf(x))
+    if (vkdml_isinf(x))
     {
-        if (isinf(y))
+        if (vkdml_isinf(y))
             r = x > 0.0 ? VKDML_PI_4 : 3.0 * VKDML_PI_4;
         else
             r = x > 0.0 ? 0.0 : VKDML_PI;
         return vkdml_copysign(r, y);
     }
-    if (isinf(y))
+    if (vkdml_isinf(y))
         return vkdml_copysign(VKDML_PI_2, y);
     if (x == 0.0)
         return vkdml_copysign(y == 0.0 ? (vkdml_signbit(x) ? VKDML_PI : 0.0) : VKDML_PI_2, y);
@@ -327,7 +335,7 @@ float vkdml_asin(float x)
     float a = abs(x), z, r;
     bool upper = a > 0.5;
 
-    if (isnan(x) || a > 1.0)
+    if (vkdml_isnan(x) || a > 1.0)
         return vkdml_nan();
     if (a < 1e-4)
         return x;
@@ -349,7 +357,7 @@ float vkdml_asin(float x)
 
 float vkdml_acos(float x)
 {
-    if (isnan(x) || abs(x) > 1.0)
+    if (vkdml_isnan(x) || abs(x) > 1.0)
         return vkdml_nan();
     precise float r;
 
@@ -378,7 +386,7 @@ float vkdml_sinh(float x)
 {
     float a = abs(x), r;
 
-    if (isnan(x))
+    if (vkdml_isnan(x))
         return x;
     if (a <= 1.0)
     {
@@ -393,7 +401,7 @@ float vkdml_cosh(float x)
 {
     float a = abs(x), e;
 
-    if (isnan(x))
+    if (vkdml_isnan(x))
         return x;
     if (a >= 20.0)
         return vkdml_half_exp(a);
@@ -405,7 +413,7 @@ float vkdml_asinh(float x)
 {
     float a = abs(x), r;
 
-    if (isnan(x) || isinf(x))
+    if (vkdml_isnan(x) || vkdml_isinf(x))
         return x;
     if (a > 4096.0)
         r = vkdml_log(a) + 0.693147180559945309;
@@ -418,9 +426,9 @@ float vkdml_acosh(float x)
 {
     float t;
 
-    if (isnan(x) || x < 1.0)
+    if (vkdml_isnan(x) || x < 1.0)
         return vkdml_nan();
-    if (isinf(x))
+    if (vkdml_isinf(x))
         return x;
     if (x > 4096.0)
         return vkdml_log(x) + 0.693147180559945309;
@@ -432,7 +440,7 @@ float vkdml_atanh(float x)
 {
     float a = abs(x);
 
-    if (isnan(x) || a > 1.0)
+    if (vkdml_isnan(x) || a > 1.0)
         return vkdml_nan();
     if (a == 1.0)
         return vkdml_copysign(vkdml_inf(), x);
@@ -491,15 +499,15 @@ float vkdml_pow(float x, float y)
 
     if (y == 0.0 || x == 1.0)
         return 1.0;
-    if (isnan(x) || isnan(y))
+    if (vkdml_isnan(x) || vkdml_isnan(y))
         return vkdml_nan();
-    if (isinf(y))
+    if (vkdml_isinf(y))
     {
         if (a == 1.0)
             return 1.0;
         return (a > 1.0) == (y > 0.0) ? vkdml_inf() : 0.0;
     }
-    if (a == 0.0 || isinf(x))
+    if (a == 0.0 || vkdml_isinf(x))
     {
         r = (a == 0.0) == (y < 0.0) ? vkdml_inf() : 0.0;
         return odd ? vkdml_copysign(r, x) : r;
@@ -545,7 +553,7 @@ float vkdml_fmod(float a, float b)
     float d = abs(b), t;
     int k;
 
-    if (isnan(a) || isnan(b) || isinf(a) || b == 0.0)
+    if (vkdml_isnan(a) || vkdml_isnan(b) || vkdml_isinf(a) || b == 0.0)
         return vkdml_nan();
     if (r < d)
         return a;

@@ -202,10 +202,11 @@ void TestHelloDirectMLFlow(void **state)
     const CD3DX12_CPU_DESCRIPTOR_HANDLE cpuHandle(BY_VALUE(cpuDescriptorHeap, GetCPUDescriptorHandleForHeapStart), 5,
             increment);
     d3D12Device->CreateUnorderedAccessView(outputBuffer.Get(), nullptr, &uavDesc, cpuHandle);
-    const CD3DX12_CPU_DESCRIPTOR_HANDLE shaderVisibleCpuHandle(BY_VALUE(descriptorHeap, GetCPUDescriptorHandleForHeapStart),
-            2, increment);
+    const CD3DX12_CPU_DESCRIPTOR_HANDLE shaderVisibleCpuHandle(
+            BY_VALUE(descriptorHeap, GetCPUDescriptorHandleForHeapStart), 2, increment);
     d3D12Device->CopyDescriptorsSimple(1, shaderVisibleCpuHandle, cpuHandle, D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV);
-    const CD3DX12_GPU_DESCRIPTOR_HANDLE gpuHandle(BY_VALUE(descriptorHeap, GetGPUDescriptorHandleForHeapStart), 2, increment);
+    const CD3DX12_GPU_DESCRIPTOR_HANDLE gpuHandle(BY_VALUE(descriptorHeap, GetGPUDescriptorHandleForHeapStart), 2,
+            increment);
     const FLOAT clearValue[4] = {-2.5f, 0.0f, 0.0f, 0.0f};
     commandList->ClearUnorderedAccessViewFloat(gpuHandle, cpuHandle, outputBuffer.Get(), clearValue, 0, nullptr);
     commandList->ResourceBarrier(1, &uavBarrier);

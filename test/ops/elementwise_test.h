@@ -11,8 +11,9 @@
  * Float outputs pass within `tolerance`: |got - expected| <= ulps * ulp(expected) + abs, where
  * ulp is the output type's unit in the last place at the expected value (the smallest normal
  * ulp below the normal range). NaN must give NaN, infinities exactly. Devices may flush fp32
- * denormals (Vulkan allows it): a denormal expected value also accepts 0, and an fp32 denormal
- * input also accepts the result for 0. Integer outputs must be exact. Bytes of the output buffer
+ * denormals (Vulkan allows it), in some operations and not in others: an fp32 denormal result
+ * matches any denormal or zero, and an fp32 denormal input also accepts the result for a zero
+ * input. Integer outputs must be exact. Bytes of the output buffer
  * that are not output elements (padding, the bytes around the tensor) must be unchanged.
  */
 #ifndef VKDML_TEST_OPS_ELEMENTWISE_TEST_H

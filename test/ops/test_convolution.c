@@ -198,7 +198,8 @@ struct conv_case
     const DML_OPERATOR_DESC *activation;
     unsigned int owned;             /* OWN_*: flagged DML_TENSOR_FLAG_OWNED_BY_DML */
     DML_EXECUTION_FLAGS flags;
-    enum conv_path path;
+    enum conv_path path;            /* the kernel compilation must pick */
+    enum conv_path force;           /* VKDML_CONV_KERNEL during compilation; PATH_ANY: automatic */
 };
 
 static const DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {NULL, NULL};
@@ -517,8 +518,23 @@ static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml
     }
 }
 
+static void set_kernel(const char *name)
+{
+#ifdef _WIN32
+    char assignment[64];
+
+    snprintf(assignment, sizeof(assignment), "VKDML_CONV_KERNEL=%s", name ? name : "");
+    _putenv(assignment);
+#else
+    if (name)
+        setenv("VKDML_CONV_KERNEL", name, 1);
+    else
+        unsetenv("VKDML_CONV_KERNEL");
+#endif
+}
+
 static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, const DML_CONVOLUTION_OPERATOR_DESC *desc,
-        DML_EXECUTION_FLAGS flags, char path[32])
+        DML_EXECUTION_FLAGS flags, enum conv_path force, char path[32])
 {
     enum vkdml_log_level old_level = vkdml_get_log_level();
     IDMLCompiledOperator *compiled = NULL;
@@ -529,7 +545,11 @@ static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, co
     check_hr(dml_test_create_operator(context, DML_OPERATOR_CONVOLUTION, desc, &op), S_OK);
     vkdml_set_log_level(VKDML_LOG_TRACE);
     vkdml_set_log_callback(capture_sink, NULL);
+    if (force != PATH_ANY)
+        set_kernel(path_names[force]);
     hr = IDMLDevice_CompileOperator(context->dml, op, flags, &IID_IDMLCompiledOperator, (void **)&compiled);
+    if (force != PATH_ANY)
+        set_kernel(NULL);
     vkdml_test_init_logging();
     vkdml_set_log_level(old_level);
     release_unknown(op);
@@ -622,7 +642,7 @@ static void run_case(struct dml_test_context *context, const struct conv_case *t
     conv_run_init(&run, test);
     tensors[0] = &run.input, tensors[1] = &run.filter, tensors[2] = test->bias ? &run.bias : NULL;
     fill_desc(&desc, &attributes, &run);
-    compiled = compile_traced(context, &desc, test->flags, path);
+    compiled = compile_traced(context, &desc, test->flags, test->force, path);
     check_path(test, path);
 
     /* OWNED_BY_DML inputs exist only in upload buffers bound to the initializer; the others live
@@ -678,8 +698,9 @@ static void run_cases(void **state, const struct conv_case *cases, size_t count)
 /* Case `index` of the full product of direction, mode, strides, dilations, padding, groups and
  * (backward) OutputPadding or the larger output; the spatial rank cycles through 1-D (as 3-D
  * and as 4-D tensors with H = 1), 2-D and 3-D so that each rank meets every combination of the
- * others over the sweep. `wide` gives 8 output channels and 4 input channels per group (the
- * implicit-GEMM kernel), otherwise 1 to 3 (the direct kernel). */
+ * others over the sweep. `wide` runs the implicit-GEMM kernel, with 8 output channels and 4
+ * input channels per group; otherwise the direct kernel, with 1 to 3. The tensors are too small
+ * for the automatic choice to take the implicit GEMM: VKDML_CONV_KERNEL forces both. */
 static void sweep_case(struct conv_case *test, char *name, size_t name_size, unsigned int index, bool wide)
 {
     unsigned int bits = index, rank_choice = (index + (index >> 3) + (index >> 6)) % 4, i;
@@ -700,7 +721,7 @@ static void sweep_case(struct conv_case *test, char *name, size_t name_size, uns
     test->in_layout = index % 5 == 1 ? LAYOUT_PADDED : index % 5 == 3 ? LAYOUT_CHANNELS_LAST : LAYOUT_PACKED;
     test->filter_layout = index % 7 == 2 ? LAYOUT_PADDED : LAYOUT_PACKED;
     test->out_layout = index % 6 == 4 ? LAYOUT_PADDED : index % 6 == 5 ? LAYOUT_CHANNELS_LAST : LAYOUT_PACKED;
-    test->path = wide ? PATH_GEMM : PATH_DIRECT;
+    test->path = test->force = wide ? PATH_GEMM : PATH_DIRECT;
     for (i = 0; i < test->rank - 2; ++i)
     {
         /* 1-D as 4-D: the H dimension is 1 with a 1-tap kernel. */
@@ -799,39 +820,39 @@ static const struct conv_case shape_cases[] =
             .direction = FWD, .path = PATH_1X1},
     /* 1x1 that is not a plain GEMM: padded positions, strides, padding, OutputPadding. */
     {"1x1 padded layout", F32, 4, 2, 8, 16, 1, {5, 6}, {1, 1}, .mode = XCORR, .direction = FWD,
-            .in_layout = PADDED, .path = PATH_GEMM},
+            .in_layout = PADDED, .path = PATH_GEMM, .force = PATH_GEMM},
     {"1x1 stride 2", F32, 4, 2, 8, 16, 1, {9, 10}, {1, 1}, .strides = {2, 2}, .mode = XCORR, .direction = FWD,
-            .bias = true, .path = PATH_GEMM},
+            .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
     {"1x1 padded", F32, 4, 2, 8, 16, 1, {5, 6}, {1, 1}, .start_pad = {1, 0}, .end_pad = {0, 2}, .mode = XCORR,
-            .direction = FWD, .bias = true, .path = PATH_GEMM},
+            .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
     {"1x1 OutputPadding", F32, 4, 2, 8, 16, 1, {5, 6}, {1, 1}, .out_pad = {1, 2}, .mode = XCORR,
-            .direction = FWD, .bias = true, .activation = &sigmoid, .path = PATH_GEMM},
+            .direction = FWD, .bias = true, .activation = &sigmoid, .path = PATH_GEMM, .force = PATH_GEMM},
     /* Input broadcast over the positions (0 strides) reads as one position: still a GEMM. */
     {"1x1, input broadcast over positions", F32, 4, 2, 4, 16, 1, {3, 5}, {1, 1}, .mode = XCORR, .direction = FWD,
             .in_layout = LAYOUT_SPATIAL_BROADCAST, .path = PATH_1X1},
     {"3x3, input broadcast over positions", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 0},
-            .mode = XCORR, .direction = FWD, .in_layout = LAYOUT_SPATIAL_BROADCAST, .path = PATH_GEMM},
+            .mode = XCORR, .direction = FWD, .in_layout = LAYOUT_SPATIAL_BROADCAST, .path = PATH_GEMM, .force = PATH_GEMM},
     /* Input broadcast over the batch through a 0 stride. */
     {"batch-broadcast input", F32, 4, 3, 4, 8, 1, {6, 6}, {3, 3}, .mode = XCORR, .direction = FWD,
-            .in_layout = BROADCAST, .path = PATH_GEMM},
+            .in_layout = BROADCAST, .path = PATH_GEMM, .force = PATH_GEMM},
     {"batch-broadcast input, direct", F32, 4, 3, 4, 2, 1, {6, 6}, {3, 3}, .mode = XCORR, .direction = BWD,
             .in_layout = BROADCAST, .path = PATH_DIRECT},
     /* Tiny outputs and reductions take the direct kernel even with many output channels. */
     {"one output position", F32, 4, 1, 3, 32, 1, {3, 3}, {3, 3}, .mode = XCORR, .direction = FWD, .bias = true,
             .path = PATH_DIRECT},
     {"reduction of 4", F32, 4, 2, 1, 16, 1, {6, 6}, {2, 2}, .mode = XCORR, .direction = FWD, .path = PATH_DIRECT},
-    /* Backward with strides of 3x3: 8 taps in 9 skip; 2x2 stays on the implicit GEMM. */
+    /* Backward, strides 3x3 and 2x2: most taps of an output position meet no input. */
     {"backward stride 3x3", F32, 4, 2, 16, 16, 1, {4, 5}, {3, 3}, .strides = {3, 3}, .start_pad = {1, 1},
             .end_pad = {0, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD, .bias = true,
             .path = PATH_DIRECT},
     {"backward stride 2x2", F32, 4, 2, 16, 16, 1, {4, 5}, {3, 3}, .strides = {2, 2}, .start_pad = {1, 1},
             .end_pad = {0, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD, .bias = true,
-            .path = PATH_GEMM},
+            .path = PATH_GEMM, .force = PATH_GEMM},
     /* Kernel as large as the padded input; every tap of a dilated kernel in the padding but one. */
     {"kernel covers the input", F32, 4, 2, 4, 8, 1, {5, 6}, {5, 6}, .mode = CONV, .direction = FWD,
             .path = PATH_DIRECT},
     {"dilation 3, padding larger than the kernel", F32, 3, 2, 8, 16, 2, {3}, {2}, .dilations = {3},
-            .start_pad = {5}, .end_pad = {4}, .mode = XCORR, .direction = FWD, .bias = true, .path = PATH_GEMM},
+            .start_pad = {5}, .end_pad = {4}, .mode = XCORR, .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
 };
 
 /* Large enough for thread tiles of more than one output (groups multiply the tiles). */
@@ -848,17 +869,17 @@ static const struct conv_case tile_cases[] =
 static const struct conv_case activation_cases[] =
 {
     {"RELU, implicit GEMM", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
-            .mode = XCORR, .direction = FWD, .bias = true, .activation = &relu, .path = PATH_GEMM},
+            .mode = XCORR, .direction = FWD, .bias = true, .activation = &relu, .path = PATH_GEMM, .force = PATH_GEMM},
     {"SIGMOID, direct", F32, 4, 2, 4, 4, 1, {6, 5}, {3, 3}, .mode = XCORR, .direction = BWD, .bias = true,
             .activation = &sigmoid, .path = PATH_DIRECT},
     {"LEAKY_RELU, implicit GEMM, backward", F32, 3, 2, 8, 16, 2, {9}, {3}, .strides = {2}, .mode = CONV,
-            .direction = BWD, .bias = true, .activation = &leaky_relu, .path = PATH_GEMM},
+            .direction = BWD, .bias = true, .activation = &leaky_relu, .path = PATH_GEMM, .force = PATH_GEMM},
     {"HARD_SIGMOID, 1x1", F32, 4, 2, 4, 16, 1, {6, 5}, {1, 1}, .mode = XCORR, .direction = FWD, .bias = true,
             .activation = &hard_sigmoid, .path = PATH_1X1},
     {"LINEAR, direct", F32, 5, 1, 2, 2, 2, {3, 3, 3}, {2, 2, 2}, .mode = XCORR, .direction = FWD,
             .activation = &linear, .path = PATH_DIRECT},
     {"CLIP, implicit GEMM", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
-            .mode = XCORR, .direction = FWD, .bias = true, .activation = &clip, .path = PATH_GEMM},
+            .mode = XCORR, .direction = FWD, .bias = true, .activation = &clip, .path = PATH_GEMM, .force = PATH_GEMM},
     {"CLIP, direct, OutputPadding holds clip(bias)", F32, 4, 1, 3, 3, 3, {4, 4}, {3, 3}, .strides = {2, 1},
             .out_pad = {1, 1}, .mode = XCORR, .direction = BWD, .bias = true, .activation = &clip,
             .path = PATH_DIRECT},
@@ -872,10 +893,10 @@ static const struct conv_case activation_cases[] =
 static const struct conv_case float16_cases[] =
 {
     {"FLOAT16 implicit GEMM, 576-term reductions", F16, 4, 2, 64, 16, 1, {6, 6}, {3, 3}, .start_pad = {1, 1},
-            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .path = PATH_GEMM},
+            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
     {"FLOAT16 implicit GEMM, half-precision math", F16, 4, 2, 64, 16, 1, {6, 6}, {3, 3}, .start_pad = {1, 1},
             .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .activation = &relu, .flags = HALF,
-            .path = PATH_GEMM},
+            .path = PATH_GEMM, .force = PATH_GEMM},
     {"FLOAT16 direct, backward, grouped", F16, 4, 2, 16, 6, 2, {5, 4}, {3, 3}, .strides = {2, 2},
             .start_pad = {1, 1}, .mode = CONV, .direction = BWD, .bias = true, .path = PATH_DIRECT},
     {"FLOAT16 direct, half-precision math", F16, 5, 1, 8, 4, 1, {4, 3, 4}, {2, 2, 2}, .mode = XCORR,
@@ -890,7 +911,7 @@ static const struct conv_case owned_cases[] =
 {
     {"OWNED_BY_DML filter, implicit GEMM", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 1},
             .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .owned = OWN_FILTER,
-            .path = PATH_GEMM},
+            .path = PATH_GEMM, .force = PATH_GEMM},
     {"OWNED_BY_DML filter and bias, direct, backward", F32, 4, 2, 4, 4, 2, {5, 5}, {3, 3}, .strides = {2, 2},
             .mode = CONV, .direction = BWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS, .activation = &relu,
             .path = PATH_DIRECT},
@@ -898,9 +919,9 @@ static const struct conv_case owned_cases[] =
             .direction = FWD, .bias = true, .filter_layout = PADDED, .owned = OWN_FILTER | OWN_BIAS,
             .path = PATH_1X1},
     {"OWNED_BY_DML bias only, 3-D", F32, 5, 1, 2, 8, 1, {4, 4, 4}, {2, 2, 2}, .mode = XCORR, .direction = FWD,
-            .bias = true, .owned = OWN_BIAS, .path = PATH_GEMM},
+            .bias = true, .owned = OWN_BIAS, .path = PATH_GEMM, .force = PATH_GEMM},
     {"FLOAT16 OWNED_BY_DML filter and bias", F16, 4, 2, 8, 16, 1, {5, 5}, {3, 3}, .mode = XCORR,
-            .direction = FWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS, .path = PATH_GEMM},
+            .direction = FWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS, .path = PATH_GEMM, .force = PATH_GEMM},
 };
 
 static void test_shapes(void **state)
@@ -930,39 +951,24 @@ static void test_owned_by_dml(void **state)
 
 /* ---- VKDML_CONV_KERNEL: each kernel on shapes the automatic choice gives another ---- */
 
-static void set_kernel(const char *name)
-{
-#ifdef _WIN32
-    char assignment[64];
-
-    snprintf(assignment, sizeof(assignment), "VKDML_CONV_KERNEL=%s", name ? name : "");
-    _putenv(assignment);
-#else
-    if (name)
-        setenv("VKDML_CONV_KERNEL", name, 1);
-    else
-        unsetenv("VKDML_CONV_KERNEL");
-#endif
-}
-
 static const struct conv_case forced_gemm_cases[] =
 {
     {"depthwise on the implicit GEMM", F32, 4, 2, 4, 4, 4, {7, 6}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 0},
-            .mode = CONV, .direction = FWD, .bias = true, .path = PATH_GEMM},
+            .mode = CONV, .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
     {"backward stride 2x2 on the implicit GEMM", F32, 4, 2, 6, 4, 2, {4, 5}, {3, 2}, .strides = {2, 2},
             .dilations = {1, 2}, .start_pad = {1, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD,
-            .bias = true, .activation = &leaky_relu, .path = PATH_GEMM},
+            .bias = true, .activation = &leaky_relu, .path = PATH_GEMM, .force = PATH_GEMM},
     {"1x1 on the implicit GEMM", F32, 3, 2, 6, 5, 1, {9}, {1}, .mode = XCORR, .direction = FWD, .bias = true,
-            .path = PATH_GEMM},
+            .path = PATH_GEMM, .force = PATH_GEMM},
 };
 
 static const struct conv_case forced_direct_cases[] =
 {
     {"wide 3-D on the direct kernel", F32, 5, 2, 8, 16, 2, {4, 5, 4}, {2, 3, 2}, .strides = {1, 2, 1},
             .dilations = {2, 1, 1}, .start_pad = {1, 1, 0}, .end_pad = {0, 1, 1}, .mode = CONV, .direction = FWD,
-            .bias = true, .path = PATH_DIRECT},
+            .bias = true, .path = PATH_DIRECT, .force = PATH_DIRECT},
     {"1x1 on the direct kernel", F32, 4, 2, 8, 16, 2, {4, 4}, {1, 1}, .mode = XCORR, .direction = BWD,
-            .bias = true, .path = PATH_DIRECT},
+            .bias = true, .path = PATH_DIRECT, .force = PATH_DIRECT},
 };
 
 static void test_forced_kernels(void **state)
@@ -974,9 +980,7 @@ static void test_forced_kernels(void **state)
     struct conv_run run;
     IDMLOperator *op;
 
-    set_kernel("implicit-gemm");
     run_cases(state, forced_gemm_cases, ARRAY_SIZE(forced_gemm_cases));
-    set_kernel("direct");
     run_cases(state, forced_direct_cases, ARRAY_SIZE(forced_direct_cases));
 
     /* A kernel that cannot run the shape: E_NOTIMPL at compilation, with a FIXME line. */

@@ -65,7 +65,7 @@ static struct ewt_value reference(const struct ewt_case *c, const struct ewt_val
         if (type != DML_TENSOR_DATA_TYPE_FLOAT64)
             a = (float)a;
         if (c->op == DML_OPERATOR_ACTIVATION_RELU)
-            a = a < 0.0 ? 0.0 : a;
+            a = a <= 0.0 ? 0.0 : a;
         y.f = ewt_activation(c->op == DML_OPERATOR_ELEMENT_WISE_ADD1 && add1 ? add1->FusedActivation : NULL, a);
         return y;
     }
