@@ -53,7 +53,7 @@
  * innermost stride is 1, each input's is 0 or 1, and every chunk starts aligned to its size:
  * SIZE0 (rank > 1) and the outer strides of stride-1 tensors are multiples of V, byte offsets
  * multiples of the chunk size (bindings are 16-byte aligned by DirectML's rule). At rank 1 the
- * last ELEMENT_COUNT % V elements take the scalar path.
+ * last item may hold fewer than V elements: it goes element by element.
  */
 #ifndef VKDML_ELEMENTWISE_INTERFACE_H
 #define VKDML_ELEMENTWISE_INTERFACE_H
