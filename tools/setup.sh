@@ -1,22 +1,32 @@
 #!/bin/sh
-# The README's two commands. On a fresh Debian 12 machine each one is enough by itself:
+# The README's commands. On a fresh Debian 12 machine each one is enough by itself:
 #   tools/setup.sh demo   install what is missing, build, run the main job: the demo (GEMM -> ADD1+ReLU ->
 #                         MULTIPLY through the DirectML API, checked against the CPU) on the default device
 #   tools/setup.sh test   install what is missing, build, run the whole test suite (validation on)
-# BUILD_DIR (default: build) picks the build directory; MESON_ARGS adds `meson setup` options.
+#   tools/setup.sh windows  the same for Windows: vkdml.dll and the test suite cross-built with
+#                         mingw-w64, the tests run under wine on the same Vulkan driver (README.md, "Windows")
+# BUILD_DIR (default: build, build-win for windows) picks the build directory; MESON_ARGS adds
+# `meson setup` options.
 set -eu
 
 cd "$(dirname "$0")/.."
-BUILD_DIR=${BUILD_DIR:-build}
+if [ "${1:-}" = windows ]; then
+    BUILD_DIR=${BUILD_DIR:-build-win}
+else
+    BUILD_DIR=${BUILD_DIR:-build}
+fi
 
 # Debian 12 packages, each for a reason (README.md, "Dependencies").
 PACKAGES="gcc g++ pkg-config python3 meson ninja-build binutils
 libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools directx-headers-dev libcmocka-dev
 mesa-vulkan-drivers vulkan-validationlayers"
+# The Windows build: mingw-w64 (the win32 thread model is enough, vkdml uses Win32 threads), wine
+# and a virtual X server to run the tests, CMake and dpkg-dev to build cmocka from Debian's source.
+WINDOWS_PACKAGES="gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 wine64 xvfb xauth cmake dpkg-dev"
 
 install_missing() {
     missing=""
-    for p in $PACKAGES; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
     done
     [ -z "$missing" ] && return 0
@@ -27,27 +37,37 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 }
 
+# Extra arguments go to the first `meson setup`.
 build() {
     if [ ! -f "$BUILD_DIR/build.ninja" ]; then
         # shellcheck disable=SC2086
-        meson setup "$BUILD_DIR" ${MESON_ARGS:-}
+        meson setup "$BUILD_DIR" ${MESON_ARGS:-} "$@"
     fi
     ninja -C "$BUILD_DIR"
 }
 
 case "${1:-}" in
     demo)
-        install_missing
+        # shellcheck disable=SC2086
+        install_missing $PACKAGES
         build
         "$BUILD_DIR/tools/vkdml-demo"
         ;;
     test)
-        install_missing
+        # shellcheck disable=SC2086
+        install_missing $PACKAGES
         build
         meson test -C "$BUILD_DIR" --print-errorlogs --num-processes "$(nproc)"
         ;;
+    windows)
+        # shellcheck disable=SC2086
+        install_missing $PACKAGES $WINDOWS_PACKAGES
+        tools/build-cmocka-mingw.sh "$BUILD_DIR/cmocka"
+        build --cross-file tools/x86_64-w64-mingw32.ini -Dcmocka-prefix=cmocka
+        tools/wine-test.sh "$BUILD_DIR" --print-errorlogs --num-processes "$(nproc)"
+        ;;
     *)
-        echo "usage: $0 demo|test" >&2
+        echo "usage: $0 demo|test|windows" >&2
         exit 2
         ;;
 esac
