@@ -167,7 +167,7 @@ static double spot_check(struct dml_test_context *context, const struct config *
             {
                 iy = (long)oy * c->stride + y - c->pad, ix = (long)ox * c->stride + x - c->pad;
             }
-            if (iy < 0 || ix < 0 || iy >= c->h || ix >= c->w)
+            if (iy < 0 || ix < 0 || iy >= (long)c->h || ix >= (long)c->w)
                 continue;
             product = input[(((size_t)n * c->c + g * cpg + ci) * c->h + iy) * c->w + ix]
                     * (c->backward ? filter[(((size_t)(g * cpg + ci) * kpg + k % kpg) * c->kh + y) * c->kw + x]

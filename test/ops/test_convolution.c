@@ -329,7 +329,7 @@ static bool input_position(const struct conv_run *run, const UINT o[3], const UI
                 return false;
             shifted /= g->strides[d];
         }
-        if (shifted < 0 || shifted >= g->in[d])
+        if (shifted < 0 || shifted >= (long)g->in[d])
             return false;
         at[d] = (UINT)shifted;
     }

@@ -175,7 +175,7 @@ static long image_index(const struct fold_run *run, UINT n, UINT c, UINT block, 
     for (d = 0; d < test->dims; ++d)
     {
         at = (long)b[d] * or_one(test->strides[d]) + (long)w[d] * or_one(test->dilations[d]) - test->start_pad[d];
-        if (at < 0 || at >= test->image[d])
+        if (at < 0 || at >= (long)test->image[d])
             return -1;
         index = index * test->image[d] + at;
     }
