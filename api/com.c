@@ -198,6 +198,35 @@ char *vkdml_utf8_from_wide(const WCHAR *wide)
     return utf8;
 }
 
+HRESULT vkdml_query_interface(IUnknown *iface, const IID *const *iids, size_t iid_count, REFIID riid, void **object)
+{
+    size_t i;
+
+    if (!object)
+    {
+        ERR("QueryInterface: object is NULL.");
+        return E_POINTER;
+    }
+    if (!riid)
+    {
+        ERR("QueryInterface: riid is NULL.");
+        *object = NULL;
+        return E_INVALIDARG;
+    }
+    for (i = 0; i < iid_count; ++i)
+    {
+        if (vkdml_guid_equal(riid, iids[i]))
+        {
+            IUnknown_AddRef(iface);
+            *object = iface;
+            return S_OK;
+        }
+    }
+    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
+    *object = NULL;
+    return E_NOINTERFACE;
+}
+
 HRESULT vkdml_return_interface(IUnknown *object, REFIID riid, void **out)
 {
     HRESULT hr;

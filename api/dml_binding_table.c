@@ -450,7 +450,7 @@ static HRESULT STDMETHODCALLTYPE dml_binding_table_QueryInterface(IDMLBindingTab
     static const IID *const iids[] = {&IID_IDMLBindingTable, &IID_IDMLDeviceChild, &IID_IDMLObject, &IID_IUnknown};
 
     TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
-    return dml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE dml_binding_table_AddRef(IDMLBindingTable *iface)

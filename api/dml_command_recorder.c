@@ -22,7 +22,7 @@ static HRESULT STDMETHODCALLTYPE dml_command_recorder_QueryInterface(IDMLCommand
     static const IID *const iids[] = {&IID_IDMLCommandRecorder, &IID_IDMLDeviceChild, &IID_IDMLObject, &IID_IUnknown};
 
     TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
-    return dml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE dml_command_recorder_AddRef(IDMLCommandRecorder *iface)

@@ -25,29 +25,6 @@ HRESULT dml_object_name_to_utf8(const WCHAR *name, char **utf8)
     return S_OK;
 }
 
-HRESULT dml_query_interface(IUnknown *iface, const IID *const *iids, size_t iid_count, REFIID riid, void **object)
-{
-    size_t i;
-
-    if (!object)
-    {
-        ERR("QueryInterface: ppvObject is NULL.");
-        return E_POINTER;
-    }
-    for (i = 0; i < iid_count; ++i)
-    {
-        if (vkdml_guid_equal(riid, iids[i]))
-        {
-            IUnknown_AddRef(iface);
-            *object = iface;
-            return S_OK;
-        }
-    }
-    WARN("%s not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    *object = NULL;
-    return E_NOINTERFACE;
-}
-
 /* The highest feature level whose operators are all implemented; 0 when even 1_0 is incomplete. */
 static DML_FEATURE_LEVEL implemented_feature_level(unsigned int *missing_count, const char **first_missing)
 {
@@ -119,7 +96,7 @@ static HRESULT STDMETHODCALLTYPE dml_device_QueryInterface(IDMLDevice1 *iface, R
         *object = &device->IDMLDebugDevice_iface;
         return S_OK;
     }
-    return dml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE dml_device_AddRef(IDMLDevice1 *iface)

@@ -17,7 +17,7 @@ static HRESULT STDMETHODCALLTYPE dml_initializer_QueryInterface(IDMLOperatorInit
             &IID_IDMLDeviceChild, &IID_IDMLObject, &IID_IUnknown};
 
     TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
-    return dml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE dml_initializer_AddRef(IDMLOperatorInitializer *iface)

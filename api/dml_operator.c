@@ -18,7 +18,7 @@ static HRESULT STDMETHODCALLTYPE dml_operator_QueryInterface(IDMLOperator *iface
     static const IID *const iids[] = {&IID_IDMLOperator, &IID_IDMLDeviceChild, &IID_IDMLObject, &IID_IUnknown};
 
     TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
-    return dml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE dml_operator_AddRef(IDMLOperator *iface)
@@ -156,7 +156,7 @@ static HRESULT STDMETHODCALLTYPE dml_compiled_operator_QueryInterface(IDMLCompil
             &IID_IDMLDeviceChild, &IID_IDMLObject, &IID_IUnknown};
 
     TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
-    return dml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE dml_compiled_operator_AddRef(IDMLCompiledOperator *iface)

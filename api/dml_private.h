@@ -198,8 +198,5 @@ HRESULT dml_command_recorder_create(struct dml_device *device, struct dml_comman
 
 /* SetName's common part: checks and converts the name; *utf8 is malloc'd (NULL for a NULL name). */
 HRESULT dml_object_name_to_utf8(const WCHAR *name, char **utf8);
-/* The QueryInterface walk for device children: `iids` lists the object's interfaces, most
- * derived first, IUnknown last. */
-HRESULT dml_query_interface(IUnknown *iface, const IID *const *iids, size_t iid_count, REFIID riid, void **object);
 
 #endif /* VKDML_DML_PRIVATE_H */

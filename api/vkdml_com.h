@@ -85,6 +85,10 @@ const char *debugstr_guid(const GUID *guid);
  * malloc'd, NULL for a NULL input or on allocation failure. */
 char *vkdml_utf8_from_wide(const WCHAR *wide);
 
+/* QueryInterface for an object with one vtable: `iids` lists its interfaces, most derived first,
+ * IUnknown last. E_POINTER / E_INVALIDARG (logged) for NULL arguments, E_NOINTERFACE otherwise. */
+HRESULT vkdml_query_interface(IUnknown *iface, const IID *const *iids, size_t iid_count, REFIID riid, void **object);
+
 /* The tail of every Create*: QueryInterface `object` for `riid` into `*out`, then drop the
  * construction reference. On failure *out is NULL and the object is released. */
 HRESULT vkdml_return_interface(IUnknown *object, REFIID riid, void **out);

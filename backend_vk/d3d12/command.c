@@ -57,11 +57,6 @@
 # define VKDML_D3D12_WIDL_HEADER 0
 #endif
 
-static bool iid_equal(REFIID a, const IID *b)
-{
-    return !memcmp(a, b, sizeof(*b));
-}
-
 static const char *debug_list_type(D3D12_COMMAND_LIST_TYPE type)
 {
     /* Numbers, not names, for the video types: mingw-w64's d3d12.h does not declare them. */
@@ -704,30 +699,14 @@ void d3d12_fence_wait_submissions(struct d3d12_fence *fence)
 static HRESULT STDMETHODCALLTYPE d3d12_command_queue_QueryInterface(ID3D12CommandQueue *iface, REFIID riid,
         void **object)
 {
-    TRACE("iface %p, riid %s, object %p.", iface, debugstr_guid(riid), object);
+    static const IID *const iids[] =
+    {
+        &IID_ID3D12CommandQueue, &IID_ID3D12Pageable, &IID_ID3D12DeviceChild, &IID_ID3D12Object,
+        &IID_IUnknown
+    };
 
-    if (!object)
-    {
-        ERR("QueryInterface: object is NULL.");
-        return E_POINTER;
-    }
-    if (!riid)
-    {
-        ERR("QueryInterface: riid is NULL.");
-        *object = NULL;
-        return E_INVALIDARG;
-    }
-    if (iid_equal(riid, &IID_ID3D12CommandQueue) || iid_equal(riid, &IID_ID3D12Pageable)
-            || iid_equal(riid, &IID_ID3D12DeviceChild) || iid_equal(riid, &IID_ID3D12Object)
-            || iid_equal(riid, &IID_IUnknown))
-    {
-        ID3D12CommandQueue_AddRef(iface);
-        *object = iface;
-        return S_OK;
-    }
-    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    *object = NULL;
-    return E_NOINTERFACE;
+    TRACE("iface %p, riid %s, object %p.", iface, debugstr_guid(riid), object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_command_queue_AddRef(ID3D12CommandQueue *iface)
@@ -1284,30 +1263,14 @@ static HRESULT allocator_take_buffer(struct d3d12_command_allocator *allocator, 
 static HRESULT STDMETHODCALLTYPE d3d12_command_allocator_QueryInterface(ID3D12CommandAllocator *iface,
         REFIID riid, void **object)
 {
-    TRACE("iface %p, riid %s, object %p.", iface, debugstr_guid(riid), object);
+    static const IID *const iids[] =
+    {
+        &IID_ID3D12CommandAllocator, &IID_ID3D12Pageable, &IID_ID3D12DeviceChild, &IID_ID3D12Object,
+        &IID_IUnknown
+    };
 
-    if (!object)
-    {
-        ERR("QueryInterface: object is NULL.");
-        return E_POINTER;
-    }
-    if (!riid)
-    {
-        ERR("QueryInterface: riid is NULL.");
-        *object = NULL;
-        return E_INVALIDARG;
-    }
-    if (iid_equal(riid, &IID_ID3D12CommandAllocator) || iid_equal(riid, &IID_ID3D12Pageable)
-            || iid_equal(riid, &IID_ID3D12DeviceChild) || iid_equal(riid, &IID_ID3D12Object)
-            || iid_equal(riid, &IID_IUnknown))
-    {
-        ID3D12CommandAllocator_AddRef(iface);
-        *object = iface;
-        return S_OK;
-    }
-    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    *object = NULL;
-    return E_NOINTERFACE;
+    TRACE("iface %p, riid %s, object %p.", iface, debugstr_guid(riid), object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_command_allocator_AddRef(ID3D12CommandAllocator *iface)
@@ -1848,30 +1811,14 @@ static HRESULT check_list_allocator(struct d3d12_device *device, D3D12_COMMAND_L
 static HRESULT STDMETHODCALLTYPE d3d12_command_list_QueryInterface(ID3D12GraphicsCommandList *iface,
         REFIID riid, void **object)
 {
-    TRACE("iface %p, riid %s, object %p.", iface, debugstr_guid(riid), object);
+    static const IID *const iids[] =
+    {
+        &IID_ID3D12GraphicsCommandList, &IID_ID3D12CommandList, &IID_ID3D12DeviceChild,
+        &IID_ID3D12Object, &IID_IUnknown
+    };
 
-    if (!object)
-    {
-        ERR("QueryInterface: object is NULL.");
-        return E_POINTER;
-    }
-    if (!riid)
-    {
-        ERR("QueryInterface: riid is NULL.");
-        *object = NULL;
-        return E_INVALIDARG;
-    }
-    if (iid_equal(riid, &IID_ID3D12GraphicsCommandList) || iid_equal(riid, &IID_ID3D12CommandList)
-            || iid_equal(riid, &IID_ID3D12DeviceChild) || iid_equal(riid, &IID_ID3D12Object)
-            || iid_equal(riid, &IID_IUnknown))
-    {
-        ID3D12GraphicsCommandList_AddRef(iface);
-        *object = iface;
-        return S_OK;
-    }
-    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    *object = NULL;
-    return E_NOINTERFACE;
+    TRACE("iface %p, riid %s, object %p.", iface, debugstr_guid(riid), object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_command_list_AddRef(ID3D12GraphicsCommandList *iface)

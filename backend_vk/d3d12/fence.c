@@ -436,11 +436,6 @@ void d3d12_device_stop_fence_waiter(struct d3d12_device *device)
 
 /* ---- ID3D12Fence ---- */
 
-static bool iid_equal(REFIID a, const IID *b)
-{
-    return !memcmp(a, b, sizeof(*b));
-}
-
 static inline struct d3d12_fence *impl_from_ID3D12Fence(ID3D12Fence *iface)
 {
     return CONTAINING_RECORD(iface, struct d3d12_fence, ID3D12Fence_iface);
@@ -486,30 +481,14 @@ static HRESULT fence_wait(struct d3d12_fence *fence, uint64_t value)
 
 static HRESULT STDMETHODCALLTYPE d3d12_fence_QueryInterface(ID3D12Fence *iface, REFIID riid, void **object)
 {
-    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    static const IID *const iids[] =
+    {
+        &IID_ID3D12Fence, &IID_ID3D12Pageable, &IID_ID3D12DeviceChild, &IID_ID3D12Object,
+        &IID_IUnknown
+    };
 
-    if (!object)
-    {
-        ERR("QueryInterface: object is NULL.");
-        return E_POINTER;
-    }
-    if (!riid)
-    {
-        ERR("QueryInterface: riid is NULL.");
-        *object = NULL;
-        return E_INVALIDARG;
-    }
-    if (iid_equal(riid, &IID_ID3D12Fence) || iid_equal(riid, &IID_ID3D12Pageable)
-            || iid_equal(riid, &IID_ID3D12DeviceChild) || iid_equal(riid, &IID_ID3D12Object)
-            || iid_equal(riid, &IID_IUnknown))
-    {
-        ID3D12Fence_AddRef(iface);
-        *object = iface;
-        return S_OK;
-    }
-    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    *object = NULL;
-    return E_NOINTERFACE;
+    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_fence_AddRef(ID3D12Fence *iface)
