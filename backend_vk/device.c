@@ -290,9 +290,10 @@ VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t ind
     }
     device->procs.vkGetDeviceQueue(device->vk_device, device->queue_family, 0, &device->queue);
 
-    INFO("Using adapter %u \"%s\" (%s, Vulkan %u.%u), queue family %u.", index, device->adapter.name,
-            device->adapter.driver_name, VK_API_VERSION_MAJOR(device->adapter.api_version),
-            VK_API_VERSION_MINOR(device->adapter.api_version), device->queue_family);
+    INFO("Using adapter %u \"%s\" (%s, Vulkan %u.%u), queue family %u, %u bytes of shared memory per workgroup.",
+            index, device->adapter.name, device->adapter.driver_name, VK_API_VERSION_MAJOR(device->adapter.api_version),
+            VK_API_VERSION_MINOR(device->adapter.api_version), device->queue_family,
+            device->caps.properties.limits.maxComputeSharedMemorySize);
     free(physical_devices);
     *out = device;
     return VK_SUCCESS;

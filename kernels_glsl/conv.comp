@@ -4,8 +4,13 @@
 #if defined(VKDML_CONV_FLOAT16) || defined(VKDML_CONV_HALF_COMPUTE)
 #extension GL_EXT_shader_16bit_storage : require
 #endif
-#ifdef VKDML_CONV_HALF_COMPUTE
+#if defined(VKDML_CONV_HALF_COMPUTE) || defined(CONV_COOPMAT)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+#ifdef CONV_COOPMAT
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
 #endif
 /*
  * DML_OPERATOR_CONVOLUTION: 1-D to 3-D, forward and backward (transposed), both modes, strides,
@@ -16,16 +21,25 @@
  * workgroup of 16x16 threads computes an output tile of (16 THREAD_M) positions x (16 THREAD_N)
  * output channels of one group; A (input values gathered through the convolution's geometry,
  * zero where it reads padding) and B (filter values) go through shared memory 16 reduction
- * values at a time, and each thread accumulates THREAD_M x THREAD_N outputs 16 apart, positions
- * along x so that neighbouring threads read and write neighbouring addresses.
+ * values at a time, the next 16 loaded into registers while the current ones are multiplied,
+ * and each thread accumulates THREAD_M x THREAD_N outputs 16 apart, positions along x so that
+ * neighbouring threads read and write neighbouring addresses.
  *
  * CONV_DIRECT: one output element per thread, the reduction in registers, kernel taps outside
  * and channels inside so that each tap's bounds and stride test runs once. For the shapes whose
  * GEMM tiles would be mostly empty (depthwise and other few-channel groups, tiny reductions) or
  * too few to fill the device (small outputs: a thread per output gives 4 times the workgroups).
  *
- * Both read every tensor through its element strides (padded, transposed and broadcast layouts
- * need no special case) and share the gather below, so they compute the same thing.
+ * CONV_COOPMAT (fp16 only, VK_NV_cooperative_matrix as gemm_coopmat.comp): the same implicit
+ * GEMM turned around, Output{channels, positions} = Filter{channels, K} x Input{K, positions} per
+ * group, on 16 x 16 x 16 fp16 matrices with fp32 accumulation. A workgroup of SUBGROUPS_M x
+ * SUBGROUPS_N subgroups computes TILE_M channels x TILE_N positions; CONV_COOPMAT_TILE_K values of
+ * K at a time go through shared memory as 16-byte vectors of 8 values (filter rows along K,
+ * input rows along positions), the next slab loaded into registers during the arithmetic. A
+ * thread's 8 positions are the same in every slab, so their geometry is worked out once.
+ *
+ * All of them read every tensor through its element strides (padded, transposed and broadcast
+ * layouts need no special case) and share the gather below, so they compute the same thing.
  *
  * Precision variants (kernels_glsl/meson.build): FLOAT32; VKDML_CONV_FLOAT16: fp16 tensors, fp32
  * arithmetic (16-bit storage only); VKDML_CONV_HALF_COMPUTE: fp16 accumulation too
@@ -55,8 +69,10 @@
 layout(local_size_x = CONV_DIRECT_THREADS, local_size_y = 1, local_size_z = 1) in;
 #elif defined(CONV_IMPLICIT_GEMM)
 layout(local_size_x = CONV_THREADS_M, local_size_y = CONV_THREADS_N, local_size_z = 1) in;
+#elif defined(CONV_COOPMAT)
+layout(local_size_x_id = CONV_SPEC_THREADS, local_size_y = 1, local_size_z = 1) in;
 #else
-# error "Define CONV_DIRECT or CONV_IMPLICIT_GEMM."
+# error "Define CONV_DIRECT, CONV_IMPLICIT_GEMM or CONV_COOPMAT."
 #endif
 
 layout(buffer_reference, std430, buffer_reference_align = TENSOR_ALIGN) readonly buffer ConvInput
@@ -277,7 +293,7 @@ void main()
             float(acc));
 }
 
-#else /* CONV_IMPLICIT_GEMM */
+#elif defined(CONV_IMPLICIT_GEMM)
 
 const uint THREADS = CONV_THREADS_M * CONV_THREADS_N;
 const uint MAX_TILE = CONV_MAX_THREAD_TILE;
@@ -316,37 +332,58 @@ ARow a_row_init(uint m, uint g)
     return row;
 }
 
-void load_a_tile(ConvInput input_tensor, ARow row, uint row_index, uint k0, uint thread)
+/* The next K slab's tile values, loaded into registers while the current slab is computed. */
+ACC_T a_next[MAX_TILE], b_next[MAX_TILE];
+
+void fetch_a_tile(ConvInput input_tensor, ARow row, uint k0, uint thread)
 {
     [[unroll]] for (uint r = 0; r < MAX_TILE; ++r)
     {
-        uint k = thread / TILE_M + r * A_K_STEP, kk = k0 + k, in_offset;
-        ACC_T value = ACC_T(0.0);
+        uint kk = k0 + thread / TILE_M + r * A_K_STEP, in_offset;
 
         if (r >= THREAD_M)
             break;
-
+        a_next[r] = ACC_T(0.0);
         if (row.valid && kk < GEMM_K && input_offset(row.position, split_tap(kk % KERNEL_VOLUME), in_offset))
-            value = ACC_T(input_tensor.v[row.input_base + (kk / KERNEL_VOLUME) * IN_STRIDE_C + in_offset]);
-        a_tile[k * A_LD + row_index] = value;
+            a_next[r] = ACC_T(input_tensor.v[row.input_base + (kk / KERNEL_VOLUME) * IN_STRIDE_C + in_offset]);
     }
 }
 
-void load_b_tile(ConvInput filter_tensor, uint g, uint n0, uint k0, uint thread)
+void store_a_tile(uint row_index, uint thread)
+{
+    [[unroll]] for (uint r = 0; r < MAX_TILE; ++r)
+    {
+        if (r >= THREAD_M)
+            break;
+        a_tile[(thread / TILE_M + r * A_K_STEP) * A_LD + row_index] = a_next[r];
+    }
+}
+
+void fetch_b_tile(ConvInput filter_tensor, uint g, uint n0, uint k0, uint thread)
 {
     [[unroll]] for (uint r = 0; r < MAX_TILE; ++r)
     {
         uint l = thread + r * THREADS;
-        uint k = l % CONV_TILE_K, n = l / CONV_TILE_K, kk = k0 + k;
-        ACC_T value = ACC_T(0.0);
+        uint n = n0 + l / CONV_TILE_K, kk = k0 + l % CONV_TILE_K;
 
         if (r >= THREAD_N)
             break;
-
-        if (n0 + n < GEMM_N && kk < GEMM_K)
-            value = ACC_T(filter_tensor.v[filter_channel_offset(g, kk / KERNEL_VOLUME, n0 + n)
+        b_next[r] = ACC_T(0.0);
+        if (n < GEMM_N && kk < GEMM_K)
+            b_next[r] = ACC_T(filter_tensor.v[filter_channel_offset(g, kk / KERNEL_VOLUME, n)
                     + filter_tap_offset(split_tap(kk % KERNEL_VOLUME))]);
-        b_tile[k * B_LD + n] = value;
+    }
+}
+
+void store_b_tile(uint thread)
+{
+    [[unroll]] for (uint r = 0; r < MAX_TILE; ++r)
+    {
+        uint l = thread + r * THREADS;
+
+        if (r >= THREAD_N)
+            break;
+        b_tile[(l % CONV_TILE_K) * B_LD + l / CONV_TILE_K] = b_next[r];
     }
 }
 
@@ -374,11 +411,19 @@ void main()
         [[unroll]] for (uint j = 0; j < MAX_TILE; ++j)
             acc[i][j] = ACC_T(0.0);
 
+    fetch_a_tile(input_tensor, a_row, 0, thread);
+    fetch_b_tile(filter_tensor, g, n0, 0, thread);
     for (uint k0 = 0; k0 < GEMM_K; k0 += CONV_TILE_K)
     {
-        load_a_tile(input_tensor, a_row, a_row_index, k0, thread);
-        load_b_tile(filter_tensor, g, n0, k0, thread);
+        store_a_tile(a_row_index, thread);
+        store_b_tile(thread);
         barrier();
+        /* Issued before the arithmetic, so that their latency hides behind it. */
+        if (k0 + CONV_TILE_K < GEMM_K)
+        {
+            fetch_a_tile(input_tensor, a_row, k0 + CONV_TILE_K, thread);
+            fetch_b_tile(filter_tensor, g, n0, k0 + CONV_TILE_K, thread);
+        }
 
         [[unroll]] for (uint k = 0; k < CONV_TILE_K; ++k)
         {
@@ -415,6 +460,245 @@ void main()
                     float(acc[i][j]));
         }
     }
+}
+
+#else /* CONV_COOPMAT */
+
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ConvVectors
+{
+    uvec4 v[];
+};
+
+layout(constant_id = CONV_SPEC_TILE_M) const uint TILE_M = 64;
+layout(constant_id = CONV_SPEC_TILE_N) const uint TILE_N = 128;
+layout(constant_id = CONV_SPEC_SUBGROUPS_M) const uint SUBGROUPS_M = 2;
+layout(constant_id = CONV_SPEC_SUBGROUPS_N) const uint SUBGROUPS_N = 4;
+layout(constant_id = CONV_SPEC_FILTER_VECTOR) const bool FILTER_VECTOR = false;
+
+const uint THREADS = gl_WorkGroupSize.x;
+const uint MAT = CONV_COOPMAT_MATRIX;
+const uint TILE_K = CONV_COOPMAT_TILE_K;
+const uint HALVES = 8;                          /* fp16 values per 16-byte vector */
+const uint GEMM_M = OUT_C_PER_GROUP;
+const uint GEMM_N = BATCH * OUT_POSITIONS;
+const uint GEMM_K = IN_C_PER_GROUP * KERNEL_VOLUME;
+const uint SUB_M = TILE_M / SUBGROUPS_M;
+const uint SUB_N = TILE_N / SUBGROUPS_N;
+const uint ACC_ROWS = SUB_M / MAT;
+const uint ACC_COLUMNS = SUB_N / MAT;
+const uint TILES_M = (GEMM_M + TILE_M - 1) / TILE_M;
+const uint TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
+const uint TILE_COUNT = TILES_M * TILES_N * GROUPS;
+const uint SLABS = (GEMM_K + TILE_K - 1) / TILE_K;
+/* Shared tiles in vectors, rows padded by one vector so that matrix loads spread over the banks:
+ * A (filter) [m][k], B (gathered input) [k][n]. */
+const uint A_ROW_VECTORS = TILE_K / HALVES;
+const uint A_LD = A_ROW_VECTORS + 1;
+const uint B_ROW_VECTORS = TILE_N / HALVES;
+const uint B_LD = B_ROW_VECTORS + 1;
+const uint A_SIZE = TILE_M * A_LD;
+const uint A_VECTORS = TILE_M * A_ROW_VECTORS;
+const uint B_VECTORS = TILE_K * B_ROW_VECTORS;
+const uint A_LOADS = (A_VECTORS + THREADS - 1) / THREADS;
+const uint B_LOADS = B_VECTORS / THREADS;       /* conv.c: THREADS divides B_VECTORS and is a multiple of B_ROW_VECTORS */
+const uint MAX_LOADS = CONV_COOPMAT_MAX_TILE * TILE_K / HALVES / CONV_COOPMAT_MIN_THREADS;
+/* Epilogue scratch: one 16 x 16 fp32 matrix per subgroup, 4 vectors a row. */
+const uint SCRATCH_LD = MAT / 4;
+
+shared uvec4 smem[A_SIZE + TILE_K * B_LD];
+
+uvec4 a_next[MAX_LOADS], b_next[MAX_LOADS];
+fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT> acc[ACC_ROWS][ACC_COLUMNS];
+
+/* This thread's 8 positions of the B tile: where each reads its image and group, and where it
+ * is (valid: a real position, outside the OutputPadding tail). */
+uint column_base[HALVES];
+uvec3 column_position[HALVES];
+bool column_valid[HALVES];
+
+void init_columns(uint n, uint g)
+{
+    [[unroll]] for (uint e = 0; e < HALVES; ++e)
+    {
+        column_position[e] = split_position((n + e) % OUT_POSITIONS);
+        column_valid[e] = n + e < GEMM_N && in_extent(column_position[e]);
+        column_base[e] = ((n + e) / OUT_POSITIONS) * IN_STRIDE_N + g * IN_C_PER_GROUP * IN_STRIDE_C;
+    }
+}
+
+uint pack_halves(float low, float high)
+{
+    return packFloat2x16(f16vec2(low, high));
+}
+
+/* Row k0.. of the filter for channels m0.., 8 values of K per vector, zero outside the matrix. */
+void fetch_a(ConvInput filter_tensor, uint g, uint m0, uint k0)
+{
+    [[unroll]] for (uint q = 0; q < A_LOADS; ++q)
+    {
+        uint v = gl_LocalInvocationIndex + q * THREADS;
+        uint m = m0 + v / A_ROW_VECTORS, k = k0 + (v % A_ROW_VECTORS) * HALVES;
+        float values[HALVES];
+
+        a_next[q] = uvec4(0);
+        if (v >= A_VECTORS || m >= GEMM_M)
+            continue;
+        if (FILTER_VECTOR)
+        {
+            /* conv.c: packed {channels, K} rows, K a multiple of 8, 16-byte aligned. */
+            if (k < GEMM_K)
+                a_next[q] = ConvVectors(filter_tensor).v[(filter_channel_offset(g, 0, m) + k) / HALVES];
+            continue;
+        }
+        [[unroll]] for (uint e = 0; e < HALVES; ++e)
+        {
+            uint kk = k + e;
+
+            values[e] = 0.0;
+            if (kk < GEMM_K)
+                values[e] = float(filter_tensor.v[filter_channel_offset(g, kk / KERNEL_VOLUME, m)
+                        + filter_tap_offset(split_tap(kk % KERNEL_VOLUME))]);
+        }
+        a_next[q] = uvec4(pack_halves(values[0], values[1]), pack_halves(values[2], values[3]),
+                pack_halves(values[4], values[5]), pack_halves(values[6], values[7]));
+    }
+}
+
+/* Rows k0.. of the implicit im2col matrix at this thread's 8 positions, zero where a tap reads
+ * padding (or, backward, no input position). */
+void fetch_b(ConvInput input_tensor, uint k0)
+{
+    [[unroll]] for (uint q = 0; q < B_LOADS; ++q)
+    {
+        uint k = k0 + (gl_LocalInvocationIndex + q * THREADS) / B_ROW_VECTORS;
+        uvec3 tap = split_tap(k % KERNEL_VOLUME);
+        uint channel_offset = (k / KERNEL_VOLUME) * IN_STRIDE_C;
+        float values[HALVES];
+
+        [[unroll]] for (uint e = 0; e < HALVES; ++e)
+        {
+            uint in_offset;
+
+            values[e] = 0.0;
+            if (column_valid[e] && k < GEMM_K && input_offset(column_position[e], tap, in_offset))
+                values[e] = float(input_tensor.v[column_base[e] + channel_offset + in_offset]);
+        }
+        b_next[q] = uvec4(pack_halves(values[0], values[1]), pack_halves(values[2], values[3]),
+                pack_halves(values[4], values[5]), pack_halves(values[6], values[7]));
+    }
+}
+
+void store_tiles()
+{
+    [[unroll]] for (uint q = 0; q < A_LOADS; ++q)
+    {
+        uint v = gl_LocalInvocationIndex + q * THREADS;
+
+        if (v < A_VECTORS)
+            smem[(v / A_ROW_VECTORS) * A_LD + v % A_ROW_VECTORS] = a_next[q];
+    }
+    [[unroll]] for (uint q = 0; q < B_LOADS; ++q)
+    {
+        uint v = gl_LocalInvocationIndex + q * THREADS;
+        smem[A_SIZE + (v / B_ROW_VECTORS) * B_LD + v % B_ROW_VECTORS] = b_next[q];
+    }
+}
+
+/* The products of one slab: channels sm.. and positions sn.. of the tile are this subgroup's. */
+void multiply(uint sm, uint sn)
+{
+    [[unroll]] for (uint k = 0; k < TILE_K; k += MAT)
+    {
+        fcoopmatNV<16, gl_ScopeSubgroup, MAT, MAT> a[ACC_ROWS];
+        fcoopmatNV<16, gl_ScopeSubgroup, MAT, MAT> b;
+
+        [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
+            coopMatLoadNV(a[i], smem, (sm + i * MAT) * A_LD + k / HALVES, A_LD, false);
+        [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
+        {
+            coopMatLoadNV(b, smem, A_SIZE + k * B_LD + (sn + j * MAT) / HALVES, B_LD, false);
+            [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
+                acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
+        }
+    }
+}
+
+/* Lane l takes channel l / 2 and positions (l % 2) * 8.. of each 16 x 16 accumulator. */
+void epilogue(uint g, uint m0, uint n0, uint sm, uint sn)
+{
+    uint scratch = gl_SubgroupID * MAT * SCRATCH_LD;
+    uint lane = gl_SubgroupInvocationID, row = lane / 2, column = (lane % 2) * HALVES;
+    ConvOutput out_tensor = ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI));
+
+    [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
+    {
+        [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
+        {
+            uint m = m0 + sm + i * MAT + row, n = n0 + sn + j * MAT + column;
+
+            coopMatStoreNV(acc[i][j], smem, scratch, SCRATCH_LD, false);
+            subgroupBarrier();
+            uvec4 low = smem[scratch + row * SCRATCH_LD + column / 4];
+            uvec4 high = smem[scratch + row * SCRATCH_LD + column / 4 + 1];
+            /* The next accumulator overwrites the scratch. */
+            subgroupBarrier();
+
+            if (m >= GEMM_M)
+                continue;
+            [[unroll]] for (uint e = 0; e < HALVES; ++e)
+            {
+                uint p = n + e;
+
+                if (p < GEMM_N)
+                    store_output(out_tensor, p / OUT_POSITIONS, g * OUT_C_PER_GROUP + m,
+                            split_position(p % OUT_POSITIONS), uintBitsToFloat(e < 4 ? low[e] : high[e - 4]));
+            }
+        }
+    }
+}
+
+void main()
+{
+    /* Tiles are numbered channels fastest, so that neighbouring workgroups share input columns. */
+    uint group = linear_group();
+    if (group >= TILE_COUNT)
+        return;
+
+    uint m0 = (group % TILES_M) * TILE_M;
+    uint n0 = ((group / TILES_M) % TILES_N) * TILE_N;
+    uint g = group / (TILES_M * TILES_N);
+    uint sm = (gl_SubgroupID / SUBGROUPS_N) * SUB_M;
+    uint sn = (gl_SubgroupID % SUBGROUPS_N) * SUB_N;
+    ConvInput input_tensor = ConvInput(tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI));
+    ConvInput filter_tensor = ConvInput(tensor_address(FILTER_SLOT, FILTER_OFFSET_LO, FILTER_OFFSET_HI));
+
+    init_columns(n0 + (gl_LocalInvocationIndex % B_ROW_VECTORS) * HALVES, g);
+    [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
+    {
+        [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
+            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT>(0.0);
+    }
+
+    fetch_a(filter_tensor, g, m0, 0);
+    fetch_b(input_tensor, 0);
+    for (uint s = 0; s < SLABS; ++s)
+    {
+        /* Every subgroup is done reading the previous slab. */
+        barrier();
+        store_tiles();
+        barrier();
+        /* Issued before the arithmetic, so that their latency hides behind it. */
+        if (s + 1 < SLABS)
+        {
+            fetch_a(filter_tensor, g, m0, (s + 1) * TILE_K);
+            fetch_b(input_tensor, (s + 1) * TILE_K);
+        }
+        multiply(sm, sn);
+    }
+
+    /* The scratch overlays the tiles. */
+    barrier();
+    epilogue(g, m0, n0, sm, sn);
 }
 
 #endif

@@ -16,15 +16,19 @@
  * max(Stride, Dilation) - 1 larger: those positions are computed like the others (the other
  * forward-convolution input sizes with the same output size).
  *
- * Kernels: a 1x1 convolution with unit strides and no padding is a plain GEMM over channels and
- * runs gemm.comp (batches = images x groups, bias as C); shapes whose GEMM tiles would be mostly
- * empty (few output channels per group such as depthwise, or tiny reductions) or too few to fill
- * the device run the direct kernel; the rest the implicit-GEMM kernel.
- * VKDML_CONV_KERNEL=direct|implicit-gemm|gemm-1x1 forces one (benchmarks; E_NOTIMPL when
- * gemm-1x1 cannot run the shape).
+ * Kernels: FLOAT16 convolutions with at least 16 output channels per group and 16 reduction
+ * values run on cooperative matrices where the device has them (conv.comp's CONV_COOPMAT, as
+ * gemm_coopmat.comp); otherwise a 1x1 convolution with unit strides and no padding is a plain
+ * GEMM over channels and runs gemm.comp (batches = images x groups, bias as C); shapes whose
+ * GEMM tiles would be mostly empty (few output channels per group such as depthwise, or tiny
+ * reductions) or too few to fill the device run the direct kernel; the rest the implicit-GEMM
+ * kernel. VKDML_CONV_KERNEL=direct|implicit-gemm|gemm-1x1|coopmat forces one (benchmarks;
+ * E_NOTIMPL where it cannot run the shape); VKDML_CONV_TUNE="tile_m,tile_n,subgroups_m,
+ * subgroups_n" overrides the cooperative-matrix tiling (a tiling it cannot take is ignored).
  */
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +67,7 @@ enum conv_path
     CONV_PATH_GEMM_1X1,
     CONV_PATH_DIRECT,
     CONV_PATH_IMPLICIT_GEMM,
+    CONV_PATH_COOPMAT,
 };
 
 static const DML_BUFFER_TENSOR_DESC *conv_tensor(const struct vkdml_operator_view *op, enum conv_tensor which)
@@ -442,12 +447,31 @@ static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thr
     return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n) * groups;
 }
 
-static enum conv_path choose_path(const struct conv_shape *shape)
+/* NULL when conv.comp's CONV_COOPMAT can run the convolution, else why not. */
+static const char *coopmat_unsuitable(const struct vkdml_compile *compile, const struct conv_shape *shape)
+{
+    const struct vkdml_vk_caps *caps = &compile->vk->caps;
+
+    if (conv_tensor(compile->op, CONV_INPUT)->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
+        return "it is a FLOAT16 kernel";
+    if (!caps->coopmat_f16 || caps->subgroup_size != CONV_COOPMAT_SUBGROUP_SIZE || !caps->shader_float16
+            || !caps->storage_16bit)
+        return "the device has no 16x16x16 fp16 cooperative matrices (VK_NV_cooperative_matrix) with 32-wide "
+                "subgroups";
+    if (shape->out_channels / shape->groups < CONV_COOPMAT_MATRIX
+            || shape->in_channels / shape->groups * product3(shape->kernel) < CONV_COOPMAT_MATRIX)
+        return "it needs 16 output channels per group and 16 reduction values";
+    return NULL;
+}
+
+static enum conv_path choose_path(const struct vkdml_compile *compile, const struct conv_shape *shape)
 {
     uint64_t gemm_m = (uint64_t)shape->batch * product3(shape->out_sizes);
     uint32_t gemm_n = shape->out_channels / shape->groups;
     uint32_t gemm_k = shape->in_channels / shape->groups * product3(shape->kernel);
 
+    if (!coopmat_unsuitable(compile, shape))
+        return CONV_PATH_COOPMAT;
     if (is_gemm_1x1(shape))
         return CONV_PATH_GEMM_1X1;
     /* Tiles of at least 16 x 16 outputs and 16 reduction steps would be mostly padding. */
@@ -464,7 +488,7 @@ static enum conv_path choose_path(const struct conv_shape *shape)
     return CONV_PATH_IMPLICIT_GEMM;
 }
 
-static const char *const path_names[] = {"gemm-1x1", "direct", "implicit-gemm"};
+static const char *const path_names[] = {"gemm-1x1", "direct", "implicit-gemm", "coopmat"};
 
 /* The kernel for `shape`: choose_path()'s, or the one VKDML_CONV_KERNEL names (read at every
  * compilation, so that benchmarks can compare the kernels on one shape). */
@@ -473,7 +497,9 @@ static HRESULT plan_path(const struct vkdml_compile *compile, const struct conv_
     const char *value = getenv("VKDML_CONV_KERNEL");
     unsigned int i;
 
-    *path = choose_path(shape);
+    const char *why_not;
+
+    *path = choose_path(compile, shape);
     if (!value || !*value || !strcmp(value, "auto"))
         return S_OK;
     for (i = 0; i < ARRAY_SIZE(path_names); ++i)
@@ -483,10 +509,12 @@ static HRESULT plan_path(const struct vkdml_compile *compile, const struct conv_
         if (i == CONV_PATH_GEMM_1X1 && !is_gemm_1x1(shape))
             return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=gemm-1x1 needs a 1x1 kernel, unit "
                     "strides, no padding and positions that read as one dimension.");
+        if (i == CONV_PATH_COOPMAT && (why_not = coopmat_unsuitable(compile, shape)))
+            return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=coopmat: %s.", why_not);
         *path = i;
         return S_OK;
     }
-    WARN("Ignoring VKDML_CONV_KERNEL=%s: not auto, direct, implicit-gemm or gemm-1x1.", value);
+    WARN("Ignoring VKDML_CONV_KERNEL=%s: not auto, direct, implicit-gemm, gemm-1x1 or coopmat.", value);
     return S_OK;
 }
 
@@ -539,6 +567,8 @@ static enum vkdml_kernel_id choose_kernel(const struct vkdml_compile *compile, e
                 VKDML_KERNEL_CONV_DIRECT_F16_HALF_COMPUTE},
         [CONV_PATH_IMPLICIT_GEMM] = {VKDML_KERNEL_CONV_GEMM_F32, VKDML_KERNEL_CONV_GEMM_F16,
                 VKDML_KERNEL_CONV_GEMM_F16_HALF_COMPUTE},
+        /* fp32 accumulation is at least as accurate as the permission asks */
+        [CONV_PATH_COOPMAT] = {0, VKDML_KERNEL_CONV_COOPMAT_F16, VKDML_KERNEL_CONV_COOPMAT_F16},
     };
 
     if (conv_tensor(compile->op, CONV_INPUT)->DataType == DML_TENSOR_DATA_TYPE_FLOAT32)
@@ -702,6 +732,109 @@ static HRESULT compile_conv(struct vkdml_compile *compile, const struct conv_sha
             groups, false);
 }
 
+/* ---- conv.comp's CONV_COOPMAT ---- */
+
+struct coopmat_tiling
+{
+    uint32_t tile_m, tile_n, subgroups_m, subgroups_n;
+};
+
+static bool valid_coopmat_tile(uint32_t size)
+{
+    return size == 64 || size == 128 || size == 256;
+}
+
+/* What the kernel can take (conv_interface.h): whole 16 x 16 matrices per subgroup, at most
+ * 16 accumulators, 4 to 8 subgroups whose threads split the input tile's rows evenly. */
+static bool valid_coopmat_tiling(const struct coopmat_tiling *t)
+{
+    uint32_t subgroups = t->subgroups_m * t->subgroups_n, threads = subgroups * CONV_COOPMAT_SUBGROUP_SIZE;
+    uint32_t sub_m, sub_n;
+
+    if (!valid_coopmat_tile(t->tile_m) || !valid_coopmat_tile(t->tile_n) || subgroups < 4 || subgroups > 8
+            || !t->subgroups_m || !t->subgroups_n || t->tile_m % t->subgroups_m || t->tile_n % t->subgroups_n)
+        return false;
+    sub_m = t->tile_m / t->subgroups_m;
+    sub_n = t->tile_n / t->subgroups_n;
+    if (sub_m % CONV_COOPMAT_MATRIX || sub_n % CONV_COOPMAT_MATRIX
+            || (sub_m / CONV_COOPMAT_MATRIX) * (sub_n / CONV_COOPMAT_MATRIX) > 16)
+        return false;
+    return (CONV_COOPMAT_TILE_K * t->tile_n / 8) % threads == 0 && threads % (t->tile_n / 8) == 0;
+}
+
+static uint64_t coopmat_tiles(const struct conv_shape *shape, const struct coopmat_tiling *t)
+{
+    uint64_t m = shape->out_channels / shape->groups, n = (uint64_t)shape->batch * product3(shape->out_sizes);
+
+    return (m + t->tile_m - 1) / t->tile_m * ((n + t->tile_n - 1) / t->tile_n) * shape->groups;
+}
+
+/* The largest tiles that still give a large GPU two workgroups per unit, else the smallest; no
+ * taller than the channels need. VKDML_CONV_TUNE overrides it. */
+static void choose_coopmat_tiling(const struct conv_shape *shape, struct coopmat_tiling *tiling)
+{
+    static const struct coopmat_tiling candidates[] =
+    {
+        {128, 128, 2, 4},
+        {64, 128, 2, 4},
+        {64, 64, 2, 2},
+    };
+    const char *value = getenv("VKDML_CONV_TUNE");
+    struct coopmat_tiling requested;
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(candidates); ++i)
+    {
+        *tiling = candidates[i];
+        if ((tiling->tile_m <= 64 || shape->out_channels / shape->groups > 64)
+                && coopmat_tiles(shape, tiling) >= 2 * CONV_ENOUGH_GROUPS)
+            break;
+    }
+    if (!value || !*value)
+        return;
+    if (sscanf(value, "%u,%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.subgroups_m,
+            &requested.subgroups_n) == 4 && valid_coopmat_tiling(&requested))
+        *tiling = requested;
+    else
+        WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n,subgroups_m,subgroups_n the kernel can take.", value);
+}
+
+/* Forward filters {channels, input channels, taps} packed, as 16-byte vectors along K. */
+static bool filter_vectorizable(const struct vkdml_compile *compile, const struct conv_shape *shape)
+{
+    const uint32_t *fs = shape->filter_strides;
+    uint32_t taps = product3(shape->kernel);
+
+    return !shape->backward && !shape->flip && fs[4] == 1 && fs[3] == shape->kernel[2]
+            && fs[2] == shape->kernel[1] * shape->kernel[2] && fs[1] == taps && fs[0] % 8 == 0
+            && (shape->in_channels / shape->groups * taps) % 8 == 0 && compile->inputs[CONV_FILTER].offset % 16 == 0;
+}
+
+static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_shape *shape)
+{
+    uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0}, groups[3];
+    struct coopmat_tiling tiling;
+    uint64_t count;
+    HRESULT hr;
+
+    fill_conv_spec(compile, shape, spec);
+    choose_coopmat_tiling(shape, &tiling);
+    spec[CONV_SPEC_TILE_M] = tiling.tile_m;
+    spec[CONV_SPEC_TILE_N] = tiling.tile_n;
+    spec[CONV_SPEC_SUBGROUPS_M] = tiling.subgroups_m;
+    spec[CONV_SPEC_SUBGROUPS_N] = tiling.subgroups_n;
+    spec[CONV_SPEC_FILTER_VECTOR] = filter_vectorizable(compile, shape);
+    spec[CONV_SPEC_THREADS] = tiling.subgroups_m * tiling.subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
+    count = coopmat_tiles(shape, &tiling);
+    if (FAILED(hr = spread_groups(compile, count, groups)))
+        return hr;
+    TRACE("Convolution kernel: coopmat, %s, %" PRIu64 " workgroups of %ux%u tiles, filter %s.",
+            shape->backward ? "backward" : "forward", count, tiling.tile_m, tiling.tile_n,
+            spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered");
+    return vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_COOPMAT_F16, spec, CONV_COOPMAT_SPEC_COUNT, NULL, 0,
+            groups, false);
+}
+
 HRESULT vkdml_conv_compile(struct vkdml_compile *compile)
 {
     struct conv_shape shape;
@@ -713,5 +846,7 @@ HRESULT vkdml_conv_compile(struct vkdml_compile *compile)
         return hr;
     if (path == CONV_PATH_GEMM_1X1)
         return compile_gemm_1x1(compile, &shape);
+    if (path == CONV_PATH_COOPMAT)
+        return compile_coopmat(compile, &shape);
     return compile_conv(compile, &shape, path);
 }

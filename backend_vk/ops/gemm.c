@@ -570,6 +570,8 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
     read_tuning(&requested);
     if (valid_coopmat_tuning(plan->spec, &requested, shared_limit(compile)))
         tuning = requested;
+    else if (getenv("VKDML_GEMM_TUNE"))
+        WARN("Ignoring VKDML_GEMM_TUNE=%s: gemm_coopmat.comp cannot take that tiling here.", getenv("VKDML_GEMM_TUNE"));
     if (!valid_coopmat_tuning(plan->spec, &tuning, shared_limit(compile)))
         return "the device has too little shared memory";
     plan->kernel = VKDML_KERNEL_GEMM_COOPMAT_F16;

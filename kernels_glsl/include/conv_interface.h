@@ -26,6 +26,14 @@
 #define CONV_THREADS_N 16
 #define CONV_TILE_K 16
 #define CONV_MAX_THREAD_TILE 4
+/* Cooperative matrices (CONV_COOPMAT): 16 x 16 x 16 fp16 matrices, K staged 32 values at a
+ * time; TILE_M and TILE_N are 64, 128 or 256 with whole matrices per subgroup, 4 to 8 subgroups
+ * of 32 threads (so each thread keeps its 8 input positions in every slab). */
+#define CONV_COOPMAT_MATRIX 16
+#define CONV_COOPMAT_TILE_K 32
+#define CONV_COOPMAT_SUBGROUP_SIZE 32
+#define CONV_COOPMAT_MAX_TILE 256
+#define CONV_COOPMAT_MIN_THREADS 128
 /* Direct (CONV_DIRECT): one output element per thread, in workgroups of CONV_DIRECT_THREADS. */
 #define CONV_DIRECT_THREADS 64
 
@@ -57,6 +65,14 @@
 #define CONV_SPEC_THREAD_N 57           /* implicit GEMM only: outputs per thread along N */
 #define CONV_SPEC_ACTIVATION 58         /* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h) */
 #define CONV_SPEC_COUNT 62
+/* CONV_COOPMAT takes the constants above (THREAD_M and THREAD_N unused) and these. */
+#define CONV_SPEC_TILE_M 62             /* output channels per workgroup tile */
+#define CONV_SPEC_TILE_N 63             /* output positions (over all images) per workgroup tile */
+#define CONV_SPEC_SUBGROUPS_M 64        /* subgroups along the channels ... */
+#define CONV_SPEC_SUBGROUPS_N 65        /* ... and along the positions */
+#define CONV_SPEC_FILTER_VECTOR 66      /* the filter reads as packed {channels, K} rows in 16-byte vectors */
+#define CONV_SPEC_THREADS 67            /* workgroup size: 32 x SUBGROUPS_M x SUBGROUPS_N */
+#define CONV_COOPMAT_SPEC_COUNT 68
 
 #ifdef VULKAN
 

@@ -177,9 +177,10 @@ enum conv_path
     PATH_DIRECT,
     PATH_GEMM,                      /* the implicit-GEMM kernel */
     PATH_1X1,                       /* gemm.comp over channels */
+    PATH_COOPMAT,                   /* FLOAT16 on cooperative matrices, where the device has them */
 };
 
-static const char *const path_names[] = {"any", "direct", "implicit-gemm", "gemm-1x1"};
+static const char *const path_names[] = {"any", "direct", "implicit-gemm", "gemm-1x1", "coopmat"};
 
 struct conv_case
 {
@@ -564,6 +565,9 @@ static void check_path(const struct conv_case *test, const char *path)
 {
     /* Without TRACE messages compiled in (-Dtrace-messages=false) nothing tells. */
     if (test->path == PATH_ANY || !path[0])
+        return;
+    /* Devices with cooperative matrices take every FLOAT16 convolution with enough channels. */
+    if (test->type == F16 && test->force == PATH_ANY && !strcmp(path, path_names[PATH_COOPMAT]))
         return;
     if (strcmp(path, path_names[test->path]))
         fail_msg("%s: compiled for the %s kernel, expected %s", test->name, path, path_names[test->path]);
@@ -1002,9 +1006,117 @@ static void test_forced_kernels(void **state)
 }
 
 /* A failed test leaves the variable set: later tests must not inherit it. */
+/* ---- The cooperative-matrix kernel (FLOAT16, only where the device has it) ---- */
+
+/* The kernel exists when a FLOAT16 convolution compiles with it forced. */
+static bool coopmat_available(struct dml_test_context *context)
+{
+    static const struct conv_case probe = {"probe", F16, 4, 1, 16, 16, 1, {4, 4}, {3, 3}, .mode = XCORR,
+            .direction = FWD};
+    IDMLCompiledOperator *compiled = NULL;
+    struct conv_attributes attributes;
+    DML_CONVOLUTION_OPERATOR_DESC desc;
+    struct conv_run run;
+    IDMLOperator *op;
+    HRESULT hr;
+
+    if (!dml_test_data_type_supported(context, F16))
+        return false;
+    conv_run_init(&run, &probe);
+    fill_desc(&desc, &attributes, &run);
+    check_hr(dml_test_create_operator(context, DML_OPERATOR_CONVOLUTION, &desc, &op), S_OK);
+    set_kernel(path_names[PATH_COOPMAT]);
+    hr = IDMLDevice_CompileOperator(context->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
+            (void **)&compiled);
+    set_kernel(NULL);
+    if (hr != E_NOTIMPL)
+        check_hr(hr, S_OK);
+    if (compiled)
+        release_last(compiled);
+    release_last(op);
+    conv_run_cleanup(&run);
+    vkdml_test_log_reset();
+    return hr == S_OK;
+}
+
+static const struct conv_case coopmat_cases[] =
+{
+    {"coopmat: ResNet-like 3x3, filter in vectors", F16, 4, 2, 64, 64, 1, {9, 7}, {3, 3}, .start_pad = {1, 1},
+            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .activation = &relu},
+    {"coopmat: 80 channels (partial tiles), 1x1", F16, 4, 3, 24, 80, 1, {5, 7}, {1, 1}, .mode = XCORR,
+            .direction = FWD, .bias = true},
+    {"coopmat: flipped, strided, dilated, gathered filter", F16, 4, 1, 12, 32, 1, {11, 10}, {3, 2},
+            .strides = {2, 1}, .dilations = {1, 2}, .start_pad = {2, 0}, .end_pad = {0, 1}, .mode = CONV,
+            .direction = FWD, .bias = true, .activation = &leaky_relu},
+    {"coopmat: backward, grouped, OutputPadding", F16, 4, 2, 32, 48, 2, {5, 4}, {3, 3}, .strides = {2, 2},
+            .start_pad = {1, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD, .bias = true},
+    {"coopmat: 3-D, padded and NHWC layouts", F16, 5, 2, 16, 16, 1, {4, 5, 3}, {2, 3, 2}, .start_pad = {1, 1, 0},
+            .mode = XCORR, .direction = FWD, .in_layout = LAYOUT_PADDED, .filter_layout = LAYOUT_PADDED,
+            .out_layout = LAYOUT_CHANNELS_LAST, .activation = &clip},
+    {"coopmat: OWNED_BY_DML filter and bias", F16, 4, 2, 24, 32, 1, {6, 6}, {3, 3}, .start_pad = {1, 1},
+            .mode = XCORR, .direction = FWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS},
+    {"coopmat: half-precision permission", F16, 3, 2, 16, 32, 1, {40}, {5}, .start_pad = {2}, .end_pad = {2},
+            .mode = XCORR, .direction = FWD, .bias = true, .flags = HALF},
+};
+
+static void set_conv_tune(const char *value)
+{
+#ifdef _WIN32
+    char assignment[64];
+
+    snprintf(assignment, sizeof(assignment), "VKDML_CONV_TUNE=%s", value ? value : "");
+    _putenv(assignment);
+#else
+    if (value)
+        setenv("VKDML_CONV_TUNE", value, 1);
+    else
+        unsetenv("VKDML_CONV_TUNE");
+#endif
+}
+
+/* Each case, and the wide sweep in FLOAT16 with 16 channels per group, on the kernel forced,
+ * over its default tiling and the others it can take. */
+static void test_coopmat_kernel(void **state)
+{
+    static const char *const tunings[] = {NULL, "64,64,2,2", "128,128,2,4", "256,64,4,2"};
+    struct dml_test_context *context = *state;
+    struct conv_case test;
+    char name[160];
+    unsigned int i, t;
+
+    if (!coopmat_available(context))
+    {
+        print_message("Skipping: the device has no cooperative-matrix convolution kernel.\n");
+        return;
+    }
+    for (t = 0; t < ARRAY_SIZE(tunings); ++t)
+    {
+        set_conv_tune(tunings[t]);
+        for (i = 0; i < ARRAY_SIZE(coopmat_cases); ++i)
+        {
+            test = coopmat_cases[i];
+            test.path = test.force = PATH_COOPMAT;
+            run_case(context, &test);
+        }
+        for (i = 0; i < 128; i += t ? 7 : 1)
+        {
+            sweep_case(&test, name, sizeof(name), i, true);
+            test.type = F16;
+            test.in_channels = test.groups * 8;
+            test.out_channels = test.groups * 16;
+            test.path = test.force = PATH_COOPMAT;
+            run_case(context, &test);
+        }
+    }
+    set_conv_tune(NULL);
+    print_message("Ran %u cases and the sweep on the cooperative-matrix kernel, %u tilings.\n",
+            (unsigned int)ARRAY_SIZE(coopmat_cases), (unsigned int)ARRAY_SIZE(tunings));
+}
+
 static int forced_teardown(void **state)
 {
     set_kernel(NULL);
+    set_conv_tune(NULL);
     return dml_test_teardown(state);
 }
 
@@ -1305,6 +1417,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_owned_by_dml, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_forced_kernels, dml_test_setup, forced_teardown),
+        cmocka_unit_test_setup_teardown(test_coopmat_kernel, dml_test_setup, forced_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_attributes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_channels, dml_test_setup, dml_test_teardown),
