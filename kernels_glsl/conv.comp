@@ -162,19 +162,20 @@ uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
     return uvec2(lo, base.y + offset_hi + carry);
 }
 
-/* Output position {d, h, w} of a flattened position index (W fastest). */
+/* Output position {d, h, w} of a flattened position index (W fastest); dimensions of size 1
+ * give constant 0s, so that their arithmetic folds away once the pipeline is specialized. */
 uvec3 split_position(uint position)
 {
-    uint w = position % OUT_W, hd = position / OUT_W;
+    uint w = OUT_W == 1 ? 0 : position % OUT_W, hd = OUT_W == 1 ? position : position / OUT_W;
 
-    return uvec3(hd / OUT_H, hd % OUT_H, w);
+    return uvec3(OUT_D == 1 ? 0 : hd / OUT_H, OUT_H == 1 ? 0 : hd % OUT_H, w);
 }
 
 uvec3 split_tap(uint tap)
 {
-    uint w = tap % KERNEL_W, hd = tap / KERNEL_W;
+    uint w = KERNEL_W == 1 ? 0 : tap % KERNEL_W, hd = KERNEL_W == 1 ? tap : tap / KERNEL_W;
 
-    return uvec3(hd / KERNEL_H, hd % KERNEL_H, w);
+    return uvec3(KERNEL_D == 1 ? 0 : hd / KERNEL_H, KERNEL_H == 1 ? 0 : hd % KERNEL_H, w);
 }
 
 /* Positions of the OutputPadding tail take no input. */
@@ -183,32 +184,60 @@ bool in_extent(uvec3 position)
     return all(lessThan(position, uvec3(EXTENT_D, EXTENT_H, EXTENT_W)));
 }
 
-/* Where kernel tap `tap` of output position `position` reads the input: the spatial element
- * offset, or false when it reads padding (forward) or no input position maps there (backward). */
-bool input_offset(uvec3 position, uvec3 tap, out uint offset)
+/* A start no tap brings inside the input: for positions that take none. */
+const int NO_INPUT = -(1 << 28);
+
+/* Where output position `position`'s window starts in the input: forward position * Strides -
+ * StartPadding, taps then step forward; backward position + StartPadding, taps step back. Kept
+ * per position, so that the K loops do only additions. */
+ivec3 window_start(uvec3 position, bool takes_input)
 {
-    const ivec3 in_sizes = ivec3(IN_D, IN_H, IN_W);
+    /* Not const: a vector specialization-constant conversion would not survive the folding of
+     * specialization (a validation error). */
+    uvec3 padding = uvec3(PAD_D, PAD_H, PAD_W);
+
+    if (!takes_input)
+        return ivec3(NO_INPUT);
+    if (BACKWARD)
+        return ivec3(position + padding);
+    return ivec3(position * uvec3(STRIDE_D, STRIDE_H, STRIDE_W)) - ivec3(padding);
+}
+
+ivec3 tap_step(uvec3 tap)
+{
+    return ivec3(tap * uvec3(DILATION_D, DILATION_H, DILATION_W));
+}
+
+/* Where the tap `step` (tap_step()) of the window from `start` reads the input: the spatial
+ * element offset, or false when it reads padding (forward) or no input position maps there
+ * (backward). Unsigned comparisons take negative positions as too large. */
+bool window_offset(ivec3 start, ivec3 step, out uint offset)
+{
+    const uvec3 in_sizes = uvec3(IN_D, IN_H, IN_W);
     const uvec3 strides = uvec3(STRIDE_D, STRIDE_H, STRIDE_W);
-    ivec3 at, shifted;
+    ivec3 at;
 
     if (BACKWARD)
     {
-        shifted = ivec3(position + uvec3(PAD_D, PAD_H, PAD_W)) - ivec3(tap * uvec3(DILATION_D, DILATION_H, DILATION_W));
+        ivec3 shifted = start - step;
+
         if (any(lessThan(shifted, ivec3(0))) || any(notEqual(uvec3(shifted) % strides, uvec3(0))))
             return false;
         at = ivec3(uvec3(shifted) / strides);
     }
     else
     {
-        at = ivec3(position * strides + tap * uvec3(DILATION_D, DILATION_H, DILATION_W))
-                - ivec3(PAD_D, PAD_H, PAD_W);
-        if (any(lessThan(at, ivec3(0))))
-            return false;
+        at = start + step;
     }
-    if (any(greaterThanEqual(at, in_sizes)))
+    if (any(greaterThanEqual(uvec3(at), in_sizes)))
         return false;
     offset = uint(at.x) * IN_STRIDE_D + uint(at.y) * IN_STRIDE_H + uint(at.z) * IN_STRIDE_W;
     return true;
+}
+
+bool input_offset(uvec3 position, uvec3 tap, out uint offset)
+{
+    return window_offset(window_start(position, true), tap_step(tap), offset);
 }
 
 /* The filter's spatial element offset of kernel tap `tap` (flipped in CONVOLUTION mode). */
@@ -317,17 +346,16 @@ shared ACC_T b_tile[CONV_TILE_K * (CONV_THREADS_N * CONV_MAX_THREAD_TILE + 1)]; 
 /* This thread's row of the A tile: an output position of an image, fixed for the whole K loop. */
 struct ARow
 {
-    bool valid;                 /* a real output position, outside the OutputPadding tail */
-    uvec3 position;
+    ivec3 start;                /* window_start(); NO_INPUT past the matrix and in the OutputPadding tail */
     uint input_base;            /* image and group of the input */
 };
 
 ARow a_row_init(uint m, uint g)
 {
+    uvec3 position = split_position(m % OUT_POSITIONS);
     ARow row;
 
-    row.position = split_position(m % OUT_POSITIONS);
-    row.valid = m < GEMM_M && in_extent(row.position);
+    row.start = window_start(position, m < GEMM_M && in_extent(position));
     row.input_base = (m / OUT_POSITIONS) * IN_STRIDE_N + g * IN_C_PER_GROUP * IN_STRIDE_C;
     return row;
 }
@@ -344,7 +372,7 @@ void fetch_a_tile(ConvInput input_tensor, ARow row, uint k0, uint thread)
         if (r >= THREAD_M)
             break;
         a_next[r] = ACC_T(0.0);
-        if (row.valid && kk < GEMM_K && input_offset(row.position, split_tap(kk % KERNEL_VOLUME), in_offset))
+        if (kk < GEMM_K && window_offset(row.start, tap_step(split_tap(kk % KERNEL_VOLUME)), in_offset))
             a_next[r] = ACC_T(input_tensor.v[row.input_base + (kk / KERNEL_VOLUME) * IN_STRIDE_C + in_offset]);
     }
 }
@@ -510,25 +538,26 @@ shared uvec4 smem[A_SIZE + TILE_K * B_LD];
 uvec4 a_next[MAX_LOADS], b_next[MAX_LOADS];
 fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT> acc[ACC_ROWS][ACC_COLUMNS];
 
-/* This thread's 8 positions of the B tile: where each reads its image and group, and where it
- * is (valid: a real position, outside the OutputPadding tail). */
+/* This thread's 8 positions of the B tile: where each reads its image and group, and where its
+ * window starts (NO_INPUT past the matrix and in the OutputPadding tail). */
 uint column_base[HALVES];
-uvec3 column_position[HALVES];
-bool column_valid[HALVES];
+ivec3 column_start[HALVES];
 
 void init_columns(uint n, uint g)
 {
     [[unroll]] for (uint e = 0; e < HALVES; ++e)
     {
-        column_position[e] = split_position((n + e) % OUT_POSITIONS);
-        column_valid[e] = n + e < GEMM_N && in_extent(column_position[e]);
+        uvec3 position = split_position((n + e) % OUT_POSITIONS);
+
+        column_start[e] = window_start(position, n + e < GEMM_N && in_extent(position));
         column_base[e] = ((n + e) / OUT_POSITIONS) * IN_STRIDE_N + g * IN_C_PER_GROUP * IN_STRIDE_C;
     }
 }
 
-uint pack_halves(float low, float high)
+uvec4 pack_vector(float16_t values[HALVES])
 {
-    return packFloat2x16(f16vec2(low, high));
+    return uvec4(packFloat2x16(f16vec2(values[0], values[1])), packFloat2x16(f16vec2(values[2], values[3])),
+            packFloat2x16(f16vec2(values[4], values[5])), packFloat2x16(f16vec2(values[6], values[7])));
 }
 
 /* Row k0.. of the filter for channels m0.., 8 values of K per vector, zero outside the matrix. */
@@ -538,7 +567,7 @@ void fetch_a(ConvInput filter_tensor, uint g, uint m0, uint k0)
     {
         uint v = gl_LocalInvocationIndex + q * THREADS;
         uint m = m0 + v / A_ROW_VECTORS, k = k0 + (v % A_ROW_VECTORS) * HALVES;
-        float values[HALVES];
+        float16_t values[HALVES];
 
         a_next[q] = uvec4(0);
         if (v >= A_VECTORS || m >= GEMM_M)
@@ -554,13 +583,12 @@ void fetch_a(ConvInput filter_tensor, uint g, uint m0, uint k0)
         {
             uint kk = k + e;
 
-            values[e] = 0.0;
+            values[e] = float16_t(0.0);
             if (kk < GEMM_K)
-                values[e] = float(filter_tensor.v[filter_channel_offset(g, kk / KERNEL_VOLUME, m)
-                        + filter_tap_offset(split_tap(kk % KERNEL_VOLUME))]);
+                values[e] = filter_tensor.v[filter_channel_offset(g, kk / KERNEL_VOLUME, m)
+                        + filter_tap_offset(split_tap(kk % KERNEL_VOLUME))];
         }
-        a_next[q] = uvec4(pack_halves(values[0], values[1]), pack_halves(values[2], values[3]),
-                pack_halves(values[4], values[5]), pack_halves(values[6], values[7]));
+        a_next[q] = pack_vector(values);
     }
 }
 
@@ -571,20 +599,19 @@ void fetch_b(ConvInput input_tensor, uint k0)
     [[unroll]] for (uint q = 0; q < B_LOADS; ++q)
     {
         uint k = k0 + (gl_LocalInvocationIndex + q * THREADS) / B_ROW_VECTORS;
-        uvec3 tap = split_tap(k % KERNEL_VOLUME);
+        ivec3 step = tap_step(split_tap(k % KERNEL_VOLUME));
         uint channel_offset = (k / KERNEL_VOLUME) * IN_STRIDE_C;
-        float values[HALVES];
+        float16_t values[HALVES];
 
         [[unroll]] for (uint e = 0; e < HALVES; ++e)
         {
             uint in_offset;
 
-            values[e] = 0.0;
-            if (column_valid[e] && k < GEMM_K && input_offset(column_position[e], tap, in_offset))
-                values[e] = float(input_tensor.v[column_base[e] + channel_offset + in_offset]);
+            values[e] = float16_t(0.0);
+            if (k < GEMM_K && window_offset(column_start[e], step, in_offset))
+                values[e] = input_tensor.v[column_base[e] + channel_offset + in_offset];
         }
-        b_next[q] = uvec4(pack_halves(values[0], values[1]), pack_halves(values[2], values[3]),
-                pack_halves(values[4], values[5]), pack_halves(values[6], values[7]));
+        b_next[q] = pack_vector(values);
     }
 }
 
