@@ -1,21 +1,22 @@
 /*
  * vkdml-bench: operator speed through the public DirectML API, timed with GPU timestamps.
  *
- * Each workload (a named preset, or --op/--shape/--type) is created, compiled and initialized on
- * a D3D12 device of vkdml's shim exactly as a DirectML application does it (vkdml-demo is the
- * pattern). Inputs hold pseudo-random values: zeros would flatter GEMMs, whose tensor cores draw
- * less power on them. One command list holds a batch of RecordDispatch calls, each followed by a
- * UAV barrier, with a vkdml profiler attached (vkdml_command_list_set_profiler), which writes a GPU
- * timestamp before and after every dispatch. The list runs for the warm-up, then until N timed
+ * Each workload (a named preset, or --op/--shape/--type: any operator vkdml-bench-ops.c can build)
+ * is created, compiled and initialized on a D3D12 device of vkdml's shim exactly as a DirectML
+ * application does it (vkdml-demo is the pattern). Inputs hold pseudo-random values: zeros would
+ * flatter GEMMs, whose tensor cores draw less power on them. One command list holds a batch of
+ * RecordDispatch calls, each followed by a UAV barrier, with a vkdml profiler attached
+ * (vkdml_command_list_set_profiler), which writes a GPU timestamp before and after every dispatch. The list runs for the warm-up, then until N timed
  * dispatches have run, the profiler being read after each execution. Reported: min / median / p90
  * GPU time, GB/s or TFLOP/s, the ratio to the anchor (performance.md's PyTorch/cuBLAS/cuDNN figure
  * on the H200, or the time of the same workload measured in the same run, --anchor-ms), and the
  * CPU time of one RecordDispatch (median over the batch's calls). --check compares the output
- * with a CPU reference: every element, or for GEMM, convolution and softmax 4096 sampled ones.
+ * with a CPU reference where the bench has one (every element, or for GEMM, convolution and
+ * softmax 4096 sampled ones), and says so where it has none.
  *
  * Bytes are what the operator must move at least: each input's TotalTensorSizeInBytes (a
  * broadcast input counts once) plus the output's. Flops: 2·M·N·K for GEMM, 2·N·K·OH·OW·C·R·S for
- * convolution.
+ * convolution; the other operators are rated in GB/s.
  *
  * The small-dispatch workload measures fixed costs: a chain of CHAIN_LENGTH dependent ADDs of
  * CHAIN_ELEMENTS floats, ping-ponging between two buffers with a UAV barrier after each, timed by
@@ -26,11 +27,11 @@
  * same chain recorded with vkdml_record_dispatch_vk and with a bare kernel doing the same
  * addition (vkdml-bench-bare.comp), both timed with the bench's own timestamps.
  *
- * A new operator family plugs in with a `struct family` (shape → tensors and desc, CPU
- * reference), a line in `ops` and, for named workloads, lines in `presets`.
+ * Operators come from vkdml-bench-ops.c's catalogue (every DML_OPERATOR_TYPE, built from the
+ * operator schema); named workloads are lines in `presets`.
  */
 #define COBJMACROS
-#include <DirectML.h>
+#include "vkdml-bench.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -54,9 +55,6 @@
 # include "vkdml-bench-bare.h"
 #endif
 
-#define MAX_RANK 8
-#define MAX_DIMS 9
-#define MAX_INPUTS 2
 #define TABLE_DESCRIPTORS 16        /* per binding-table region of the heap */
 #define HEAP_REGIONS 4              /* initializer, workload, the chain's two tables */
 #define MAX_BATCH 64u               /* dispatches per command list (and profiler slots) */
@@ -70,10 +68,6 @@
  * speed for the first 100-130 ms after the seconds of idle that filling inputs takes. So the
  * warm-up lasts this long as well as --warmup dispatches. */
 #define DEFAULT_WARMUP_MS 300.0
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define FP32 DML_TENSOR_DATA_TYPE_FLOAT32
-#define FP16 DML_TENSOR_DATA_TYPE_FLOAT16
 
 static void fatal_hr(HRESULT hr, const char *what, int line)
 {
@@ -119,87 +113,6 @@ static double median_of(double *values, unsigned int count)
     return median;
 }
 
-/* IEEE binary16, round to nearest even. */
-static uint16_t float_to_half(float value)
-{
-    uint32_t bits, sign, magnitude;
-    float f;
-
-    memcpy(&bits, &value, sizeof(bits));
-    sign = (bits >> 16) & 0x8000u;
-    magnitude = bits & 0x7fffffffu;
-    if (magnitude > 0x7f800000u)
-        return (uint16_t)(sign | 0x7e00u);
-    if (magnitude >= 0x477ff000u)   /* 65520 and above round to infinity */
-        return (uint16_t)(sign | 0x7c00u);
-    if (magnitude < 0x38800000u)    /* below 2^-14: a subnormal, in units of 2^-24 */
-    {
-        memcpy(&f, &magnitude, sizeof(f));
-        return (uint16_t)(sign | (uint32_t)lrintf(f * 16777216.0f));
-    }
-    magnitude += 0xfffu + ((magnitude >> 13) & 1u);
-    return (uint16_t)(sign | ((magnitude - 0x38000000u) >> 13));
-}
-
-static float half_to_float(uint16_t half)
-{
-    uint32_t sign = (uint32_t)(half & 0x8000u) << 16, exponent = (half >> 10) & 0x1fu, mantissa = half & 0x3ffu;
-    uint32_t bits;
-    float f;
-
-    if (!exponent)
-    {
-        f = ldexpf((float)mantissa, -24);
-        return sign ? -f : f;
-    }
-    bits = sign | (exponent == 31 ? 0x7f800000u : (exponent + 112) << 23) | (mantissa << 13);
-    memcpy(&f, &bits, sizeof(f));
-    return f;
-}
-
-static uint32_t random_next(uint32_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 17;
-    *state ^= *state << 5;
-    return *state;
-}
-
-/* Uniform in [-1, 1). */
-static float random_float(uint32_t *state)
-{
-    return (float)(random_next(state) >> 8) * (2.0f / 16777216.0f) - 1.0f;
-}
-
-static unsigned int element_size(DML_TENSOR_DATA_TYPE type)
-{
-    return type == FP16 ? 2 : 4;
-}
-
-static const char *type_name(DML_TENSOR_DATA_TYPE type)
-{
-    return type == FP16 ? "fp16" : "fp32";
-}
-
-static void store_values(void *dst, const float *src, size_t count, DML_TENSOR_DATA_TYPE type)
-{
-    uint16_t *half = dst;
-    size_t i;
-
-    if (type == FP32)
-    {
-        memcpy(dst, src, count * sizeof(*src));
-        return;
-    }
-    for (i = 0; i < count; ++i)
-        half[i] = float_to_half(src[i]);
-}
-
-static double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type)
-{
-    return type == FP32 ? ((const float *)src)[index] : half_to_float(((const uint16_t *)src)[index]);
-}
-
 /* ---- Logging: validation messages fail the run ---- */
 
 static atomic_uint validation_messages;
@@ -223,408 +136,6 @@ static void pin_vulkan_driver(void)
 #if defined(__SANITIZE_ADDRESS__)
     dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
 #endif
-}
-
-/* ---- Tensors ---- */
-
-struct tensor
-{
-    UINT rank;
-    UINT sizes[MAX_RANK];
-    UINT strides[MAX_RANK];
-    DML_BUFFER_TENSOR_DESC buffer;
-    DML_TENSOR_DESC desc;               /* points at buffer: never copy a tensor by value */
-};
-
-/* `strides` NULL: packed. */
-static void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,
-        const UINT *strides)
-{
-    UINT i;
-
-    memset(t, 0, sizeof(*t));
-    t->rank = rank;
-    for (i = 0; i < rank; ++i)
-    {
-        t->sizes[i] = sizes[i];
-        t->strides[i] = strides ? strides[i] : 0;
-    }
-    t->buffer.DataType = type;
-    t->buffer.Flags = DML_TENSOR_FLAG_NONE;
-    t->buffer.DimensionCount = rank;
-    t->buffer.Sizes = t->sizes;
-    t->buffer.Strides = strides ? t->strides : NULL;
-    t->buffer.TotalTensorSizeInBytes = vkdml_calc_buffer_tensor_size(type, rank, sizes, strides);
-    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
-    t->desc.Desc = &t->buffer;
-}
-
-static UINT64 tensor_elements(const struct tensor *t)
-{
-    UINT64 count = 1;
-    UINT i;
-
-    for (i = 0; i < t->rank; ++i)
-        count *= t->sizes[i];
-    return count;
-}
-
-/* Elements the buffer holds (a broadcast tensor holds fewer than it has). */
-static UINT64 tensor_storage_elements(const struct tensor *t)
-{
-    return t->buffer.TotalTensorSizeInBytes / element_size(t->buffer.DataType);
-}
-
-/* Element offset of the element with row-major linear index `index`. */
-static UINT64 tensor_offset(const struct tensor *t, UINT64 index)
-{
-    UINT64 offset = 0, packed = 1;
-    int d;
-
-    for (d = (int)t->rank - 1; d >= 0; --d)
-    {
-        offset += index % t->sizes[d] * (t->buffer.Strides ? t->strides[d] : packed);
-        index /= t->sizes[d];
-        packed *= t->sizes[d];
-    }
-    return offset;
-}
-
-/* ---- Workloads: operator families ---- */
-
-struct workload;
-
-struct family
-{
-    const char *name;
-    const char *shape_help;
-    bool compute_bound;                 /* rated in TFLOP/s, else in GB/s */
-    bool sampled;                       /* --check samples outputs: each one is a reduction */
-    UINT unbound_inputs;                /* optional inputs bound as NONE after the others */
-    /* Tensors and operator desc from the workload's dims; NULL, or what is wrong with the shape. */
-    const char *(*build)(struct workload *w);
-    /* Output element `index` from the inputs (as stored, in floats), and how far off it may be. */
-    double (*reference)(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance);
-};
-
-/* Field layouts of element-wise descs: every binary one is {A, B, Output}, and so on. */
-enum ew_layout
-{
-    EW_BINARY,                          /* DML_ELEMENT_WISE_ADD_OPERATOR_DESC's */
-    EW_UNARY,                           /* {Input, Output, ScaleBias}: IDENTITY's */
-    EW_ACTIVATION,                      /* {Input, Output}: ACTIVATION_RELU's */
-};
-
-struct op_info
-{
-    const char *name;                   /* --op */
-    const struct family *family;
-    DML_OPERATOR_TYPE type;
-    const char *type_name;
-    DML_OPERATOR_TYPE fallback;         /* tried when `type` answers E_NOTIMPL; 0: none */
-    enum ew_layout layout;              /* element-wise only, as the two below */
-    double (*cpu)(double a, double b);
-    double tolerance;                   /* relative, on top of fp16 output rounding */
-};
-
-struct workload
-{
-    const struct op_info *op;
-    DML_TENSOR_DATA_TYPE type;
-    UINT dims[MAX_DIMS];
-    UINT dim_count;
-    bool broadcast;
-    struct tensor inputs[MAX_INPUTS];
-    UINT input_count;
-    struct tensor output;
-    DML_OPERATOR_TYPE created_type;     /* `op->type`, or its fallback */
-    union
-    {
-        DML_ELEMENT_WISE_ADD_OPERATOR_DESC binary;
-        DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC unary;
-        DML_ACTIVATION_RELU_OPERATOR_DESC activation;
-        DML_GEMM_OPERATOR_DESC gemm;
-        DML_CONVOLUTION_OPERATOR_DESC conv;
-        DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC softmax;
-    } desc;
-    UINT conv_strides[2], conv_dilations[2], conv_start[2], conv_end[2], conv_output_padding[2];
-    UINT softmax_axis;
-    double bytes, flops;
-};
-
-/* Rounds a reference value as the output type stores it, widening the tolerance by that rounding. */
-static double output_rounding(const struct workload *w, double value, double *tolerance)
-{
-    if (w->type == FP32)
-        return (float)value;
-    value = half_to_float(float_to_half((float)value));
-    *tolerance += fabs(value) * (1.0 / 1024.0) + 1.0 / 16777216.0;
-    return value;
-}
-
-static const char *build_elementwise(struct workload *w)
-{
-    UINT rank = w->dim_count, strides[MAX_RANK], i;
-
-    if (rank > MAX_RANK)
-        return "element-wise shapes have 1 to 8 dimensions";
-    w->input_count = w->op->layout == EW_BINARY ? 2 : 1;
-    if (w->broadcast && w->input_count != 2)
-        return "--broadcast needs an operator with two inputs";
-    /* --broadcast: B is one innermost row repeated over the other dimensions (0-strides). */
-    for (i = 0; i < rank; ++i)
-        strides[i] = i + 1 == rank ? 1 : 0;
-    tensor_init(&w->inputs[0], w->type, rank, w->dims, NULL);
-    if (w->input_count == 2)
-        tensor_init(&w->inputs[1], w->type, rank, w->dims, w->broadcast ? strides : NULL);
-    tensor_init(&w->output, w->type, rank, w->dims, NULL);
-    if (w->op->layout == EW_BINARY)
-    {
-        w->desc.binary.ATensor = &w->inputs[0].desc;
-        w->desc.binary.BTensor = &w->inputs[1].desc;
-        w->desc.binary.OutputTensor = &w->output.desc;
-    }
-    else if (w->op->layout == EW_UNARY)
-    {
-        w->desc.unary.InputTensor = &w->inputs[0].desc;
-        w->desc.unary.OutputTensor = &w->output.desc;
-    }
-    else
-    {
-        w->desc.activation.InputTensor = &w->inputs[0].desc;
-        w->desc.activation.OutputTensor = &w->output.desc;
-    }
-    w->flops = (double)tensor_elements(&w->output);
-    return NULL;
-}
-
-static double reference_elementwise(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
-{
-    double a = inputs[0][tensor_offset(&w->inputs[0], index)], b = 0.0, value;
-
-    if (w->input_count == 2)
-        b = inputs[1][tensor_offset(&w->inputs[1], index)];
-    value = (float)w->op->cpu(a, b);
-    *tolerance = w->op->tolerance * (fabs(value) + 0.1);
-    return output_rounding(w, value, tolerance);
-}
-
-static const char *build_gemm(struct workload *w)
-{
-    UINT m, k, n, a[4], b[4], out[4];
-
-    if (w->dim_count != 3)
-        return "GEMM shapes are MxKxN";
-    m = w->dims[0];
-    k = w->dims[1];
-    n = w->dims[2];
-    a[0] = b[0] = out[0] = a[1] = b[1] = out[1] = 1;
-    a[2] = out[2] = m;
-    a[3] = b[2] = k;
-    b[3] = out[3] = n;
-    w->input_count = 2;
-    tensor_init(&w->inputs[0], w->type, 4, a, NULL);
-    tensor_init(&w->inputs[1], w->type, 4, b, NULL);
-    tensor_init(&w->output, w->type, 4, out, NULL);
-    w->desc.gemm.ATensor = &w->inputs[0].desc;
-    w->desc.gemm.BTensor = &w->inputs[1].desc;
-    w->desc.gemm.OutputTensor = &w->output.desc;
-    w->desc.gemm.TransA = DML_MATRIX_TRANSFORM_NONE;
-    w->desc.gemm.TransB = DML_MATRIX_TRANSFORM_NONE;
-    w->desc.gemm.Alpha = 1.0f;
-    w->desc.gemm.Beta = 0.0f;
-    w->flops = 2.0 * m * n * k;
-    return NULL;
-}
-
-/* A float sum of `count` terms in any order: a few ulps per term of the random walk. */
-static double sum_tolerance(double magnitude, UINT64 count)
-{
-    return magnitude * sqrt((double)count) * (1.0 / 4194304.0) + 1e-6;
-}
-
-static double reference_gemm(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
-{
-    UINT k = w->dims[1], n = w->dims[2], j;
-    UINT64 row = index / n, column = index % n;
-    double sum = 0.0, magnitude = 0.0;
-
-    for (j = 0; j < k; ++j)
-    {
-        double term = (double)inputs[0][row * k + j] * inputs[1][(UINT64)j * n + column];
-
-        sum += term;
-        magnitude += fabs(term);
-    }
-    *tolerance = sum_tolerance(magnitude, k);
-    return output_rounding(w, sum, tolerance);
-}
-
-static const char *build_conv(struct workload *w)
-{
-    const UINT *d = w->dims;
-    UINT stride = w->dim_count > 7 ? d[7] : 1, pad_h, pad_w, input[4], filter[4], out[4];
-
-    if (w->dim_count < 7)
-        return "convolution shapes are NxCxHxWxKxRxS[xSTRIDE[xPAD]]";
-    pad_h = w->dim_count > 8 ? d[8] : (d[5] - 1) / 2;
-    pad_w = w->dim_count > 8 ? d[8] : (d[6] - 1) / 2;
-    if (d[2] + 2 * pad_h < d[5] || d[3] + 2 * pad_w < d[6])
-        return "the filter is larger than the padded input";
-    memcpy(input, d, sizeof(input));
-    filter[0] = d[4];
-    filter[1] = d[1];
-    filter[2] = d[5];
-    filter[3] = d[6];
-    out[0] = d[0];
-    out[1] = d[4];
-    out[2] = (d[2] + 2 * pad_h - d[5]) / stride + 1;
-    out[3] = (d[3] + 2 * pad_w - d[6]) / stride + 1;
-    w->input_count = 2;
-    tensor_init(&w->inputs[0], w->type, 4, input, NULL);
-    tensor_init(&w->inputs[1], w->type, 4, filter, NULL);
-    tensor_init(&w->output, w->type, 4, out, NULL);
-    w->conv_strides[0] = w->conv_strides[1] = stride;
-    w->conv_dilations[0] = w->conv_dilations[1] = 1;
-    w->conv_start[0] = w->conv_end[0] = pad_h;
-    w->conv_start[1] = w->conv_end[1] = pad_w;
-    w->desc.conv = (DML_CONVOLUTION_OPERATOR_DESC){.InputTensor = &w->inputs[0].desc,
-            .FilterTensor = &w->inputs[1].desc, .OutputTensor = &w->output.desc,
-            .Mode = DML_CONVOLUTION_MODE_CROSS_CORRELATION, .Direction = DML_CONVOLUTION_DIRECTION_FORWARD,
-            .DimensionCount = 2, .Strides = w->conv_strides, .Dilations = w->conv_dilations,
-            .StartPadding = w->conv_start, .EndPadding = w->conv_end, .OutputPadding = w->conv_output_padding,
-            .GroupCount = 1};
-    w->flops = 2.0 * out[0] * out[1] * out[2] * out[3] * d[1] * d[5] * d[6];
-    return NULL;
-}
-
-static double reference_conv(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
-{
-    const UINT *in = w->inputs[0].sizes, *f = w->inputs[1].sizes, *out = w->output.sizes;
-    UINT64 x = index % out[3], y = index / out[3] % out[2], k = index / out[3] / out[2] % out[1];
-    UINT64 n = index / out[3] / out[2] / out[1], c, r, s;
-    double sum = 0.0, magnitude = 0.0;
-
-    for (c = 0; c < in[1]; ++c)
-    {
-        for (r = 0; r < f[2]; ++r)
-        {
-            int64_t iy = (int64_t)(y * w->conv_strides[0] + r) - w->conv_start[0];
-
-            for (s = 0; iy >= 0 && iy < in[2] && s < f[3]; ++s)
-            {
-                int64_t ix = (int64_t)(x * w->conv_strides[1] + s) - w->conv_start[1];
-                double term;
-
-                if (ix < 0 || ix >= in[3])
-                    continue;
-                term = (double)inputs[0][((n * in[1] + c) * in[2] + (UINT64)iy) * in[3] + (UINT64)ix]
-                        * inputs[1][((k * f[1] + c) * f[2] + r) * f[3] + s];
-                sum += term;
-                magnitude += fabs(term);
-            }
-        }
-    }
-    *tolerance = sum_tolerance(magnitude, (UINT64)in[1] * f[2] * f[3]);
-    return output_rounding(w, sum, tolerance);
-}
-
-static const char *build_softmax(struct workload *w)
-{
-    UINT sizes[4] = {1, 1, 0, 0};
-
-    if (w->dim_count != 2)
-        return "softmax shapes are RxC (softmax over each row)";
-    sizes[2] = w->dims[0];
-    sizes[3] = w->dims[1];
-    w->input_count = 1;
-    tensor_init(&w->inputs[0], w->type, 4, sizes, NULL);
-    tensor_init(&w->output, w->type, 4, sizes, NULL);
-    /* SOFTMAX1 over the last axis; its first two fields are ACTIVATION_SOFTMAX's whole desc. */
-    w->softmax_axis = 3;
-    w->desc.softmax.InputTensor = &w->inputs[0].desc;
-    w->desc.softmax.OutputTensor = &w->output.desc;
-    w->desc.softmax.AxisCount = 1;
-    w->desc.softmax.Axes = &w->softmax_axis;
-    w->flops = 0.0;
-    return NULL;
-}
-
-static double reference_softmax(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
-{
-    UINT64 columns = w->dims[1], row = index / columns, j;
-    const float *x = inputs[0] + row * columns;
-    double max = x[0], sum = 0.0, value;
-
-    for (j = 1; j < columns; ++j)
-        max = x[j] > max ? x[j] : max;
-    for (j = 0; j < columns; ++j)
-        sum += exp(x[j] - max);
-    value = exp(x[index % columns] - max) / sum;
-    *tolerance = 1e-5 * value + 1e-7;
-    return output_rounding(w, value, tolerance);
-}
-
-static const struct family elementwise_family =
-        {"element-wise", "N or DxDx... (1 to 8 dimensions)", false, false, 0, build_elementwise, reference_elementwise};
-/* GEMM's C and convolution's bias are left out. */
-static const struct family gemm_family =
-        {"gemm", "MxKxN", true, true, 1, build_gemm, reference_gemm};
-static const struct family conv_family =
-        {"convolution", "NxCxHxWxKxRxS[xSTRIDE[xPAD]] (NCHW; PAD defaults to (R-1)/2)", true, true, 1, build_conv,
-        reference_conv};
-static const struct family softmax_family =
-        {"softmax", "RxC (over the last axis)", false, true, 0, build_softmax, reference_softmax};
-
-static double cpu_add(double a, double b) { return a + b; }
-static double cpu_subtract(double a, double b) { return a - b; }
-static double cpu_multiply(double a, double b) { return a * b; }
-static double cpu_divide(double a, double b) { return a / b; }
-static double cpu_max(double a, double b) { return fmax(a, b); }
-static double cpu_min(double a, double b) { return fmin(a, b); }
-static double cpu_identity(double a, double b) { return a; }
-static double cpu_abs(double a, double b) { return fabs(a); }
-static double cpu_negate(double a, double b) { return -a; }
-static double cpu_exp(double a, double b) { return exp(a); }
-static double cpu_relu(double a, double b) { return a > 0.0 ? a : 0.0; }
-static double cpu_sigmoid(double a, double b) { return 1.0 / (1.0 + exp(-a)); }
-static double cpu_tanh(double a, double b) { return tanh(a); }
-
-#define EW(name, type, layout, cpu, tolerance) \
-        {name, &elementwise_family, DML_OPERATOR_##type, #type, 0, layout, cpu, tolerance}
-static const struct op_info ops[] =
-{
-    /* Exact operations are compared exactly; Vulkan lets division and transcendentals be a few ulps off. */
-    EW("add", ELEMENT_WISE_ADD, EW_BINARY, cpu_add, 0.0),
-    EW("subtract", ELEMENT_WISE_SUBTRACT, EW_BINARY, cpu_subtract, 0.0),
-    EW("multiply", ELEMENT_WISE_MULTIPLY, EW_BINARY, cpu_multiply, 0.0),
-    EW("divide", ELEMENT_WISE_DIVIDE, EW_BINARY, cpu_divide, 4e-7),
-    EW("max", ELEMENT_WISE_MAX, EW_BINARY, cpu_max, 0.0),
-    EW("min", ELEMENT_WISE_MIN, EW_BINARY, cpu_min, 0.0),
-    EW("identity", ELEMENT_WISE_IDENTITY, EW_UNARY, cpu_identity, 0.0),
-    EW("abs", ELEMENT_WISE_ABS, EW_UNARY, cpu_abs, 0.0),
-    EW("negate", ELEMENT_WISE_NEGATE, EW_ACTIVATION, cpu_negate, 0.0),
-    EW("exp", ELEMENT_WISE_EXP, EW_UNARY, cpu_exp, 2e-6),
-    EW("relu", ACTIVATION_RELU, EW_ACTIVATION, cpu_relu, 0.0),
-    EW("sigmoid", ACTIVATION_SIGMOID, EW_ACTIVATION, cpu_sigmoid, 4e-6),
-    EW("tanh", ACTIVATION_TANH, EW_ACTIVATION, cpu_tanh, 1e-4),
-    {"gemm", &gemm_family, DML_OPERATOR_GEMM, "GEMM"},
-    {"conv", &conv_family, DML_OPERATOR_CONVOLUTION, "CONVOLUTION"},
-    {"softmax", &softmax_family, DML_OPERATOR_ACTIVATION_SOFTMAX1, "ACTIVATION_SOFTMAX1",
-            DML_OPERATOR_ACTIVATION_SOFTMAX},
-};
-#undef EW
-
-static const struct op_info *find_op(const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < ARRAY_SIZE(ops); ++i)
-    {
-        if (!strcmp(ops[i].name, name))
-            return &ops[i];
-    }
-    return NULL;
 }
 
 /* ---- Presets ---- */
@@ -655,7 +166,7 @@ groups[] =
 struct preset
 {
     const char *name;
-    const char *op;                     /* ops[].name, or DISPATCH_OP */
+    const char *op;                     /* an --op name, or DISPATCH_OP, BARE_ADD_OP */
     DML_TENSOR_DATA_TYPE type;
     const char *shape;
     bool broadcast;
@@ -690,23 +201,23 @@ static const struct preset presets[] =
     /* 1 GiB per tensor: what fixed costs remain at 256 MiB. */
     {"add-1GiB", "add", FP32, "268435456", false, GPU_MEM, 4294, "PyTorch add fp32 64Mi, as bandwidth", 0.9},
     {"identity-1GiB", "identity", FP32, "268435456", false, GPU_MEM, 4148, "PyTorch relu fp32 64Mi, as bandwidth", 0.9},
-    {"softmax-8192", "softmax", FP32, "8192x8192", false, GPU_MEM, 1938, "PyTorch softmax fp32 8192^2", 0.9},
+    {"softmax-8192", "softmax1", FP32, "8192x8192", false, GPU_MEM, 1938, "PyTorch softmax fp32 8192^2", 0.9},
     {"gemm-4096-fp32", "gemm", FP32, "4096x4096x4096", false, GPU_GEMM, 51.4, "cuBLAS fp32 (TF32 off) 4096^3", 0.6},
     {"gemm-8192-fp32", "gemm", FP32, "8192x8192x8192", false, GPU_GEMM, 51.0, "cuBLAS fp32 (TF32 off) 8192^3", 0.6},
     {"gemm-4096-fp16", "gemm", FP16, "4096x4096x4096", false, GPU_GEMM, 748, "cuBLAS fp16 4096^3", 0.35},
     {"gemm-1024-fp16", "gemm", FP16, "1024x1024x1024", false, GPU_GEMM, 202, "cuBLAS fp16 1024^3", 0},
     {"gemm-64-fp32", "gemm", FP32, "64x64x64", false, GPU_GEMM | GROUP_SMOKE, 0, NULL, 0},
-    {"conv-resnet50", "conv", FP32, "32x64x56x56x64x3x3", false, GPU_CONV, 30.7, "cuDNN fp32 N32 C64 56^2 K64 3x3",
+    {"conv-resnet50", "convolution", FP32, "32x64x56x56x64x3x3", false, GPU_CONV, 30.7, "cuDNN fp32 N32 C64 56^2 K64 3x3",
             0.5},
-    {"conv-resnet50-c256", "conv", FP32, "32x256x14x14x256x3x3", false, GPU_CONV, 42.1,
+    {"conv-resnet50-c256", "convolution", FP32, "32x256x14x14x256x3x3", false, GPU_CONV, 42.1,
             "cuDNN fp32 N32 C256 14^2 K256 3x3", 0.5},
-    {"conv-resnet50-1x1", "conv", FP32, "32x64x56x56x256x1x1", false, GPU_CONV, 26.3,
+    {"conv-resnet50-1x1", "convolution", FP32, "32x64x56x56x256x1x1", false, GPU_CONV, 26.3,
             "cuDNN fp32 N32 C64 56^2 K256 1x1", 0.5},
-    {"conv-resnet50-stem", "conv", FP32, "32x3x224x224x64x7x7x2x3", false, GPU_CONV, 20.3,
+    {"conv-resnet50-stem", "convolution", FP32, "32x3x224x224x64x7x7x2x3", false, GPU_CONV, 20.3,
             "cuDNN fp32 N32 C3 224^2 K64 7x7 s2", 0.5},
-    {"conv-resnet50-fp16", "conv", FP16, "32x64x56x56x64x3x3", false, GPU_CONV, 139, "cuDNN fp16 N32 C64 56^2 K64 3x3",
+    {"conv-resnet50-fp16", "convolution", FP16, "32x64x56x56x64x3x3", false, GPU_CONV, 139, "cuDNN fp16 N32 C64 56^2 K64 3x3",
             0.3},
-    {"conv-resnet50-c256-fp16", "conv", FP16, "32x256x14x14x256x3x3", false, GPU_CONV, 215,
+    {"conv-resnet50-c256-fp16", "convolution", FP16, "32x256x14x14x256x3x3", false, GPU_CONV, 215,
             "cuDNN fp16 N32 C256 14^2 K256 3x3", 0.3},
     {"small-dispatch", DISPATCH_OP, FP32, "1024", false, GROUP_GPU | GROUP_SMOKE, 0, NULL, 0},
     /* Odd sizes, every family and layout: correctness under --check, not speed. */
@@ -721,9 +232,9 @@ static const struct preset presets[] =
     {"sigmoid-smoke", "sigmoid", FP32, "999", false, GROUP_SMOKE, 0, NULL, 0},
     {"gemm-smoke", "gemm", FP32, "33x17x45", false, GROUP_SMOKE, 0, NULL, 0},
     {"gemm-smoke-fp16", "gemm", FP16, "64x32x48", false, GROUP_SMOKE, 0, NULL, 0},
-    {"conv-smoke", "conv", FP32, "2x3x9x9x4x3x3", false, GROUP_SMOKE, 0, NULL, 0},
-    {"conv-smoke-stride", "conv", FP32, "1x5x11x11x6x3x3x2x1", false, GROUP_SMOKE, 0, NULL, 0},
-    {"softmax-smoke", "softmax", FP32, "7x33", false, GROUP_SMOKE, 0, NULL, 0},
+    {"conv-smoke", "convolution", FP32, "2x3x9x9x4x3x3", false, GROUP_SMOKE, 0, NULL, 0},
+    {"conv-smoke-stride", "convolution", FP32, "1x5x11x11x6x3x3x2x1", false, GROUP_SMOKE, 0, NULL, 0},
+    {"softmax-smoke", "softmax1", FP32, "7x33", false, GROUP_SMOKE, 0, NULL, 0},
     {"bare-add-smoke", BARE_ADD_OP, FP32, "4096", false, GROUP_SMOKE, 0, NULL, 0},
 };
 #undef GPU_MEM
@@ -746,28 +257,6 @@ static const struct preset *find_preset(const char *name)
     return NULL;
 }
 
-/* Dimensions joined by 'x' or ','; returns the count, or 0 when malformed. */
-static UINT parse_shape(const char *text, UINT *dims)
-{
-    UINT count = 0;
-    char *end;
-
-    while (count < MAX_DIMS)
-    {
-        unsigned long value = strtoul(text, &end, 10);
-
-        if (end == text || !value || value > UINT32_MAX)
-            return 0;
-        dims[count++] = (UINT)value;
-        if (!*end)
-            return count;
-        if (*end != 'x' && *end != ',')
-            return 0;
-        text = end + 1;
-    }
-    return 0;
-}
-
 /* ---- Results ---- */
 
 enum status
@@ -781,8 +270,8 @@ static const char *const status_names[] = {"ok", "skipped", "failed"};
 
 struct result
 {
-    char name[64];
-    char op[32];
+    char name[96];
+    char op[48];
     char operator_name[64];             /* the profiler's name: the DML operator type */
     DML_TENSOR_DATA_TYPE type;
     char shape[64];
@@ -800,6 +289,7 @@ struct result
     double doc_anchor;                  /* performance.md's, kept beside a measured one */
     double ratio, doc_ratio, target;
     int check;                          /* -1 not run, 0 mismatch, 1 pass */
+    bool no_reference;                  /* --check, but the bench has no CPU reference for it */
     UINT64 checked, mismatches;
 };
 
@@ -1180,22 +670,15 @@ static HRESULT initialize_operator(struct bench *b, IDMLCompiledOperator *op, ID
     return hr;
 }
 
-/* CreateOperator (with the op's fallback type when the first answers E_NOTIMPL) + CompileOperator. */
+/* CreateOperator + CompileOperator. */
 static HRESULT compile_workload(struct bench *b, struct workload *w, IDMLCompiledOperator **compiled)
 {
     DML_OPERATOR_DESC desc = {w->op->type, &w->desc};
     IDMLOperator *op;
     HRESULT hr;
 
-    hr = IDMLDevice_CreateOperator(b->dml, &desc, &IID_IDMLOperator, (void **)&op);
-    if (hr == E_NOTIMPL && w->op->fallback)
-    {
-        desc.Type = w->op->fallback;
-        hr = IDMLDevice_CreateOperator(b->dml, &desc, &IID_IDMLOperator, (void **)&op);
-    }
-    if (FAILED(hr))
+    if (FAILED(hr = IDMLDevice_CreateOperator(b->dml, &desc, &IID_IDMLOperator, (void **)&op)))
         return hr;
-    w->created_type = desc.Type;
     hr = IDMLDevice_CompileOperator(b->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
             (void **)compiled);
     IDMLOperator_Release(op);
@@ -1220,7 +703,7 @@ struct run
     ID3D12Resource *inputs[MAX_INPUTS], *output;
     IDMLBindingTable *table;
     struct vkdml_profiler *profiler;
-    float *host[MAX_INPUTS];            /* input values as stored (fp16-rounded), for --check */
+    float *host[MAX_INPUTS];            /* input values as stored (rounded to their type), for --check */
 };
 
 static void release_run(struct run *run)
@@ -1246,21 +729,6 @@ static void release_run(struct run *run)
     vkdml_profiler_destroy(run->profiler);
 }
 
-/* Pseudo-random values in [-1, 1), rounded to the storage type. */
-static float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed)
-{
-    float *values = malloc(count ? count * sizeof(*values) : 1);
-    size_t i;
-
-    for (i = 0; values && i < count; ++i)
-    {
-        values[i] = random_float(&seed);
-        if (type == FP16)
-            values[i] = half_to_float(float_to_half(values[i]));
-    }
-    return values;
-}
-
 /* Inputs uploaded from pseudo-random values, which are kept for --check only. */
 static HRESULT create_io(struct bench *b, const struct workload *w, struct run *run)
 {
@@ -1268,10 +736,13 @@ static HRESULT create_io(struct bench *b, const struct workload *w, struct run *
 
     for (i = 0; i < w->input_count; ++i)
     {
+        DML_TENSOR_DATA_TYPE type = w->inputs[i].buffer.DataType;
         size_t count = (size_t)tensor_storage_elements(&w->inputs[i]);
 
-        if (!(run->host[i] = random_values(count, w->type, 0x9e3779b9u * (i + 1)))
-                || !(run->inputs[i] = upload_buffer(b, run->host[i], count, w->type)))
+        if (!w->inputs[i].rank)
+            continue;
+        if (!(run->host[i] = random_values(count, type, 0x9e3779b9u * (i + 1)))
+                || !(run->inputs[i] = upload_buffer(b, run->host[i], count, type)))
             return E_OUTOFMEMORY;
         if (!b->check)
         {
@@ -1289,9 +760,9 @@ static HRESULT bind_run(struct bench *b, const struct workload *w, struct run *r
 {
     DML_BINDING_PROPERTIES properties = IDMLCompiledOperator_GetBindingPropertiesByValue(run->compiled);
     DML_BUFFER_BINDING storage[MAX_INPUTS + 3];
-    DML_BINDING_DESC inputs[MAX_INPUTS + 2], output, desc;
-    UINT i, input_count = w->input_count;
+    DML_BINDING_DESC inputs[MAX_INPUTS], output, desc;
     HRESULT hr;
+    UINT i;
 
     if (FAILED(hr = create_optional_buffer(b, properties.TemporaryResourceSize, &run->temporary))
             || FAILED(hr = create_table(b, run->compiled, 1, &run->table)))
@@ -1306,12 +777,11 @@ static HRESULT bind_run(struct bench *b, const struct workload *w, struct run *r
         desc = buffer_binding(&storage[MAX_INPUTS + 2], run->persistent, properties.PersistentResourceSize);
         IDMLBindingTable_BindPersistentResource(run->table, &desc);
     }
+    /* Absent (optional) inputs have no buffer: bound as NONE. */
     for (i = 0; i < w->input_count; ++i)
         inputs[i] = buffer_binding(&storage[i], run->inputs[i], w->inputs[i].buffer.TotalTensorSizeInBytes);
-    for (i = 0; i < w->op->family->unbound_inputs; ++i)
-        inputs[input_count++] = buffer_binding(&storage[MAX_INPUTS], NULL, 0);
     output = buffer_binding(&storage[MAX_INPUTS], run->output, w->output.buffer.TotalTensorSizeInBytes);
-    IDMLBindingTable_BindInputs(run->table, input_count, inputs);
+    IDMLBindingTable_BindInputs(run->table, w->input_count, inputs);
     IDMLBindingTable_BindOutputs(run->table, 1, &output);
     return S_OK;
 }
@@ -1319,17 +789,21 @@ static HRESULT bind_run(struct bench *b, const struct workload *w, struct run *r
 /* Compile, initialize, create and fill the buffers, bind. False with the result's status set. */
 static bool prepare_run(struct bench *b, struct workload *w, struct run *run, struct result *r)
 {
+    DML_TENSOR_DATA_TYPE types[MAX_INPUTS + 1];
+    UINT count = workload_types(w, types), i;
     HRESULT hr;
 
-    if (!type_supported(b, w->type))
-        return skip(r, "%s tensors are not supported on this device", type_name(w->type));
+    for (i = 0; i < count; ++i)
+    {
+        if (!type_supported(b, types[i]))
+            return skip(r, "%s tensors are not supported on this device", type_name(types[i]));
+    }
     hr = compile_workload(b, w, &run->compiled);
     if (hr == E_NOTIMPL)
-        return skip(r, "%s%s is not implemented in vkdml yet (E_NOTIMPL)", w->op->type_name,
-                w->op->fallback ? " (nor its fallback)" : "");
+        return skip(r, "%s is not implemented in vkdml yet (E_NOTIMPL)", w->op->schema->name);
     if (FAILED(hr))
-        return fail(r, "CreateOperator/CompileOperator(%s) failed: HRESULT %#x (the log says why)", w->op->type_name,
-                (unsigned int)hr);
+        return fail(r, "CreateOperator/CompileOperator(%s) failed: HRESULT %#x (the log says why)",
+                w->op->schema->name, (unsigned int)hr);
     if (FAILED(hr = initialize_operator(b, run->compiled, &run->persistent)))
         return fail(r, "initialization failed: HRESULT %#x", (unsigned int)hr);
     progress_update(b, r->name, "uploading inputs", 0, 0);
@@ -1505,6 +979,11 @@ static bool check_run(struct bench *b, const struct workload *w, struct run *run
     double expected, got, tolerance;
     void *mapped;
 
+    if (!w->reference)
+    {
+        r->no_reference = true;
+        return true;
+    }
     progress_update(b, r->name, "checking", 0, 0);
     if (!(readback = read_back(b, run->output, w->output.buffer.TotalTensorSizeInBytes, &mapped)))
         return fail(r, "no memory for the readback buffer");
@@ -1512,8 +991,8 @@ static bool check_run(struct bench *b, const struct workload *w, struct run *run
     for (i = 0; i < checks; ++i)
     {
         index = check_index(w, count, i, &state);
-        expected = w->op->family->reference(w, run->host, index, &tolerance);
-        got = load_value(mapped, index, w->type);
+        expected = reference_value(w, run->host, index, &tolerance);
+        got = load_value(mapped, index, w->output.buffer.DataType);
         if (!(fabs(got - expected) <= tolerance) && r->mismatches++ < 3)
             fprintf(stderr, "vkdml-bench: %s: element %llu: got %.9g, expected %.9g (tolerance %.3g)\n", r->name,
                     (unsigned long long)index, got, expected, tolerance);
@@ -1527,12 +1006,8 @@ static bool check_run(struct bench *b, const struct workload *w, struct run *run
 static void run_workload(struct bench *b, struct workload *w, const struct preset *preset, struct result *r)
 {
     struct run run;
-    UINT i;
 
     memset(&run, 0, sizeof(run));
-    for (i = 0; i < w->input_count; ++i)
-        w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
-    w->bytes += w->output.buffer.TotalTensorSizeInBytes;
     r->bytes = w->bytes;
     r->flops = w->flops;
     if (prepare_run(b, w, &run, r) && time_run(b, w, &run, r))
@@ -1617,7 +1092,7 @@ static void chain_workload(struct workload *w)
     w->type = FP32;
     w->dims[0] = CHAIN_ELEMENTS;
     w->dim_count = 1;
-    build_elementwise(w);
+    build_workload(w);
 }
 
 static HRESULT bind_chain_tables(struct bench *b, struct chain *c)
@@ -2638,6 +2113,11 @@ static const char *check_text(int check)
     return check < 0 ? "-" : check ? "pass" : "MISMATCH";
 }
 
+static const char *result_check_text(const struct result *r)
+{
+    return r->no_reference ? "no reference" : check_text(r->check);
+}
+
 static void print_header(struct bench *b)
 {
     fprintf(b->text, "vkdml-bench %s on [%d] %s (%s%s%s, Vulkan %u.%u.%u)\n", vkdml_get_version_string(),
@@ -2646,7 +2126,7 @@ static void print_header(struct bench *b)
             b->adapter.api_version & 0xfffu);
     fprintf(b->text, "GPU time: vkdml profiler timestamps around each dispatch, %u timed after a warm-up of %u and "
             "%.0f ms; rate from the median\n\n", b->iterations, b->warmup, b->warmup_ms);
-    fprintf(b->text, "%-26s %-4s %-23s %10s %10s %10s %16s %13s %6s %6s %10s %8s %s\n", "workload", "type", "shape",
+    fprintf(b->text, "%-30s %-6s %-23s %10s %10s %10s %16s %13s %6s %6s %10s %8s %s\n", "workload", "type", "shape",
             "median us", "min us", "p90 us", "rate", "anchor", "ratio", "doc", "bar", "rec us", "check");
 }
 
@@ -2656,7 +2136,7 @@ static void print_result(struct bench *b, const struct result *r)
 
     if (r->status != STATUS_OK)
     {
-        fprintf(b->text, "%-26s %-4s %-23s %s: %s\n", r->name, type_name(r->type), r->shape, status_names[r->status],
+        fprintf(b->text, "%-30s %-6s %-23s %s: %s\n", r->name, type_name(r->type), r->shape, status_names[r->status],
                 r->reason);
         return;
     }
@@ -2672,9 +2152,9 @@ static void print_result(struct bench *b, const struct result *r)
         snprintf(target, sizeof(target), "%.2f %s", r->target, verdict(r) ? "met" : "MISS");
     if (r->record_us)
         snprintf(record, sizeof(record), "%.2f", r->record_us);
-    fprintf(b->text, "%-26s %-4s %-23s %10.2f %10.2f %10.2f %16s %13s %6s %6s %10s %8s %s\n", r->name,
+    fprintf(b->text, "%-30s %-6s %-23s %10.2f %10.2f %10.2f %16s %13s %6s %6s %10s %8s %s\n", r->name,
             type_name(r->type), r->shape, r->gpu_median_us, r->gpu_min_us, r->gpu_p90_us, rate, anchor, ratio,
-            doc_ratio, target, record, check_text(r->check));
+            doc_ratio, target, record, result_check_text(r));
     fflush(b->text);
 }
 
@@ -2780,6 +2260,8 @@ static void json_result(FILE *f, const struct result *r)
             fprintf(f, ",\n      \"check\": {\"status\": \"%s\", \"checked\": %llu, \"mismatches\": %llu}",
                     r->check ? "pass" : "mismatch", (unsigned long long)r->checked,
                     (unsigned long long)r->mismatches);
+        else if (r->no_reference)
+            fputs(",\n      \"check\": {\"status\": \"no reference\", \"checked\": 0, \"mismatches\": 0}", f);
     }
     fputs("}", f);
 }
@@ -3011,35 +2493,71 @@ static const struct preset *matching_preset(const struct workload *w)
     {
         const struct preset *p = &presets[i];
 
-        if (!strcmp(p->op, w->op->name) && p->type == w->type && p->broadcast == w->broadcast
+        if (find_op(p->op) == w->op && p->type == w->type && p->broadcast == w->broadcast
                 && parse_shape(p->shape, dims) == w->dim_count && !memcmp(dims, w->dims, w->dim_count * sizeof(UINT)))
             return p;
     }
     return NULL;
 }
 
+/* Why `op` cannot run in `type` with that shape, NULL when it can; `*refused` says whether that is a
+ * failure rather than a skip: implemented but not buildable, or a shape its family rejects
+ * (`lenient`, for several operators from one --op: a skip too). */
+static const char *unfit(const struct op_info *op, DML_TENSOR_DATA_TYPE type, struct workload *w, const char *shape,
+        bool lenient, bool *refused, char *why, size_t size)
+{
+    char types[128];
+
+    *refused = false;
+    if (!op->family)
+    {
+        *refused = op->implemented;
+        snprintf(why, size, op->implemented ? "%s is implemented in vkdml, but vkdml-bench cannot build it: give it a "
+                "family in tools/vkdml-bench-ops.c" : "%s is not implemented in vkdml, nor can vkdml-bench build it",
+                op->schema->name);
+    }
+    else if (!op_takes_type(op, type))
+    {
+        type_set_text(op_types(op), types, sizeof(types));
+        snprintf(why, size, "%s does not take %s tensors (%s)", op->schema->name, type_name(type), types);
+    }
+    else if (!(w->dim_count = parse_shape(shape, w->dims)))
+    {
+        *refused = !lenient;
+        snprintf(why, size, "malformed shape '%s' (%s: %s)", shape, op->family->name, op->family->shape_help);
+    }
+    else
+        return NULL;
+    return why;
+}
+
+/* One workload of `op_name`; `lenient` as unfit() takes it. */
 static void run_one(struct bench *b, const char *name, const char *op_name, DML_TENSOR_DATA_TYPE type,
-        const char *shape, bool broadcast)
+        const char *shape, bool broadcast, bool lenient)
 {
     struct result *r = new_result(b, name, op_name, type, shape, broadcast);
     struct workload *w = calloc(1, sizeof(*w));
-    const char *why;
+    const struct op_info *op = find_op(op_name);
+    const char *problem;
+    bool refused;
+    char why[256];
 
     progress_begin(b, name);
     if (!w)
         fail(r, "out of memory");
-    else if (!(w->op = find_op(op_name)))
+    else if (!op)
         fail(r, "unknown operator '%s' (--list shows them)", op_name);
-    else if (!(w->dim_count = parse_shape(shape, w->dims)))
-        fail(r, "malformed shape '%s' (%s: %s)", shape, w->op->family->name, w->op->family->shape_help);
+    else if (unfit(op, type, w, shape, lenient, &refused, why, sizeof(why)))
+        (refused ? fail : skip)(r, "%s", why);
     else
     {
+        snprintf(r->operator_name, sizeof(r->operator_name), "%s", op->schema->name);
+        w->op = op;
         w->type = type;
         w->broadcast = broadcast;
-        snprintf(r->operator_name, sizeof(r->operator_name), "%s", w->op->type_name);
-        r->compute_bound = w->op->family->compute_bound;
-        if ((why = w->op->family->build(w)))
-            fail(r, "%s", why);
+        r->compute_bound = op->family->compute_bound;
+        if ((problem = build_workload(w)))
+            (lenient ? skip : fail)(r, "%s", problem);
         else
             run_workload(b, w, matching_preset(w), r);
     }
@@ -3064,7 +2582,7 @@ static void run_preset(struct bench *b, const struct preset *p)
     }
     if (strcmp(p->op, DISPATCH_OP))
     {
-        run_one(b, p->name, p->op, p->type, p->shape, p->broadcast);
+        run_one(b, p->name, p->op, p->type, p->shape, p->broadcast, false);
         return;
     }
     progress_begin(b, p->name);
@@ -3145,13 +2663,18 @@ static int usage(void)
             "Times vkdml operators through the DirectML API with GPU timestamps (vkdml's profiler).\n"
             "  PRESET|GROUP ...        what to run (also --preset NAME[,NAME]); --list shows them. Default: the\n"
             "                          group 'gpu' on a GPU, 'smoke' on a CPU device (lavapipe)\n"
-            "  --op OP --shape S [--type fp32|fp16] [--broadcast]\n"
-            "                          one workload of any implemented operator (--list: OPs and shapes);\n"
-            "                          --broadcast repeats B's innermost row over the other dimensions\n"
+            "  --op OP[,OP...]|all     workloads of any operators (--list: names, types, shapes); 'all': every\n"
+            "                          operator vkdml implements\n"
+            "  --shape S|tiny          their shape; 'tiny': each family's small odd shape. Default: the family's\n"
+            "                          default shape on a GPU, its tiny one on a CPU device\n"
+            "  --type T|all            fp32, fp16, fp64, int8..int64, uint8..uint64, or every type the operator\n"
+            "                          takes; default: the operator's first (fp32 where it takes it)\n"
+            "  --broadcast             inputs after the first repeat their innermost row over the other dimensions\n"
             "  --iterations N          timed dispatches (default 100)\n"
             "  --warmup N              dispatches run before timing (default 10)\n"
             "  --warmup-ms MS          ... and for at least this long, so the GPU's clocks are up (default 300)\n"
-            "  --check                 compare every output with a CPU reference (sampled for reductions)\n"
+            "  --check                 compare every output with a CPU reference (sampled for reductions); the\n"
+            "                          table says 'no reference' for operators the bench has none for\n"
             "  --device SELECTOR       adapter index, UUID or name substring (default: VKDML_DEVICE, else the best)\n"
             "  --json FILE             results as JSON ('-': stdout, the table then goes to stderr)\n"
             "  --markdown FILE         a short markdown table: date, GPU, driver, figures, ratios\n"
@@ -3160,14 +2683,14 @@ static int usage(void)
             "                          uses it instead of performance.md's figure (repeatable)\n"
             "  --anchor-source TEXT    what measured the --anchor-ms figures\n"
             "  --quiet                 no progress lines on stderr\n"
-            "  --list                  presets, groups and operators\n"
+            "  --list                  presets, groups, and the operators with their support on the device\n"
             "Exit status: 0 when every workload ran or was skipped (not implemented, type unsupported), every\n"
             "check passed and no validation message was logged; 1 otherwise; 2 for a usage error; 77 when\n"
             "there is no Vulkan device at all.\n");
     return 2;
 }
 
-static void list_everything(void)
+static void list_presets(void)
 {
     size_t i, j;
 
@@ -3186,18 +2709,81 @@ static void list_everything(void)
     printf("groups:");
     for (j = 0; j < ARRAY_SIZE(groups); ++j)
         printf(" %s", groups[j].name);
-    printf("\noperators for --op (shape):\n");
-    for (i = 0; i < ARRAY_SIZE(ops); ++i)
-        printf("  %-10s %-22s %s: %s\n", ops[i].name, ops[i].type_name, ops[i].family->name, ops[i].family->shape_help);
+    printf("\n");
+}
+
+/* The types the device runs the operator in; those it lacks a feature for in parentheses. */
+static void support_text(const struct op_info *op, char *text, size_t size)
+{
+    char here[128], missing[128];
+
+    if (!op->implemented)
+        snprintf(text, size, "-");
+    else if (!op->family)
+        snprintf(text, size, "vkdml-bench cannot build it: it needs a family in tools/vkdml-bench-ops.c");
+    else if (!op->data_types)
+    {
+        type_set_text(op_types(op), here, sizeof(here));
+        snprintf(text, size, "%s (vkdml does not report its types)", here);
+    }
+    else
+    {
+        type_set_text(op->device_data_types, here, sizeof(here));
+        type_set_text(op->data_types & ~op->device_data_types, missing, sizeof(missing));
+        snprintf(text, size, "%s%s%s%s", here, missing[0] ? " (not on this device: " : "", missing,
+                missing[0] ? ")" : "");
+    }
+}
+
+/* Every operator the bench can build, and every one vkdml implements, with its support on the
+ * device --device selects: one line each, the name and "yes" or "no" first (test/meson.build
+ * reads them). */
+static void list_operators(const char *selector)
+{
+    int adapter = vkdml_get_adapter_count() > 0 ? vkdml_select_adapter(selector) : -1;
+    unsigned int count = catalogue_init(adapter), buildable = 0, implemented = 0, i;
+    const struct family *shown[8];
+    struct vkdml_adapter_info info;
+    size_t families = 0, f;
+    char text[384];
+
+    if (adapter >= 0 && !vkdml_get_adapter_info(adapter, &info, sizeof(info)))
+        printf("\noperators on [%d] %s (--op NAME[,NAME...], or all: every implemented one):\n", adapter, info.name);
+    else
+        printf("\noperators (no usable Vulkan device: which are implemented is unknown):\n");
+    printf("  %-30s %-11s %-42s %-12s %-12s %s\n", "--op", "implemented", "DML_OPERATOR_", "family", "--check",
+            "types on this device");
+    for (i = 0; i < count; ++i)
+    {
+        const struct op_info *op = catalogue_entry(i);
+
+        if (!op->family && !op->implemented)
+            continue;
+        buildable += op->family != NULL;
+        implemented += op->implemented;
+        support_text(op, text, sizeof(text));
+        printf("  %-30s %-11s %-42s %-12s %-12s %s\n", op->name, op->implemented ? "yes" : "no", op->schema->name,
+                op->family ? op->family->name : "-", op_has_reference(op) ? "fp32 fp16" : "no reference", text);
+        for (f = 0; op->family && f < families && shown[f] != op->family; ++f)
+            ;
+        if (op->family && f == families && families < ARRAY_SIZE(shown))
+            shown[families++] = op->family;
+    }
+    printf("%u operators vkdml-bench can build, %u implemented by vkdml; the other DirectML operators are "
+            "neither.\nshapes (--shape; the default on a GPU, and 'tiny', the default on a CPU device):\n", buildable,
+            implemented);
+    for (f = 0; f < families; ++f)
+        printf("  %-12s %s; default %s, tiny %s\n", shown[f]->name, shown[f]->shape_help, shown[f]->default_shape,
+                shown[f]->tiny_shape);
 }
 
 struct selection
 {
     bool chosen[ARRAY_SIZE(presets)];
     unsigned int count;
-    const char *op, *shape;
-    DML_TENSOR_DATA_TYPE type;
-    bool broadcast;
+    const char *ops, *shape;            /* --op, --shape */
+    DML_TENSOR_DATA_TYPE type;          /* UNKNOWN: each operator's default */
+    bool all_types, broadcast, list;
 };
 
 /* A preset or group name, or a comma-separated list of them. */
@@ -3272,8 +2858,9 @@ static bool parse_value_option(struct bench *b, struct selection *s, const char 
         return select_names(s, value);
     if (!strcmp(arg, "--type"))
     {
-        s->type = strcmp(value, "fp16") ? FP32 : FP16;
-        return !strcmp(value, "fp32") || !strcmp(value, "fp16");
+        s->all_types = !strcmp(value, "all");
+        s->type = parse_type(value);
+        return s->all_types || s->type != DML_TENSOR_DATA_TYPE_UNKNOWN;
     }
     if (!strcmp(arg, "--iterations"))
         return parse_count(value, 1, 1000000, &b->iterations);
@@ -3289,7 +2876,7 @@ static bool parse_value_option(struct bench *b, struct selection *s, const char 
     if (!strcmp(arg, "--anchor-ms"))
         return parse_anchor(b, value);
     if (!strcmp(arg, "--op"))
-        s->op = value;
+        s->ops = value;
     else if (!strcmp(arg, "--shape"))
         s->shape = value;
     else if (!strcmp(arg, "--device"))
@@ -3316,16 +2903,13 @@ static int parse_options(struct bench *b, struct selection *s, int argc, char **
     {
         const char *arg = argv[i];
 
-        if (!strcmp(arg, "--list"))
-        {
-            list_everything();
-            return 0;
-        }
-        if (!strcmp(arg, "--check") || !strcmp(arg, "--quiet") || !strcmp(arg, "--broadcast"))
+        if (!strcmp(arg, "--check") || !strcmp(arg, "--quiet") || !strcmp(arg, "--broadcast")
+                || !strcmp(arg, "--list"))
         {
             b->check |= arg[2] == 'c';
             b->quiet |= arg[2] == 'q';
             s->broadcast |= arg[2] == 'b';
+            s->list |= arg[2] == 'l';
         }
         else if (arg[0] != '-')
         {
@@ -3335,16 +2919,96 @@ static int parse_options(struct bench *b, struct selection *s, int argc, char **
         else if (i + 1 == argc || !parse_value_option(b, s, arg, argv[++i]))
             return usage();
     }
-    if (!s->op != !s->shape)
+    if (s->shape && !s->ops)
     {
-        fprintf(stderr, "vkdml-bench: --op and --shape go together\n");
+        fprintf(stderr, "vkdml-bench: --shape goes with --op\n");
         return 2;
     }
     return -1;
 }
 
-static void run_selection(struct bench *b, const struct selection *s)
+/* The --op workloads: an operator in one type each. */
+struct op_job
 {
+    const struct op_info *op;
+    DML_TENSOR_DATA_TYPE type;
+};
+
+struct plan
+{
+    struct op_job *jobs;
+    unsigned int count, capacity;
+};
+
+/* `op` in --type, in every type it takes (--type all), or in its default; false when out of memory. */
+static bool add_jobs(struct plan *plan, const struct selection *s, const struct op_info *op)
+{
+    DML_TENSOR_DATA_TYPE types[MAX_TYPES];
+    unsigned int count = 1, i;
+    struct op_job *grown;
+
+    if (s->all_types)
+        count = op_type_list(op, types);
+    else
+        types[0] = s->type != DML_TENSOR_DATA_TYPE_UNKNOWN ? s->type : default_type(op);
+    if (plan->count + count > plan->capacity)
+    {
+        if (!(grown = realloc(plan->jobs, (plan->capacity + 256) * sizeof(*grown))))
+            return false;
+        plan->jobs = grown;
+        plan->capacity += 256;
+    }
+    for (i = 0; i < count; ++i)
+    {
+        plan->jobs[plan->count].op = op;
+        plan->jobs[plan->count++].type = types[i];
+    }
+    return true;
+}
+
+/* Each operator --op names, or every implemented one for "all"; 0, or the exit status after a
+ * message. */
+static int plan_op_jobs(struct plan *plan, const struct selection *s)
+{
+    const char *list = s->ops;
+    const struct op_info *op;
+    bool ok = true;
+    char name[64];
+    size_t length;
+    unsigned int i;
+
+    while (*list && ok)
+    {
+        length = strcspn(list, ",");
+        snprintf(name, sizeof(name), "%.*s", (int)length, list);
+        list += length + (list[length] == ',');
+        for (i = 0; !strcmp(name, "all") && (op = catalogue_entry(i)); ++i)
+            ok &= !op->implemented || add_jobs(plan, s, op);
+        if (strcmp(name, "all") && !(op = find_op(name)))
+        {
+            fprintf(stderr, "vkdml-bench: no operator '%s' (--list shows them)\n", name);
+            return 2;
+        }
+        ok &= !strcmp(name, "all") || add_jobs(plan, s, op);
+    }
+    return ok ? 0 : 1;
+}
+
+/* --shape, the family's tiny shape for "tiny", else its default (the tiny one on a CPU device:
+ * default shapes would take minutes there). */
+static const char *job_shape(const struct bench *b, const struct selection *s, const struct op_info *op)
+{
+    if (!op->family)
+        return s->shape ? s->shape : "";
+    if (s->shape && strcmp(s->shape, "tiny"))
+        return s->shape;
+    return s->shape || b->adapter.is_software ? op->family->tiny_shape : op->family->default_shape;
+}
+
+static void run_selection(struct bench *b, const struct selection *s, const struct plan *plan)
+{
+    const struct op_job *jobs = plan->jobs;
+    const char *shape;
     char name[160];
     unsigned int i;
 
@@ -3357,13 +3021,38 @@ static void run_selection(struct bench *b, const struct selection *s)
             run_preset(b, &presets[i]);
         }
     }
-    if (s->op)
+    for (i = 0; i < plan->count; ++i)
     {
         ++b->position;
-        snprintf(name, sizeof(name), "%s-%s-%s%s", s->op, s->shape, type_name(s->type),
-                s->broadcast ? "-broadcast" : "");
-        run_one(b, name, s->op, s->type, s->shape, s->broadcast);
+        shape = job_shape(b, s, jobs[i].op);
+        snprintf(name, sizeof(name), "%s-%s%s%s%s", jobs[i].op->name, shape, shape[0] ? "-" : "",
+                type_name(jobs[i].type), s->broadcast ? "-broadcast" : "");
+        run_one(b, name, jobs[i].op->name, jobs[i].type, shape, s->broadcast, plan->count > 1);
     }
+}
+
+/* Names the workloads --check could not check, so that no one takes "-" for "passed": operators
+ * with their types ("acos fp32/fp16"). */
+static void print_unchecked(struct bench *b)
+{
+    const char *last = NULL;
+    unsigned int i;
+
+    for (i = 0; i < b->result_count; ++i)
+    {
+        const struct result *r = &b->results[i];
+
+        if (!r->no_reference)
+            continue;
+        if (last && !strcmp(last, r->op))
+            fprintf(b->text, "/%s", type_name(r->type));
+        else
+            fprintf(b->text, "%s%s %s", last ? ", " : "\n--check: no CPU reference in vkdml-bench (timed, not "
+                    "checked): ", r->op, type_name(r->type));
+        last = r->op;
+    }
+    if (last)
+        fputc('\n', b->text);
 }
 
 /* Releases the device, writes the files; whether everything ran, checked and released cleanly. */
@@ -3372,6 +3061,7 @@ static bool finish(struct bench *b)
     bool ok = true;
     unsigned int i;
 
+    print_unchecked(b);
     for (i = 0; i < b->result_count; ++i)
         ok &= b->results[i].status != STATUS_FAILED && b->results[i].check != 0;
     if (b->dispatch_run)
@@ -3394,10 +3084,11 @@ static bool finish(struct bench *b)
 
 int main(int argc, char **argv)
 {
+    struct plan plan = {NULL, 0, 0};
     struct selection selection;
     struct bench b;
-    bool ok;
     int status;
+    bool ok;
 
     memset(&b, 0, sizeof(b));
     memset(&selection, 0, sizeof(selection));
@@ -3405,23 +3096,36 @@ int main(int argc, char **argv)
     b.warmup = 10;
     b.warmup_ms = DEFAULT_WARMUP_MS;
     b.anchor_source = "measured in this run";
-    selection.type = FP32;
     if ((status = parse_options(&b, &selection, argc, argv)) >= 0)
         return status;
     b.text = b.json_path && !strcmp(b.json_path, "-") ? stderr : stdout;
     b.progress_tty = isatty(2) && b.text != stderr;
     pin_vulkan_driver();
     vkdml_set_log_callback(log_callback, NULL);
+    if (selection.list)
+    {
+        list_presets();
+        list_operators(b.selector);
+        return 0;
+    }
     if ((status = create_device(&b)))
         return status;
+    catalogue_init(b.adapter_index);
+    if (selection.ops && (status = plan_op_jobs(&plan, &selection)))
+    {
+        destroy_device(&b);
+        free(plan.jobs);
+        return status;
+    }
     /* On a CPU device the GPU presets would take many minutes: the smoke group is the default there. */
-    if (!selection.count && !selection.op)
+    if (!selection.count && !selection.ops)
         select_names(&selection, b.adapter.is_software ? "smoke" : "gpu");
-    b.total = selection.count + !!selection.op;
-    if (!(b.results = calloc(b.total, sizeof(*b.results))))
+    b.total = selection.count + plan.count;
+    if (!(b.results = calloc(b.total ? b.total : 1, sizeof(*b.results))))
         return 1;
-    run_selection(&b, &selection);
+    run_selection(&b, &selection, &plan);
     ok = finish(&b);
+    free(plan.jobs);
     free(b.results);
     free(b.trace);
     return ok ? 0 : 1;

@@ -35,18 +35,6 @@ static double now(void)
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static void set_kernel(const char *name)
-{
-#ifdef _WIN32
-    char assignment[64];
-
-    snprintf(assignment, sizeof(assignment), "VKDML_CONV_KERNEL=%s", name);
-    _putenv(assignment);
-#else
-    setenv("VKDML_CONV_KERNEL", name, 1);
-#endif
-}
-
 static float *random_tensor(DML_TENSOR_DATA_TYPE type, size_t count, uint32_t seed, void **bytes)
 {
     float *values = malloc(count * sizeof(*values));
@@ -217,7 +205,7 @@ static void bench_kernel(struct dml_test_context *context, const struct config *
     ID3D12Resource *persistent;
     unsigned int i;
 
-    set_kernel(kernel);
+    dml_test_set_env("VKDML_CONV_KERNEL", kernel);
     if (!(compiled = compile(context, desc)))
         return;
     persistent = dml_test_initialize(context, compiled, NULL, 0);

@@ -35,21 +35,6 @@ static double now(void)
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static void set_env(const char *name, const char *value)
-{
-#ifdef _WIN32
-    char assignment[128];
-
-    snprintf(assignment, sizeof(assignment), "%s=%s", name, value ? value : "");
-    _putenv(assignment);
-#else
-    if (value && *value)
-        setenv(name, value, 1);
-    else
-        unsetenv(name);
-#endif
-}
-
 static float *random_matrix(DML_TENSOR_DATA_TYPE type, size_t count, uint32_t seed, void **bytes)
 {
     float *values = malloc(count * sizeof(*values));
@@ -176,8 +161,8 @@ static void bench(struct dml_test_context *context, const struct config *c)
     HRESULT hr;
     int i;
 
-    set_env("VKDML_GEMM_KERNEL", c->kernel);
-    set_env("VKDML_GEMM_TUNE", c->tune);
+    dml_test_set_env("VKDML_GEMM_KERNEL", c->kernel);
+    dml_test_set_env("VKDML_GEMM_TUNE", c->tune);
     dml_test_tensor_init(&a, c->type, 2, a_sizes, NULL);
     dml_test_tensor_init(&b, c->type, 2, b_sizes, NULL);
     dml_test_tensor_init(&out, c->type, 2, out_sizes, NULL);
@@ -186,8 +171,8 @@ static void bench(struct dml_test_context *context, const struct config *c)
             (void **)&compiled);
     /* The compiled operator keeps its own reference. */
     IDMLOperator_Release(op);
-    set_env("VKDML_GEMM_KERNEL", NULL);
-    set_env("VKDML_GEMM_TUNE", NULL);
+    dml_test_set_env("VKDML_GEMM_KERNEL", NULL);
+    dml_test_set_env("VKDML_GEMM_TUNE", NULL);
     if (hr == E_NOTIMPL)
     {
         printf("%s %ux%ux%u %s %s: not available\n", dml_test_type_name(c->type), c->m, c->n, c->k,

@@ -3,6 +3,8 @@
 #include "dml_test_utils.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* ---- Context ---- */
 
@@ -466,4 +468,19 @@ uint32_t dml_test_random(uint32_t *state)
 float dml_test_random_float(uint32_t *state, float lo, float hi)
 {
     return lo + (hi - lo) * (float)(dml_test_random(state) >> 8) * (1.0f / 16777216.0f);
+}
+
+void dml_test_set_env(const char *name, const char *value)
+{
+#ifdef _WIN32
+    char assignment[96];
+
+    snprintf(assignment, sizeof(assignment), "%s=%s", name, value ? value : "");
+    _putenv(assignment);
+#else
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+#endif
 }

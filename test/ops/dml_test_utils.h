@@ -113,4 +113,7 @@ uint32_t dml_test_random(uint32_t *state);
 /* Uniform in [lo, hi). */
 float dml_test_random_float(uint32_t *state, float lo, float hi);
 
+/* Sets (value NULL: removes) an environment variable, such as the kernel knobs VKDML_*_KERNEL. */
+void dml_test_set_env(const char *name, const char *value);
+
 #endif /* VKDML_TEST_OPS_DML_TEST_UTILS_H */

@@ -521,17 +521,7 @@ static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml
 
 static void set_kernel(const char *name)
 {
-#ifdef _WIN32
-    char assignment[64];
-
-    snprintf(assignment, sizeof(assignment), "VKDML_CONV_KERNEL=%s", name ? name : "");
-    _putenv(assignment);
-#else
-    if (name)
-        setenv("VKDML_CONV_KERNEL", name, 1);
-    else
-        unsetenv("VKDML_CONV_KERNEL");
-#endif
+    dml_test_set_env("VKDML_CONV_KERNEL", name);
 }
 
 static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, const DML_CONVOLUTION_OPERATOR_DESC *desc,
@@ -1061,17 +1051,7 @@ static const struct conv_case coopmat_cases[] =
 
 static void set_conv_tune(const char *value)
 {
-#ifdef _WIN32
-    char assignment[64];
-
-    snprintf(assignment, sizeof(assignment), "VKDML_CONV_TUNE=%s", value ? value : "");
-    _putenv(assignment);
-#else
-    if (value)
-        setenv("VKDML_CONV_TUNE", value, 1);
-    else
-        unsetenv("VKDML_CONV_TUNE");
-#endif
+    dml_test_set_env("VKDML_CONV_TUNE", value);
 }
 
 /* Each case, and the wide sweep in FLOAT16 with 16 channels per group, on the kernel forced,

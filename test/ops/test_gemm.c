@@ -594,24 +594,9 @@ static void test_many_batches(void **state)
 
 /* ---- The fast kernels, forced through VKDML_GEMM_KERNEL ---- */
 
-static void set_env(const char *name, const char *value)
-{
-#ifdef _WIN32
-    char assignment[96];
-
-    snprintf(assignment, sizeof(assignment), "%s=%s", name, value ? value : "");
-    _putenv(assignment);
-#else
-    if (value)
-        setenv(name, value, 1);
-    else
-        unsetenv(name);
-#endif
-}
-
 static void set_gemm_kernel(const char *kernel)
 {
-    set_env("VKDML_GEMM_KERNEL", kernel);
+    dml_test_set_env("VKDML_GEMM_KERNEL", kernel);
 }
 
 static int tiled_setup(void **state)
@@ -629,7 +614,7 @@ static int coopmat_setup(void **state)
 static int kernel_teardown(void **state)
 {
     set_gemm_kernel(NULL);
-    set_env("VKDML_GEMM_TUNE", NULL);
+    dml_test_set_env("VKDML_GEMM_TUNE", NULL);
     return dml_test_teardown(state);
 }
 
@@ -750,10 +735,10 @@ static void test_coopmat_kernel(void **state)
     }
     for (i = 0; i < ARRAY_SIZE(tunings); ++i)
     {
-        set_env("VKDML_GEMM_TUNE", tunings[i]);
+        dml_test_set_env("VKDML_GEMM_TUNE", tunings[i]);
         run_cases(state, coopmat_cases, ARRAY_SIZE(coopmat_cases));
     }
-    set_env("VKDML_GEMM_TUNE", NULL);
+    dml_test_set_env("VKDML_GEMM_TUNE", NULL);
     print_message("Ran %u cases on the cooperative-matrix kernel, %u tilings.\n",
             (unsigned int)ARRAY_SIZE(coopmat_cases), (unsigned int)ARRAY_SIZE(tunings));
 }

@@ -1,0 +1,972 @@
+/*
+ * vkdml-bench's operators: which DirectML operators the bench can build, their tensors, descs and
+ * data types from a shape, their input values, and the CPU references of --check.
+ *
+ * The catalogue holds every DML_OPERATOR_TYPE of the generated schema (api/dml_op_schema.c,
+ * compiled in), with vkdml's support from vkdml_get_operator_support(). A family turns a shape into
+ * tensors for a group of operators; everything else in a desc comes from the schema: tensor
+ * fields point at the family's tensors in binding order, and attributes the family leaves alone
+ * get defaults by kind (FLOATs and scalars by field name, enums their first value, a
+ * DML_TENSOR_DATA_TYPE field the main type). So any element-wise or activation operator runs
+ * without a line of its own; a new kind of operator needs a family.
+ *
+ * Values: float inputs are uniform in [-1, 1); integer inputs the same values spread over [-8, 8)
+ * (signed) or [0, 16) (unsigned), so sums and products stay in range and shift amounts stay small.
+ */
+#include "vkdml-bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "vkdml.h"
+
+#define INT_SPREAD 8.0                  /* integer inputs: [-1, 1) times this */
+
+/* ---- Data types and values ---- */
+
+/* In order of preference for an operator's default type: floats, INT32, then UINT8 (the boolean
+ * type of the logical operators). --type all runs them in this order too. */
+static const struct
+{
+    DML_TENSOR_DATA_TYPE type;
+    const char *name;
+    unsigned int size;
+    char kind;                          /* 'f'loat, 'i'nt, 'u'nsigned */
+}
+types[] =
+{
+    {FP32, "fp32", 4, 'f'}, {FP16, "fp16", 2, 'f'}, {DML_TENSOR_DATA_TYPE_INT32, "int32", 4, 'i'},
+    {UINT8, "uint8", 1, 'u'}, {DML_TENSOR_DATA_TYPE_UINT32, "uint32", 4, 'u'},
+    {DML_TENSOR_DATA_TYPE_INT16, "int16", 2, 'i'}, {DML_TENSOR_DATA_TYPE_UINT16, "uint16", 2, 'u'},
+    {DML_TENSOR_DATA_TYPE_INT8, "int8", 1, 'i'}, {DML_TENSOR_DATA_TYPE_INT64, "int64", 8, 'i'},
+    {DML_TENSOR_DATA_TYPE_UINT64, "uint64", 8, 'u'}, {DML_TENSOR_DATA_TYPE_FLOAT64, "fp64", 8, 'f'},
+};
+
+static int type_index(DML_TENSOR_DATA_TYPE type)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(types); ++i)
+    {
+        if (types[i].type == type)
+            return (int)i;
+    }
+    return -1;
+}
+
+const char *type_name(DML_TENSOR_DATA_TYPE type)
+{
+    int i = type_index(type);
+
+    return i < 0 ? "?" : types[i].name;
+}
+
+DML_TENSOR_DATA_TYPE parse_type(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(types); ++i)
+    {
+        if (!strcmp(types[i].name, name))
+            return types[i].type;
+    }
+    return DML_TENSOR_DATA_TYPE_UNKNOWN;
+}
+
+unsigned int element_size(DML_TENSOR_DATA_TYPE type)
+{
+    int i = type_index(type);
+
+    return i < 0 ? 4 : types[i].size;
+}
+
+bool is_float_type(DML_TENSOR_DATA_TYPE type)
+{
+    int i = type_index(type);
+
+    return i >= 0 && types[i].kind == 'f';
+}
+
+void type_set_text(uint32_t set, char *text, size_t size)
+{
+    size_t i, length = 0;
+
+    text[0] = 0;
+    for (i = 0; i < ARRAY_SIZE(types) && length < size; ++i)
+    {
+        if (set & (1u << types[i].type))
+            length += snprintf(text + length, size - length, "%s%s", length ? " " : "", types[i].name);
+    }
+}
+
+/* IEEE binary16, round to nearest even. */
+static uint16_t float_to_half(float value)
+{
+    uint32_t bits, sign, magnitude;
+    float f;
+
+    memcpy(&bits, &value, sizeof(bits));
+    sign = (bits >> 16) & 0x8000u;
+    magnitude = bits & 0x7fffffffu;
+    if (magnitude > 0x7f800000u)
+        return (uint16_t)(sign | 0x7e00u);
+    if (magnitude >= 0x477ff000u)   /* 65520 and above round to infinity */
+        return (uint16_t)(sign | 0x7c00u);
+    if (magnitude < 0x38800000u)    /* below 2^-14: a subnormal, in units of 2^-24 */
+    {
+        memcpy(&f, &magnitude, sizeof(f));
+        return (uint16_t)(sign | (uint32_t)lrintf(f * 16777216.0f));
+    }
+    magnitude += 0xfffu + ((magnitude >> 13) & 1u);
+    return (uint16_t)(sign | ((magnitude - 0x38000000u) >> 13));
+}
+
+static float half_to_float(uint16_t half)
+{
+    uint32_t sign = (uint32_t)(half & 0x8000u) << 16, exponent = (half >> 10) & 0x1fu, mantissa = half & 0x3ffu;
+    uint32_t bits;
+    float f;
+
+    if (!exponent)
+    {
+        f = ldexpf((float)mantissa, -24);
+        return sign ? -f : f;
+    }
+    bits = sign | (exponent == 31 ? 0x7f800000u : (exponent + 112) << 23) | (mantissa << 13);
+    memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+/* One element as `type` stores it; integers little-endian, from an integral value. */
+static void store_value(void *dst, double value, DML_TENSOR_DATA_TYPE type)
+{
+    int64_t integer = (int64_t)value;
+    uint16_t half;
+    float f;
+
+    if (type == FP32)
+    {
+        f = (float)value;
+        memcpy(dst, &f, sizeof(f));
+    }
+    else if (type == FP16)
+    {
+        half = float_to_half((float)value);
+        memcpy(dst, &half, sizeof(half));
+    }
+    else if (type == DML_TENSOR_DATA_TYPE_FLOAT64)
+        memcpy(dst, &value, sizeof(value));
+    else
+        memcpy(dst, &integer, element_size(type));
+}
+
+void store_values(void *dst, const float *src, size_t count, DML_TENSOR_DATA_TYPE type)
+{
+    unsigned int size = element_size(type);
+    size_t i;
+
+    if (type == FP32)
+    {
+        memcpy(dst, src, count * sizeof(*src));
+        return;
+    }
+    for (i = 0; i < count; ++i)
+        store_value((char *)dst + i * size, src[i], type);
+}
+
+double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type)
+{
+    unsigned int size = element_size(type);
+    const char *p = (const char *)src + index * size;
+    uint64_t bits = 0;
+    uint16_t half;
+    double value;
+    float f;
+
+    if (type == FP32)
+        return memcpy(&f, p, sizeof(f)), f;
+    if (type == FP16)
+        return memcpy(&half, p, sizeof(half)), half_to_float(half);
+    if (type == DML_TENSOR_DATA_TYPE_FLOAT64)
+        return memcpy(&value, p, sizeof(value)), value;
+    memcpy(&bits, p, size);
+    if (types[type_index(type)].kind == 'i' && size < 8 && bits >> (8 * size - 1))
+        bits |= ~(uint64_t)0 << (8 * size);     /* sign-extend */
+    return types[type_index(type)].kind == 'i' ? (double)(int64_t)bits : (double)bits;
+}
+
+uint32_t random_next(uint32_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 17;
+    *state ^= *state << 5;
+    return *state;
+}
+
+float random_float(uint32_t *state)
+{
+    return (float)(random_next(state) >> 8) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+/* `value` of [-1, 1) as `type` holds it: rounded for floats, spread for integers (see the top). */
+static double typed_value(DML_TENSOR_DATA_TYPE type, double value)
+{
+    int i = type_index(type);
+
+    if (i < 0 || types[i].kind == 'f')
+        return type == FP16 ? half_to_float(float_to_half((float)value)) : type == FP32 ? (float)value : value;
+    return floor((types[i].kind == 'u' ? value + 1.0 : value) * INT_SPREAD);
+}
+
+float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed)
+{
+    float *values = malloc(count ? count * sizeof(*values) : 1);
+    size_t i;
+
+    for (i = 0; values && i < count; ++i)
+        values[i] = (float)typed_value(type, random_float(&seed));
+    return values;
+}
+
+/* ---- Tensors ---- */
+
+/* `strides` NULL: packed. */
+static void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,
+        const UINT *strides)
+{
+    UINT i;
+
+    memset(t, 0, sizeof(*t));
+    t->rank = rank;
+    for (i = 0; i < rank; ++i)
+    {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = strides ? strides[i] : 0;
+    }
+    t->buffer.DataType = type;
+    t->buffer.Flags = DML_TENSOR_FLAG_NONE;
+    t->buffer.DimensionCount = rank;
+    t->buffer.Sizes = t->sizes;
+    t->buffer.Strides = strides ? t->strides : NULL;
+    t->buffer.TotalTensorSizeInBytes = vkdml_calc_buffer_tensor_size(type, rank, sizes, strides);
+    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
+    t->desc.Desc = &t->buffer;
+}
+
+UINT64 tensor_elements(const struct tensor *t)
+{
+    UINT64 count = 1;
+    UINT i;
+
+    for (i = 0; i < t->rank; ++i)
+        count *= t->sizes[i];
+    return count;
+}
+
+UINT64 tensor_storage_elements(const struct tensor *t)
+{
+    return t->buffer.TotalTensorSizeInBytes / element_size(t->buffer.DataType);
+}
+
+/* Element offset of the element with row-major linear index `index`. */
+static UINT64 tensor_offset(const struct tensor *t, UINT64 index)
+{
+    UINT64 offset = 0, packed = 1;
+    int d;
+
+    for (d = (int)t->rank - 1; d >= 0; --d)
+    {
+        offset += index % t->sizes[d] * (t->buffer.Strides ? t->strides[d] : packed);
+        index /= t->sizes[d];
+        packed *= t->sizes[d];
+    }
+    return offset;
+}
+
+UINT parse_shape(const char *text, UINT *dims)
+{
+    UINT count = 0;
+    char *end;
+
+    while (count < MAX_DIMS)
+    {
+        unsigned long value = strtoul(text, &end, 10);
+
+        if (end == text || !value || value > UINT32_MAX)
+            return 0;
+        dims[count++] = (UINT)value;
+        if (!*end)
+            return count;
+        if (*end != 'x' && *end != ',')
+            return 0;
+        text = end + 1;
+    }
+    return 0;
+}
+
+/* ---- Families: tensors from the shape ---- */
+
+/* Operators whose output is boolean (UINT8; DirectML also takes UINT32) from inputs of another type. */
+static bool writes_booleans(DML_OPERATOR_TYPE type)
+{
+    switch (type)
+    {
+        case DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS:
+        case DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN:
+        case DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN:
+        case DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL:
+        case DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL:
+        case DML_OPERATOR_ELEMENT_WISE_IS_NAN:
+        case DML_OPERATOR_ELEMENT_WISE_IS_INFINITY:
+        case DML_OPERATOR_ELEMENT_WISE_BIT_COUNT:
+            return true;
+        default:
+            return false;
+    }
+}
+
+/* The main type, but for boolean tensors: those outputs, and IF's ConditionTensor. */
+static DML_TENSOR_DATA_TYPE tensor_type(const struct workload *w, const struct vkdml_field_schema *field)
+{
+    if (!strcmp(field->name, "ConditionTensor") || (field->role == VKDML_ROLE_OUTPUT && writes_booleans(w->op->type)))
+        return UINT8;
+    return w->type;
+}
+
+static const struct vkdml_field_schema *field_named(const struct vkdml_op_schema *schema, const char *name)
+{
+    UINT i;
+
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        if (!strcmp(schema->fields[i].name, name))
+            return &schema->fields[i];
+    }
+    return NULL;
+}
+
+/* Points the desc's UINT array `name`, when it has one, at `values`, and sets its count field. */
+static void set_array_field(struct workload *w, const char *name, const UINT *values, UINT count)
+{
+    const struct vkdml_field_schema *field = field_named(w->op->schema, name);
+
+    if (!field)
+        return;
+    *(const UINT **)(w->desc.bytes + field->offset) = values;
+    *(UINT *)(w->desc.bytes + w->op->schema->fields[field->count_field].offset) = count;
+}
+
+/* Every tensor has the shape; optional inputs are left out. --broadcast gives every input after the
+ * first one innermost row, repeated over the other dimensions (0-strides). */
+static const char *build_elementwise(struct workload *w)
+{
+    const struct vkdml_op_schema *schema = w->op->schema;
+    UINT rank = w->dim_count, row[MAX_RANK], input = 0, i;
+
+    if (rank > MAX_RANK)
+        return "element-wise shapes have 1 to 8 dimensions";
+    for (i = 0; i < rank; ++i)
+        row[i] = i + 1 == rank;
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        const struct vkdml_field_schema *f = &schema->fields[i];
+
+        if (f->kind != VKDML_FIELD_TENSOR)
+            continue;
+        if (f->role == VKDML_ROLE_OUTPUT)
+            tensor_init(&w->output, tensor_type(w, f), rank, w->dims, NULL);
+        else if (input < MAX_INPUTS && !f->optional)
+            tensor_init(&w->inputs[input], tensor_type(w, f), rank, w->dims, w->broadcast && input ? row : NULL);
+        input += f->role == VKDML_ROLE_INPUT;
+    }
+    if (w->broadcast && input < 2)
+        return "--broadcast needs an operator with two inputs or more";
+    w->flops = (double)tensor_elements(&w->output);
+    return NULL;
+}
+
+/* Element-wise tensors, reduced along the last axis (SOFTMAX1's Axes where the desc has them). */
+static const char *build_axis(struct workload *w)
+{
+    const char *why = build_elementwise(w);
+
+    if (why)
+        return why;
+    w->axes[0] = w->dim_count - 1;
+    set_array_field(w, "Axes", w->axes, 1);
+    return NULL;
+}
+
+static const char *build_gemm(struct workload *w)
+{
+    DML_GEMM_OPERATOR_DESC *desc = (DML_GEMM_OPERATOR_DESC *)w->desc.bytes;
+    UINT m, k, n, a[4], b[4], out[4];
+
+    if (w->dim_count != 3)
+        return "GEMM shapes are MxKxN";
+    m = w->dims[0];
+    k = w->dims[1];
+    n = w->dims[2];
+    a[0] = b[0] = out[0] = a[1] = b[1] = out[1] = 1;
+    a[2] = out[2] = m;
+    a[3] = b[2] = k;
+    b[3] = out[3] = n;
+    tensor_init(&w->inputs[0], w->type, 4, a, NULL);
+    tensor_init(&w->inputs[1], w->type, 4, b, NULL);
+    tensor_init(&w->output, w->type, 4, out, NULL);
+    desc->Alpha = 1.0f;                 /* TransA, TransB: the enums' first value, NONE */
+    desc->Beta = 0.0f;
+    w->flops = 2.0 * m * n * k;
+    return NULL;
+}
+
+/* Convolution-like shapes go on after the image {N, C, H, W} with a window RxS[xSTRIDE[xPAD]] at
+ * dims[first]; PAD defaults to (R-1)/2 and (S-1)/2: the output keeps the image's size at stride 1.
+ * Fills the 2-D attribute arrays, the desc's fields that take them, and the output's spatial sizes. */
+static const char *window_geometry(struct workload *w, UINT first, UINT *spatial)
+{
+    const UINT *d = w->dims;
+    UINT stride = w->dim_count > first + 2 ? d[first + 2] : 1, i;
+
+    for (i = 0; i < 2; ++i)
+    {
+        UINT pad = w->dim_count > first + 3 ? d[first + 3] : (d[first + i] - 1) / 2;
+
+        w->window[i] = d[first + i];
+        w->strides[i] = stride;
+        w->dilations[i] = 1;
+        w->start_padding[i] = w->end_padding[i] = pad;
+        if (d[2 + i] + 2 * pad < w->window[i])
+            return "the window is larger than the padded image";
+        spatial[i] = (d[2 + i] + 2 * pad - w->window[i]) / stride + 1;
+    }
+    set_array_field(w, "WindowSizes", w->window, 2);
+    set_array_field(w, "Strides", w->strides, 2);
+    set_array_field(w, "Dilations", w->dilations, 2);
+    set_array_field(w, "StartPadding", w->start_padding, 2);
+    set_array_field(w, "EndPadding", w->end_padding, 2);
+    set_array_field(w, "OutputPadding", w->output_padding, 2);
+    return NULL;
+}
+
+static const char *build_conv(struct workload *w)
+{
+    DML_CONVOLUTION_OPERATOR_DESC *desc = (DML_CONVOLUTION_OPERATOR_DESC *)w->desc.bytes;
+    const UINT *d = w->dims;
+    UINT filter[4], out[4];
+    const char *why;
+
+    if (w->dim_count < 7 || w->dim_count > 9)
+        return "convolution shapes are NxCxHxWxKxRxS[xSTRIDE[xPAD]]";
+    if ((why = window_geometry(w, 5, &out[2])))
+        return why;
+    filter[0] = out[1] = d[4];
+    filter[1] = d[1];
+    filter[2] = w->window[0];
+    filter[3] = w->window[1];
+    out[0] = d[0];
+    tensor_init(&w->inputs[0], w->type, 4, d, NULL);
+    tensor_init(&w->inputs[1], w->type, 4, filter, NULL);
+    tensor_init(&w->output, w->type, 4, out, NULL);
+    desc->Mode = DML_CONVOLUTION_MODE_CROSS_CORRELATION;  /* the enum's first value flips the kernel */
+    desc->GroupCount = 1;               /* Direction: the enum's first value, FORWARD */
+    w->flops = 2.0 * out[0] * out[1] * out[2] * out[3] * d[1] * filter[2] * filter[3];
+    return NULL;
+}
+
+/* The image {N, C, H, W} and the columns {N, C x R x S, blocks}: FOLD's output and input, UNFOLD's
+ * input and output. */
+static const char *build_fold(struct workload *w)
+{
+    bool fold = w->op->type == DML_OPERATOR_FOLD;
+    UINT spatial[2], columns[3];
+    const char *why;
+
+    if (w->dim_count < 6 || w->dim_count > 8)
+        return "FOLD and UNFOLD shapes are NxCxHxWxRxS[xSTRIDE[xPAD]] (the image, then the window)";
+    if ((why = window_geometry(w, 4, spatial)))
+        return why;
+    columns[0] = w->dims[0];
+    columns[1] = w->dims[1] * w->window[0] * w->window[1];
+    columns[2] = spatial[0] * spatial[1];
+    tensor_init(fold ? &w->output : &w->inputs[0], w->type, 4, w->dims, NULL);
+    tensor_init(fold ? &w->inputs[0] : &w->output, w->type, 3, columns, NULL);
+    w->flops = 0.0;
+    return NULL;
+}
+
+#define FLOAT_TYPES ((1u << FP32) | (1u << FP16))
+
+/* `types`: what the family's operators take when vkdml does not report it. */
+static const struct family elementwise_family =
+        {"element-wise", "N or DxDx... (1 to 8 dimensions)", "16777216", "5x7x9", false, false, build_elementwise, 0};
+static const struct family axis_family =
+        {"axis", "N or DxDx... (over the last axis)", "4096x4096", "7x33", false, true, build_axis, FLOAT_TYPES};
+/* GEMM's C and convolution's bias are left out. */
+static const struct family gemm_family =
+        {"gemm", "MxKxN", "1024x1024x1024", "33x17x45", true, true, build_gemm, FLOAT_TYPES};
+static const struct family conv_family =
+        {"convolution", "NxCxHxWxKxRxS[xSTRIDE[xPAD]] (NCHW; PAD defaults to (R-1)/2)", "16x64x56x56x64x3x3",
+        "2x3x9x9x4x3x3", true, true, build_conv, FLOAT_TYPES};
+static const struct family fold_family =
+        {"fold", "NxCxHxWxRxS[xSTRIDE[xPAD]] (the image, then the window)", "16x64x56x56x3x3", "2x3x7x6x3x2", false,
+        false, build_fold, FLOAT_TYPES | (1u << DML_TENSOR_DATA_TYPE_INT32) | (1u << DML_TENSOR_DATA_TYPE_UINT32)};
+
+/* Operators outside the element-wise family; ELEMENT_WISE_* and ACTIVATION_* not named here have
+ * tensors of one shape. The quantized ones have none: their scale and zero-point tensors need
+ * types and shapes of their own. */
+static const struct
+{
+    const char *name;
+    const struct family *family;
+}
+named_families[] =
+{
+    {"GEMM", &gemm_family}, {"CONVOLUTION", &conv_family}, {"FOLD", &fold_family}, {"UNFOLD", &fold_family},
+    {"ACTIVATION_SOFTMAX", &axis_family}, {"ACTIVATION_SOFTMAX1", &axis_family},
+    {"ACTIVATION_LOG_SOFTMAX", &axis_family}, {"ACTIVATION_LOG_SOFTMAX1", &axis_family},
+    {"ACTIVATION_HARDMAX", &axis_family}, {"ACTIVATION_HARDMAX1", &axis_family},
+    {"ELEMENT_WISE_QUANTIZE_LINEAR", NULL}, {"ELEMENT_WISE_DEQUANTIZE_LINEAR", NULL},
+    {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD", NULL},
+};
+
+static const struct family *family_of(const struct vkdml_op_schema *schema)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(named_families); ++i)
+    {
+        if (!strcmp(named_families[i].name, schema->name))
+            return named_families[i].family;
+    }
+    if (!strncmp(schema->name, "ELEMENT_WISE_", 13) || !strncmp(schema->name, "ACTIVATION_", 11))
+        return &elementwise_family;
+    return NULL;
+}
+
+/* ---- Descs: attribute defaults and tensor fields from the schema ---- */
+
+/* FLOAT and DML_SCALAR_UNION attributes a family leaves alone, by field name; any other gets 0.5:
+ * inside the inputs' range, so thresholds split them, and not 0, so scales keep them apart. */
+static const struct
+{
+    const char *field;
+    double value;
+}
+attribute_values[] =
+{
+    {"Min", -0.5}, {"Max", 0.5},        /* CLIP, CLIP1, THRESHOLD: ordered bounds */
+    {"Exponent", 2.0},                  /* CONSTANT_POW: defined for negative inputs */
+    {"Steepness", 1.0},                 /* SOFTPLUS: its usual value */
+};
+
+static double attribute_value(const char *field)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(attribute_values); ++i)
+    {
+        if (!strcmp(attribute_values[i].field, field))
+            return attribute_values[i].value;
+    }
+    return 0.5;
+}
+
+static int first_enum_value(enum vkdml_enum_id id)
+{
+    int value;
+
+    for (value = 0; value < 256; ++value)
+    {
+        if (vkdml_enum_value_name(id, value))
+            return value;
+    }
+    return 0;
+}
+
+/* Zero for pointers (optional fields absent), counts and booleans; values for the rest. */
+static void write_default_attributes(struct workload *w)
+{
+    const struct vkdml_op_schema *schema = w->op->schema;
+    UINT i;
+
+    memset(&w->desc, 0, sizeof(w->desc));
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        const struct vkdml_field_schema *f = &schema->fields[i];
+        void *field = w->desc.bytes + f->offset;
+
+        if (f->kind == VKDML_FIELD_FLOAT)
+            *(FLOAT *)field = (FLOAT)attribute_value(f->name);
+        else if (f->kind == VKDML_FIELD_SCALAR_UNION)
+            store_value(field, typed_value(w->type, attribute_value(f->name)), w->type);
+        else if (f->kind == VKDML_FIELD_ENUM)
+            *(int *)field = f->enum_id == VKDML_ENUM_DML_TENSOR_DATA_TYPE ? (int)w->type : first_enum_value(f->enum_id);
+    }
+}
+
+/* Points the desc's tensor fields at the family's tensors, in binding order. */
+static const char *write_tensor_fields(struct workload *w)
+{
+    const struct vkdml_op_schema *schema = w->op->schema;
+    UINT i, outputs = 0;
+
+    w->input_count = 0;
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        const struct vkdml_field_schema *f = &schema->fields[i];
+        struct tensor *t;
+
+        if (f->kind != VKDML_FIELD_TENSOR)
+            continue;
+        if (f->role == VKDML_ROLE_OUTPUT ? outputs++ : w->input_count == MAX_INPUTS)
+            return "the operator has more tensors than vkdml-bench binds";
+        t = f->role == VKDML_ROLE_OUTPUT ? &w->output : &w->inputs[w->input_count++];
+        if (!t->rank && !f->optional)
+            return "vkdml-bench's family for the operator leaves a tensor out";
+        *(const DML_TENSOR_DESC **)(w->desc.bytes + f->offset) = t->rank ? &t->desc : NULL;
+    }
+    return NULL;
+}
+
+static const struct reference *find_reference(const struct workload *w);
+
+const char *build_workload(struct workload *w)
+{
+    const char *why;
+    UINT i;
+
+    if (w->op->schema->desc_size > MAX_DESC_BYTES)
+        return "the operator's desc is larger than vkdml-bench holds";
+    write_default_attributes(w);
+    if ((why = w->op->family->build(w)) || (why = write_tensor_fields(w)))
+        return why;
+    w->bytes = w->output.buffer.TotalTensorSizeInBytes;
+    for (i = 0; i < w->input_count; ++i)
+        w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
+    w->reference = find_reference(w);
+    return NULL;
+}
+
+UINT workload_types(const struct workload *w, DML_TENSOR_DATA_TYPE *types_out)
+{
+    UINT i, count = 0;
+
+    for (i = 0; i < w->input_count; ++i)
+    {
+        if (w->inputs[i].rank)
+            types_out[count++] = w->inputs[i].buffer.DataType;
+    }
+    types_out[count++] = w->output.buffer.DataType;
+    return count;
+}
+
+/* ---- The catalogue ---- */
+
+static struct op_info catalogue[VKDML_OPERATOR_TYPE_COUNT];
+static unsigned int catalogue_count;
+
+/* Other names --op takes (the bench's earlier ones). */
+static const struct
+{
+    const char *alias, *name;
+}
+aliases[] =
+{
+    {"conv", "CONVOLUTION"},
+};
+
+static const struct vkdml_op_schema *schema_named(const char *name)
+{
+    const struct vkdml_op_schema *schema;
+    unsigned int t;
+
+    if (!strncasecmp(name, "DML_OPERATOR_", 13))
+        name += 13;
+    for (t = 1; t < VKDML_OPERATOR_TYPE_COUNT; ++t)
+    {
+        if ((schema = vkdml_op_schema_get(t)) && !strcasecmp(schema->name, name))
+            return schema;
+    }
+    return NULL;
+}
+
+/* The DirectML name in lower case with '-' for '_', less ELEMENT_WISE_ or ACTIVATION_; an
+ * activation whose name an element-wise operator has too (IDENTITY, TANH) keeps "activation-". */
+static void op_name(const struct vkdml_op_schema *schema, char *name, size_t size)
+{
+    const char *base = schema->name;
+    char twin[64];
+    size_t i;
+
+    if (!strncmp(base, "ELEMENT_WISE_", 13))
+        base += 13;
+    else if (!strncmp(base, "ACTIVATION_", 11))
+    {
+        snprintf(twin, sizeof(twin), "ELEMENT_WISE_%s", base + 11);
+        base += schema_named(twin) ? 0 : 11;
+    }
+    for (i = 0; base[i] && i + 1 < size; ++i)
+        name[i] = base[i] == '_' ? '-' : (char)(base[i] | 0x20);
+    name[i] = 0;
+}
+
+unsigned int catalogue_init(int adapter_index)
+{
+    static struct vkdml_operator_support support[VKDML_OPERATOR_TYPE_COUNT];
+    uint32_t count = vkdml_get_operator_type_count(), t;
+    bool known;
+
+    count = count < VKDML_OPERATOR_TYPE_COUNT ? count : VKDML_OPERATOR_TYPE_COUNT;
+    known = adapter_index >= 0 && !vkdml_get_operator_support(adapter_index, count, support, sizeof(support[0]));
+    catalogue_count = 0;
+    for (t = 1; t < VKDML_OPERATOR_TYPE_COUNT; ++t)
+    {
+        struct op_info *op = &catalogue[catalogue_count];
+
+        if (!(op->schema = vkdml_op_schema_get(t)))
+            continue;
+        ++catalogue_count;
+        op->type = t;
+        op->family = family_of(op->schema);
+        op_name(op->schema, op->name, sizeof(op->name));
+        op->implemented = known && t < count && support[t].implemented;
+        op->data_types = op->implemented ? support[t].data_types : 0;
+        op->device_data_types = op->implemented ? support[t].device_data_types : 0;
+    }
+    return catalogue_count;
+}
+
+const struct op_info *catalogue_entry(unsigned int index)
+{
+    return index < catalogue_count ? &catalogue[index] : NULL;
+}
+
+const struct op_info *find_op(const char *name)
+{
+    const struct vkdml_op_schema *schema;
+    unsigned int i;
+    size_t a;
+
+    for (a = 0; a < ARRAY_SIZE(aliases); ++a)
+        name = strcmp(aliases[a].alias, name) ? name : aliases[a].name;
+    schema = schema_named(name);
+    for (i = 0; i < catalogue_count; ++i)
+    {
+        if (!strcmp(catalogue[i].name, name) || catalogue[i].schema == schema)
+            return &catalogue[i];
+    }
+    return NULL;
+}
+
+uint32_t op_types(const struct op_info *op)
+{
+    return op->data_types ? op->data_types : op->family ? op->family->types : 0;
+}
+
+_Static_assert(ARRAY_SIZE(types) == MAX_TYPES, "MAX_TYPES");
+
+unsigned int op_type_list(const struct op_info *op, DML_TENSOR_DATA_TYPE *list)
+{
+    unsigned int count = 0;
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(types); ++i)
+    {
+        if (op_types(op) & (1u << types[i].type))
+            list[count++] = types[i].type;
+    }
+    if (!count)
+        list[count++] = FP32;
+    return count;
+}
+
+DML_TENSOR_DATA_TYPE default_type(const struct op_info *op)
+{
+    DML_TENSOR_DATA_TYPE list[MAX_TYPES];
+
+    op_type_list(op, list);
+    return list[0];
+}
+
+bool op_takes_type(const struct op_info *op, DML_TENSOR_DATA_TYPE type)
+{
+    return !op_types(op) || (op_types(op) & (1u << type));
+}
+
+/* ---- CPU references ---- */
+
+struct reference
+{
+    DML_OPERATOR_TYPE type;
+    double (*value)(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance);
+    double (*cpu)(double a, double b);  /* element-wise: the operation */
+    double tolerance;                   /* element-wise: relative, on top of fp16 output rounding */
+};
+
+/* Rounds a reference value as the output type stores it, widening the tolerance by that rounding. */
+static double output_rounding(const struct workload *w, double value, double *tolerance)
+{
+    if (w->output.buffer.DataType == FP32)
+        return (float)value;
+    value = half_to_float(float_to_half((float)value));
+    *tolerance += fabs(value) * (1.0 / 1024.0) + 1.0 / 16777216.0;
+    return value;
+}
+
+static double reference_elementwise(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+{
+    double a = inputs[0][tensor_offset(&w->inputs[0], index)], b = 0.0, value;
+
+    if (w->inputs[1].rank)
+        b = inputs[1][tensor_offset(&w->inputs[1], index)];
+    value = (float)w->reference->cpu(a, b);
+    *tolerance = w->reference->tolerance * (fabs(value) + 0.1);
+    return output_rounding(w, value, tolerance);
+}
+
+/* A float sum of `count` terms in any order: a few ulps per term of the random walk. */
+static double sum_tolerance(double magnitude, UINT64 count)
+{
+    return magnitude * sqrt((double)count) * (1.0 / 4194304.0) + 1e-6;
+}
+
+static double reference_gemm(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+{
+    UINT k = w->dims[1], n = w->dims[2], j;
+    UINT64 row = index / n, column = index % n;
+    double sum = 0.0, magnitude = 0.0;
+
+    for (j = 0; j < k; ++j)
+    {
+        double term = (double)inputs[0][row * k + j] * inputs[1][(UINT64)j * n + column];
+
+        sum += term;
+        magnitude += fabs(term);
+    }
+    *tolerance = sum_tolerance(magnitude, k);
+    return output_rounding(w, sum, tolerance);
+}
+
+static double reference_conv(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+{
+    const UINT *in = w->inputs[0].sizes, *f = w->inputs[1].sizes, *out = w->output.sizes;
+    UINT64 x = index % out[3], y = index / out[3] % out[2], k = index / out[3] / out[2] % out[1];
+    UINT64 n = index / out[3] / out[2] / out[1], c, r, s;
+    double sum = 0.0, magnitude = 0.0;
+
+    for (c = 0; c < in[1]; ++c)
+    {
+        for (r = 0; r < f[2]; ++r)
+        {
+            int64_t iy = (int64_t)(y * w->strides[0] + r) - w->start_padding[0];
+
+            for (s = 0; iy >= 0 && iy < in[2] && s < f[3]; ++s)
+            {
+                int64_t ix = (int64_t)(x * w->strides[1] + s) - w->start_padding[1];
+                double term;
+
+                if (ix < 0 || ix >= in[3])
+                    continue;
+                term = (double)inputs[0][((n * in[1] + c) * in[2] + (UINT64)iy) * in[3] + (UINT64)ix]
+                        * inputs[1][((k * f[1] + c) * f[2] + r) * f[3] + s];
+                sum += term;
+                magnitude += fabs(term);
+            }
+        }
+    }
+    *tolerance = sum_tolerance(magnitude, (UINT64)in[1] * f[2] * f[3]);
+    return output_rounding(w, sum, tolerance);
+}
+
+/* Over the last axis, as build_axis sets SOFTMAX1's Axes. */
+static double reference_softmax(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+{
+    UINT64 columns = w->dims[w->dim_count - 1], row = index / columns, j;
+    const float *x = inputs[0] + row * columns;
+    double max = x[0], sum = 0.0, value;
+
+    for (j = 1; j < columns; ++j)
+        max = x[j] > max ? x[j] : max;
+    for (j = 0; j < columns; ++j)
+        sum += exp(x[j] - max);
+    value = exp(x[index % columns] - max) / sum;
+    *tolerance = 1e-5 * value + 1e-7;
+    return output_rounding(w, value, tolerance);
+}
+
+static double cpu_add(double a, double b) { return a + b; }
+static double cpu_subtract(double a, double b) { return a - b; }
+static double cpu_multiply(double a, double b) { return a * b; }
+static double cpu_divide(double a, double b) { return a / b; }
+static double cpu_max(double a, double b) { return fmax(a, b); }
+static double cpu_min(double a, double b) { return fmin(a, b); }
+static double cpu_identity(double a, double b) { return a; }
+static double cpu_abs(double a, double b) { return fabs(a); }
+static double cpu_negate(double a, double b) { return -a; }
+static double cpu_exp(double a, double b) { return exp(a); }
+static double cpu_relu(double a, double b) { return a > 0.0 ? a : 0.0; }
+static double cpu_sigmoid(double a, double b) { return 1.0 / (1.0 + exp(-a)); }
+static double cpu_tanh(double a, double b) { return tanh(a); }
+
+/* The operators --check can verify, in FLOAT32 and FLOAT16 (test/ops checks every operator and
+ * type). Exact operations are compared exactly; Vulkan lets division and transcendentals be a few
+ * ulps off. */
+#define EW(op, cpu, tolerance) {DML_OPERATOR_##op, reference_elementwise, cpu, tolerance}
+static const struct reference references[] =
+{
+    EW(ELEMENT_WISE_ADD, cpu_add, 0.0),
+    EW(ELEMENT_WISE_ADD1, cpu_add, 0.0),
+    EW(ELEMENT_WISE_SUBTRACT, cpu_subtract, 0.0),
+    EW(ELEMENT_WISE_MULTIPLY, cpu_multiply, 0.0),
+    EW(ELEMENT_WISE_DIVIDE, cpu_divide, 4e-7),
+    EW(ELEMENT_WISE_MAX, cpu_max, 0.0),
+    EW(ELEMENT_WISE_MIN, cpu_min, 0.0),
+    EW(ELEMENT_WISE_IDENTITY, cpu_identity, 0.0),
+    EW(ACTIVATION_IDENTITY, cpu_identity, 0.0),
+    EW(ELEMENT_WISE_ABS, cpu_abs, 0.0),
+    EW(ELEMENT_WISE_NEGATE, cpu_negate, 0.0),
+    EW(ELEMENT_WISE_EXP, cpu_exp, 2e-6),
+    EW(ACTIVATION_RELU, cpu_relu, 0.0),
+    EW(ACTIVATION_SIGMOID, cpu_sigmoid, 4e-6),
+    EW(ELEMENT_WISE_TANH, cpu_tanh, 1e-4),
+    EW(ACTIVATION_TANH, cpu_tanh, 1e-4),
+    {DML_OPERATOR_ACTIVATION_SOFTMAX1, reference_softmax},
+    {DML_OPERATOR_GEMM, reference_gemm},
+    {DML_OPERATOR_CONVOLUTION, reference_conv},
+};
+#undef EW
+
+static const struct reference *reference_of(DML_OPERATOR_TYPE type)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(references); ++i)
+    {
+        if (references[i].type == type)
+            return &references[i];
+    }
+    return NULL;
+}
+
+/* The references compute in floats: other types have none. */
+static const struct reference *find_reference(const struct workload *w)
+{
+    bool floats = (w->type == FP32 || w->type == FP16)
+            && (w->output.buffer.DataType == FP32 || w->output.buffer.DataType == FP16);
+
+    return floats ? reference_of(w->op->type) : NULL;
+}
+
+bool op_has_reference(const struct op_info *op)
+{
+    return reference_of(op->type) != NULL;
+}
+
+double reference_value(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+{
+    return w->reference->value(w, inputs, index, tolerance);
+}
