@@ -131,6 +131,15 @@ bool vkdml_caps_data_type_supported(const struct vkdml_vk_caps *caps, DML_TENSOR
     }
 }
 
+const char *vkdml_caps_coopmat_f16_missing(const struct vkdml_vk_caps *caps)
+{
+    if (!caps->coopmat_f16 || caps->subgroup_size != VKDML_COOPMAT_SUBGROUP_SIZE || !caps->shader_float16
+            || !caps->storage_16bit)
+        return "the device has no 16x16x16 fp16 cooperative matrices (VK_NV_cooperative_matrix) with 32-wide "
+                "subgroups";
+    return NULL;
+}
+
 HRESULT vkdml_backend_device_removed_reason(struct vkdml_backend_device *device)
 {
     return atomic_load(&device->d3d12->removed_reason);

@@ -36,6 +36,7 @@
 #include "conv_interface.h"
 #include "gemm_interface.h"
 
+_Static_assert(CONV_COOPMAT_SUBGROUP_SIZE == VKDML_COOPMAT_SUBGROUP_SIZE, "the coopmat kernels' subgroups");
 _Static_assert(CONV_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT == CONV_SPEC_COUNT,
         "the fused activation's constants end conv.comp's list");
 
@@ -450,14 +451,12 @@ static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thr
 /* NULL when conv.comp's CONV_COOPMAT can run the convolution, else why not. */
 static const char *coopmat_unsuitable(const struct vkdml_compile *compile, const struct conv_shape *shape)
 {
-    const struct vkdml_vk_caps *caps = &compile->vk->caps;
+    const char *why_not;
 
     if (conv_tensor(compile->op, CONV_INPUT)->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
         return "it is a FLOAT16 kernel";
-    if (!caps->coopmat_f16 || caps->subgroup_size != CONV_COOPMAT_SUBGROUP_SIZE || !caps->shader_float16
-            || !caps->storage_16bit)
-        return "the device has no 16x16x16 fp16 cooperative matrices (VK_NV_cooperative_matrix) with 32-wide "
-                "subgroups";
+    if ((why_not = vkdml_caps_coopmat_f16_missing(&compile->vk->caps)))
+        return why_not;
     if (shape->out_channels / shape->groups < CONV_COOPMAT_MATRIX
             || shape->in_channels / shape->groups * product3(shape->kernel) < CONV_COOPMAT_MATRIX)
         return "it needs 16 output channels per group and 16 reduction values";
@@ -494,10 +493,8 @@ static const char *const path_names[] = {"gemm-1x1", "direct", "implicit-gemm", 
  * compilation, so that benchmarks can compare the kernels on one shape). */
 static HRESULT plan_path(const struct vkdml_compile *compile, const struct conv_shape *shape, enum conv_path *path)
 {
-    const char *value = getenv("VKDML_CONV_KERNEL");
+    const char *value = getenv("VKDML_CONV_KERNEL"), *why_not;
     unsigned int i;
-
-    const char *why_not;
 
     *path = choose_path(compile, shape);
     if (!value || !*value || !strcmp(value, "auto"))
@@ -567,8 +564,6 @@ static enum vkdml_kernel_id choose_kernel(const struct vkdml_compile *compile, e
                 VKDML_KERNEL_CONV_DIRECT_F16_HALF_COMPUTE},
         [CONV_PATH_IMPLICIT_GEMM] = {VKDML_KERNEL_CONV_GEMM_F32, VKDML_KERNEL_CONV_GEMM_F16,
                 VKDML_KERNEL_CONV_GEMM_F16_HALF_COMPUTE},
-        /* fp32 accumulation is at least as accurate as the permission asks */
-        [CONV_PATH_COOPMAT] = {0, VKDML_KERNEL_CONV_COOPMAT_F16, VKDML_KERNEL_CONV_COOPMAT_F16},
     };
 
     if (conv_tensor(compile->op, CONV_INPUT)->DataType == DML_TENSOR_DATA_TYPE_FLOAT32)
@@ -741,11 +736,12 @@ struct coopmat_tiling
 
 static bool valid_coopmat_tile(uint32_t size)
 {
-    return size == 64 || size == 128 || size == 256;
+    return size == 64 || size == 128 || size == CONV_COOPMAT_MAX_TILE;
 }
 
 /* What the kernel can take (conv_interface.h): whole 16 x 16 matrices per subgroup, at most
- * 16 accumulators, 4 to 8 subgroups whose threads split the input tile's rows evenly. */
+ * CONV_COOPMAT_MAX_ACCUMULATORS, 4 to 8 subgroups whose threads split the input tile's rows
+ * evenly. */
 static bool valid_coopmat_tiling(const struct coopmat_tiling *t)
 {
     uint32_t subgroups = t->subgroups_m * t->subgroups_n, threads = subgroups * CONV_COOPMAT_SUBGROUP_SIZE;
@@ -757,7 +753,7 @@ static bool valid_coopmat_tiling(const struct coopmat_tiling *t)
     sub_m = t->tile_m / t->subgroups_m;
     sub_n = t->tile_n / t->subgroups_n;
     if (sub_m % CONV_COOPMAT_MATRIX || sub_n % CONV_COOPMAT_MATRIX
-            || (sub_m / CONV_COOPMAT_MATRIX) * (sub_n / CONV_COOPMAT_MATRIX) > 16)
+            || (sub_m / CONV_COOPMAT_MATRIX) * (sub_n / CONV_COOPMAT_MATRIX) > CONV_COOPMAT_MAX_ACCUMULATORS)
         return false;
     return (CONV_COOPMAT_TILE_K * t->tile_n / 8) % threads == 0 && threads % (t->tile_n / 8) == 0;
 }

@@ -27,6 +27,7 @@
 #include "ops_private.h"
 #include "gemm_interface.h"
 
+_Static_assert(GEMM_COOPMAT_SUBGROUP_SIZE == VKDML_COOPMAT_SUBGROUP_SIZE, "the coopmat kernels' subgroups");
 _Static_assert(GEMM_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT == GEMM_SPEC_COUNT,
         "the fused activation's constants end gemm.comp's list");
 
@@ -552,15 +553,13 @@ static void default_coopmat_tuning(const uint32_t *spec, uint32_t shared_limit, 
 static const char *plan_coopmat(const struct vkdml_compile *compile, const struct gemm_layout *layout,
         struct gemm_plan *plan)
 {
-    const struct vkdml_vk_caps *caps = &compile->vk->caps;
+    const char *tune = getenv("VKDML_GEMM_TUNE"), *why_not;
     struct gemm_tuning tuning, requested;
 
     if (gemm_tensor(compile->op, GEMM_A)->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
         return "it is the FLOAT16 kernel";
-    if (!caps->coopmat_f16 || caps->subgroup_size != GEMM_COOPMAT_SUBGROUP_SIZE || !caps->shader_float16
-            || !caps->storage_16bit)
-        return "the device has no 16x16x16 fp16 cooperative matrices (VK_NV_cooperative_matrix) "
-                "with 32-wide subgroups";
+    if ((why_not = vkdml_caps_coopmat_f16_missing(&compile->vk->caps)))
+        return why_not;
     set_vector_modes(compile, layout, plan->spec);
     if (!plan->spec[GEMM_SPEC_A_VECTOR] || !plan->spec[GEMM_SPEC_B_VECTOR])
         return "A and B must be readable in 16-byte vectors (one contiguous dimension, a multiple of 8 "
@@ -570,8 +569,8 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
     read_tuning(&requested);
     if (valid_coopmat_tuning(plan->spec, &requested, shared_limit(compile)))
         tuning = requested;
-    else if (getenv("VKDML_GEMM_TUNE"))
-        WARN("Ignoring VKDML_GEMM_TUNE=%s: gemm_coopmat.comp cannot take that tiling here.", getenv("VKDML_GEMM_TUNE"));
+    else if (tune)
+        WARN("Ignoring VKDML_GEMM_TUNE=%s: gemm_coopmat.comp cannot take that tiling here.", tune);
     if (!valid_coopmat_tuning(plan->spec, &tuning, shared_limit(compile)))
         return "the device has too little shared memory";
     plan->kernel = VKDML_KERNEL_GEMM_COOPMAT_F16;

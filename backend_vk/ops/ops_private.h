@@ -83,6 +83,13 @@ void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_cap
  * (vkdml_backend_data_type_supported() for a device's own caps). */
 bool vkdml_caps_data_type_supported(const struct vkdml_vk_caps *caps, DML_TENSOR_DATA_TYPE data_type);
 
+/* The subgroup size the cooperative-matrix kernels are written for (gemm_coopmat.comp, conv.comp's
+ * CONV_COOPMAT). */
+#define VKDML_COOPMAT_SUBGROUP_SIZE 32
+
+/* NULL when the device runs the 16x16x16 fp16 cooperative-matrix kernels, else why not. */
+const char *vkdml_caps_coopmat_f16_missing(const struct vkdml_vk_caps *caps);
+
 /* The device can run kernels on this tensor data type. */
 bool vkdml_backend_data_type_supported(struct vkdml_backend_device *device, DML_TENSOR_DATA_TYPE data_type);
 /* Specialization constants for a fused activation (kernels_glsl/include/activation.glsl):
