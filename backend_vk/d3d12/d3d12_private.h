@@ -13,11 +13,8 @@
 
 #include <stdatomic.h>
 
-/* The shim's vtables are static const: make lpVtbl const-qualified (same layout and ABI). */
-#ifndef CONST_VTABLE
-# define CONST_VTABLE
-#endif
-
+/* vkdml_com.h defines CONST_VTABLE before the first Windows header: the shim's vtables are static
+ * const, so lpVtbl is const-qualified (same layout and ABI). */
 #include "vkdml_com.h"
 #ifdef _WIN32
 # include <d3d12.h>

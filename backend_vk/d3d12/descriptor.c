@@ -20,11 +20,6 @@
 
 static const struct ID3D12DescriptorHeapVtbl d3d12_descriptor_heap_vtbl;
 
-static bool iid_is(REFIID riid, const IID *iid)
-{
-    return !memcmp(riid, iid, sizeof(*iid));
-}
-
 static const char *heap_type_name(D3D12_DESCRIPTOR_HEAP_TYPE type)
 {
     switch (type)
@@ -311,6 +306,37 @@ static bool view_resource(struct d3d12_device *device, ID3D12Resource *iface, st
     return true;
 }
 
+/* What both view methods check first, once the record and the resource are known: pDesc is required
+ * (a buffer's format is UNKNOWN, so D3D12 cannot derive a default view, and null views need pDesc);
+ * pResource NULL writes a null descriptor. True when a buffer's view is left to describe. */
+static bool begin_buffer_view(struct vkdml_descriptor *record, const struct d3d12_resource *resource,
+        const void *desc, const char *caller)
+{
+    if (!desc)
+    {
+        ERR("%s: pDesc is NULL: %s.", caller, resource ? "a buffer has no default view; describe it"
+                : "a null descriptor (pResource NULL) needs pDesc");
+        return false;
+    }
+    if (!resource)
+    {
+        d3d12_write_buffer_descriptor(record, NULL, 0, 0, VKDML_DESCRIPTOR_KIND_NONE, 0);
+        return false;
+    }
+    return true;
+}
+
+/* Only buffer views exist: `dimension` must be `buffer_dimension`, called `buffer_name` in the log. */
+static bool check_view_dimension(unsigned int dimension, unsigned int buffer_dimension, const char *buffer_name,
+        const char *caller)
+{
+    if (dimension == buffer_dimension)
+        return true;
+    ERR("%s: pDesc->ViewDimension %#x: only %s views exist in the buffer-only compute subset.", caller, dimension,
+            buffer_name);
+    return false;
+}
+
 void d3d12_device_create_unordered_access_view(struct d3d12_device *device, ID3D12Resource *resource_iface,
         ID3D12Resource *counter, const D3D12_UNORDERED_ACCESS_VIEW_DESC *desc, D3D12_CPU_DESCRIPTOR_HANDLE handle)
 {
@@ -328,24 +354,9 @@ void d3d12_device_create_unordered_access_view(struct d3d12_device *device, ID3D
                 (void *)counter);
         return;
     }
-    if (!desc)
-    {
-        /* A buffer's format is UNKNOWN, so D3D12 cannot derive a default view, and null views need pDesc. */
-        ERR("%s: pDesc is NULL: %s.", method, resource ? "a buffer has no default view; describe it"
-                : "a null descriptor (pResource NULL) needs pDesc");
+    if (!begin_buffer_view(record, resource, desc, method) || !check_view_dimension(desc->ViewDimension,
+            D3D12_UAV_DIMENSION_BUFFER, "D3D12_UAV_DIMENSION_BUFFER", method))
         return;
-    }
-    if (!resource)
-    {
-        d3d12_write_buffer_descriptor(record, NULL, 0, 0, VKDML_DESCRIPTOR_KIND_NONE, 0);
-        return;
-    }
-    if (desc->ViewDimension != D3D12_UAV_DIMENSION_BUFFER)
-    {
-        ERR("%s: pDesc->ViewDimension %#x: only D3D12_UAV_DIMENSION_BUFFER views exist in the buffer-only "
-                "compute subset.", method, desc->ViewDimension);
-        return;
-    }
     if (!(resource->desc.Flags & D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS))
     {
         ERR("%s: pResource %p was created without D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS.", method,
@@ -378,23 +389,9 @@ void d3d12_device_create_shader_resource_view(struct d3d12_device *device, ID3D1
     if (!(record = d3d12_device_descriptor_from_cpu_handle(device, handle, 1, method))
             || !view_resource(device, resource_iface, &resource, method))
         return;
-    if (!desc)
-    {
-        ERR("%s: pDesc is NULL: %s.", method, resource ? "a buffer has no default view; describe it"
-                : "a null descriptor (pResource NULL) needs pDesc");
+    if (!begin_buffer_view(record, resource, desc, method) || !check_view_dimension(desc->ViewDimension,
+            D3D12_SRV_DIMENSION_BUFFER, "D3D12_SRV_DIMENSION_BUFFER", method))
         return;
-    }
-    if (!resource)
-    {
-        d3d12_write_buffer_descriptor(record, NULL, 0, 0, VKDML_DESCRIPTOR_KIND_NONE, 0);
-        return;
-    }
-    if (desc->ViewDimension != D3D12_SRV_DIMENSION_BUFFER)
-    {
-        ERR("%s: pDesc->ViewDimension %#x: only D3D12_SRV_DIMENSION_BUFFER views exist in the buffer-only "
-                "compute subset.", method, desc->ViewDimension);
-        return;
-    }
     if (desc->Buffer.Flags & ~D3D12_BUFFER_SRV_FLAG_RAW)
     {
         ERR("%s: pDesc->Buffer.Flags %#x may only be D3D12_BUFFER_SRV_FLAG_RAW.", method, desc->Buffer.Flags);
@@ -514,28 +511,13 @@ static inline struct d3d12_descriptor_heap *impl_from_ID3D12DescriptorHeap(ID3D1
 static HRESULT STDMETHODCALLTYPE d3d12_descriptor_heap_QueryInterface(ID3D12DescriptorHeap *iface,
         REFIID riid, void **object)
 {
-    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    static const IID *const iids[] =
+    {
+        &IID_ID3D12DescriptorHeap, &IID_ID3D12Pageable, &IID_ID3D12DeviceChild, &IID_ID3D12Object, &IID_IUnknown
+    };
 
-    if (!object)
-    {
-        ERR("QueryInterface: ppvObject is NULL.");
-        return E_POINTER;
-    }
-    *object = NULL;
-    if (!riid)
-    {
-        ERR("QueryInterface: riid is NULL.");
-        return E_INVALIDARG;
-    }
-    if (iid_is(riid, &IID_ID3D12DescriptorHeap) || iid_is(riid, &IID_ID3D12Pageable)
-            || iid_is(riid, &IID_ID3D12DeviceChild) || iid_is(riid, &IID_ID3D12Object) || iid_is(riid, &IID_IUnknown))
-    {
-        ID3D12DescriptorHeap_AddRef(iface);
-        *object = iface;
-        return S_OK;
-    }
-    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    return E_NOINTERFACE;
+    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_descriptor_heap_AddRef(ID3D12DescriptorHeap *iface)

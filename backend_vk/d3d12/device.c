@@ -32,11 +32,6 @@ static inline struct d3d12_device *impl_from_ID3D12Device(ID3D12Device *iface)
     return CONTAINING_RECORD(iface, struct d3d12_device, ID3D12Device_iface);
 }
 
-static bool iid_is(REFIID riid, const IID *iid)
-{
-    return !memcmp(riid, iid, sizeof(*iid));
-}
-
 /* ---- Shared helpers ---- */
 
 HRESULT d3d12_device_check_vk_result(struct d3d12_device *device, VkResult vr)
@@ -138,28 +133,11 @@ static HRESULT not_implemented(const char *method, void **out)
 
 static HRESULT STDMETHODCALLTYPE d3d12_device_QueryInterface(ID3D12Device *iface, REFIID riid, void **object)
 {
-    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    /* Not ID3D12Device1+ or ID3D12DebugDevice: applications probe for them and carry on. */
+    static const IID *const iids[] = {&IID_ID3D12Device, &IID_ID3D12Object, &IID_IUnknown};
 
-    if (!object)
-    {
-        ERR("QueryInterface: ppvObject is NULL.");
-        return E_POINTER;
-    }
-    *object = NULL;
-    if (!riid)
-    {
-        ERR("QueryInterface: riid is NULL.");
-        return E_INVALIDARG;
-    }
-    if (iid_is(riid, &IID_ID3D12Device) || iid_is(riid, &IID_ID3D12Object) || iid_is(riid, &IID_IUnknown))
-    {
-        ID3D12Device_AddRef(iface);
-        *object = iface;
-        return S_OK;
-    }
-    /* ID3D12Device1+ and ID3D12DebugDevice included: applications probe for them and carry on. */
-    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    return E_NOINTERFACE;
+    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_device_AddRef(ID3D12Device *iface)

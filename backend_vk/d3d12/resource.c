@@ -28,11 +28,6 @@
 static const struct ID3D12ResourceVtbl d3d12_resource_vtbl;
 static const struct ID3D12HeapVtbl d3d12_heap_vtbl;
 
-static bool iid_is(REFIID riid, const IID *iid)
-{
-    return !memcmp(riid, iid, sizeof(*iid));
-}
-
 /* ---- Heap properties and memory kinds ---- */
 
 static const char *heap_type_name(D3D12_HEAP_TYPE type)
@@ -323,28 +318,13 @@ static inline struct d3d12_heap *impl_from_ID3D12Heap(ID3D12Heap *iface)
 
 static HRESULT STDMETHODCALLTYPE d3d12_heap_QueryInterface(ID3D12Heap *iface, REFIID riid, void **object)
 {
-    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    static const IID *const iids[] =
+    {
+        &IID_ID3D12Heap, &IID_ID3D12Pageable, &IID_ID3D12DeviceChild, &IID_ID3D12Object, &IID_IUnknown
+    };
 
-    if (!object)
-    {
-        ERR("QueryInterface: ppvObject is NULL.");
-        return E_POINTER;
-    }
-    *object = NULL;
-    if (!riid)
-    {
-        ERR("QueryInterface: riid is NULL.");
-        return E_INVALIDARG;
-    }
-    if (iid_is(riid, &IID_ID3D12Heap) || iid_is(riid, &IID_ID3D12Pageable) || iid_is(riid, &IID_ID3D12DeviceChild)
-            || iid_is(riid, &IID_ID3D12Object) || iid_is(riid, &IID_IUnknown))
-    {
-        ID3D12Heap_AddRef(iface);
-        *object = iface;
-        return S_OK;
-    }
-    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    return E_NOINTERFACE;
+    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_heap_AddRef(ID3D12Heap *iface)
@@ -534,28 +514,13 @@ static inline struct d3d12_resource *impl_from_ID3D12Resource(ID3D12Resource *if
 
 static HRESULT STDMETHODCALLTYPE d3d12_resource_QueryInterface(ID3D12Resource *iface, REFIID riid, void **object)
 {
-    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    static const IID *const iids[] =
+    {
+        &IID_ID3D12Resource, &IID_ID3D12Pageable, &IID_ID3D12DeviceChild, &IID_ID3D12Object, &IID_IUnknown
+    };
 
-    if (!object)
-    {
-        ERR("QueryInterface: ppvObject is NULL.");
-        return E_POINTER;
-    }
-    *object = NULL;
-    if (!riid)
-    {
-        ERR("QueryInterface: riid is NULL.");
-        return E_INVALIDARG;
-    }
-    if (iid_is(riid, &IID_ID3D12Resource) || iid_is(riid, &IID_ID3D12Pageable)
-            || iid_is(riid, &IID_ID3D12DeviceChild) || iid_is(riid, &IID_ID3D12Object) || iid_is(riid, &IID_IUnknown))
-    {
-        ID3D12Resource_AddRef(iface);
-        *object = iface;
-        return S_OK;
-    }
-    WARN("%s is not implemented, returning E_NOINTERFACE.", debugstr_guid(riid));
-    return E_NOINTERFACE;
+    TRACE("iface %p, riid %s, object %p.", (void *)iface, debugstr_guid(riid), (void *)object);
+    return vkdml_query_interface((IUnknown *)iface, iids, ARRAY_SIZE(iids), riid, object);
 }
 
 static ULONG STDMETHODCALLTYPE d3d12_resource_AddRef(ID3D12Resource *iface)
