@@ -32,6 +32,7 @@
  */
 #define COBJMACROS
 #include "vkdml-bench.h"
+#include "tool_d3d12.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -489,50 +490,12 @@ static void finish_setup(struct bench *b)
 /* NULL on failure (out of memory, most likely). */
 static ID3D12Resource *create_buffer(struct bench *b, D3D12_HEAP_TYPE type, UINT64 size, D3D12_RESOURCE_STATES state)
 {
-    D3D12_HEAP_PROPERTIES properties;
-    D3D12_RESOURCE_DESC desc;
-    ID3D12Resource *buffer = NULL;
+    ID3D12Resource *buffer;
 
-    memset(&properties, 0, sizeof(properties));
-    properties.Type = type;
-    memset(&desc, 0, sizeof(desc));
-    desc.Dimension = D3D12_RESOURCE_DIMENSION_BUFFER;
-    desc.Width = (size + 3) & ~(UINT64)3;
-    desc.Height = 1;
-    desc.DepthOrArraySize = 1;
-    desc.MipLevels = 1;
-    desc.Format = DXGI_FORMAT_UNKNOWN;
-    desc.SampleDesc.Count = 1;
-    desc.Layout = D3D12_TEXTURE_LAYOUT_ROW_MAJOR;
-    desc.Flags = type == D3D12_HEAP_TYPE_DEFAULT ? D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS
-            : D3D12_RESOURCE_FLAG_NONE;
-    if (FAILED(ID3D12Device_CreateCommittedResource(b->device, &properties, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
-            &IID_ID3D12Resource, (void **)&buffer)))
+    /* Rounded to 4 bytes: DirectML binds buffers in 32-bit units. */
+    if (FAILED(tool_create_buffer(b->device, type, (size + 3) & ~(UINT64)3, state, &buffer)))
         return NULL;
     return buffer;
-}
-
-static void transition(ID3D12GraphicsCommandList *list, ID3D12Resource *resource, D3D12_RESOURCE_STATES before,
-        D3D12_RESOURCE_STATES after)
-{
-    D3D12_RESOURCE_BARRIER barrier;
-
-    memset(&barrier, 0, sizeof(barrier));
-    barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION;
-    barrier.Transition.pResource = resource;
-    barrier.Transition.Subresource = D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES;
-    barrier.Transition.StateBefore = before;
-    barrier.Transition.StateAfter = after;
-    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
-}
-
-static void uav_barrier(ID3D12GraphicsCommandList *list)
-{
-    D3D12_RESOURCE_BARRIER barrier;
-
-    memset(&barrier, 0, sizeof(barrier));
-    barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_UAV;
-    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
 }
 
 /* A DEFAULT buffer (kept in UNORDERED_ACCESS) holding `count` values of `type`; NULL on failure. */
@@ -554,9 +517,9 @@ static ID3D12Resource *upload_buffer(struct bench *b, const float *values, size_
     store_values(mapped, values, count, type);
     ID3D12Resource_Unmap(upload, 0, NULL);
     begin_setup(b);
-    transition(b->setup_list, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_DEST);
+    tool_transition(b->setup_list, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_DEST);
     ID3D12GraphicsCommandList_CopyBufferRegion(b->setup_list, buffer, 0, upload, 0, size);
-    transition(b->setup_list, buffer, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    tool_transition(b->setup_list, buffer, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
     finish_setup(b);
     ID3D12Resource_Release(upload);
     return buffer;
@@ -571,9 +534,9 @@ static ID3D12Resource *read_back(struct bench *b, ID3D12Resource *buffer, UINT64
     if (!(readback = create_buffer(b, D3D12_HEAP_TYPE_READBACK, size, D3D12_RESOURCE_STATE_COPY_DEST)))
         return NULL;
     begin_setup(b);
-    transition(b->setup_list, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    tool_transition(b->setup_list, buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
     ID3D12GraphicsCommandList_CopyBufferRegion(b->setup_list, readback, 0, buffer, 0, size);
-    transition(b->setup_list, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    tool_transition(b->setup_list, buffer, D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
     finish_setup(b);
     CHECK(ID3D12Resource_Map(readback, 0, &range, mapped));
     return readback;
@@ -828,7 +791,7 @@ static void record_batch(struct bench *b, struct run *run, unsigned int batch, d
         IDMLCommandRecorder_RecordDispatch(b->recorder, (ID3D12CommandList *)b->timed_list,
                 (IDMLDispatchable *)run->compiled, run->table);
         record_us[i] = (now_ns() - start) * 1e-3;
-        uav_barrier(b->timed_list);
+        tool_uav_barrier(b->timed_list);
     }
     CHECK(vkdml_command_list_set_profiler(b->timed_list, NULL));
     CHECK(ID3D12GraphicsCommandList_Close(b->timed_list));
@@ -1170,7 +1133,7 @@ static void record_shim_chain(struct bench *b, struct chain *c, struct vkdml_pro
         CHECK(vkdml_command_list_set_profiler(b->timed_list, !i || i == CHAIN_LENGTH - 1 ? profiler : NULL));
         IDMLCommandRecorder_RecordDispatch(b->recorder, (ID3D12CommandList *)b->timed_list,
                 (IDMLDispatchable *)c->compiled, c->tables[i & 1]);
-        uav_barrier(b->timed_list);
+        tool_uav_barrier(b->timed_list);
     }
     CHECK(vkdml_command_list_set_profiler(b->timed_list, NULL));
     CHECK(ID3D12GraphicsCommandList_Close(b->timed_list));

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "vkdml.h"
+#include "tool_d3d12.h"
 
 #define OP_COUNT 3
 #define LIST_COUNT 2        /* the chain, and setup/copies */
@@ -109,50 +110,10 @@ static double execute_and_wait(struct demo *demo, ID3D12GraphicsCommandList *lis
 static ID3D12Resource *create_buffer(struct demo *demo, D3D12_HEAP_TYPE type, UINT64 size,
         D3D12_RESOURCE_STATES state)
 {
-    D3D12_HEAP_PROPERTIES properties;
-    D3D12_RESOURCE_DESC desc;
     ID3D12Resource *buffer;
 
-    memset(&properties, 0, sizeof(properties));
-    properties.Type = type;
-    memset(&desc, 0, sizeof(desc));
-    desc.Dimension = D3D12_RESOURCE_DIMENSION_BUFFER;
-    desc.Width = size;
-    desc.Height = 1;
-    desc.DepthOrArraySize = 1;
-    desc.MipLevels = 1;
-    desc.Format = DXGI_FORMAT_UNKNOWN;
-    desc.SampleDesc.Count = 1;
-    desc.Layout = D3D12_TEXTURE_LAYOUT_ROW_MAJOR;
-    desc.Flags = type == D3D12_HEAP_TYPE_DEFAULT ? D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS
-            : D3D12_RESOURCE_FLAG_NONE;
-    CHECK(ID3D12Device_CreateCommittedResource(demo->device, &properties, D3D12_HEAP_FLAG_NONE, &desc, state, NULL,
-            &IID_ID3D12Resource, (void **)&buffer));
+    CHECK(tool_create_buffer(demo->device, type, size, state, &buffer));
     return buffer;
-}
-
-static void transition(ID3D12GraphicsCommandList *list, ID3D12Resource *resource, D3D12_RESOURCE_STATES before,
-        D3D12_RESOURCE_STATES after)
-{
-    D3D12_RESOURCE_BARRIER barrier;
-
-    memset(&barrier, 0, sizeof(barrier));
-    barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION;
-    barrier.Transition.pResource = resource;
-    barrier.Transition.Subresource = D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES;
-    barrier.Transition.StateBefore = before;
-    barrier.Transition.StateAfter = after;
-    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
-}
-
-static void uav_barrier(ID3D12GraphicsCommandList *list)
-{
-    D3D12_RESOURCE_BARRIER barrier;
-
-    memset(&barrier, 0, sizeof(barrier));
-    barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_UAV;
-    barrier.UAV.pResource = NULL;
-    ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
 }
 
 static void create_list(struct demo *demo, ID3D12CommandAllocator **allocator, ID3D12GraphicsCommandList **list)
@@ -473,11 +434,11 @@ int main(int argc, char **argv)
     ID3D12GraphicsCommandList_CopyBufferRegion(SETUP_LIST, in_bias, 0, upload, offset, bytes_bias);
     offset += bytes_bias;
     ID3D12GraphicsCommandList_CopyBufferRegion(SETUP_LIST, in_scale, 0, upload, offset, bytes_out);
-    transition(SETUP_LIST, in_a, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-    transition(SETUP_LIST, in_b, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-    transition(SETUP_LIST, in_bias, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-    transition(SETUP_LIST, in_scale, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-    uav_barrier(SETUP_LIST);
+    tool_transition(SETUP_LIST, in_a, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    tool_transition(SETUP_LIST, in_b, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    tool_transition(SETUP_LIST, in_bias, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    tool_transition(SETUP_LIST, in_scale, D3D12_RESOURCE_STATE_COPY_DEST, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    tool_uav_barrier(SETUP_LIST);
 
     /* ---- Initialize all three with one initializer (in the setup list) ---- */
     CHECK(IDMLDevice_CreateOperatorInitializer(demo.dml, OP_COUNT, ops, &IID_IDMLOperatorInitializer,
@@ -564,7 +525,7 @@ int main(int argc, char **argv)
         IDMLBindingTable_BindOutputs(tables[i], 1, outputs);
         IDMLCommandRecorder_RecordDispatch(demo.recorder, (ID3D12CommandList *)CHAIN_LIST,
                 (IDMLDispatchable *)ops[i], tables[i]);
-        uav_barrier(CHAIN_LIST);
+        tool_uav_barrier(CHAIN_LIST);
     }
     CHECK(ID3D12GraphicsCommandList_Close(CHAIN_LIST));
     if ((hr = IDMLDevice_GetDeviceRemovedReason(demo.dml)) != S_OK)
@@ -585,9 +546,9 @@ int main(int argc, char **argv)
     /* ---- Read back all three outputs ---- */
     CHECK(ID3D12CommandAllocator_Reset(allocators[1]));
     CHECK(ID3D12GraphicsCommandList_Reset(SETUP_LIST, allocators[1], NULL));
-    transition(SETUP_LIST, out_gemm, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
-    transition(SETUP_LIST, out_add, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
-    transition(SETUP_LIST, out_mul, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    tool_transition(SETUP_LIST, out_gemm, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    tool_transition(SETUP_LIST, out_add, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    tool_transition(SETUP_LIST, out_mul, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
     ID3D12GraphicsCommandList_CopyBufferRegion(SETUP_LIST, readback, 0, out_gemm, 0, bytes_out);
     ID3D12GraphicsCommandList_CopyBufferRegion(SETUP_LIST, readback, bytes_out, out_add, 0, bytes_out);
     ID3D12GraphicsCommandList_CopyBufferRegion(SETUP_LIST, readback, 2 * bytes_out, out_mul, 0, bytes_out);
