@@ -16,9 +16,8 @@
  * against timing a wrong kernel.
  */
 #include <math.h>
-#include <time.h>
 
-#include "dml_test_utils.h"
+#include "bench_utils.h"
 
 struct config
 {
@@ -26,89 +25,6 @@ struct config
     UINT n, c, h, w, k, kh, kw, stride, pad, groups;
     bool backward;
 };
-
-static double now(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static float *random_tensor(DML_TENSOR_DATA_TYPE type, size_t count, uint32_t seed, void **bytes)
-{
-    float *values = malloc(count * sizeof(*values));
-    uint32_t random = seed;
-    size_t i;
-
-    *bytes = malloc(count * dml_test_element_size(type));
-    assert_true(values && *bytes);
-    for (i = 0; i < count; ++i)
-    {
-        values[i] = dml_test_random_float(&random, -1.0f, 1.0f);
-        if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-        {
-            ((uint16_t *)*bytes)[i] = dml_test_float_to_half(values[i]);
-            values[i] = dml_test_half_to_float(((uint16_t *)*bytes)[i]);
-        }
-        else
-        {
-            ((float *)*bytes)[i] = values[i];
-        }
-    }
-    return values;
-}
-
-/* Seconds for one execution of a list of `count` dependent dispatches. */
-static double time_dispatches(struct dml_test_context *context, IDMLCompiledOperator *compiled,
-        IDMLBindingTable *table, unsigned int count)
-{
-    ID3D12DescriptorHeap *heaps[] = {context->heap};
-    unsigned int i;
-    double start;
-
-    ID3D12GraphicsCommandList_SetDescriptorHeaps(context->d3d.list, 1, heaps);
-    for (i = 0; i < count; ++i)
-    {
-        IDMLCommandRecorder_RecordDispatch(context->recorder, (ID3D12CommandList *)context->d3d.list,
-                (IDMLDispatchable *)compiled, table);
-        uav_barrier(context->d3d.list, NULL);
-    }
-    check_hr(ID3D12GraphicsCommandList_Close(context->d3d.list), S_OK);
-    start = now();
-    execute_list(context->d3d.queue, context->d3d.list);
-    wait_queue_idle(&context->d3d);
-    start = now() - start;
-    check_hr(ID3D12CommandAllocator_Reset(context->d3d.allocator), S_OK);
-    check_hr(ID3D12GraphicsCommandList_Reset(context->d3d.list, context->d3d.allocator, NULL), S_OK);
-    return start;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-static double time_conv(struct dml_test_context *context, IDMLCompiledOperator *compiled, IDMLBindingTable *table)
-{
-    double one, per[3];
-    unsigned int repeats, i;
-
-    time_dispatches(context, compiled, table, 2);
-    one = time_dispatches(context, compiled, table, 1);
-    repeats = (unsigned int)fmin(fmax(0.025 / one, 4.0), 4000.0);
-    for (i = 0; i < 3; ++i)
-    {
-        double single = time_dispatches(context, compiled, table, repeats);
-        double twice = time_dispatches(context, compiled, table, 2 * repeats);
-
-        per[i] = (twice - single) / repeats;
-    }
-    qsort(per, 3, sizeof(*per), compare_doubles);
-    return per[1];
-}
 
 /* Spatial output size along a dimension of `size`. */
 static UINT out_size(const struct config *c, UINT size, UINT kernel)
@@ -163,8 +79,7 @@ static double spot_check(struct dml_test_context *context, const struct config *
             sum += product;
             magnitude += fabs(product);
         }
-        got = c->type == DML_TENSOR_DATA_TYPE_FLOAT16 ? dml_test_half_to_float(((uint16_t *)data)[index])
-                : ((float *)data)[index];
+        got = dml_test_read_float(data, c->type, index);
         worst = fmax(worst, isnan(got) ? INFINITY : fabs(got - sum) / fmax(magnitude, 1e-30));
     }
     free(data);
@@ -198,12 +113,8 @@ static void bench_kernel(struct dml_test_context *context, const struct config *
     UINT out_h = out_sizes[2], out_w = out_sizes[3];
     double seconds, flops, error;
     IDMLCompiledOperator *compiled;
-    DML_BUFFER_BINDING bindings[5];
-    DML_BINDING_DESC descs[5];
-    DML_BINDING_TABLE_DESC table_desc;
     IDMLBindingTable *table;
     ID3D12Resource *persistent;
-    unsigned int i;
 
     dml_test_set_env("VKDML_CONV_KERNEL", kernel);
     if (!(compiled = compile(context, desc)))
@@ -212,22 +123,8 @@ static void bench_kernel(struct dml_test_context *context, const struct config *
     dml_test_execute(context, compiled, persistent, inputs, 3, &output, 1);
     error = spot_check(context, c, buffers[2], input, filter, out_sizes);
 
-    table_desc.Dispatchable = (IDMLDispatchable *)compiled;
-    table_desc.CPUDescriptorHandle = cpu_handle(context->heap, context->increment, 0);
-    table_desc.GPUDescriptorHandle = gpu_handle(context->heap, context->increment, 0);
-    table_desc.SizeInDescriptors = IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)compiled)
-            .RequiredDescriptorCount;
-    check_hr(IDMLDevice_CreateBindingTable(context->dml, &table_desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
-    for (i = 0; i < 3; ++i)
-    {
-        bindings[i] = (DML_BUFFER_BINDING){buffers[i], 0, ID3D12Resource_GetDesc(buffers[i]).Width};
-        descs[i] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &bindings[i]};
-    }
-    descs[2] = (DML_BINDING_DESC){DML_BINDING_TYPE_NONE, NULL};
-    descs[3] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &bindings[2]};
-    IDMLBindingTable_BindInputs(table, 3, descs);
-    IDMLBindingTable_BindOutputs(table, 1, &descs[3]);
-    seconds = time_conv(context, compiled, table);
+    table = bench_bind_two_inputs(context, compiled, buffers);
+    seconds = bench_time_per_dispatch(context, compiled, table);
     flops = 2.0 * c->n * c->k * out_h * out_w * (c->c / c->groups) * c->kh * c->kw;
     if (c->backward)
         flops = 2.0 * c->n * c->c * c->h * c->w * (c->k / c->groups) * c->kh * c->kw;
@@ -264,8 +161,8 @@ static void bench(struct dml_test_context *context, const struct config *c)
     dml_test_tensor_init(&input, c->type, 4, in_sizes, NULL);
     dml_test_tensor_init(&filter, c->type, 4, filter_sizes, NULL);
     dml_test_tensor_init(&output, c->type, 4, out_sizes, NULL);
-    input_values = random_tensor(c->type, (size_t)c->n * c->c * c->h * c->w, 1, &input_bytes);
-    filter_values = random_tensor(c->type, filter_count, 2, &filter_bytes);
+    input_values = bench_random_values(c->type, (size_t)c->n * c->c * c->h * c->w, 1, &input_bytes);
+    filter_values = bench_random_values(c->type, filter_count, 2, &filter_bytes);
     buffers[0] = dml_test_create_buffer(context, input.buffer.TotalTensorSizeInBytes, input_bytes);
     buffers[1] = dml_test_create_buffer(context, filter.buffer.TotalTensorSizeInBytes, filter_bytes);
     buffers[2] = dml_test_create_buffer(context, output.buffer.TotalTensorSizeInBytes, NULL);

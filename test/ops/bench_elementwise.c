@@ -5,16 +5,7 @@
  * measurement aid until vkdml-bench covers the element-wise family with GPU timestamps. On
  * lavapipe it only shows that the path works; numbers mean something on a GPU.
  */
-#include "dml_test_utils.h"
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
+#include "bench_utils.h"
 
 struct config
 {
@@ -48,8 +39,7 @@ static void bench(struct dml_test_context *context, const struct config *c, int 
     DML_BUFFER_BINDING bb[3];
     DML_BINDING_DESC bd[3];
     UINT64 n = 1;
-    double t0, t1;
-    int rep;
+    double seconds;
 
     for (i = 0; i < c->rank; ++i)
         n *= c->sizes[i];
@@ -81,28 +71,11 @@ static void bench(struct dml_test_context *context, const struct config *c, int 
     check_hr(IDMLDevice_CreateBindingTable(context->dml, &table_desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
     IDMLBindingTable_BindInputs(table, inputs, bd);
     IDMLBindingTable_BindOutputs(table, 1, &bd[2]);
-    for (rep = 0; rep < 2; ++rep)
-    {
-        ID3D12DescriptorHeap *heaps[] = {context->heap};
-        int iterations = rep ? k : 2, j;
-
-        ID3D12GraphicsCommandList_SetDescriptorHeaps(context->d3d.list, 1, heaps);
-        for (j = 0; j < iterations; ++j)
-        {
-            IDMLCommandRecorder_RecordDispatch(context->recorder, (ID3D12CommandList *)context->d3d.list,
-                    (IDMLDispatchable *)compiled, table);
-            uav_barrier(context->d3d.list, NULL);
-        }
-        check_hr(ID3D12GraphicsCommandList_Close(context->d3d.list), S_OK);
-        t0 = now();
-        execute_list(context->d3d.queue, context->d3d.list);
-        wait_queue_idle(&context->d3d);
-        t1 = now();
-        check_hr(ID3D12CommandAllocator_Reset(context->d3d.allocator), S_OK);
-        check_hr(ID3D12GraphicsCommandList_Reset(context->d3d.list, context->d3d.allocator, NULL), S_OK);
-    }
+    /* A warm-up list of 2, then the list of k. */
+    bench_time_dispatches(context, compiled, table, 2);
+    seconds = bench_time_dispatches(context, compiled, table, k);
     printf("%-34s %10llu elements: %8.3f ms/dispatch, %7.1f GB/s\n", c->name, (unsigned long long)n,
-            (t1 - t0) / k * 1e3, c->bytes_per_element * n * k / (t1 - t0) / 1e9);
+            seconds / k * 1e3, c->bytes_per_element * n * k / seconds / 1e9);
     fflush(stdout);
     release_last(table);
     for (i = 0; i < 3; ++i)

@@ -16,9 +16,8 @@
  * outputs against a double-precision reference guards against timing a wrong kernel.
  */
 #include <math.h>
-#include <time.h>
 
-#include "dml_test_utils.h"
+#include "bench_utils.h"
 
 struct config
 {
@@ -26,90 +25,6 @@ struct config
     UINT m, n, k;
     const char *kernel, *tune;
 };
-
-static double now(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static float *random_matrix(DML_TENSOR_DATA_TYPE type, size_t count, uint32_t seed, void **bytes)
-{
-    float *values = malloc(count * sizeof(*values));
-    uint32_t random = seed;
-    size_t i;
-
-    *bytes = malloc(count * dml_test_element_size(type));
-    assert_true(values && *bytes);
-    for (i = 0; i < count; ++i)
-    {
-        values[i] = dml_test_random_float(&random, -1.0f, 1.0f);
-        if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-        {
-            ((uint16_t *)*bytes)[i] = dml_test_float_to_half(values[i]);
-            values[i] = dml_test_half_to_float(((uint16_t *)*bytes)[i]);
-        }
-        else
-        {
-            ((float *)*bytes)[i] = values[i];
-        }
-    }
-    return values;
-}
-
-/* Seconds for one execution of a list of `count` dependent dispatches. */
-static double time_dispatches(struct dml_test_context *context, IDMLCompiledOperator *compiled,
-        IDMLBindingTable *table, unsigned int count)
-{
-    ID3D12DescriptorHeap *heaps[] = {context->heap};
-    unsigned int i;
-    double start;
-
-    ID3D12GraphicsCommandList_SetDescriptorHeaps(context->d3d.list, 1, heaps);
-    for (i = 0; i < count; ++i)
-    {
-        IDMLCommandRecorder_RecordDispatch(context->recorder, (ID3D12CommandList *)context->d3d.list,
-                (IDMLDispatchable *)compiled, table);
-        uav_barrier(context->d3d.list, NULL);
-    }
-    check_hr(ID3D12GraphicsCommandList_Close(context->d3d.list), S_OK);
-    start = now();
-    execute_list(context->d3d.queue, context->d3d.list);
-    wait_queue_idle(&context->d3d);
-    start = now() - start;
-    check_hr(ID3D12CommandAllocator_Reset(context->d3d.allocator), S_OK);
-    check_hr(ID3D12GraphicsCommandList_Reset(context->d3d.list, context->d3d.allocator, NULL), S_OK);
-    return start;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-/* Seconds per GEMM: the median of three (T(2R) - T(R)) / R. */
-static double time_gemm(struct dml_test_context *context, IDMLCompiledOperator *compiled, IDMLBindingTable *table)
-{
-    double one, per[3];
-    unsigned int repeats, i;
-
-    time_dispatches(context, compiled, table, 2);
-    one = time_dispatches(context, compiled, table, 1);
-    repeats = (unsigned int)fmin(fmax(0.025 / one, 4.0), 4000.0);
-    for (i = 0; i < 3; ++i)
-    {
-        double single = time_dispatches(context, compiled, table, repeats);
-        double twice = time_dispatches(context, compiled, table, 2 * repeats);
-
-        per[i] = (twice - single) / repeats;
-    }
-    qsort(per, 3, sizeof(*per), compare_doubles);
-    return per[1];
-}
 
 /* Largest |got - expected| / (sum of |products|) over 64 outputs. */
 static double spot_check(struct dml_test_context *context, const struct config *c, ID3D12Resource *output,
@@ -134,8 +49,7 @@ static double spot_check(struct dml_test_context *context, const struct config *
             sum += (double)a[(size_t)m * c->k + k] * b[(size_t)k * c->n + n];
             magnitude += fabs((double)a[(size_t)m * c->k + k] * b[(size_t)k * c->n + n]);
         }
-        got = c->type == DML_TENSOR_DATA_TYPE_FLOAT16 ? dml_test_half_to_float(((uint16_t *)data)[index])
-                : ((float *)data)[index];
+        got = dml_test_read_float(data, c->type, index);
         worst = fmax(worst, isnan(got) ? INFINITY : fabs(got - sum) / fmax(magnitude, 1e-30));
     }
     free(data);
@@ -150,9 +64,6 @@ static void bench(struct dml_test_context *context, const struct config *c)
             DML_MATRIX_TRANSFORM_NONE, 1.0f, 0.0f, NULL};
     IDMLCompiledOperator *compiled = NULL;
     ID3D12Resource *buffers[3], *persistent;
-    DML_BUFFER_BINDING bindings[3];
-    DML_BINDING_DESC binding_descs[4];
-    DML_BINDING_TABLE_DESC table_desc;
     IDMLBindingTable *table;
     void *a_bytes, *b_bytes;
     float *a_values, *b_values;
@@ -183,29 +94,16 @@ static void bench(struct dml_test_context *context, const struct config *c)
     check_hr(hr, S_OK);
     persistent = dml_test_initialize(context, compiled, NULL, 0);
 
-    a_values = random_matrix(c->type, (size_t)c->m * c->k, 1, &a_bytes);
-    b_values = random_matrix(c->type, (size_t)c->k * c->n, 2, &b_bytes);
+    a_values = bench_random_values(c->type, (size_t)c->m * c->k, 1, &a_bytes);
+    b_values = bench_random_values(c->type, (size_t)c->k * c->n, 2, &b_bytes);
     buffers[0] = dml_test_create_buffer(context, a.buffer.TotalTensorSizeInBytes, a_bytes);
     buffers[1] = dml_test_create_buffer(context, b.buffer.TotalTensorSizeInBytes, b_bytes);
     buffers[2] = dml_test_create_buffer(context, out.buffer.TotalTensorSizeInBytes, NULL);
     free(a_bytes);
     free(b_bytes);
-    for (i = 0; i < 3; ++i)
-    {
-        const struct dml_test_tensor *tensor = i == 0 ? &a : i == 1 ? &b : &out;
+    table = bench_bind_two_inputs(context, compiled, buffers);
 
-        bindings[i] = (DML_BUFFER_BINDING){buffers[i], 0, tensor->buffer.TotalTensorSizeInBytes};
-        binding_descs[i < 2 ? i : 3] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &bindings[i]};
-    }
-    binding_descs[2] = (DML_BINDING_DESC){DML_BINDING_TYPE_NONE, NULL};
-    table_desc = (DML_BINDING_TABLE_DESC){(IDMLDispatchable *)compiled,
-            cpu_handle(context->heap, context->increment, 0), gpu_handle(context->heap, context->increment, 0),
-            DML_TEST_DESCRIPTORS};
-    check_hr(IDMLDevice_CreateBindingTable(context->dml, &table_desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
-    IDMLBindingTable_BindInputs(table, 3, binding_descs);
-    IDMLBindingTable_BindOutputs(table, 1, &binding_descs[3]);
-
-    seconds = time_gemm(context, compiled, table);
+    seconds = bench_time_per_dispatch(context, compiled, table);
     error = spot_check(context, c, buffers[2], a_values, b_values);
     printf("%s %ux%ux%u %s %s: %.4f ms, %.2f TFLOP/s, spot-check error %.2g\n", dml_test_type_name(c->type),
             c->m, c->n, c->k, c->kernel ? c->kernel : "auto", c->tune ? c->tune : "-", seconds * 1e3,

@@ -402,6 +402,220 @@ void dml_test_run(struct dml_test_context *context, IDMLCompiledOperator *op, co
         release_last(persistent);
 }
 
+void dml_test_expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        const char *message)
+{
+    IDMLOperator *op = (IDMLOperator *)(uintptr_t)0xdeadbeef;
+
+    check_hr(dml_test_create_operator(context, type, desc, &op), E_INVALIDARG);
+    assert_null(op);
+    assert_logged_error(message);
+}
+
+void dml_test_update_sizes(struct dml_test_tensor *const *tensors, UINT count)
+{
+    DML_BUFFER_TENSOR_DESC *buffer;
+    UINT i;
+
+    for (i = 0; i < count; ++i)
+    {
+        buffer = &tensors[i]->buffer;
+        buffer->TotalTensorSizeInBytes = vkdml_calc_buffer_tensor_size(buffer->DataType, buffer->DimensionCount,
+                buffer->Sizes, buffer->Strides);
+    }
+}
+
+/* ---- FLOAT32 / FLOAT16 tensors with host values ---- */
+
+void dml_test_float_tensor_init(struct dml_test_float_tensor *tensor, DML_TENSOR_DATA_TYPE type, UINT rank,
+        const UINT *sizes, const UINT *strides, DML_TENSOR_FLAGS flags, unsigned int seed)
+{
+    uint32_t random = 0x9e3779b9u * (seed + 1);
+    size_t i;
+
+    memset(tensor, 0, sizeof(*tensor));
+    dml_test_tensor_init(&tensor->t, type, rank, sizes, strides);
+    tensor->t.buffer.Flags = flags;
+    /* The offset of the last element is the largest: strides are not negative. */
+    tensor->span = dml_test_element_offset(&tensor->t, dml_test_element_count(&tensor->t) - 1) + 1;
+    tensor->values = malloc(tensor->span * sizeof(*tensor->values));
+    assert_non_null(tensor->values);
+    for (i = 0; i < tensor->span; ++i)
+    {
+        tensor->values[i] = dml_test_random_float(&random, -1.0f, 1.0f);
+        if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
+            tensor->values[i] = dml_test_half_to_float(dml_test_float_to_half(tensor->values[i]));
+    }
+}
+
+void dml_test_float_tensor_cleanup(struct dml_test_float_tensor *tensor)
+{
+    free(tensor->values);
+}
+
+/* The buffer's bytes: `values` in the tensor's data type, zero padded to TotalTensorSizeInBytes. */
+static void *float_tensor_bytes(const struct dml_test_float_tensor *tensor)
+{
+    uint8_t *bytes = calloc(1, tensor->t.buffer.TotalTensorSizeInBytes);
+    size_t i;
+
+    assert_non_null(bytes);
+    for (i = 0; i < tensor->span; ++i)
+    {
+        if (tensor->t.buffer.DataType == DML_TENSOR_DATA_TYPE_FLOAT16)
+            ((uint16_t *)bytes)[i] = dml_test_float_to_half(tensor->values[i]);
+        else
+            ((float *)bytes)[i] = tensor->values[i];
+    }
+    return bytes;
+}
+
+float dml_test_read_float(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t index)
+{
+    return type == DML_TENSOR_DATA_TYPE_FLOAT16 ? dml_test_half_to_float(((const uint16_t *)bytes)[index])
+            : ((const float *)bytes)[index];
+}
+
+bool dml_test_skip_float16(struct dml_test_context *context, DML_TENSOR_DATA_TYPE type, const char *name)
+{
+    if (type != DML_TENSOR_DATA_TYPE_FLOAT16 || dml_test_data_type_supported(context, type))
+        return false;
+    print_message("Skipping %s: the device has no FLOAT16 support.\n", name);
+    return true;
+}
+
+void dml_test_create_input_buffers(struct dml_test_context *context,
+        const struct dml_test_float_tensor *const *tensors, UINT count, struct dml_test_binding *inputs,
+        struct dml_test_binding *owned)
+{
+    const struct dml_test_float_tensor *tensor;
+    UINT64 size;
+    void *bytes;
+    UINT i;
+
+    for (i = 0; i < count; ++i)
+    {
+        if (!(tensor = tensors[i]))
+            continue;
+        size = tensor->t.buffer.TotalTensorSizeInBytes;
+        bytes = float_tensor_bytes(tensor);
+        if (tensor->t.buffer.Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+        {
+            owned[i].buffer = create_upload_buffer(context->d3d.device, size);
+            write_mapped(owned[i].buffer, 0, bytes, size);
+        }
+        else
+        {
+            inputs[i].buffer = dml_test_create_buffer(context, size, bytes);
+        }
+        free(bytes);
+    }
+}
+
+void dml_test_scribble_owned(const struct dml_test_binding *owned, const struct dml_test_float_tensor *const *tensors,
+        UINT count)
+{
+    size_t size;
+    void *garbage;
+    UINT i;
+
+    for (i = 0; i < count; ++i)
+    {
+        if (!owned[i].buffer)
+            continue;
+        size = tensors[i]->t.buffer.TotalTensorSizeInBytes;
+        garbage = malloc(size);
+        assert_non_null(garbage);
+        fill_pattern(garbage, size, 77 + i);
+        write_mapped(owned[i].buffer, 0, garbage, size);
+        free(garbage);
+    }
+}
+
+void dml_test_release_bindings(struct dml_test_binding *bindings, UINT count)
+{
+    UINT i;
+
+    for (i = 0; i < count; ++i)
+    {
+        if (bindings[i].buffer)
+            release_last(bindings[i].buffer);
+    }
+}
+
+static const DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {NULL, NULL};
+static const DML_ACTIVATION_SIGMOID_OPERATOR_DESC sigmoid_desc = {NULL, NULL};
+static const DML_ACTIVATION_TANH_OPERATOR_DESC tanh_desc = {NULL, NULL};
+static const DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC leaky_relu_desc = {NULL, NULL, 0.1f};
+static const DML_ACTIVATION_ELU_OPERATOR_DESC elu_desc = {NULL, NULL, 0.7f};
+static const DML_ACTIVATION_LINEAR_OPERATOR_DESC linear_desc = {NULL, NULL, -1.5f, 0.25f};
+static const DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC hard_sigmoid_desc = {NULL, NULL, 0.3f, 0.4f};
+static const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_desc = {NULL, NULL, NULL, -0.5f, 0.75f};
+
+const DML_OPERATOR_DESC dml_test_relu = {DML_OPERATOR_ACTIVATION_RELU, &relu_desc};
+const DML_OPERATOR_DESC dml_test_sigmoid = {DML_OPERATOR_ACTIVATION_SIGMOID, &sigmoid_desc};
+const DML_OPERATOR_DESC dml_test_tanh = {DML_OPERATOR_ACTIVATION_TANH, &tanh_desc};
+const DML_OPERATOR_DESC dml_test_leaky_relu = {DML_OPERATOR_ACTIVATION_LEAKY_RELU, &leaky_relu_desc};
+const DML_OPERATOR_DESC dml_test_elu = {DML_OPERATOR_ACTIVATION_ELU, &elu_desc};
+const DML_OPERATOR_DESC dml_test_linear = {DML_OPERATOR_ACTIVATION_LINEAR, &linear_desc};
+const DML_OPERATOR_DESC dml_test_hard_sigmoid = {DML_OPERATOR_ACTIVATION_HARD_SIGMOID, &hard_sigmoid_desc};
+const DML_OPERATOR_DESC dml_test_clip = {DML_OPERATOR_ELEMENT_WISE_CLIP, &clip_desc};
+
+double dml_test_fused_activation(const DML_OPERATOR_DESC *activation, double x, double *slope)
+{
+    *slope = 1.0;
+    if (!activation)
+        return x;
+    switch (activation->Type)
+    {
+        case DML_OPERATOR_ACTIVATION_RELU:
+            return x > 0.0 ? x : 0.0;
+        case DML_OPERATOR_ACTIVATION_SIGMOID:
+            return 1.0 / (1.0 + exp(-x));
+        case DML_OPERATOR_ACTIVATION_TANH:
+            return tanh(x);
+        case DML_OPERATOR_ACTIVATION_LEAKY_RELU:
+            return x > 0.0 ? x : ((const DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC *)activation->Desc)->Alpha * x;
+        case DML_OPERATOR_ACTIVATION_ELU:
+            return x > 0.0 ? x : ((const DML_ACTIVATION_ELU_OPERATOR_DESC *)activation->Desc)->Alpha * (exp(x) - 1.0);
+        case DML_OPERATOR_ACTIVATION_LINEAR:
+        {
+            const DML_ACTIVATION_LINEAR_OPERATOR_DESC *linear = activation->Desc;
+
+            *slope = fabs(linear->Alpha);
+            return linear->Alpha * x + linear->Beta;
+        }
+        case DML_OPERATOR_ACTIVATION_HARD_SIGMOID:
+        {
+            const DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC *hard_sigmoid = activation->Desc;
+
+            x = hard_sigmoid->Alpha * x + hard_sigmoid->Beta;
+            return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+        }
+        case DML_OPERATOR_ELEMENT_WISE_CLIP:
+        {
+            const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC *clip = activation->Desc;
+
+            return x < clip->Min ? clip->Min : x > clip->Max ? clip->Max : x;
+        }
+        default:
+            fail_msg("no reference for activation %d", (int)activation->Type);
+            return 0.0;
+    }
+}
+
+double dml_test_sum_tolerance(DML_TENSOR_DATA_TYPE type, DML_EXECUTION_FLAGS flags, UINT terms, double magnitude,
+        double value, double slope)
+{
+    bool half = type == DML_TENSOR_DATA_TYPE_FLOAT16;
+    double accumulate_eps = half && (flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)
+            ? ldexp(1.0, -11) : ldexp(1.0, -24);
+    double store_eps = half ? ldexp(1.0, -11) : ldexp(1.0, -24);
+
+    /* Each of the terms + 2 roundings of the sum can be off by eps times the magnitude so far. */
+    return slope * magnitude * accumulate_eps * (terms + 2) * 2.0 + fabs(value) * store_eps * 2.0 + 1e-6;
+}
+
 /* ---- Host data ---- */
 
 uint16_t dml_test_float_to_half(float value)

@@ -102,6 +102,58 @@ void dml_test_execute(struct dml_test_context *context, IDMLCompiledOperator *op
 void dml_test_run(struct dml_test_context *context, IDMLCompiledOperator *op, const struct dml_test_binding *inputs,
         UINT input_count, const struct dml_test_binding *outputs, UINT output_count);
 
+/* CreateOperator fails with E_INVALIDARG, returns no operator and logs `message` (a desc rule). */
+void dml_test_expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        const char *message);
+/* Sets each desc's TotalTensorSizeInBytes for its current type, sizes and strides: after a test
+ * changed them, only the rule under test may fail, not the buffer size. */
+void dml_test_update_sizes(struct dml_test_tensor *const *tensors, UINT count);
+
+/* ---- FLOAT32 / FLOAT16 tensors with host values (the GEMM and CONVOLUTION references) ---- */
+
+/* Shared by the tests whose references read random inputs through their own strides. */
+struct dml_test_float_tensor
+{
+    struct dml_test_tensor t;
+    size_t span;                        /* elements from index 0 to the last one addressed */
+    float *values;                      /* [span], as stored (already rounded to FLOAT16) */
+};
+
+/* `rank` dimensions (strides NULL: packed), flagged `flags`; every value of the span uniform in
+ * [-1, 1] from `seed`. */
+void dml_test_float_tensor_init(struct dml_test_float_tensor *tensor, DML_TENSOR_DATA_TYPE type, UINT rank,
+        const UINT *sizes, const UINT *strides, DML_TENSOR_FLAGS flags, unsigned int seed);
+void dml_test_float_tensor_cleanup(struct dml_test_float_tensor *tensor);
+/* Element `index` of FLOAT32 or FLOAT16 `bytes`. */
+float dml_test_read_float(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t index);
+/* True, with a message, for a FLOAT16 case on a device without FLOAT16 tensors (other types run). */
+bool dml_test_skip_float16(struct dml_test_context *context, DML_TENSOR_DATA_TYPE type, const char *name);
+
+/* The buffers of an operator's `count` inputs; NULL tensors stay unbound. OWNED_BY_DML ones go
+ * only into UPLOAD buffers (GENERIC_READ, what DirectML allows for them) bound to the initializer
+ * (`owned`), the others into DEFAULT buffers bound at execution (`inputs`); both arrays start
+ * zeroed. */
+void dml_test_create_input_buffers(struct dml_test_context *context,
+        const struct dml_test_float_tensor *const *tensors, UINT count, struct dml_test_binding *inputs,
+        struct dml_test_binding *owned);
+/* Overwrites the `owned` upload buffers after initialization: the weights now live in the
+ * persistent resource, and the operator must still give the same results. */
+void dml_test_scribble_owned(const struct dml_test_binding *owned, const struct dml_test_float_tensor *const *tensors,
+        UINT count);
+/* Final Release of each bound buffer (the bindings are left empty). */
+void dml_test_release_bindings(struct dml_test_binding *bindings, UINT count);
+
+/* Fusible activations with fixed attributes, for the FusedActivation of GEMM and CONVOLUTION. */
+extern const DML_OPERATOR_DESC dml_test_relu, dml_test_sigmoid, dml_test_tanh, dml_test_leaky_relu, dml_test_elu,
+        dml_test_linear, dml_test_hard_sigmoid, dml_test_clip;
+/* `activation` (NULL: none) of x in double, and a bound of its slope (for the tolerance). */
+double dml_test_fused_activation(const DML_OPERATOR_DESC *activation, double x, double *slope);
+/* The tolerance of an output that sums `terms` products (their magnitudes summing to `magnitude`)
+ * into `value` after an activation of slope `slope`, in `type`, accumulated in fp32, or in fp16
+ * where `flags` allow half-precision computation. */
+double dml_test_sum_tolerance(DML_TENSOR_DATA_TYPE type, DML_EXECUTION_FLAGS flags, UINT terms, double magnitude,
+        double value, double slope);
+
 /* ---- Host data ---- */
 
 /* IEEE binary16 <-> binary32, round to nearest even; NaN stays NaN. */

@@ -46,9 +46,7 @@ enum layout
 struct tensor
 {
     UINT sizes[5], strides[5];      /* the kernel's 5-D view {N, C, D, H, W}; missing dimensions have size 1 */
-    struct dml_test_tensor t;       /* the desc: `rank` dimensions */
-    size_t span;                    /* elements from index 0 to the last one addressed */
-    float *values;                  /* [span], as stored (already rounded to FLOAT16) */
+    struct dml_test_float_tensor data;  /* the desc (`rank` dimensions) and the values */
 };
 
 static void layout_strides(enum layout layout, UINT rank, const UINT *sizes, UINT *strides)
@@ -83,9 +81,7 @@ static void layout_strides(enum layout layout, UINT rank, const UINT *sizes, UIN
 static void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,
         enum layout layout, DML_TENSOR_FLAGS flags, unsigned int seed)
 {
-    uint32_t random = 0x9e3779b9u * (seed + 1);
     UINT strides[5], i, d;
-    size_t last = 0;
 
     memset(t, 0, sizeof(*t));
     layout_strides(layout, rank, sizes, strides);
@@ -96,73 +92,14 @@ static void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, 
         d = i < 2 ? i : i + 5 - rank;
         t->sizes[d] = sizes[i];
         t->strides[d] = strides[i];
-        last += (size_t)(sizes[i] - 1) * strides[i];
     }
-    t->span = last + 1;
-    dml_test_tensor_init(&t->t, type, rank, sizes, layout == LAYOUT_PACKED ? NULL : strides);
-    t->t.buffer.Flags = flags;
-
-    t->values = malloc(t->span * sizeof(*t->values));
-    assert_non_null(t->values);
-    for (i = 0; i < t->span; ++i)
-    {
-        t->values[i] = dml_test_random_float(&random, -1.0f, 1.0f);
-        if (type == F16)
-            t->values[i] = dml_test_half_to_float(dml_test_float_to_half(t->values[i]));
-    }
-}
-
-static void tensor_cleanup(struct tensor *t)
-{
-    free(t->values);
+    dml_test_float_tensor_init(&t->data, type, rank, sizes, layout == LAYOUT_PACKED ? NULL : strides, flags, seed);
 }
 
 static size_t tensor_index(const struct tensor *t, UINT n, UINT c, const UINT position[3])
 {
     return (size_t)n * t->strides[0] + (size_t)c * t->strides[1] + (size_t)position[0] * t->strides[2]
             + (size_t)position[1] * t->strides[3] + (size_t)position[2] * t->strides[4];
-}
-
-/* The buffer's bytes: `values` in the tensor's data type, zero padded to TotalTensorSizeInBytes. */
-static void *tensor_bytes(const struct tensor *t)
-{
-    uint8_t *bytes = calloc(1, t->t.buffer.TotalTensorSizeInBytes);
-    size_t i;
-
-    assert_non_null(bytes);
-    for (i = 0; i < t->span; ++i)
-    {
-        if (t->t.buffer.DataType == F16)
-            ((uint16_t *)bytes)[i] = dml_test_float_to_half(t->values[i]);
-        else
-            ((float *)bytes)[i] = t->values[i];
-    }
-    return bytes;
-}
-
-static float read_element(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t index)
-{
-    return type == F16 ? dml_test_half_to_float(((const uint16_t *)bytes)[index]) : ((const float *)bytes)[index];
-}
-
-static ID3D12Resource *create_input_buffer(struct dml_test_context *context, const struct tensor *t)
-{
-    void *bytes = tensor_bytes(t);
-    ID3D12Resource *buffer = dml_test_create_buffer(context, t->t.buffer.TotalTensorSizeInBytes, bytes);
-
-    free(bytes);
-    return buffer;
-}
-
-/* An UPLOAD buffer in GENERIC_READ: what DirectML allows for OWNED_BY_DML initializer inputs. */
-static ID3D12Resource *create_owned_buffer(struct dml_test_context *context, const struct tensor *t)
-{
-    ID3D12Resource *buffer = create_upload_buffer(context->d3d.device, t->t.buffer.TotalTensorSizeInBytes);
-    void *bytes = tensor_bytes(t);
-
-    write_mapped(buffer, 0, bytes, t->t.buffer.TotalTensorSizeInBytes);
-    free(bytes);
-    return buffer;
 }
 
 /* ---- Test cases ---- */
@@ -202,48 +139,6 @@ struct conv_case
     enum conv_path path;            /* the kernel compilation must pick */
     enum conv_path force;           /* VKDML_CONV_KERNEL during compilation; PATH_ANY: automatic */
 };
-
-static const DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {NULL, NULL};
-static const DML_ACTIVATION_SIGMOID_OPERATOR_DESC sigmoid_desc = {NULL, NULL};
-static const DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC leaky_relu_desc = {NULL, NULL, 0.1f};
-static const DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC hard_sigmoid_desc = {NULL, NULL, 0.3f, 0.4f};
-static const DML_ACTIVATION_LINEAR_OPERATOR_DESC linear_desc = {NULL, NULL, -1.5f, 0.25f};
-static const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_desc = {NULL, NULL, NULL, -0.5f, 0.75f};
-
-static const DML_OPERATOR_DESC relu = {DML_OPERATOR_ACTIVATION_RELU, &relu_desc};
-static const DML_OPERATOR_DESC sigmoid = {DML_OPERATOR_ACTIVATION_SIGMOID, &sigmoid_desc};
-static const DML_OPERATOR_DESC leaky_relu = {DML_OPERATOR_ACTIVATION_LEAKY_RELU, &leaky_relu_desc};
-static const DML_OPERATOR_DESC hard_sigmoid = {DML_OPERATOR_ACTIVATION_HARD_SIGMOID, &hard_sigmoid_desc};
-static const DML_OPERATOR_DESC linear = {DML_OPERATOR_ACTIVATION_LINEAR, &linear_desc};
-static const DML_OPERATOR_DESC clip = {DML_OPERATOR_ELEMENT_WISE_CLIP, &clip_desc};
-
-/* The activation in double, and a bound of its slope (for the tolerance). */
-static double reference_activation(const DML_OPERATOR_DESC *activation, double x, double *slope)
-{
-    *slope = 1.0;
-    if (!activation)
-        return x;
-    switch (activation->Type)
-    {
-        case DML_OPERATOR_ACTIVATION_RELU:
-            return x > 0.0 ? x : 0.0;
-        case DML_OPERATOR_ACTIVATION_SIGMOID:
-            return 1.0 / (1.0 + exp(-x));
-        case DML_OPERATOR_ACTIVATION_LEAKY_RELU:
-            return x > 0.0 ? x : leaky_relu_desc.Alpha * x;
-        case DML_OPERATOR_ACTIVATION_HARD_SIGMOID:
-            x = hard_sigmoid_desc.Alpha * x + hard_sigmoid_desc.Beta;
-            return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
-        case DML_OPERATOR_ACTIVATION_LINEAR:
-            *slope = fabs(linear_desc.Alpha);
-            return linear_desc.Alpha * x + linear_desc.Beta;
-        case DML_OPERATOR_ELEMENT_WISE_CLIP:
-            return x < clip_desc.Min ? clip_desc.Min : x > clip_desc.Max ? clip_desc.Max : x;
-        default:
-            fail_msg("no reference for activation %d", (int)activation->Type);
-            return 0.0;
-    }
-}
 
 /* A case with its defaults filled in (0 strides and dilations mean 1) and its derived shapes:
  * spatial arrays in the kernel's 3-D order {D, H, W}, the desc's dimensions last. */
@@ -345,8 +240,8 @@ static double filter_value(const struct conv_run *run, UINT group, UINT c, UINT 
     for (d = 0; d < 3; ++d)
         flipped[d] = run->test->mode == CONV ? g->kernel[d] - 1 - tap[d] : tap[d];
     if (run->test->direction == FWD)
-        return run->filter.values[tensor_index(&run->filter, group * g->k_per_group + k, c, flipped)];
-    return run->filter.values[tensor_index(&run->filter, group * g->c_per_group + c, k, flipped)];
+        return run->filter.data.values[tensor_index(&run->filter, group * g->k_per_group + k, c, flipped)];
+    return run->filter.data.values[tensor_index(&run->filter, group * g->c_per_group + c, k, flipped)];
 }
 
 /* The convolution sum of one output element and the sum of its terms' magnitudes. */
@@ -367,7 +262,7 @@ static double reference_sum(const struct conv_run *run, UINT n, UINT channel, co
             continue;
         for (c = 0; c < g->c_per_group; ++c)
         {
-            product = run->input.values[tensor_index(&run->input, n, group * g->c_per_group + c, at)]
+            product = run->input.data.values[tensor_index(&run->input, n, group * g->c_per_group + c, at)]
                     * filter_value(run, group, c, k, tap);
             sum += product;
             *magnitude += fabs(product);
@@ -379,10 +274,7 @@ static double reference_sum(const struct conv_run *run, UINT n, UINT channel, co
 static void compute_reference(struct conv_run *run)
 {
     const struct conv_case *test = run->test;
-    bool half = test->type == F16;
-    double accumulate_eps = half && (test->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)
-            ? ldexp(1.0, -11) : ldexp(1.0, -24);
-    double store_eps = half ? ldexp(1.0, -11) : ldexp(1.0, -24), value, magnitude, slope;
+    double value, magnitude, slope;
     UINT terms = run->g.c_per_group * run->g.kernel[0] * run->g.kernel[1] * run->g.kernel[2];
     UINT n, k, o[3];
     size_t index;
@@ -398,17 +290,15 @@ static void compute_reference(struct conv_run *run)
         value = reference_sum(run, n, k, o, &magnitude);
         if (test->bias)
         {
-            double b = run->bias.values[tensor_index(&run->bias, 0, k, zero)];
+            double b = run->bias.data.values[tensor_index(&run->bias, 0, k, zero)];
 
             value += b;
             magnitude += fabs(b);
         }
-        value = reference_activation(test->activation, value, &slope);
+        value = dml_test_fused_activation(test->activation, value, &slope);
         index = tensor_index(&run->output, n, k, o);
         run->expected[index] = (float)value;
-        /* Each of the terms + 2 roundings of the sum can be off by eps times the magnitude so far. */
-        run->tolerance[index] = slope * magnitude * accumulate_eps * (terms + 2) * 2.0
-                + fabs(value) * store_eps * 2.0 + 1e-6;
+        run->tolerance[index] = dml_test_sum_tolerance(test->type, test->flags, terms, magnitude, value, slope);
     }
 }
 
@@ -435,19 +325,19 @@ static void conv_run_init(struct conv_run *run, const struct conv_case *test)
     }
     desc_sizes(test->rank, test->batch, test->out_channels, g->out, sizes);
     tensor_init(&run->output, test->type, test->rank, sizes, test->out_layout, 0, 4);
-    run->expected = calloc(run->output.span, sizeof(*run->expected));
-    run->tolerance = calloc(run->output.span, sizeof(*run->tolerance));
+    run->expected = calloc(run->output.data.span, sizeof(*run->expected));
+    run->tolerance = calloc(run->output.data.span, sizeof(*run->tolerance));
     assert_true(run->expected && run->tolerance);
     compute_reference(run);
 }
 
 static void conv_run_cleanup(struct conv_run *run)
 {
-    tensor_cleanup(&run->input);
-    tensor_cleanup(&run->filter);
+    dml_test_float_tensor_cleanup(&run->input.data);
+    dml_test_float_tensor_cleanup(&run->filter.data);
     if (run->test->bias)
-        tensor_cleanup(&run->bias);
-    tensor_cleanup(&run->output);
+        dml_test_float_tensor_cleanup(&run->bias.data);
+    dml_test_float_tensor_cleanup(&run->output.data);
     free(run->expected);
     free(run->tolerance);
 }
@@ -472,10 +362,10 @@ static void fill_desc(DML_CONVOLUTION_OPERATOR_DESC *desc, struct conv_attribute
         a->out_pad[i] = test->out_pad[i];
     }
     memset(desc, 0, sizeof(*desc));
-    desc->InputTensor = &run->input.t.desc;
-    desc->FilterTensor = &run->filter.t.desc;
-    desc->BiasTensor = test->bias ? &run->bias.t.desc : NULL;
-    desc->OutputTensor = &run->output.t.desc;
+    desc->InputTensor = &run->input.data.t.desc;
+    desc->FilterTensor = &run->filter.data.t.desc;
+    desc->BiasTensor = test->bias ? &run->bias.data.t.desc : NULL;
+    desc->OutputTensor = &run->output.data.t.desc;
     desc->Mode = test->mode;
     desc->Direction = test->direction;
     desc->DimensionCount = run->g.dims;
@@ -570,7 +460,7 @@ static void check_output(struct dml_test_context *context, const struct conv_run
         const char *when)
 {
     const struct conv_case *test = run->test;
-    size_t size = run->output.t.buffer.TotalTensorSizeInBytes, index;
+    size_t size = run->output.data.t.buffer.TotalTensorSizeInBytes, index;
     void *bytes = malloc(size);
     UINT n, k, o[3];
     float got;
@@ -584,24 +474,12 @@ static void check_output(struct dml_test_context *context, const struct conv_run
     for (o[2] = 0; o[2] < run->g.out[2]; ++o[2])
     {
         index = tensor_index(&run->output, n, k, o);
-        got = read_element(bytes, test->type, index);
+        got = dml_test_read_float(bytes, test->type, index);
         if (!(fabs((double)got - run->expected[index]) <= run->tolerance[index]))
             fail_msg("%s (%s): output[%u][%u][%u][%u][%u] = %.9g, expected %.9g (tolerance %.3g)", test->name, when,
                     n, k, o[0], o[1], o[2], got, run->expected[index], run->tolerance[index]);
     }
     free(bytes);
-}
-
-/* Overwrites an OWNED_BY_DML source after initialization. */
-static void scribble(ID3D12Resource *buffer, const struct tensor *t, unsigned int seed)
-{
-    size_t size = t->t.buffer.TotalTensorSizeInBytes;
-    void *garbage = malloc(size);
-
-    assert_non_null(garbage);
-    fill_pattern(garbage, size, seed);
-    write_mapped(buffer, 0, garbage, size);
-    free(garbage);
 }
 
 static void execute_and_check(struct dml_test_context *context, const struct conv_run *run,
@@ -610,7 +488,7 @@ static void execute_and_check(struct dml_test_context *context, const struct con
 {
     struct dml_test_binding output = {NULL};
 
-    output.buffer = dml_test_create_buffer(context, run->output.t.buffer.TotalTensorSizeInBytes, NULL);
+    output.buffer = dml_test_create_buffer(context, run->output.data.t.buffer.TotalTensorSizeInBytes, NULL);
     dml_test_execute(context, compiled, persistent, inputs, CONV_INPUTS, &output, 1);
     check_output(context, run, output.buffer, when);
     release_last(output.buffer);
@@ -619,59 +497,37 @@ static void execute_and_check(struct dml_test_context *context, const struct con
 static void run_case(struct dml_test_context *context, const struct conv_case *test)
 {
     struct dml_test_binding inputs[CONV_INPUTS] = {{NULL}}, owned[CONV_INPUTS] = {{NULL}};
-    const struct tensor *tensors[CONV_INPUTS];
+    const struct dml_test_float_tensor *tensors[CONV_INPUTS];
     DML_CONVOLUTION_OPERATOR_DESC desc;
     struct conv_attributes attributes;
     IDMLCompiledOperator *compiled;
     ID3D12Resource *persistent;
     struct conv_run run;
     char path[32];
-    unsigned int i;
 
-    if (test->type == F16 && !dml_test_data_type_supported(context, test->type))
-    {
-        print_message("Skipping %s: the device has no FLOAT16 support.\n", test->name);
+    if (dml_test_skip_float16(context, test->type, test->name))
         return;
-    }
     conv_run_init(&run, test);
-    tensors[0] = &run.input, tensors[1] = &run.filter, tensors[2] = test->bias ? &run.bias : NULL;
+    tensors[0] = &run.input.data, tensors[1] = &run.filter.data, tensors[2] = test->bias ? &run.bias.data : NULL;
     fill_desc(&desc, &attributes, &run);
     compiled = compile_traced(context, &desc, test->flags, test->force, path);
     check_path(test, path);
 
     /* OWNED_BY_DML inputs exist only in upload buffers bound to the initializer; the others live
      * in DEFAULT buffers bound at execute. */
-    for (i = 0; i < CONV_INPUTS; ++i)
-    {
-        if (!tensors[i])
-            continue;
-        if (tensors[i]->t.buffer.Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
-            owned[i].buffer = create_owned_buffer(context, tensors[i]);
-        else
-            inputs[i].buffer = create_input_buffer(context, tensors[i]);
-    }
+    dml_test_create_input_buffers(context, tensors, CONV_INPUTS, inputs, owned);
     persistent = dml_test_initialize(context, compiled, owned, CONV_INPUTS);
     if (test->owned)
         assert_non_null(persistent);
     execute_and_check(context, &run, compiled, persistent, inputs, "first execution");
     if (test->owned)
     {
-        /* The weights now live in the persistent resource: the application's copies may change. */
-        for (i = 0; i < CONV_INPUTS; ++i)
-        {
-            if (owned[i].buffer)
-                scribble(owned[i].buffer, tensors[i], 77 + i);
-        }
+        dml_test_scribble_owned(owned, tensors, CONV_INPUTS);
         execute_and_check(context, &run, compiled, persistent, inputs, "after overwriting the OWNED_BY_DML sources");
     }
 
-    for (i = 0; i < CONV_INPUTS; ++i)
-    {
-        if (owned[i].buffer)
-            release_last(owned[i].buffer);
-        if (inputs[i].buffer)
-            release_last(inputs[i].buffer);
-    }
+    dml_test_release_bindings(owned, CONV_INPUTS);
+    dml_test_release_bindings(inputs, CONV_INPUTS);
     if (persistent)
         release_last(persistent);
     release_last(compiled);
@@ -795,7 +651,7 @@ static const struct conv_case shape_cases[] =
 {
     /* Depthwise: a group per channel, one or two output channels per group. */
     {"depthwise 3x3, pad 1", F32, 4, 2, 8, 8, 8, {9, 7}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
-            .mode = XCORR, .direction = FWD, .bias = true, .activation = &relu, .path = PATH_DIRECT},
+            .mode = XCORR, .direction = FWD, .bias = true, .activation = &dml_test_relu, .path = PATH_DIRECT},
     {"depthwise, channel multiplier 2, stride 2, CONVOLUTION mode", F32, 4, 1, 6, 12, 6, {8, 9}, {3, 2},
             .strides = {2, 2}, .start_pad = {1, 0}, .end_pad = {0, 1}, .mode = CONV, .direction = FWD,
             .path = PATH_DIRECT},
@@ -803,7 +659,7 @@ static const struct conv_case shape_cases[] =
             .mode = XCORR, .direction = BWD, .bias = true, .path = PATH_DIRECT},
     /* 1x1, unit strides, no padding: GEMMs over channels, packed or channels-last positions. */
     {"1x1 forward", F32, 4, 2, 6, 20, 1, {5, 4}, {1, 1}, .mode = XCORR, .direction = FWD, .bias = true,
-            .activation = &relu, .path = PATH_1X1},
+            .activation = &dml_test_relu, .path = PATH_1X1},
     {"1x1 forward, 2 groups, 3-D", F32, 5, 2, 8, 18, 2, {2, 3, 4}, {1, 1, 1}, .mode = CONV, .direction = FWD,
             .bias = true, .path = PATH_1X1},
     {"1x1 backward, 2 groups, 1-D", F32, 3, 3, 10, 6, 2, {13}, {1}, .mode = XCORR, .direction = BWD,
@@ -820,7 +676,7 @@ static const struct conv_case shape_cases[] =
     {"1x1 padded", F32, 4, 2, 8, 16, 1, {5, 6}, {1, 1}, .start_pad = {1, 0}, .end_pad = {0, 2}, .mode = XCORR,
             .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
     {"1x1 OutputPadding", F32, 4, 2, 8, 16, 1, {5, 6}, {1, 1}, .out_pad = {1, 2}, .mode = XCORR,
-            .direction = FWD, .bias = true, .activation = &sigmoid, .path = PATH_GEMM, .force = PATH_GEMM},
+            .direction = FWD, .bias = true, .activation = &dml_test_sigmoid, .path = PATH_GEMM, .force = PATH_GEMM},
     /* Input broadcast over the positions (0 strides) reads as one position: still a GEMM. */
     {"1x1, input broadcast over positions", F32, 4, 2, 4, 16, 1, {3, 5}, {1, 1}, .mode = XCORR, .direction = FWD,
             .in_layout = LAYOUT_SPATIAL_BROADCAST, .path = PATH_1X1},
@@ -863,22 +719,24 @@ static const struct conv_case tile_cases[] =
 static const struct conv_case activation_cases[] =
 {
     {"RELU, implicit GEMM", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
-            .mode = XCORR, .direction = FWD, .bias = true, .activation = &relu, .path = PATH_GEMM, .force = PATH_GEMM},
+            .mode = XCORR, .direction = FWD, .bias = true, .activation = &dml_test_relu, .path = PATH_GEMM,
+            .force = PATH_GEMM},
     {"SIGMOID, direct", F32, 4, 2, 4, 4, 1, {6, 5}, {3, 3}, .mode = XCORR, .direction = BWD, .bias = true,
-            .activation = &sigmoid, .path = PATH_DIRECT},
+            .activation = &dml_test_sigmoid, .path = PATH_DIRECT},
     {"LEAKY_RELU, implicit GEMM, backward", F32, 3, 2, 8, 16, 2, {9}, {3}, .strides = {2}, .mode = CONV,
-            .direction = BWD, .bias = true, .activation = &leaky_relu, .path = PATH_GEMM, .force = PATH_GEMM},
+            .direction = BWD, .bias = true, .activation = &dml_test_leaky_relu, .path = PATH_GEMM, .force = PATH_GEMM},
     {"HARD_SIGMOID, 1x1", F32, 4, 2, 4, 16, 1, {6, 5}, {1, 1}, .mode = XCORR, .direction = FWD, .bias = true,
-            .activation = &hard_sigmoid, .path = PATH_1X1},
+            .activation = &dml_test_hard_sigmoid, .path = PATH_1X1},
     {"LINEAR, direct", F32, 5, 1, 2, 2, 2, {3, 3, 3}, {2, 2, 2}, .mode = XCORR, .direction = FWD,
-            .activation = &linear, .path = PATH_DIRECT},
+            .activation = &dml_test_linear, .path = PATH_DIRECT},
     {"CLIP, implicit GEMM", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
-            .mode = XCORR, .direction = FWD, .bias = true, .activation = &clip, .path = PATH_GEMM, .force = PATH_GEMM},
+            .mode = XCORR, .direction = FWD, .bias = true, .activation = &dml_test_clip, .path = PATH_GEMM,
+            .force = PATH_GEMM},
     {"CLIP, direct, OutputPadding holds clip(bias)", F32, 4, 1, 3, 3, 3, {4, 4}, {3, 3}, .strides = {2, 1},
-            .out_pad = {1, 1}, .mode = XCORR, .direction = BWD, .bias = true, .activation = &clip,
+            .out_pad = {1, 1}, .mode = XCORR, .direction = BWD, .bias = true, .activation = &dml_test_clip,
             .path = PATH_DIRECT},
     {"CLIP, 1x1", F32, 4, 1, 4, 16, 1, {4, 4}, {1, 1}, .mode = XCORR, .direction = BWD, .bias = true,
-            .activation = &clip, .path = PATH_1X1},
+            .activation = &dml_test_clip, .path = PATH_1X1},
 };
 
 #define HALF DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION
@@ -889,8 +747,8 @@ static const struct conv_case float16_cases[] =
     {"FLOAT16 implicit GEMM, 576-term reductions", F16, 4, 2, 64, 16, 1, {6, 6}, {3, 3}, .start_pad = {1, 1},
             .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
     {"FLOAT16 implicit GEMM, half-precision math", F16, 4, 2, 64, 16, 1, {6, 6}, {3, 3}, .start_pad = {1, 1},
-            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .activation = &relu, .flags = HALF,
-            .path = PATH_GEMM, .force = PATH_GEMM},
+            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .activation = &dml_test_relu,
+            .flags = HALF, .path = PATH_GEMM, .force = PATH_GEMM},
     {"FLOAT16 direct, backward, grouped", F16, 4, 2, 16, 6, 2, {5, 4}, {3, 3}, .strides = {2, 2},
             .start_pad = {1, 1}, .mode = CONV, .direction = BWD, .bias = true, .path = PATH_DIRECT},
     {"FLOAT16 direct, half-precision math", F16, 5, 1, 8, 4, 1, {4, 3, 4}, {2, 2, 2}, .mode = XCORR,
@@ -907,7 +765,7 @@ static const struct conv_case owned_cases[] =
             .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .owned = OWN_FILTER,
             .path = PATH_GEMM, .force = PATH_GEMM},
     {"OWNED_BY_DML filter and bias, direct, backward", F32, 4, 2, 4, 4, 2, {5, 5}, {3, 3}, .strides = {2, 2},
-            .mode = CONV, .direction = BWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS, .activation = &relu,
+            .mode = CONV, .direction = BWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS, .activation = &dml_test_relu,
             .path = PATH_DIRECT},
     {"OWNED_BY_DML filter and bias, 1x1, padded filter", F32, 4, 2, 8, 16, 2, {4, 4}, {1, 1}, .mode = XCORR,
             .direction = FWD, .bias = true, .filter_layout = PADDED, .owned = OWN_FILTER | OWN_BIAS,
@@ -951,7 +809,7 @@ static const struct conv_case forced_gemm_cases[] =
             .mode = CONV, .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
     {"backward stride 2x2 on the implicit GEMM", F32, 4, 2, 6, 4, 2, {4, 5}, {3, 2}, .strides = {2, 2},
             .dilations = {1, 2}, .start_pad = {1, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD,
-            .bias = true, .activation = &leaky_relu, .path = PATH_GEMM, .force = PATH_GEMM},
+            .bias = true, .activation = &dml_test_leaky_relu, .path = PATH_GEMM, .force = PATH_GEMM},
     {"1x1 on the implicit GEMM", F32, 3, 2, 6, 5, 1, {9}, {1}, .mode = XCORR, .direction = FWD, .bias = true,
             .path = PATH_GEMM, .force = PATH_GEMM},
 };
@@ -1032,17 +890,17 @@ static bool coopmat_available(struct dml_test_context *context)
 static const struct conv_case coopmat_cases[] =
 {
     {"coopmat: ResNet-like 3x3, filter in vectors", F16, 4, 2, 64, 64, 1, {9, 7}, {3, 3}, .start_pad = {1, 1},
-            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .activation = &relu},
+            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .activation = &dml_test_relu},
     {"coopmat: 80 channels (partial tiles), 1x1", F16, 4, 3, 24, 80, 1, {5, 7}, {1, 1}, .mode = XCORR,
             .direction = FWD, .bias = true},
     {"coopmat: flipped, strided, dilated, gathered filter", F16, 4, 1, 12, 32, 1, {11, 10}, {3, 2},
             .strides = {2, 1}, .dilations = {1, 2}, .start_pad = {2, 0}, .end_pad = {0, 1}, .mode = CONV,
-            .direction = FWD, .bias = true, .activation = &leaky_relu},
+            .direction = FWD, .bias = true, .activation = &dml_test_leaky_relu},
     {"coopmat: backward, grouped, OutputPadding", F16, 4, 2, 32, 48, 2, {5, 4}, {3, 3}, .strides = {2, 2},
             .start_pad = {1, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD, .bias = true},
     {"coopmat: 3-D, padded and NHWC layouts", F16, 5, 2, 16, 16, 1, {4, 5, 3}, {2, 3, 2}, .start_pad = {1, 1, 0},
             .mode = XCORR, .direction = FWD, .in_layout = LAYOUT_PADDED, .filter_layout = LAYOUT_PADDED,
-            .out_layout = LAYOUT_CHANNELS_LAST, .activation = &clip},
+            .out_layout = LAYOUT_CHANNELS_LAST, .activation = &dml_test_clip},
     {"coopmat: OWNED_BY_DML filter and bias", F16, 4, 2, 24, 32, 1, {6, 6}, {3, 3}, .start_pad = {1, 1},
             .mode = XCORR, .direction = FWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS},
     {"coopmat: half-precision permission", F16, 3, 2, 16, 32, 1, {40}, {5}, .start_pad = {2}, .end_pad = {2},
@@ -1150,27 +1008,14 @@ static void bad_desc_init_backward(struct bad_desc *bad, UINT groups)
     bad->output.sizes[2] = bad->output.sizes[3] = 5;
 }
 
-/* Sizes, ranks and types were changed: only the rule under test may fail, not the buffer size. */
-static void bad_desc_resize(struct bad_desc *bad)
-{
-    struct dml_test_tensor *tensors[] = {&bad->input, &bad->filter, &bad->bias, &bad->output};
-    DML_BUFFER_TENSOR_DESC *buffer;
-    unsigned int i;
-
-    for (i = 0; i < ARRAY_SIZE(tensors); ++i)
-    {
-        buffer = &tensors[i]->buffer;
-        buffer->TotalTensorSizeInBytes = vkdml_calc_buffer_tensor_size(buffer->DataType, buffer->DimensionCount,
-                buffer->Sizes, buffer->Strides);
-    }
-}
-
 static HRESULT create_bad(struct dml_test_context *context, struct bad_desc *bad)
 {
+    struct dml_test_tensor *tensors[] = {&bad->input, &bad->filter, &bad->bias, &bad->output};
     IDMLOperator *op = NULL;
     HRESULT hr;
 
-    bad_desc_resize(bad);
+    /* Sizes, ranks and types were changed: only the rule under test may fail, not the buffer size. */
+    dml_test_update_sizes(tensors, ARRAY_SIZE(tensors));
     vkdml_test_log_reset();
     hr = dml_test_create_operator(context, DML_OPERATOR_CONVOLUTION, &bad->desc, &op);
     if (op)
@@ -1182,8 +1027,7 @@ static HRESULT create_bad(struct dml_test_context *context, struct bad_desc *bad
 #define check_bad(context, bad, message) \
     do { \
         check_hr(create_bad(context, bad), E_INVALIDARG); \
-        assert_int_equal(vkdml_test_log_counts()->errors, 1); \
-        assert_logged_error(message); \
+        check_one_error(message); \
     } while (0)
 
 #define check_good(context, bad) \
@@ -1369,7 +1213,7 @@ static void test_invalid_activations(void **state)
     struct bad_desc bad;
 
     bad_desc_init(&bad, F32, 1);
-    bad.desc.FusedActivation = &clip;
+    bad.desc.FusedActivation = &dml_test_clip;
     check_good(context, &bad);
 
     bad_desc_init(&bad, F32, 1);

@@ -612,16 +612,6 @@ static void test_huge(void **state)
 
 /* ---- Desc rules ---- */
 
-static void expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
-        const char *message)
-{
-    IDMLOperator *op = (IDMLOperator *)(uintptr_t)0xdeadbeef;
-
-    check_hr(dml_test_create_operator(context, type, desc, &op), E_INVALIDARG);
-    assert_null(op);
-    assert_logged_error(message);
-}
-
 static void test_invalid_descs(void **state)
 {
     static const UINT sizes[] = {2, 3, 4}, sizes5[] = {2, 3, 5}, sizes2[] = {3, 4};
@@ -648,51 +638,54 @@ static void test_invalid_descs(void **state)
     dml_test_tensor_init(&huge, DML_TENSOR_DATA_TYPE_FLOAT32, 3, sizes, huge_strides);
 
     add = (DML_ELEMENT_WISE_ADD_OPERATOR_DESC){&f32.desc, &f32_b5.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add,
             "CreateOperator(ELEMENT_WISE_ADD): BTensor.Sizes[2]=5 is not broadcastable to OutputTensor.Sizes[2]=4");
     add = (DML_ELEMENT_WISE_ADD_OPERATOR_DESC){&f32_b5.desc, &f32.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &add,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &add,
             "CreateOperator(ELEMENT_WISE_MULTIPLY): ATensor.Sizes[2]=5 is not broadcastable");
     add = (DML_ELEMENT_WISE_ADD_OPERATOR_DESC){&f32.desc, &f32_rank2.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add, "BTensor.DimensionCount=2 must equal OutputTensor");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add,
+            "BTensor.DimensionCount=2 must equal OutputTensor");
     add = (DML_ELEMENT_WISE_ADD_OPERATOR_DESC){&f32.desc, &i32.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add,
             "BTensor.DataType=INT32 must equal OutputTensor.DataType=FLOAT32");
     identity = (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC){&f32.desc, &i32.desc, NULL};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity, "InputTensor.DataType=FLOAT32 must equal");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity,
+            "InputTensor.DataType=FLOAT32 must equal");
 
     /* Types the operator does not take. */
     add1 = (DML_ELEMENT_WISE_ADD1_OPERATOR_DESC){&i32.desc, &i32.desc, &i32.desc, NULL};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1,
             "CreateOperator(ELEMENT_WISE_ADD1): OutputTensor.DataType=INT32 is not supported");
     relu = (DML_ACTIVATION_RELU_OPERATOR_DESC){&u32.desc, &u32.desc};
-    expect_invalid(context, DML_OPERATOR_ACTIVATION_RELU, &relu,
+    dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_RELU, &relu,
             "CreateOperator(ACTIVATION_RELU): OutputTensor.DataType=UINT32 is not supported");
 
     /* ScaleBias on integers. */
     identity = (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC){&i32.desc, &i32.desc, &scale_bias};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity, "ScaleBias must be NULL for INT32");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity, "ScaleBias must be NULL for INT32");
 
     /* Fused activations DirectML does not fuse into ADD1. */
     add1 = (DML_ELEMENT_WISE_ADD1_OPERATOR_DESC){&f32.desc, &f32.desc, &f32.desc, &activation};
     activation = (DML_OPERATOR_DESC){DML_OPERATOR_ACTIVATION_SOFTMAX, &softmax};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1,
             "CreateOperator(ELEMENT_WISE_ADD1): FusedActivation.Type=ACTIVATION_SOFTMAX is not a fusible activation");
     activation = (DML_OPERATOR_DESC){DML_OPERATOR_ELEMENT_WISE_CLIP, &clip};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1, "ELEMENT_WISE_CLIP may be fused only into");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1, "ELEMENT_WISE_CLIP may be fused only into");
     activation = (DML_OPERATOR_DESC){DML_OPERATOR_ELEMENT_WISE_ADD, &not_an_activation};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1, "FusedActivation.Type=ELEMENT_WISE_ADD");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1, "FusedActivation.Type=ELEMENT_WISE_ADD");
 
     /* A fused activation has no tensors of its own. */
     relu_with_input = (DML_ACTIVATION_RELU_OPERATOR_DESC){&f32.desc, NULL};
     activation = (DML_OPERATOR_DESC){DML_OPERATOR_ACTIVATION_RELU, &relu_with_input};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1, "FusedActivation.InputTensor must be NULL");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1, "FusedActivation.InputTensor must be NULL");
     relu_with_input = (DML_ACTIVATION_RELU_OPERATOR_DESC){NULL, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1, "FusedActivation.OutputTensor must be NULL");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1,
+            "FusedActivation.OutputTensor must be NULL");
 
     /* Element offsets must fit the kernel's 32 bits. */
     add = (DML_ELEMENT_WISE_ADD_OPERATOR_DESC){&huge.desc, &f32.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add, "ATensor addresses element 6442450947");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add, "ATensor addresses element 6442450947");
 
     /* The device is still usable. */
     add = (DML_ELEMENT_WISE_ADD_OPERATOR_DESC){&f32.desc, &f32.desc, &f32.desc};

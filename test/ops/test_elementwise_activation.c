@@ -234,7 +234,6 @@ static void test_invalid_descs(void **state)
     DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC prelu_desc;
     DML_ACTIVATION_SIGMOID_OPERATOR_DESC sigmoid_desc;
     DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc;
-    IDMLOperator *op;
 
     dml_test_tensor_init(&f32, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL);
     dml_test_tensor_init(&f32b, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes2, NULL);
@@ -243,20 +242,18 @@ static void test_invalid_descs(void **state)
     dml_test_tensor_init(&f16, DML_TENSOR_DATA_TYPE_FLOAT16, 2, sizes, NULL);
 
     prelu_desc = (DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC){&f32.desc, &f32b.desc, &f32.desc};
-    check_hr(dml_test_create_operator(context, DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU, &prelu_desc, &op),
-            E_INVALIDARG);
-    assert_logged_error("CreateOperator(ACTIVATION_PARAMETERIZED_RELU): SlopeTensor.Sizes[1]=1 is not broadcastable "
+    dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU, &prelu_desc,
+            "CreateOperator(ACTIVATION_PARAMETERIZED_RELU): SlopeTensor.Sizes[1]=1 is not broadcastable "
             "to OutputTensor.Sizes[1]=5");
     prelu_desc = (DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC){&u32.desc, &u32.desc, &u32.desc};
-    check_hr(dml_test_create_operator(context, DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU, &prelu_desc, &op),
-            E_INVALIDARG);
-    assert_logged_error("OutputTensor.DataType=UINT32 is not supported by this operator.");
+    dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU, &prelu_desc,
+            "OutputTensor.DataType=UINT32 is not supported by this operator.");
     sigmoid_desc = (DML_ACTIVATION_SIGMOID_OPERATOR_DESC){&i32.desc, &i32.desc};
-    check_hr(dml_test_create_operator(context, DML_OPERATOR_ACTIVATION_SIGMOID, &sigmoid_desc, &op), E_INVALIDARG);
-    assert_logged_error("CreateOperator(ACTIVATION_SIGMOID): OutputTensor.DataType=INT32 is not supported");
+    dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_SIGMOID, &sigmoid_desc,
+            "CreateOperator(ACTIVATION_SIGMOID): OutputTensor.DataType=INT32 is not supported");
     relu_desc = (DML_ACTIVATION_RELU_OPERATOR_DESC){&f32.desc, &f16.desc};
-    check_hr(dml_test_create_operator(context, DML_OPERATOR_ACTIVATION_RELU, &relu_desc, &op), E_INVALIDARG);
-    assert_logged_error("InputTensor.DataType=FLOAT32 must equal OutputTensor.DataType=FLOAT16.");
+    dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_RELU, &relu_desc,
+            "InputTensor.DataType=FLOAT32 must equal OutputTensor.DataType=FLOAT16.");
     assert_no_log_errors();
 }
 

@@ -388,16 +388,6 @@ static void test_if(void **state)
 
 /* ---- Desc rules ---- */
 
-static void expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
-        const char *message)
-{
-    IDMLOperator *op = (IDMLOperator *)(uintptr_t)0xdeadbeef;
-
-    check_hr(dml_test_create_operator(context, type, desc, &op), E_INVALIDARG);
-    assert_null(op);
-    assert_logged_error(message);
-}
-
 static void test_invalid_descs(void **state)
 {
     static const UINT sizes[] = {4, 5}, sizes2[] = {4, 6};
@@ -417,28 +407,29 @@ static void test_invalid_descs(void **state)
     dml_test_tensor_init(&i64, DML_TENSOR_DATA_TYPE_INT64, 2, sizes, NULL);
 
     sub = (DML_ELEMENT_WISE_SUBTRACT_OPERATOR_DESC){&f32.desc, &f32b.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SUBTRACT, &sub,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SUBTRACT, &sub,
             "CreateOperator(ELEMENT_WISE_SUBTRACT): BTensor.Sizes[1]=6 is not broadcastable to OutputTensor.Sizes[1]=5");
     sub = (DML_ELEMENT_WISE_SUBTRACT_OPERATOR_DESC){&f64.desc, &f64.desc, &f64.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SUBTRACT, &sub,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SUBTRACT, &sub,
             "OutputTensor.DataType=FLOAT64 is not supported by this operator.");
     pow_desc = (DML_ELEMENT_WISE_POW_OPERATOR_DESC){&f32.desc, &i64.desc, &f32.desc, NULL};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_POW, &pow_desc,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_POW, &pow_desc,
             "CreateOperator(ELEMENT_WISE_POW): ExponentTensor.DataType=INT64 is not supported by this operator.");
     pow_desc = (DML_ELEMENT_WISE_POW_OPERATOR_DESC){&f32.desc, &i32.desc, &i32.desc, NULL};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_POW, &pow_desc,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_POW, &pow_desc,
             "InputTensor.DataType=FLOAT32 must equal OutputTensor.DataType=INT32.");
     if_desc = (DML_ELEMENT_WISE_IF_OPERATOR_DESC){&f32.desc, &f32.desc, &f32.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IF, &if_desc,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IF, &if_desc,
             "CreateOperator(ELEMENT_WISE_IF): ConditionTensor.DataType=FLOAT32 must be UINT8.");
     if_desc = (DML_ELEMENT_WISE_IF_OPERATOR_DESC){&u8.desc, &f32.desc, &i32.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IF, &if_desc,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IF, &if_desc,
             "BTensor.DataType=INT32 must equal OutputTensor.DataType=FLOAT32.");
     mean = (DML_ELEMENT_WISE_MEAN_OPERATOR_DESC){&u8.desc, &u8.desc, &u8.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_MEAN, &mean,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_MEAN, &mean,
             "CreateOperator(ELEMENT_WISE_MEAN): OutputTensor.DataType=UINT8 is not supported by this operator.");
     atan_yx = (DML_ELEMENT_WISE_ATAN_YX_OPERATOR_DESC){&i32.desc, &i32.desc, &i32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ATAN_YX, &atan_yx, "OutputTensor.DataType=INT32 is not supported");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ATAN_YX, &atan_yx,
+            "OutputTensor.DataType=INT32 is not supported");
     assert_no_log_errors();
 }
 

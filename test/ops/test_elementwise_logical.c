@@ -321,16 +321,6 @@ static void test_layouts(void **state)
 
 /* ---- Desc rules ---- */
 
-static void expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
-        const char *message)
-{
-    IDMLOperator *op = (IDMLOperator *)(uintptr_t)0xdeadbeef;
-
-    check_hr(dml_test_create_operator(context, type, desc, &op), E_INVALIDARG);
-    assert_null(op);
-    assert_logged_error(message);
-}
-
 static void test_invalid_descs(void **state)
 {
     static const UINT sizes[] = {4, 5};
@@ -350,25 +340,25 @@ static void test_invalid_descs(void **state)
     dml_test_tensor_init(&f64, DML_TENSOR_DATA_TYPE_FLOAT64, 2, sizes, NULL);
 
     equals = (DML_ELEMENT_WISE_LOGICAL_EQUALS_OPERATOR_DESC){&f32.desc, &i32.desc, &u8.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, &equals,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, &equals,
             "CreateOperator(ELEMENT_WISE_LOGICAL_EQUALS): BTensor.DataType=INT32 must equal ATensor.DataType=FLOAT32.");
     equals = (DML_ELEMENT_WISE_LOGICAL_EQUALS_OPERATOR_DESC){&f32.desc, &f32.desc, &f32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, &equals,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, &equals,
             "OutputTensor.DataType=FLOAT32 must be UINT32 or UINT8.");
     equals = (DML_ELEMENT_WISE_LOGICAL_EQUALS_OPERATOR_DESC){&f64.desc, &f64.desc, &u8.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, &equals,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, &equals,
             "ATensor.DataType=FLOAT64 is not supported by this operator.");
     and = (DML_ELEMENT_WISE_LOGICAL_AND_OPERATOR_DESC){&u16.desc, &u16.desc, &u16.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_AND, &and,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_AND, &and,
             "CreateOperator(ELEMENT_WISE_LOGICAL_AND): OutputTensor.DataType=UINT16 must be UINT32 or UINT8.");
     is_infinity = (DML_ELEMENT_WISE_IS_INFINITY_OPERATOR_DESC){&f32.desc, &u32.desc, DML_IS_INFINITY_MODE_EITHER};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IS_INFINITY, &is_infinity,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_IS_INFINITY, &is_infinity,
             "OutputTensor.DataType=UINT32 must be UINT8.");
     shift_left = (DML_ELEMENT_WISE_BIT_SHIFT_LEFT_OPERATOR_DESC){&i32.desc, &i32.desc, &i32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT, &shift_left,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT, &shift_left,
             "OutputTensor.DataType=INT32 is not supported by this operator.");
     bit_count = (DML_ELEMENT_WISE_BIT_COUNT_OPERATOR_DESC){&u32.desc, &u16.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_BIT_COUNT, &bit_count,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_BIT_COUNT, &bit_count,
             "CreateOperator(ELEMENT_WISE_BIT_COUNT): OutputTensor.DataType=UINT16 must be UINT32 or UINT8.");
     assert_no_log_errors();
 }

@@ -399,12 +399,30 @@ static void test_round(void **state)
     }
 }
 
+/* An operator of `type` with attributes (`desc`, its tensors NULL) over the type's edge values and
+ * [-4, 4] (floats) or every integer; zeros must keep their sign. */
+static void run_with_attributes(struct dml_test_context *context, DML_OPERATOR_TYPE op, DML_TENSOR_DATA_TYPE type,
+        const void *desc, size_t desc_size)
+{
+    struct ewt_value specials[EWT_MAX_SPECIALS];
+    struct ewt_case c;
+
+    ewt_case_init(&c, op, 1, type, 301, reference);
+    c.desc = desc;
+    c.desc_size = desc_size;
+    c.special_count = ewt_edge_values(type, specials);
+    c.specials[0] = specials;
+    c.lo[0] = ewt_is_float(type) ? -4.0 : 0.0;
+    c.hi[0] = ewt_is_float(type) ? 4.0 : 0.0;
+    c.zero_sign = true;
+    ewt_run(context, &c);
+}
+
 /* CLIP's float bounds on every type (integers clamp to ceil(Min), floor(Max)), NaN staying NaN. */
 static void test_clip(void **state)
 {
     static const float bounds[][2] = {{-1.5f, 2.25f}, {-1e30f, 1e30f}, {3.0f, 3.0f}, {0.2f, 0.8f}};
     struct dml_test_context *context = *state;
-    struct ewt_value specials[EWT_MAX_SPECIALS];
     unsigned int i, t;
 
     for (t = 0; t < ARRAY_SIZE(ewt_all_types); ++t)
@@ -416,20 +434,11 @@ static void test_clip(void **state)
         for (i = 0; i < ARRAY_SIZE(bounds); ++i)
         {
             DML_ELEMENT_WISE_CLIP_OPERATOR_DESC desc = {NULL, NULL, NULL, bounds[i][0], bounds[i][1]};
-            struct ewt_case c;
 
             /* Floats: plain and degenerate bounds; integers: fractional, out-of-range and empty. */
             if (ewt_is_float(type) ? i % 2 : i == 2)
                 continue;
-            ewt_case_init(&c, DML_OPERATOR_ELEMENT_WISE_CLIP, 1, type, 301, reference);
-            c.desc = &desc;
-            c.desc_size = sizeof(desc);
-            c.special_count = ewt_edge_values(type, specials);
-            c.specials[0] = specials;
-            c.lo[0] = ewt_is_float(type) ? -4.0 : 0.0;
-            c.hi[0] = ewt_is_float(type) ? 4.0 : 0.0;
-            c.zero_sign = true;
-            ewt_run(context, &c);
+            run_with_attributes(context, DML_OPERATOR_ELEMENT_WISE_CLIP, type, &desc, sizeof(desc));
         }
     }
 }
@@ -438,14 +447,12 @@ static void test_clip(void **state)
 static void test_clip1(void **state)
 {
     struct dml_test_context *context = *state;
-    struct ewt_value specials[EWT_MAX_SPECIALS];
     unsigned int t;
 
     for (t = 0; t < ARRAY_SIZE(ewt_all_types); ++t)
     {
         DML_TENSOR_DATA_TYPE type = ewt_all_types[t];
         DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC desc = {NULL, NULL, NULL, type};
-        struct ewt_case c;
 
         if (type == DML_TENSOR_DATA_TYPE_FLOAT64 || !dml_test_data_type_supported(context, type))
             continue;
@@ -467,15 +474,7 @@ static void test_clip1(void **state)
             if (ewt_is_signed(type) && ewt_bits(type) <= 16)
                 desc.Min.UInt64 = ewt_wrap(type, (uint64_t)-100), desc.Max.UInt64 = 27;
         }
-        ewt_case_init(&c, DML_OPERATOR_ELEMENT_WISE_CLIP1, 1, type, 301, reference);
-        c.desc = &desc;
-        c.desc_size = sizeof(desc);
-        c.special_count = ewt_edge_values(type, specials);
-        c.specials[0] = specials;
-        c.lo[0] = ewt_is_float(type) ? -4.0 : 0.0;
-        c.hi[0] = ewt_is_float(type) ? 4.0 : 0.0;
-        c.zero_sign = true;
-        ewt_run(context, &c);
+        run_with_attributes(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, type, &desc, sizeof(desc));
     }
 }
 
@@ -483,7 +482,6 @@ static void test_threshold(void **state)
 {
     static const float mins[] = {-0.75f, 1e12f, -1e12f};
     struct dml_test_context *context = *state;
-    struct ewt_value specials[EWT_MAX_SPECIALS];
     unsigned int i, t;
 
     for (t = 0; t < ARRAY_SIZE(ewt_all_types); ++t)
@@ -495,17 +493,8 @@ static void test_threshold(void **state)
         for (i = 0; i < (ewt_is_float(type) ? 1 : ARRAY_SIZE(mins)); ++i)
         {
             DML_ELEMENT_WISE_THRESHOLD_OPERATOR_DESC desc = {NULL, NULL, NULL, mins[i]};
-            struct ewt_case c;
 
-            ewt_case_init(&c, DML_OPERATOR_ELEMENT_WISE_THRESHOLD, 1, type, 301, reference);
-            c.desc = &desc;
-            c.desc_size = sizeof(desc);
-            c.special_count = ewt_edge_values(type, specials);
-            c.specials[0] = specials;
-            c.lo[0] = ewt_is_float(type) ? -4.0 : 0.0;
-            c.hi[0] = ewt_is_float(type) ? 4.0 : 0.0;
-            c.zero_sign = true;
-            ewt_run(context, &c);
+            run_with_attributes(context, DML_OPERATOR_ELEMENT_WISE_THRESHOLD, type, &desc, sizeof(desc));
         }
     }
 }
@@ -549,16 +538,6 @@ static void test_constant_pow(void **state)
 
 /* ---- Desc rules ---- */
 
-static void expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
-        const char *message)
-{
-    IDMLOperator *op = (IDMLOperator *)(uintptr_t)0xdeadbeef;
-
-    check_hr(dml_test_create_operator(context, type, desc, &op), E_INVALIDARG);
-    assert_null(op);
-    assert_logged_error(message);
-}
-
 static void test_invalid_descs(void **state)
 {
     static const UINT sizes[] = {4, 5};
@@ -578,25 +557,26 @@ static void test_invalid_descs(void **state)
     dml_test_tensor_init(&u32, DML_TENSOR_DATA_TYPE_UINT32, 2, sizes, NULL);
 
     clip = (DML_ELEMENT_WISE_CLIP_OPERATOR_DESC){&f32.desc, &f32.desc, NULL, 2.0f, 1.0f};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP, &clip,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP, &clip,
             "CreateOperator(ELEMENT_WISE_CLIP): Min=2 must be less than or equal to Max=1.");
     clip1 = (DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC){&i32.desc, &i32.desc, NULL, DML_TENSOR_DATA_TYPE_FLOAT32};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, &clip1,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, &clip1,
             "CreateOperator(ELEMENT_WISE_CLIP1): MinMaxDataType=FLOAT32 must equal OutputTensor.DataType=INT32.");
     clip1.MinMaxDataType = DML_TENSOR_DATA_TYPE_INT32;
     clip1.Min.Int32 = 5;
     clip1.Max.Int32 = -5;
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, &clip1, "Min must be less than or equal to Max");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, &clip1, "Min must be less than or equal to Max");
     sqrt_desc = (DML_ELEMENT_WISE_SQRT_OPERATOR_DESC){&i32.desc, &i32.desc, NULL};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SQRT, &sqrt_desc,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SQRT, &sqrt_desc,
             "CreateOperator(ELEMENT_WISE_SQRT): OutputTensor.DataType=INT32 is not supported by this operator.");
     round_desc = (DML_ELEMENT_WISE_ROUND_OPERATOR_DESC){&f32.desc, &f16.desc, DML_ROUNDING_MODE_TOWARD_ZERO};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ROUND, &round_desc,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ROUND, &round_desc,
             "InputTensor.DataType=FLOAT32 must equal OutputTensor.DataType=FLOAT16.");
     abs_desc = (DML_ELEMENT_WISE_ABS_OPERATOR_DESC){&i32.desc, &i32.desc, &scale_bias};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ABS, &abs_desc, "ScaleBias must be NULL for INT32 tensors");
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ABS, &abs_desc,
+            "ScaleBias must be NULL for INT32 tensors");
     negate = (DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC){&u32.desc, &u32.desc};
-    expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_NEGATE, &negate,
+    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_NEGATE, &negate,
             "CreateOperator(ELEMENT_WISE_NEGATE): OutputTensor.DataType=UINT32 is not supported");
     assert_no_log_errors();
 }
