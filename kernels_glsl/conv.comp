@@ -25,6 +25,9 @@
  * and each thread accumulates THREAD_M x THREAD_N outputs 16 apart, positions along x so that
  * neighbouring threads read and write neighbouring addresses.
  *
+ * CONV_TILED: the implicit GEMM for large shapes, turned around as CONV_COOPMAT below and in
+ * gemm_tiled.comp's 8 x 8 register tiles (16-byte shared-memory reads, 64 fma per 4 of them).
+ *
  * CONV_DIRECT: one output element per thread, the reduction in registers, kernel taps outside
  * and channels inside so that each tap's bounds and stride test runs once. For the shapes whose
  * GEMM tiles would be mostly empty (depthwise and other few-channel groups, tiny reductions) or
@@ -69,10 +72,12 @@
 layout(local_size_x = CONV_DIRECT_THREADS, local_size_y = 1, local_size_z = 1) in;
 #elif defined(CONV_IMPLICIT_GEMM)
 layout(local_size_x = CONV_THREADS_M, local_size_y = CONV_THREADS_N, local_size_z = 1) in;
+#elif defined(CONV_TILED)
+layout(local_size_x = CONV_TILED_THREADS, local_size_y = 1, local_size_z = 1) in;
 #elif defined(CONV_COOPMAT)
 layout(local_size_x_id = CONV_SPEC_THREADS, local_size_y = 1, local_size_z = 1) in;
 #else
-# error "Define CONV_DIRECT, CONV_IMPLICIT_GEMM or CONV_COOPMAT."
+# error "Define CONV_DIRECT, CONV_IMPLICIT_GEMM, CONV_TILED or CONV_COOPMAT."
 #endif
 
 layout(buffer_reference, std430, buffer_reference_align = TENSOR_ALIGN) readonly buffer ConvInput
@@ -486,6 +491,228 @@ void main()
                 continue;
             store_output(out_tensor, m / OUT_POSITIONS, g * OUT_C_PER_GROUP + n, split_position(m % OUT_POSITIONS),
                     float(acc[i][j]));
+        }
+    }
+}
+
+#elif defined(CONV_TILED)
+
+/* The implicit GEMM turned around, Output{channels, positions} = Filter{channels, K} x
+ * Input{K, positions} per group, in gemm_tiled.comp's register tiles: 16 x 16 threads, each
+ * accumulating 4 x 4 blocks 64 apart (BLOCKS_M x BLOCKS_N of them), reading shared memory in
+ * 16-byte vectors; two shared buffers of TILE_K values of K, the next slab's global loads in
+ * flight during the arithmetic. */
+layout(constant_id = CONV_SPEC_TILE_M) const uint TILE_M = 128;     /* channels */
+layout(constant_id = CONV_SPEC_TILE_N) const uint TILE_N = 64;      /* positions */
+layout(constant_id = CONV_SPEC_TILE_K) const uint TILE_K = 8;
+
+const uint THREADS = CONV_TILED_THREADS;
+const uint BLOCK = CONV_TILED_BLOCK;
+const uint MAX_BLOCKS = CONV_TILED_MAX_BLOCKS;
+const uint GEMM_M = OUT_C_PER_GROUP;
+const uint GEMM_N = BATCH * OUT_POSITIONS;
+const uint GEMM_K = IN_C_PER_GROUP * KERNEL_VOLUME;
+const bool FULL_K = GEMM_K % TILE_K == 0;
+const uint BLOCKS_M = TILE_M / BLOCK, BLOCKS_N = TILE_N / BLOCK;
+const uint TILES_M = (GEMM_M + TILE_M - 1) / TILE_M;
+const uint TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
+const uint TILE_COUNT = TILES_M * TILES_N * GROUPS;
+/* Loads per thread and slab: the filter K-fastest (a packed forward filter's rows are
+ * contiguous along K), the input positions-fastest (each thread keeps one position). */
+const uint FILTER_LOADS = TILE_M * TILE_K / THREADS;
+const uint INPUT_LOADS = TILE_N * TILE_K / THREADS;
+const uint INPUT_K_STEP = THREADS / TILE_N;
+const uint MAX_LOADS = MAX_BLOCKS * BLOCK * CONV_TILED_MAX_TILE_K / THREADS;
+/* [buffer][k][channel or position] in vec4s, rows padded by 4 values against bank conflicts. */
+const uint A_LD = (TILE_M + 4) / 4;
+const uint B_LD = (TILE_N + 4) / 4;
+
+shared vec4 a_tile[2 * TILE_K * A_LD];
+shared vec4 b_tile[2 * TILE_K * B_LD];
+
+float a_next[MAX_LOADS], b_next[MAX_LOADS];
+
+/* The K index kk as input channel and the spatial step of its tap. */
+void split_k(uint kk, out uint channel, out ivec3 step)
+{
+    channel = kk / KERNEL_VOLUME;
+    step = tap_step(split_tap(kk % KERNEL_VOLUME));
+}
+
+void fetch_filter(ConvInput filter_tensor, uint g, uint m0, uint k0)
+{
+    [[unroll]] for (uint q = 0; q < MAX_LOADS; ++q)
+    {
+        uint l = gl_LocalInvocationIndex + q * THREADS;
+        uint m = m0 + l / TILE_K, kk = k0 + l % TILE_K;
+
+        if (q >= FILTER_LOADS)
+            break;
+        a_next[q] = 0.0;
+        if (m < GEMM_M && (FULL_K || kk < GEMM_K))
+            a_next[q] = float(filter_tensor.v[filter_channel_offset(g, kk / KERNEL_VOLUME, m)
+                    + filter_tap_offset(split_tap(kk % KERNEL_VOLUME))]);
+    }
+}
+
+void store_filter(uint stage)
+{
+    [[unroll]] for (uint q = 0; q < MAX_LOADS; ++q)
+    {
+        uint l = gl_LocalInvocationIndex + q * THREADS, m = l / TILE_K;
+
+        if (q >= FILTER_LOADS)
+            break;
+        a_tile[(stage * TILE_K + l % TILE_K) * A_LD + m / 4][m % 4] = a_next[q];
+    }
+}
+
+/* This thread's input position: window_start() and the image and group's input base. */
+struct Column
+{
+    ivec3 start;
+    uint input_base;
+};
+
+Column column_init(uint n, uint g)
+{
+    uvec3 position = split_position(n % OUT_POSITIONS);
+    Column column;
+
+    column.start = window_start(position, n < GEMM_N && in_extent(position));
+    column.input_base = (n / OUT_POSITIONS) * IN_STRIDE_N + g * IN_C_PER_GROUP * IN_STRIDE_C;
+    return column;
+}
+
+void fetch_input(ConvInput input_tensor, Column column, uint k0)
+{
+    [[unroll]] for (uint q = 0; q < MAX_LOADS; ++q)
+    {
+        uint kk = k0 + gl_LocalInvocationIndex / TILE_N + q * INPUT_K_STEP, channel, in_offset;
+        ivec3 step;
+
+        if (q >= INPUT_LOADS)
+            break;
+        b_next[q] = 0.0;
+        split_k(kk, channel, step);
+        if ((FULL_K || kk < GEMM_K) && window_offset(column.start, step, in_offset))
+            b_next[q] = float(input_tensor.v[column.input_base + channel * IN_STRIDE_C + in_offset]);
+    }
+}
+
+void store_input(uint stage)
+{
+    uint n = gl_LocalInvocationIndex % TILE_N;
+
+    [[unroll]] for (uint q = 0; q < MAX_LOADS; ++q)
+    {
+        uint kk = gl_LocalInvocationIndex / TILE_N + q * INPUT_K_STEP;
+
+        if (q >= INPUT_LOADS)
+            break;
+        b_tile[(stage * TILE_K + kk) * B_LD + n / 4][n % 4] = b_next[q];
+    }
+}
+
+/* A warp is 8 x 4 threads (tx along positions, ty along channels): 8 + 4 distinct vectors a read. */
+uvec2 thread_position()
+{
+    uint lane = gl_LocalInvocationIndex % 32, warp = gl_LocalInvocationIndex / 32;
+
+    return uvec2(lane % 8 + 8 * (warp % 2), lane / 8 + 4 * (warp / 2));
+}
+
+void main()
+{
+    /* Tiles are numbered channels fastest, so that the workgroups gathering one input tile run
+     * together; then positions, then group. */
+    uint group = linear_group();
+    if (group >= TILE_COUNT)
+        return;
+
+    uint m0 = (group % TILES_M) * TILE_M;
+    uint n0 = ((group / TILES_M) % TILES_N) * TILE_N;
+    uint g = group / (TILES_M * TILES_N);
+    uvec2 position = thread_position();
+    uint tx = position.x, ty = position.y;
+    ConvInput input_tensor = ConvInput(tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI));
+    ConvInput filter_tensor = ConvInput(tensor_address(FILTER_SLOT, FILTER_OFFSET_LO, FILTER_OFFSET_HI));
+    Column column = column_init(n0 + gl_LocalInvocationIndex % TILE_N, g);
+    uint slabs = (GEMM_K + TILE_K - 1) / TILE_K;
+    /* acc[i][j]: channel ty * 4 + i % 4 + 64 * (i / 4), positions tx * 4 + 64 * j + 0..3; the
+     * blocks past BLOCKS_M x BLOCKS_N fold away once the pipeline is specialized. */
+    vec4 acc[4 * MAX_BLOCKS][MAX_BLOCKS];
+
+    [[unroll]] for (uint i = 0; i < 4 * MAX_BLOCKS; ++i)
+        [[unroll]] for (uint j = 0; j < MAX_BLOCKS; ++j)
+            acc[i][j] = vec4(0.0);
+
+    fetch_filter(filter_tensor, g, m0, 0);
+    fetch_input(input_tensor, column, 0);
+    store_filter(0);
+    store_input(0);
+    barrier();
+
+    for (uint s = 0; s < slabs; ++s)
+    {
+        uint stage = s % 2;
+        bool more = s + 1 < slabs;
+
+        /* Issued before the arithmetic, so that their latency hides behind it. */
+        if (more)
+        {
+            fetch_filter(filter_tensor, g, m0, (s + 1) * TILE_K);
+            fetch_input(input_tensor, column, (s + 1) * TILE_K);
+        }
+
+        [[unroll]] for (uint k = 0; k < TILE_K; ++k)
+        {
+            uint a_row = (stage * TILE_K + k) * A_LD, b_row = (stage * TILE_K + k) * B_LD;
+            vec4 a[MAX_BLOCKS], b[MAX_BLOCKS];
+
+            [[unroll]] for (uint h = 0; h < MAX_BLOCKS; ++h)
+            {
+                a[h] = h < BLOCKS_M ? a_tile[a_row + 16 * h + ty] : vec4(0.0);
+                b[h] = h < BLOCKS_N ? b_tile[b_row + 16 * h + tx] : vec4(0.0);
+            }
+            [[unroll]] for (uint i = 0; i < 4 * MAX_BLOCKS; ++i)
+            {
+                [[unroll]] for (uint j = 0; j < MAX_BLOCKS; ++j)
+                {
+                    if (i / 4 < BLOCKS_M && j < BLOCKS_N)
+                        acc[i][j] = fma(vec4(a[i / 4][i % 4]), b[j], acc[i][j]);
+                }
+            }
+        }
+
+        /* The other buffer was last read before the previous barrier. */
+        if (more)
+        {
+            store_filter(stage ^ 1);
+            store_input(stage ^ 1);
+        }
+        barrier();
+    }
+
+    ConvOutput out_tensor = ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI));
+
+    [[unroll]] for (uint i = 0; i < 4 * MAX_BLOCKS; ++i)
+    {
+        uint m = m0 + ty * 4 + i % 4 + BLOCK * (i / 4);
+
+        if (i / 4 >= BLOCKS_M || m >= GEMM_M)
+            continue;
+        [[unroll]] for (uint j = 0; j < MAX_BLOCKS; ++j)
+        {
+            [[unroll]] for (uint e = 0; e < 4; ++e)
+            {
+                uint n = n0 + tx * 4 + BLOCK * j + e;
+
+                if (j >= BLOCKS_N || n >= GEMM_N)
+                    continue;
+                store_output(out_tensor, n / OUT_POSITIONS, g * OUT_C_PER_GROUP + m, split_position(n % OUT_POSITIONS),
+                        acc[i][j][e]);
+            }
         }
     }
 }

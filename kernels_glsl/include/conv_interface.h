@@ -26,6 +26,14 @@
 #define CONV_THREADS_N 16
 #define CONV_TILE_K 16
 #define CONV_MAX_THREAD_TILE 4
+/* Register tiles (CONV_TILED, fp32 arithmetic): CONV_TILED_THREADS threads as 16 x 16, each
+ * accumulating 4 x 4 blocks 64 apart: tiles of TILE_M channels by TILE_N positions, each 64, 128
+ * or 256, at most CONV_TILED_MAX_BLOCKS blocks a thread; K staged TILE_K (8 or 16) values at a
+ * time in two shared buffers. */
+#define CONV_TILED_THREADS 256
+#define CONV_TILED_BLOCK 64
+#define CONV_TILED_MAX_BLOCKS 4
+#define CONV_TILED_MAX_TILE_K 16
 /* Cooperative matrices (CONV_COOPMAT): 16 x 16 x 16 fp16 matrices, K staged 32 values at a
  * time; TILE_M and TILE_N are 64, 128 or 256 with whole matrices per subgroup, 4 to 8 subgroups
  * of 32 threads (so each thread keeps its 8 input positions in every slab). */
@@ -66,14 +74,17 @@
 #define CONV_SPEC_THREAD_N 57           /* implicit GEMM only: outputs per thread along N */
 #define CONV_SPEC_ACTIVATION 58         /* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h) */
 #define CONV_SPEC_COUNT 62
-/* CONV_COOPMAT takes the constants above (THREAD_M and THREAD_N unused) and these. */
+/* CONV_TILED and CONV_COOPMAT take the constants above (THREAD_M and THREAD_N unused) and these. */
 #define CONV_SPEC_TILE_M 62             /* output channels per workgroup tile */
 #define CONV_SPEC_TILE_N 63             /* output positions (over all images) per workgroup tile */
-#define CONV_SPEC_SUBGROUPS_M 64        /* subgroups along the channels ... */
-#define CONV_SPEC_SUBGROUPS_N 65        /* ... and along the positions */
-#define CONV_SPEC_FILTER_VECTOR 66      /* the filter reads as packed {channels, K} rows in 16-byte vectors */
-#define CONV_SPEC_THREADS 67            /* workgroup size: 32 x SUBGROUPS_M x SUBGROUPS_N */
-#define CONV_COOPMAT_SPEC_COUNT 68
+#define CONV_SPEC_TILE_K 64             /* CONV_TILED: K values per shared-memory slab */
+#define CONV_TILED_SPEC_COUNT 65
+/* CONV_COOPMAT's own. */
+#define CONV_SPEC_SUBGROUPS_M 65        /* subgroups along the channels ... */
+#define CONV_SPEC_SUBGROUPS_N 66        /* ... and along the positions */
+#define CONV_SPEC_FILTER_VECTOR 67      /* the filter reads as packed {channels, K} rows in 16-byte vectors */
+#define CONV_SPEC_THREADS 68            /* workgroup size: 32 x SUBGROUPS_M x SUBGROUPS_N */
+#define CONV_COOPMAT_SPEC_COUNT 69
 
 #ifdef VULKAN
 

@@ -115,9 +115,10 @@ enum conv_path
     PATH_GEMM,                      /* the implicit-GEMM kernel */
     PATH_1X1,                       /* gemm.comp over channels */
     PATH_COOPMAT,                   /* FLOAT16 on cooperative matrices, where the device has them */
+    PATH_TILED,                     /* the register-tiled implicit GEMM for large shapes */
 };
 
-static const char *const path_names[] = {"any", "direct", "implicit-gemm", "gemm-1x1", "coopmat"};
+static const char *const path_names[] = {"any", "direct", "implicit-gemm", "gemm-1x1", "coopmat", "tiled"};
 
 struct conv_case
 {
@@ -705,15 +706,16 @@ static const struct conv_case shape_cases[] =
             .start_pad = {5}, .end_pad = {4}, .mode = XCORR, .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
 };
 
-/* Large enough for thread tiles of more than one output (groups multiply the tiles). */
+/* Large enough for thread tiles of more than one output (groups multiply the tiles); the first
+ * and last are large enough for the tiled kernel too, so the implicit GEMM is forced. */
 static const struct conv_case tile_cases[] =
 {
     {"thread tiles 4x4", F32, 4, 2, 32, 1024, 16, {16, 16}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
-            .mode = XCORR, .direction = FWD, .bias = true, .path = PATH_GEMM},
+            .mode = XCORR, .direction = FWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
     {"thread tiles 2x4, ragged", F32, 4, 1, 32, 1008, 16, {15, 17}, {3, 2}, .start_pad = {1, 0},
             .mode = CONV, .direction = FWD, .path = PATH_GEMM},
     {"thread tiles, backward", F32, 4, 2, 32, 1024, 16, {15, 16}, {2, 3}, .strides = {1, 2}, .start_pad = {0, 1},
-            .mode = XCORR, .direction = BWD, .bias = true, .path = PATH_GEMM},
+            .mode = XCORR, .direction = BWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
 };
 
 static const struct conv_case activation_cases[] =
@@ -910,6 +912,62 @@ static const struct conv_case coopmat_cases[] =
 static void set_conv_tune(const char *value)
 {
     dml_test_set_env("VKDML_CONV_TUNE", value);
+}
+
+/* ---- The register-tiled kernel ---- */
+
+/* The first is large enough for the automatic choice (128 tiles of 64 x 64); the others force it. */
+static const struct conv_case tiled_cases[] =
+{
+    {"tiled: 3x3 pad 1, 64 channels per group", F32, 4, 2, 32, 1024, 16, {16, 16}, {3, 3}, .start_pad = {1, 1},
+            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .activation = &dml_test_relu,
+            .path = PATH_TILED},
+    {"tiled: partial tiles, CONVOLUTION mode", F32, 4, 2, 20, 150, 2, {15, 17}, {3, 2}, .start_pad = {1, 0},
+            .mode = CONV, .direction = FWD, .bias = true},
+    {"tiled: backward, strided, OutputPadding", F32, 4, 2, 24, 72, 1, {9, 8}, {2, 3}, .strides = {2, 2},
+            .start_pad = {0, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD, .bias = true,
+            .activation = &dml_test_leaky_relu},
+    {"tiled: 3-D, dilated, padded and NHWC layouts", F32, 5, 2, 12, 40, 2, {5, 6, 7}, {2, 3, 2}, .dilations = {1, 2, 1},
+            .start_pad = {1, 2, 0}, .end_pad = {0, 1, 1}, .mode = XCORR, .direction = FWD, .in_layout = LAYOUT_PADDED,
+            .filter_layout = LAYOUT_PADDED, .out_layout = LAYOUT_CHANNELS_LAST, .activation = &dml_test_clip},
+    {"tiled: 1-D, K not a multiple of the slab", F32, 3, 3, 7, 130, 1, {70}, {5}, .strides = {2}, .start_pad = {2},
+            .end_pad = {2}, .mode = XCORR, .direction = FWD, .bias = true},
+    {"tiled: FLOAT16 tensors", F16, 4, 2, 16, 96, 1, {12, 11}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
+            .mode = CONV, .direction = FWD, .bias = true, .activation = &dml_test_sigmoid},
+    {"tiled: FLOAT16, half-precision permission", F16, 4, 1, 8, 64, 1, {10, 10}, {3, 3}, .mode = XCORR,
+            .direction = FWD, .flags = HALF},
+    {"tiled: OWNED_BY_DML filter and bias", F32, 4, 2, 16, 80, 1, {8, 9}, {3, 3}, .start_pad = {1, 1},
+            .mode = XCORR, .direction = FWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS},
+};
+
+/* Each case and part of the wide sweep on the kernel forced, over its default tiling and the
+ * others (lavapipe compiles the kernel slowly: a fifth of the sweep, a twenty-third for the others). */
+static void test_tiled_kernel(void **state)
+{
+    static const char *const tunings[] = {NULL, "64,256,8", "256,64,16", "128,128,8", "64,64,16"};
+    struct dml_test_context *context = *state;
+    struct conv_case test;
+    char name[160];
+    unsigned int i, t;
+
+    for (t = 0; t < ARRAY_SIZE(tunings); ++t)
+    {
+        set_conv_tune(tunings[t]);
+        for (i = 0; i < ARRAY_SIZE(tiled_cases); ++i)
+        {
+            test = tiled_cases[i];
+            if (t || test.path != PATH_TILED)
+                test.path = test.force = PATH_TILED;
+            run_case(context, &test);
+        }
+        for (i = t; i < 128; i += t ? 23 : 5)
+        {
+            sweep_case(&test, name, sizeof(name), i, true);
+            test.path = test.force = PATH_TILED;
+            run_case(context, &test);
+        }
+    }
+    set_conv_tune(NULL);
 }
 
 /* Each case, and the wide sweep in FLOAT16 with 16 channels per group, on the kernel forced,
@@ -1242,6 +1300,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_owned_by_dml, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_forced_kernels, dml_test_setup, forced_teardown),
         cmocka_unit_test_setup_teardown(test_coopmat_kernel, dml_test_setup, forced_teardown),
+        cmocka_unit_test_setup_teardown(test_tiled_kernel, dml_test_setup, forced_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_attributes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_channels, dml_test_setup, dml_test_teardown),
