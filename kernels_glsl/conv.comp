@@ -68,7 +68,7 @@
 # define ACC_T float
 #endif
 
-#if defined(CONV_DIRECT)
+#if defined(CONV_DIRECT) || defined(CONV_SPLIT_REDUCE)
 layout(local_size_x = CONV_DIRECT_THREADS, local_size_y = 1, local_size_z = 1) in;
 #elif defined(CONV_IMPLICIT_GEMM)
 layout(local_size_x = CONV_THREADS_M, local_size_y = CONV_THREADS_N, local_size_z = 1) in;
@@ -77,7 +77,7 @@ layout(local_size_x = CONV_TILED_THREADS, local_size_y = 1, local_size_z = 1) in
 #elif defined(CONV_COOPMAT)
 layout(local_size_x_id = CONV_SPEC_THREADS, local_size_y = 1, local_size_z = 1) in;
 #else
-# error "Define CONV_DIRECT, CONV_IMPLICIT_GEMM, CONV_TILED or CONV_COOPMAT."
+# error "Define CONV_DIRECT, CONV_IMPLICIT_GEMM, CONV_TILED, CONV_SPLIT_REDUCE or CONV_COOPMAT."
 #endif
 
 layout(buffer_reference, std430, buffer_reference_align = TENSOR_ALIGN) readonly buffer ConvInput
@@ -284,6 +284,29 @@ uint linear_group()
 {
     return gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
 }
+
+#if defined(CONV_TILED) || defined(CONV_SPLIT_REDUCE)
+
+layout(constant_id = CONV_SPEC_SPLIT_K) const uint SPLIT_K = 1;
+layout(constant_id = CONV_SPEC_PARTIAL_SLOT) const uint PARTIAL_SLOT = 0;
+
+/* The GEMM the tiled kernel computes per group: channels x positions, K = the reduction. */
+const uint GEMM_M = OUT_C_PER_GROUP;
+const uint GEMM_N = BATCH * OUT_POSITIONS;
+const uint GEMM_K = IN_C_PER_GROUP * KERNEL_VOLUME;
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer PartialSums
+{
+    float v[];
+};
+
+/* Partial sums {SPLIT_K, GROUPS, GEMM_M, GEMM_N} at the start of the temporary resource. */
+uint partial_index(uint part, uint g, uint m, uint n)
+{
+    return ((part * GROUPS + g) * GEMM_M + m) * GEMM_N + n;
+}
+
+#endif
 
 #ifdef CONV_DIRECT
 
@@ -509,14 +532,13 @@ layout(constant_id = CONV_SPEC_TILE_K) const uint TILE_K = 8;
 const uint THREADS = CONV_TILED_THREADS;
 const uint BLOCK = CONV_TILED_BLOCK;
 const uint MAX_BLOCKS = CONV_TILED_MAX_BLOCKS;
-const uint GEMM_M = OUT_C_PER_GROUP;
-const uint GEMM_N = BATCH * OUT_POSITIONS;
-const uint GEMM_K = IN_C_PER_GROUP * KERNEL_VOLUME;
 const bool FULL_K = GEMM_K % TILE_K == 0;
 const uint BLOCKS_M = TILE_M / BLOCK, BLOCKS_N = TILE_N / BLOCK;
 const uint TILES_M = (GEMM_M + TILE_M - 1) / TILE_M;
 const uint TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
 const uint TILE_COUNT = TILES_M * TILES_N * GROUPS;
+const uint SLABS = (GEMM_K + TILE_K - 1) / TILE_K;
+const uint SLABS_PER_PART = (SLABS + SPLIT_K - 1) / SPLIT_K;
 /* Loads per thread and slab: the filter K-fastest (a packed forward filter's rows are
  * contiguous along K), the input positions-fastest (each thread keeps one position). */
 const uint FILTER_LOADS = TILE_M * TILE_K / THREADS;
@@ -625,20 +647,23 @@ uvec2 thread_position()
 void main()
 {
     /* Tiles are numbered channels fastest, so that the workgroups gathering one input tile run
-     * together; then positions, then group. */
+     * together; then positions, then group, then part of K. */
     uint group = linear_group();
-    if (group >= TILE_COUNT)
+    if (group >= TILE_COUNT * SPLIT_K)
         return;
 
-    uint m0 = (group % TILES_M) * TILE_M;
-    uint n0 = ((group / TILES_M) % TILES_N) * TILE_N;
-    uint g = group / (TILES_M * TILES_N);
+    uint tile = group % TILE_COUNT, part = group / TILE_COUNT;
+    uint m0 = (tile % TILES_M) * TILE_M;
+    uint n0 = ((tile / TILES_M) % TILES_N) * TILE_N;
+    uint g = tile / (TILES_M * TILES_N);
+    /* This part's slabs: all of them without split-K. */
+    uint k_first = SPLIT_K == 1 ? 0 : min(part * SLABS_PER_PART, SLABS) * TILE_K;
+    uint k_end = SPLIT_K == 1 ? GEMM_K : min(k_first + SLABS_PER_PART * TILE_K, GEMM_K);
     uvec2 position = thread_position();
     uint tx = position.x, ty = position.y;
     ConvInput input_tensor = ConvInput(tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI));
     ConvInput filter_tensor = ConvInput(tensor_address(FILTER_SLOT, FILTER_OFFSET_LO, FILTER_OFFSET_HI));
     Column column = column_init(n0 + gl_LocalInvocationIndex % TILE_N, g);
-    uint slabs = (GEMM_K + TILE_K - 1) / TILE_K;
     /* acc[i][j]: channel ty * 4 + i % 4 + 64 * (i / 4), positions tx * 4 + 64 * j + 0..3; the
      * blocks past BLOCKS_M x BLOCKS_N fold away once the pipeline is specialized. */
     vec4 acc[4 * MAX_BLOCKS][MAX_BLOCKS];
@@ -647,22 +672,25 @@ void main()
         [[unroll]] for (uint j = 0; j < MAX_BLOCKS; ++j)
             acc[i][j] = vec4(0.0);
 
-    fetch_filter(filter_tensor, g, m0, 0);
-    fetch_input(input_tensor, column, 0);
-    store_filter(0);
-    store_input(0);
+    /* A part past the last slab (more parts than slabs) only writes zeros. */
+    if (k_first < k_end)
+    {
+        fetch_filter(filter_tensor, g, m0, k_first);
+        fetch_input(input_tensor, column, k_first);
+        store_filter(0);
+        store_input(0);
+    }
     barrier();
 
-    for (uint s = 0; s < slabs; ++s)
+    for (uint k0 = k_first, stage = 0; k0 < k_end; k0 += TILE_K, stage ^= 1)
     {
-        uint stage = s % 2;
-        bool more = s + 1 < slabs;
+        bool more = k0 + TILE_K < k_end;
 
         /* Issued before the arithmetic, so that their latency hides behind it. */
         if (more)
         {
-            fetch_filter(filter_tensor, g, m0, (s + 1) * TILE_K);
-            fetch_input(input_tensor, column, (s + 1) * TILE_K);
+            fetch_filter(filter_tensor, g, m0, k0 + TILE_K);
+            fetch_input(input_tensor, column, k0 + TILE_K);
         }
 
         [[unroll]] for (uint k = 0; k < TILE_K; ++k)
@@ -694,7 +722,9 @@ void main()
         barrier();
     }
 
+    /* Bias, activation and store; or, with split-K, this part's sums into the temporary resource. */
     ConvOutput out_tensor = ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI));
+    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
 
     [[unroll]] for (uint i = 0; i < 4 * MAX_BLOCKS; ++i)
     {
@@ -710,11 +740,33 @@ void main()
 
                 if (j >= BLOCKS_N || n >= GEMM_N)
                     continue;
-                store_output(out_tensor, n / OUT_POSITIONS, g * OUT_C_PER_GROUP + m, split_position(n % OUT_POSITIONS),
-                        acc[i][j][e]);
+                if (SPLIT_K > 1)
+                    partial.v[partial_index(part, g, m, n)] = acc[i][j][e];
+                else
+                    store_output(out_tensor, n / OUT_POSITIONS, g * OUT_C_PER_GROUP + m,
+                            split_position(n % OUT_POSITIONS), acc[i][j][e]);
             }
         }
     }
+}
+
+#elif defined(CONV_SPLIT_REDUCE)
+
+/* One output per thread, positions fastest (the partial sums' and an NCHW output's order). */
+void main()
+{
+    uint index = linear_group() * CONV_DIRECT_THREADS + gl_LocalInvocationIndex;
+    if (index >= GROUPS * GEMM_M * GEMM_N)
+        return;
+
+    uint n = index % GEMM_N, m = (index / GEMM_N) % GEMM_M, g = index / (GEMM_N * GEMM_M);
+    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    float sum = 0.0;
+
+    for (uint part = 0; part < SPLIT_K; ++part)
+        sum += partial.v[partial_index(part, g, m, n)];
+    store_output(ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI)), n / OUT_POSITIONS,
+            g * OUT_C_PER_GROUP + m, split_position(n % OUT_POSITIONS), sum);
 }
 
 #else /* CONV_COOPMAT */

@@ -453,9 +453,15 @@ static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thr
 
 /* ---- conv.comp's CONV_TILED ---- */
 
+/* Split-K bounds: parts of at least 16 slabs; partial sums of at most 1 GiB (32-bit indices). */
+#define CONV_TILED_MAX_SPLIT_K 16
+#define CONV_TILED_MIN_PART_SLABS 16
+#define CONV_TILED_MAX_PARTIAL (1ull << 30)
+
 struct tiled_tiling
 {
     uint32_t tile_m, tile_n, tile_k;    /* channels, positions, K per slab */
+    uint32_t split_k;                   /* workgroups per tile, each summing a part of K */
 };
 
 static uint64_t tiled_tiles(const struct conv_shape *shape, const struct tiled_tiling *t)
@@ -481,10 +487,11 @@ static bool valid_tiled_tiling(const struct vkdml_compile *compile, const struct
     return valid_tiled_side(t->tile_m) && valid_tiled_side(t->tile_n)
             && (t->tile_m / CONV_TILED_BLOCK) * (t->tile_n / CONV_TILED_BLOCK) <= CONV_TILED_MAX_BLOCKS
             && (t->tile_k == 8 || t->tile_k == CONV_TILED_MAX_TILE_K)
+            && t->split_k >= 1 && t->split_k <= CONV_TILED_MAX_SPLIT_K
             && tiled_shared_size(t) <= compile->vk->caps.properties.limits.maxComputeSharedMemorySize;
 }
 
-static const struct tiled_tiling tiled_smallest = {CONV_TILED_BLOCK, CONV_TILED_BLOCK, 8};
+static const struct tiled_tiling tiled_smallest = {CONV_TILED_BLOCK, CONV_TILED_BLOCK, 8, 1};
 
 static const char *tiled_shared_missing(const struct vkdml_compile *compile)
 {
@@ -497,9 +504,40 @@ static bool tiled_pays(const struct vkdml_compile *compile, const struct conv_sh
     return !tiled_shared_missing(compile) && tiled_tiles(shape, &tiled_smallest) >= CONV_ENOUGH_GROUPS;
 }
 
+/* The partial sums of split-K in the temporary resource, in bytes. */
+static uint64_t tiled_partial_size(const struct conv_shape *shape, const struct tiled_tiling *t)
+{
+    uint64_t outputs = (uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes);
+
+    return t->split_k > 1 ? t->split_k * outputs * sizeof(float) : 0;
+}
+
+/* Split K until there are 3 workgroups per unit of a large GPU, each part keeping at least
+ * CONV_TILED_MIN_PART_SLABS slabs and the partial sums within CONV_TILED_MAX_PARTIAL bytes.
+ * H200, N32 C256 14x14 K256 3x3 in 98 tiles of 256x64 (TFLOP/s): 1 part 25.8, 2 parts 21.8
+ * (196 workgroups: a second, mostly empty wave), 4 parts 27.0. */
+static void choose_split_k(const struct conv_shape *shape, struct tiled_tiling *t)
+{
+    uint64_t tiles = tiled_tiles(shape, t);
+    uint32_t slabs = (shape->in_channels / shape->groups * product3(shape->kernel) + t->tile_k - 1) / t->tile_k;
+
+    t->split_k = 1;
+    while (tiles * t->split_k < 3 * CONV_ENOUGH_GROUPS && slabs / (2 * t->split_k) >= CONV_TILED_MIN_PART_SLABS
+            && 2 * t->split_k <= CONV_TILED_MAX_SPLIT_K)
+    {
+        t->split_k *= 2;
+        if (tiled_partial_size(shape, t) > CONV_TILED_MAX_PARTIAL)
+        {
+            t->split_k /= 2;
+            break;
+        }
+    }
+}
+
 /* The first of these tilings whose tiles are at most an eighth padding and number at least half
- * a large GPU's units; VKDML_CONV_TUNE="tile_m,tile_n[,tile_k]" (channels and positions 64, 128
- * or 256, at most 4 blocks of 64 x 64; K slabs of 8 or 16) overrides it. Measured on an H200,
+ * a large GPU's units, K split (choose_split_k) if they are still too few;
+ * VKDML_CONV_TUNE="tile_m,tile_n[,tile_k[,split_k]]" (channels and positions 64, 128 or 256, at
+ * most 4 blocks of 64 x 64; K slabs of 8 or 16; 1 to 16 parts) overrides it. Measured on an H200,
  * ResNet-50 3x3 layers at batch 32 (TFLOP/s): C256 14x14 256x64x16 25.6 (98 tiles), 128x128x16
  * 23.9, 64x64x16 23.6, 128x64x8 19.6-21.4; C64 56x56 64x128x8 27.1, 64x128x16 19.7, 64x64x16
  * 21.9, 64x256 2.1 (whatever its slab; the register allocation falls over); the 7x7 stem
@@ -508,10 +546,10 @@ static bool tiled_pays(const struct vkdml_compile *compile, const struct conv_sh
 static void choose_tiled_tiling(const struct vkdml_compile *compile, const struct conv_shape *shape,
         struct tiled_tiling *tiling)
 {
-    static const struct tiled_tiling candidates[] = {{256, 64, 16}, {128, 128, 16}, {64, 128, 8}, {64, 64, 8}};
+    static const struct tiled_tiling candidates[] = {{256, 64, 16, 1}, {128, 128, 16, 1}, {64, 128, 8, 1}, {64, 64, 8, 1}};
     uint64_t m = shape->out_channels / shape->groups, n = (uint64_t)shape->batch * product3(shape->out_sizes);
     const char *value = getenv("VKDML_CONV_TUNE");
-    struct tiled_tiling requested = {0, 0, 8};
+    struct tiled_tiling requested = {0, 0, 8, 1};
     unsigned int i;
 
     for (i = 0; i < ARRAY_SIZE(candidates); ++i)
@@ -524,13 +562,14 @@ static void choose_tiled_tiling(const struct vkdml_compile *compile, const struc
     }
     if (!valid_tiled_tiling(compile, tiling))
         tiling->tile_k = 8;
+    choose_split_k(shape, tiling);
     if (!value || !*value)
         return;
-    if (sscanf(value, "%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.tile_k) >= 2
-            && valid_tiled_tiling(compile, &requested))
+    if (sscanf(value, "%u,%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.tile_k, &requested.split_k) >= 2
+            && valid_tiled_tiling(compile, &requested) && tiled_partial_size(shape, &requested) <= CONV_TILED_MAX_PARTIAL)
         *tiling = requested;
     else
-        WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n[,tile_k] the tiled kernel can take.", value);
+        WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n[,tile_k[,split_k]] the tiled kernel can take.", value);
 }
 
 /* NULL when conv.comp's CONV_COOPMAT can run the convolution, else why not. */
@@ -830,13 +869,27 @@ static HRESULT compile_tiled(struct vkdml_compile *compile, const struct conv_sh
     spec[CONV_SPEC_TILE_M] = tiling.tile_m;
     spec[CONV_SPEC_TILE_N] = tiling.tile_n;
     spec[CONV_SPEC_TILE_K] = tiling.tile_k;
-    count = tiled_tiles(shape, &tiling);
+    spec[CONV_SPEC_SPLIT_K] = tiling.split_k;
+    spec[CONV_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
+    count = tiled_tiles(shape, &tiling) * tiling.split_k;
     if (FAILED(hr = spread_groups(compile, count, groups)))
         return hr;
-    TRACE("Convolution kernel: tiled, %s, %" PRIu64 " workgroups of %ux%u tiles, K slabs of %u.",
-            shape->backward ? "backward" : "forward", count, tiling.tile_m, tiling.tile_n, tiling.tile_k);
-    return vkdml_compile_add_dispatch(compile, choose_kernel(compile, CONV_PATH_TILED), spec, CONV_TILED_SPEC_COUNT,
-            NULL, 0, groups, false);
+    TRACE("Convolution kernel: tiled, %s, %" PRIu64 " workgroups of %ux%u tiles, K slabs of %u in %u part(s).",
+            shape->backward ? "backward" : "forward", count, tiling.tile_m, tiling.tile_n, tiling.tile_k,
+            tiling.split_k);
+    if (FAILED(hr = vkdml_compile_add_dispatch(compile, choose_kernel(compile, CONV_PATH_TILED), spec,
+            CONV_TILED_SPEC_COUNT, NULL, 0, groups, false)) || tiling.split_k == 1)
+        return hr;
+
+    /* The parts' sums added up, one thread per output. */
+    compile->temporary_size = tiled_partial_size(shape, &tiling);
+    count = ((uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes) + CONV_DIRECT_THREADS - 1)
+            / CONV_DIRECT_THREADS;
+    if (FAILED(hr = spread_groups(compile, count, groups)))
+        return hr;
+    return vkdml_compile_add_dispatch(compile, conv_tensor(compile->op, CONV_INPUT)->DataType
+            == DML_TENSOR_DATA_TYPE_FLOAT32 ? VKDML_KERNEL_CONV_SPLIT_REDUCE_F32 : VKDML_KERNEL_CONV_SPLIT_REDUCE_F16,
+            spec, CONV_TILED_SPEC_COUNT, NULL, 0, groups, true);
 }
 
 /* ---- conv.comp's CONV_COOPMAT ---- */

@@ -43,7 +43,8 @@
 #define CONV_COOPMAT_MAX_TILE 256
 #define CONV_COOPMAT_MAX_ACCUMULATORS 16
 #define CONV_COOPMAT_MIN_THREADS 128
-/* Direct (CONV_DIRECT): one output element per thread, in workgroups of CONV_DIRECT_THREADS. */
+/* Direct (CONV_DIRECT): one output element per thread, in workgroups of CONV_DIRECT_THREADS;
+ * CONV_SPLIT_REDUCE likewise. */
 #define CONV_DIRECT_THREADS 64
 
 /* Specialization constant ids. Spatial triples are {D, H, W}; tensor strides {N, C, D, H, W}. */
@@ -78,13 +79,18 @@
 #define CONV_SPEC_TILE_M 62             /* output channels per workgroup tile */
 #define CONV_SPEC_TILE_N 63             /* output positions (over all images) per workgroup tile */
 #define CONV_SPEC_TILE_K 64             /* CONV_TILED: K values per shared-memory slab */
-#define CONV_TILED_SPEC_COUNT 65
+/* CONV_TILED with SPLIT_K > 1 sums parts of K in SPLIT_K workgroups per tile, into fp32 partial
+ * sums {SPLIT_K, GROUPS, channels per group, positions} in the temporary resource (its slot
+ * here); CONV_SPLIT_REDUCE (same constants) adds them up, then bias, activation and store. */
+#define CONV_SPEC_SPLIT_K 65
+#define CONV_SPEC_PARTIAL_SLOT 66
+#define CONV_TILED_SPEC_COUNT 67
 /* CONV_COOPMAT's own. */
-#define CONV_SPEC_SUBGROUPS_M 65        /* subgroups along the channels ... */
-#define CONV_SPEC_SUBGROUPS_N 66        /* ... and along the positions */
-#define CONV_SPEC_FILTER_VECTOR 67      /* the filter reads as packed {channels, K} rows in 16-byte vectors */
-#define CONV_SPEC_THREADS 68            /* workgroup size: 32 x SUBGROUPS_M x SUBGROUPS_N */
-#define CONV_COOPMAT_SPEC_COUNT 69
+#define CONV_SPEC_SUBGROUPS_M 67        /* subgroups along the channels ... */
+#define CONV_SPEC_SUBGROUPS_N 68        /* ... and along the positions */
+#define CONV_SPEC_FILTER_VECTOR 69      /* the filter reads as packed {channels, K} rows in 16-byte vectors */
+#define CONV_SPEC_THREADS 70            /* workgroup size: 32 x SUBGROUPS_M x SUBGROUPS_N */
+#define CONV_COOPMAT_SPEC_COUNT 71
 
 #ifdef VULKAN
 
