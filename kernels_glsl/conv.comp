@@ -285,12 +285,12 @@ uint linear_group()
     return gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
 }
 
-#if defined(CONV_TILED) || defined(CONV_SPLIT_REDUCE)
+#if defined(CONV_TILED) || defined(CONV_SPLIT_REDUCE) || defined(CONV_COOPMAT)
 
 layout(constant_id = CONV_SPEC_SPLIT_K) const uint SPLIT_K = 1;
 layout(constant_id = CONV_SPEC_PARTIAL_SLOT) const uint PARTIAL_SLOT = 0;
 
-/* The GEMM the tiled kernel computes per group: channels x positions, K = the reduction. */
+/* The GEMM the tiled and coopmat kernels compute per group: channels x positions, K = the reduction. */
 const uint GEMM_M = OUT_C_PER_GROUP;
 const uint GEMM_N = BATCH * OUT_POSITIONS;
 const uint GEMM_K = IN_C_PER_GROUP * KERNEL_VOLUME;
@@ -786,9 +786,6 @@ const uint THREADS = gl_WorkGroupSize.x;
 const uint MAT = CONV_COOPMAT_MATRIX;
 const uint TILE_K = CONV_COOPMAT_TILE_K;
 const uint HALVES = 8;                          /* fp16 values per 16-byte vector */
-const uint GEMM_M = OUT_C_PER_GROUP;
-const uint GEMM_N = BATCH * OUT_POSITIONS;
-const uint GEMM_K = IN_C_PER_GROUP * KERNEL_VOLUME;
 const uint SUB_M = TILE_M / SUBGROUPS_M;
 const uint SUB_N = TILE_N / SUBGROUPS_N;
 const uint ACC_ROWS = SUB_M / MAT;
@@ -797,6 +794,7 @@ const uint TILES_M = (GEMM_M + TILE_M - 1) / TILE_M;
 const uint TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
 const uint TILE_COUNT = TILES_M * TILES_N * GROUPS;
 const uint SLABS = (GEMM_K + TILE_K - 1) / TILE_K;
+const uint SLABS_PER_PART = (SLABS + SPLIT_K - 1) / SPLIT_K;
 /* Shared tiles in vectors, rows padded by one vector so that matrix loads spread over the banks:
  * A (filter) [m][k], B (gathered input) [k][n]. */
 const uint A_ROW_VECTORS = TILE_K / HALVES;
@@ -929,12 +927,14 @@ void multiply(uint sm, uint sn)
     }
 }
 
-/* Lane l takes channel l / 2 and positions (l % 2) * 8.. of each 16 x 16 accumulator. */
-void epilogue(uint g, uint m0, uint n0, uint sm, uint sn)
+/* Lane l takes channel l / 2 and positions (l % 2) * 8.. of each 16 x 16 accumulator: bias,
+ * activation and store, or with split-K this part's sums into the temporary resource. */
+void epilogue(uint part, uint g, uint m0, uint n0, uint sm, uint sn)
 {
     uint scratch = gl_SubgroupID * MAT * SCRATCH_LD;
     uint lane = gl_SubgroupInvocationID, row = lane / 2, column = (lane % 2) * HALVES;
     ConvOutput out_tensor = ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI));
+    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
 
     [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
     {
@@ -954,10 +954,15 @@ void epilogue(uint g, uint m0, uint n0, uint sm, uint sn)
             [[unroll]] for (uint e = 0; e < HALVES; ++e)
             {
                 uint p = n + e;
+                float sum = uintBitsToFloat(e < 4 ? low[e] : high[e - 4]);
 
-                if (p < GEMM_N)
+                if (p >= GEMM_N)
+                    continue;
+                if (SPLIT_K > 1)
+                    partial.v[partial_index(part, g, m, p)] = sum;
+                else
                     store_output(out_tensor, p / OUT_POSITIONS, g * OUT_C_PER_GROUP + m,
-                            split_position(p % OUT_POSITIONS), uintBitsToFloat(e < 4 ? low[e] : high[e - 4]));
+                            split_position(p % OUT_POSITIONS), sum);
             }
         }
     }
@@ -965,14 +970,19 @@ void epilogue(uint g, uint m0, uint n0, uint sm, uint sn)
 
 void main()
 {
-    /* Tiles are numbered channels fastest, so that neighbouring workgroups share input columns. */
+    /* Tiles are numbered channels fastest, so that neighbouring workgroups share input columns;
+     * then positions, group, part of K. */
     uint group = linear_group();
-    if (group >= TILE_COUNT)
+    if (group >= TILE_COUNT * SPLIT_K)
         return;
 
-    uint m0 = (group % TILES_M) * TILE_M;
-    uint n0 = ((group / TILES_M) % TILES_N) * TILE_N;
-    uint g = group / (TILES_M * TILES_N);
+    uint tile = group % TILE_COUNT, part = group / TILE_COUNT;
+    uint m0 = (tile % TILES_M) * TILE_M;
+    uint n0 = ((tile / TILES_M) % TILES_N) * TILE_N;
+    uint g = tile / (TILES_M * TILES_N);
+    /* This part's slabs: all of them without split-K. */
+    uint s_first = SPLIT_K == 1 ? 0 : min(part * SLABS_PER_PART, SLABS);
+    uint s_end = SPLIT_K == 1 ? SLABS : min(s_first + SLABS_PER_PART, SLABS);
     uint sm = (gl_SubgroupID / SUBGROUPS_N) * SUB_M;
     uint sn = (gl_SubgroupID % SUBGROUPS_N) * SUB_N;
     ConvInput input_tensor = ConvInput(tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI));
@@ -985,16 +995,20 @@ void main()
             acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT>(0.0);
     }
 
-    fetch_a(filter_tensor, g, m0, 0);
-    fetch_b(input_tensor, 0);
-    for (uint s = 0; s < SLABS; ++s)
+    /* A part past the last slab (more parts than slabs) only writes zeros. */
+    if (s_first < s_end)
+    {
+        fetch_a(filter_tensor, g, m0, s_first * TILE_K);
+        fetch_b(input_tensor, s_first * TILE_K);
+    }
+    for (uint s = s_first; s < s_end; ++s)
     {
         /* Every subgroup is done reading the previous slab. */
         barrier();
         store_tiles();
         barrier();
         /* Issued before the arithmetic, so that their latency hides behind it. */
-        if (s + 1 < SLABS)
+        if (s + 1 < s_end)
         {
             fetch_a(filter_tensor, g, m0, (s + 1) * TILE_K);
             fetch_b(input_tensor, (s + 1) * TILE_K);
@@ -1004,7 +1018,7 @@ void main()
 
     /* The scratch overlays the tiles. */
     barrier();
-    epilogue(g, m0, n0, sm, sn);
+    epilogue(part, g, m0, n0, sm, sn);
 }
 
 #endif

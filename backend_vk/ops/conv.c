@@ -454,9 +454,9 @@ static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thr
 /* ---- conv.comp's CONV_TILED ---- */
 
 /* Split-K bounds: parts of at least 16 slabs; partial sums of at most 1 GiB (32-bit indices). */
-#define CONV_TILED_MAX_SPLIT_K 16
-#define CONV_TILED_MIN_PART_SLABS 16
-#define CONV_TILED_MAX_PARTIAL (1ull << 30)
+#define CONV_MAX_SPLIT_K 16
+#define CONV_MIN_PART_SLABS 16
+#define CONV_MAX_PARTIAL (1ull << 30)
 
 struct tiled_tiling
 {
@@ -487,7 +487,6 @@ static bool valid_tiled_tiling(const struct vkdml_compile *compile, const struct
     return valid_tiled_side(t->tile_m) && valid_tiled_side(t->tile_n)
             && (t->tile_m / CONV_TILED_BLOCK) * (t->tile_n / CONV_TILED_BLOCK) <= CONV_TILED_MAX_BLOCKS
             && (t->tile_k == 8 || t->tile_k == CONV_TILED_MAX_TILE_K)
-            && t->split_k >= 1 && t->split_k <= CONV_TILED_MAX_SPLIT_K
             && tiled_shared_size(t) <= compile->vk->caps.properties.limits.maxComputeSharedMemorySize;
 }
 
@@ -505,33 +504,31 @@ static bool tiled_pays(const struct vkdml_compile *compile, const struct conv_sh
 }
 
 /* The partial sums of split-K in the temporary resource, in bytes. */
-static uint64_t tiled_partial_size(const struct conv_shape *shape, const struct tiled_tiling *t)
+static uint64_t split_partial_size(const struct conv_shape *shape, uint32_t split_k)
 {
     uint64_t outputs = (uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes);
 
-    return t->split_k > 1 ? t->split_k * outputs * sizeof(float) : 0;
+    return split_k > 1 ? split_k * outputs * sizeof(float) : 0;
 }
 
-/* Split K until there are 3 workgroups per unit of a large GPU, each part keeping at least
- * CONV_TILED_MIN_PART_SLABS slabs and the partial sums within CONV_TILED_MAX_PARTIAL bytes.
- * H200, N32 C256 14x14 K256 3x3 in 98 tiles of 256x64 (TFLOP/s): 1 part 25.8, 2 parts 21.8
- * (196 workgroups: a second, mostly empty wave), 4 parts 27.0. */
-static void choose_split_k(const struct conv_shape *shape, struct tiled_tiling *t)
+static bool valid_split_k(const struct conv_shape *shape, uint32_t split_k)
 {
-    uint64_t tiles = tiled_tiles(shape, t);
-    uint32_t slabs = (shape->in_channels / shape->groups * product3(shape->kernel) + t->tile_k - 1) / t->tile_k;
+    return split_k >= 1 && split_k <= CONV_MAX_SPLIT_K && split_partial_size(shape, split_k) <= CONV_MAX_PARTIAL;
+}
 
-    t->split_k = 1;
-    while (tiles * t->split_k < 3 * CONV_ENOUGH_GROUPS && slabs / (2 * t->split_k) >= CONV_TILED_MIN_PART_SLABS
-            && 2 * t->split_k <= CONV_TILED_MAX_SPLIT_K)
-    {
-        t->split_k *= 2;
-        if (tiled_partial_size(shape, t) > CONV_TILED_MAX_PARTIAL)
-        {
-            t->split_k /= 2;
-            break;
-        }
-    }
+/* Parts of K for `tiles` workgroup tiles of `tile_k` values a slab: more until there are 3
+ * workgroups per unit of a large GPU, each part keeping at least CONV_MIN_PART_SLABS slabs.
+ * H200, N32 C256 14x14 K256 3x3 on the tiled kernel, 98 tiles of 256x64 (TFLOP/s): 1 part
+ * 25.8, 2 parts 21.8 (196 workgroups: a second, mostly empty wave), 4 parts 27.0. */
+static uint32_t choose_split_k(const struct conv_shape *shape, uint64_t tiles, uint32_t tile_k)
+{
+    uint32_t slabs = (shape->in_channels / shape->groups * product3(shape->kernel) + tile_k - 1) / tile_k;
+    uint32_t split_k = 1;
+
+    while (tiles * split_k < 3 * CONV_ENOUGH_GROUPS && slabs / (2 * split_k) >= CONV_MIN_PART_SLABS
+            && valid_split_k(shape, 2 * split_k))
+        split_k *= 2;
+    return split_k;
 }
 
 /* The first of these tilings whose tiles are at most an eighth padding and number at least half
@@ -562,11 +559,11 @@ static void choose_tiled_tiling(const struct vkdml_compile *compile, const struc
     }
     if (!valid_tiled_tiling(compile, tiling))
         tiling->tile_k = 8;
-    choose_split_k(shape, tiling);
+    tiling->split_k = choose_split_k(shape, tiled_tiles(shape, tiling), tiling->tile_k);
     if (!value || !*value)
         return;
     if (sscanf(value, "%u,%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.tile_k, &requested.split_k) >= 2
-            && valid_tiled_tiling(compile, &requested) && tiled_partial_size(shape, &requested) <= CONV_TILED_MAX_PARTIAL)
+            && valid_tiled_tiling(compile, &requested) && valid_split_k(shape, requested.split_k))
         *tiling = requested;
     else
         WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n[,tile_k[,split_k]] the tiled kernel can take.", value);
@@ -857,6 +854,26 @@ static HRESULT compile_conv(struct vkdml_compile *compile, const struct conv_sha
             groups, false);
 }
 
+/* After a kernel that wrote `split_k` parts' sums: the temporary resource they need, and the
+ * dispatch that adds them up (spec: the kernel's constants, CONV_SPEC_PARTIAL_SLOT included). */
+static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct conv_shape *shape, const uint32_t *spec,
+        uint32_t split_k)
+{
+    uint64_t count = ((uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes)
+            + CONV_DIRECT_THREADS - 1) / CONV_DIRECT_THREADS;
+    bool fp32 = conv_tensor(compile->op, CONV_INPUT)->DataType == DML_TENSOR_DATA_TYPE_FLOAT32;
+    uint32_t groups[3];
+    HRESULT hr;
+
+    if (split_k == 1)
+        return S_OK;
+    compile->temporary_size = split_partial_size(shape, split_k);
+    if (FAILED(hr = spread_groups(compile, count, groups)))
+        return hr;
+    return vkdml_compile_add_dispatch(compile, fp32 ? VKDML_KERNEL_CONV_SPLIT_REDUCE_F32
+            : VKDML_KERNEL_CONV_SPLIT_REDUCE_F16, spec, CONV_TILED_SPEC_COUNT, NULL, 0, groups, true);
+}
+
 static HRESULT compile_tiled(struct vkdml_compile *compile, const struct conv_shape *shape)
 {
     uint32_t spec[CONV_TILED_SPEC_COUNT] = {0}, groups[3];
@@ -878,18 +895,9 @@ static HRESULT compile_tiled(struct vkdml_compile *compile, const struct conv_sh
             shape->backward ? "backward" : "forward", count, tiling.tile_m, tiling.tile_n, tiling.tile_k,
             tiling.split_k);
     if (FAILED(hr = vkdml_compile_add_dispatch(compile, choose_kernel(compile, CONV_PATH_TILED), spec,
-            CONV_TILED_SPEC_COUNT, NULL, 0, groups, false)) || tiling.split_k == 1)
+            CONV_TILED_SPEC_COUNT, NULL, 0, groups, false)))
         return hr;
-
-    /* The parts' sums added up, one thread per output. */
-    compile->temporary_size = tiled_partial_size(shape, &tiling);
-    count = ((uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes) + CONV_DIRECT_THREADS - 1)
-            / CONV_DIRECT_THREADS;
-    if (FAILED(hr = spread_groups(compile, count, groups)))
-        return hr;
-    return vkdml_compile_add_dispatch(compile, conv_tensor(compile->op, CONV_INPUT)->DataType
-            == DML_TENSOR_DATA_TYPE_FLOAT32 ? VKDML_KERNEL_CONV_SPLIT_REDUCE_F32 : VKDML_KERNEL_CONV_SPLIT_REDUCE_F16,
-            spec, CONV_TILED_SPEC_COUNT, NULL, 0, groups, true);
+    return add_split_reduce(compile, shape, spec, tiling.split_k);
 }
 
 /* ---- conv.comp's CONV_COOPMAT ---- */
@@ -897,6 +905,7 @@ static HRESULT compile_tiled(struct vkdml_compile *compile, const struct conv_sh
 struct coopmat_tiling
 {
     uint32_t tile_m, tile_n, subgroups_m, subgroups_n;
+    uint32_t split_k;                   /* workgroups per tile, each summing a part of K */
 };
 
 static bool valid_coopmat_tile(uint32_t size)
@@ -930,19 +939,21 @@ static uint64_t coopmat_tiles(const struct conv_shape *shape, const struct coopm
     return (m + t->tile_m - 1) / t->tile_m * ((n + t->tile_n - 1) / t->tile_n) * shape->groups;
 }
 
-/* 64 x 128 tiles where they give a large GPU a workgroup per unit, else 64 x 64. Measured on an
- * H200 (ResNet-50 3x3 layers, batch 32): 64 x 128 beat 128 x 128, 128 x 64, 256 x 64 and 64 x 256
- * both with 64 channels at 56 x 56 (784 tiles) and with 256 at 14 x 14 (196 tiles): the gather of
- * the input is the cost, and taller tiles leave too few workgroups. VKDML_CONV_TUNE overrides it. */
+/* 64 x 128 tiles where they give a large GPU a workgroup per unit, else 64 x 64; K whole.
+ * Measured on an H200 (ResNet-50 3x3 layers, batch 32): 64 x 128 beat 128 x 128, 128 x 64,
+ * 256 x 64 and 64 x 256 both with 64 channels at 56 x 56 (784 tiles) and with 256 at 14 x 14
+ * (196 tiles): the gather of the input is the cost, and taller tiles leave too few workgroups.
+ * Splitting K loses there (C256 14x14, TFLOP/s: 1 part 47.8, 2 parts 38.4, 4 parts 40.5; 64 x 64
+ * in 2 parts 33.5). VKDML_CONV_TUNE="tile_m,tile_n,subgroups_m,subgroups_n[,split_k]" overrides it. */
 static void choose_coopmat_tiling(const struct conv_shape *shape, struct coopmat_tiling *tiling)
 {
     static const struct coopmat_tiling candidates[] =
     {
-        {64, 128, 2, 4},
-        {64, 64, 2, 2},
+        {64, 128, 2, 4, 1},
+        {64, 64, 2, 2, 1},
     };
     const char *value = getenv("VKDML_CONV_TUNE");
-    struct coopmat_tiling requested;
+    struct coopmat_tiling requested = {0, 0, 0, 0, 1};
     unsigned int i;
 
     for (i = 0; i < ARRAY_SIZE(candidates); ++i)
@@ -953,11 +964,13 @@ static void choose_coopmat_tiling(const struct conv_shape *shape, struct coopmat
     }
     if (!value || !*value)
         return;
-    if (sscanf(value, "%u,%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.subgroups_m,
-            &requested.subgroups_n) == 4 && valid_coopmat_tiling(&requested))
+    if (sscanf(value, "%u,%u,%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.subgroups_m,
+            &requested.subgroups_n, &requested.split_k) >= 4 && valid_coopmat_tiling(&requested)
+            && valid_split_k(shape, requested.split_k))
         *tiling = requested;
     else
-        WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n,subgroups_m,subgroups_n the kernel can take.", value);
+        WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n,subgroups_m,subgroups_n[,split_k] the kernel can take.",
+                value);
 }
 
 /* Forward filters {channels, input channels, taps} packed, as 16-byte vectors along K. */
@@ -986,14 +999,18 @@ static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_
     spec[CONV_SPEC_SUBGROUPS_N] = tiling.subgroups_n;
     spec[CONV_SPEC_FILTER_VECTOR] = filter_vectorizable(compile, shape);
     spec[CONV_SPEC_THREADS] = tiling.subgroups_m * tiling.subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
-    count = coopmat_tiles(shape, &tiling);
+    spec[CONV_SPEC_SPLIT_K] = tiling.split_k;
+    spec[CONV_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
+    count = coopmat_tiles(shape, &tiling) * tiling.split_k;
     if (FAILED(hr = spread_groups(compile, count, groups)))
         return hr;
-    TRACE("Convolution kernel: coopmat, %s, %" PRIu64 " workgroups of %ux%u tiles, filter %s.",
-            shape->backward ? "backward" : "forward", count, tiling.tile_m, tiling.tile_n,
+    TRACE("Convolution kernel: coopmat, %s, %" PRIu64 " workgroups of %ux%u tiles in %u part(s) of K, filter %s.",
+            shape->backward ? "backward" : "forward", count, tiling.tile_m, tiling.tile_n, tiling.split_k,
             spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered");
-    return vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_COOPMAT_F16, spec, CONV_COOPMAT_SPEC_COUNT, NULL, 0,
-            groups, false);
+    if (FAILED(hr = vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_COOPMAT_F16, spec, CONV_COOPMAT_SPEC_COUNT,
+            NULL, 0, groups, false)))
+        return hr;
+    return add_split_reduce(compile, shape, spec, tiling.split_k);
 }
 
 HRESULT vkdml_conv_compile(struct vkdml_compile *compile)

@@ -79,9 +79,10 @@
 #define CONV_SPEC_TILE_M 62             /* output channels per workgroup tile */
 #define CONV_SPEC_TILE_N 63             /* output positions (over all images) per workgroup tile */
 #define CONV_SPEC_TILE_K 64             /* CONV_TILED: K values per shared-memory slab */
-/* CONV_TILED with SPLIT_K > 1 sums parts of K in SPLIT_K workgroups per tile, into fp32 partial
- * sums {SPLIT_K, GROUPS, channels per group, positions} in the temporary resource (its slot
- * here); CONV_SPLIT_REDUCE (same constants) adds them up, then bias, activation and store. */
+/* CONV_TILED and CONV_COOPMAT with SPLIT_K > 1 sum parts of K in SPLIT_K workgroups per tile,
+ * into fp32 partial sums {SPLIT_K, GROUPS, channels per group, positions} in the temporary
+ * resource (its slot here); CONV_SPLIT_REDUCE (the same constants up to here) adds them up,
+ * then bias, activation and store. */
 #define CONV_SPEC_SPLIT_K 65
 #define CONV_SPEC_PARTIAL_SLOT 66
 #define CONV_TILED_SPEC_COUNT 67
