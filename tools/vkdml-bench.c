@@ -16,7 +16,7 @@
  *
  * Bytes are what the operator must move at least: each input's TotalTensorSizeInBytes (a
  * broadcast input counts once) plus the output's. Flops: 2·M·N·K for GEMM, 2·N·K·OH·OW·C·R·S for
- * convolution; the other operators are rated in GB/s.
+ * convolution; the other operators, and GEMMs with M or N at most 8 (GEMVs), are rated in GB/s.
  *
  * The small-dispatch workload measures fixed costs: a chain of CHAIN_LENGTH dependent ADDs of
  * CHAIN_ELEMENTS floats, ping-ponging between two buffers with a UAV barrier after each, timed by
@@ -208,6 +208,9 @@ static const struct preset presets[] =
     {"gemm-4096-fp16", "gemm", FP16, "4096x4096x4096", false, GPU_GEMM, 748, "cuBLAS fp16 4096^3", 0.35},
     {"gemm-1024-fp16", "gemm", FP16, "1024x1024x1024", false, GPU_GEMM, 202, "cuBLAS fp16 1024^3", 0},
     {"gemm-64-fp32", "gemm", FP32, "64x64x64", false, GPU_GEMM | GROUP_SMOKE, 0, NULL, 0},
+    /* Batch-1 inference (M = 1): bound by reading B once, so rated in GB/s, against add's bandwidth. */
+    {"gemv-4096-fp32", "gemm", FP32, "1x4096x4096", false, GPU_GEMM, 0, NULL, 0},
+    {"gemv-4096-fp16", "gemm", FP16, "1x4096x4096", false, GPU_GEMM, 0, NULL, 0},
     {"conv-resnet50", "convolution", FP32, "32x64x56x56x64x3x3", false, GPU_CONV, 30.7, "cuDNN fp32 N32 C64 56^2 K64 3x3",
             0.5},
     {"conv-resnet50-c256", "convolution", FP32, "32x256x14x14x256x3x3", false, GPU_CONV, 42.1,
@@ -233,6 +236,8 @@ static const struct preset presets[] =
     {"sigmoid-smoke", "sigmoid", FP32, "999", false, GROUP_SMOKE, 0, NULL, 0},
     {"gemm-smoke", "gemm", FP32, "33x17x45", false, GROUP_SMOKE, 0, NULL, 0},
     {"gemm-smoke-fp16", "gemm", FP16, "64x32x48", false, GROUP_SMOKE, 0, NULL, 0},
+    {"gemv-smoke", "gemm", FP32, "3x300x37", false, GROUP_SMOKE, 0, NULL, 0},
+    {"gemv-smoke-fp16", "gemm", FP16, "1x256x40", false, GROUP_SMOKE, 0, NULL, 0},
     {"conv-smoke", "convolution", FP32, "2x3x9x9x4x3x3", false, GROUP_SMOKE, 0, NULL, 0},
     {"conv-smoke-stride", "convolution", FP32, "1x5x11x11x6x3x3x2x1", false, GROUP_SMOKE, 0, NULL, 0},
     {"softmax-smoke", "softmax1", FP32, "7x33", false, GROUP_SMOKE, 0, NULL, 0},
@@ -973,6 +978,7 @@ static void run_workload(struct bench *b, struct workload *w, const struct prese
     memset(&run, 0, sizeof(run));
     r->bytes = w->bytes;
     r->flops = w->flops;
+    r->compute_bound = r->compute_bound && !w->memory_bound;
     if (prepare_run(b, w, &run, r) && time_run(b, w, &run, r))
     {
         derive_rates(b, preset, r);

@@ -106,6 +106,7 @@ struct workload
     /* Array attributes the descs point at */
     UINT strides[2], dilations[2], start_padding[2], end_padding[2], output_padding[2], window[2], axes[1];
     double bytes, flops;
+    bool memory_bound;                  /* rated in GB/s although its family is in TFLOP/s (a GEMV) */
     const struct reference *reference;  /* NULL: the bench has no CPU reference for it */
 };
 

@@ -1,12 +1,16 @@
 /*
  * The GEMM family (DML_OPERATOR_GEMM): DirectML's shape and type rules, and one dispatch over
- * every output tile of every batch, of one of three kernels:
+ * every output tile of every batch, of one of four kernels:
+ *   - gemm_gemv.comp when M or N is at most GEMM_GEMV_MAX_SIDE (batch-1 inference, matrix x
+ *     vector), both types, any layout: such a GEMM is bound by reading the large operand once,
+ *     which this kernel does coalesced (the problem transposed, Output^T = B^T x A^T, when N is
+ *     the small side, so that the kernel's M always is);
  *   - gemm_coopmat.comp (FLOAT16 on devices with 16x16x16 fp16 cooperative matrices and 32-wide
  *     subgroups, when A and B can be read in 16-byte vectors);
  *   - gemm_tiled.comp (FLOAT32 with at least GEMM_TILED_MIN_TILES output tiles of 128 x 128);
  *   - gemm.comp, the general kernel: everything else.
  * The fast kernels take every layout their preconditions admit, and read and write 16 bytes at
- * a time wherever sizes, strides and offsets allow. VKDML_GEMM_KERNEL=general|tiled|coopmat
+ * a time wherever sizes, strides and offsets allow. VKDML_GEMM_KERNEL=general|tiled|coopmat|gemv
  * forces one kernel (a debugging and benchmarking knob): compilation fails with E_NOTIMPL where
  * that kernel cannot run the operator. VKDML_GEMM_TUNE="tile_m,tile_n,tile_k,stages,group_m
  * [,subgroups_m,subgroups_n]" (0: the default) overrides the fast kernels' tiling, for tuning;
@@ -30,6 +34,7 @@
 _Static_assert(GEMM_COOPMAT_SUBGROUP_SIZE == VKDML_COOPMAT_SUBGROUP_SIZE, "the coopmat kernels' subgroups");
 _Static_assert(GEMM_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT == GEMM_SPEC_COUNT,
         "the fused activation's constants end gemm.comp's list");
+_Static_assert(GEMM_GEMV_SPEC_COUNT >= GEMM_FAST_SPEC_COUNT, "gemm_plan's constants hold every kernel's");
 
 enum gemm_tensor
 {
@@ -61,10 +66,19 @@ static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
     return name ? name : vkdml_debug_sprintf("%d", (int)type);
 }
 
+/* Exchanges the matrix's rows and columns (the batch dimensions stay). */
+static void transpose_matrix(struct gemm_matrix *matrix)
+{
+    uint32_t swap;
+
+    swap = matrix->sizes[2], matrix->sizes[2] = matrix->sizes[3], matrix->sizes[3] = swap;
+    swap = matrix->strides[2], matrix->strides[2] = matrix->strides[3], matrix->strides[3] = swap;
+}
+
 /* Leading dimensions DirectML leaves out (rank 2 or 3) are batches of 1; NULL strides are packed. */
 static void gemm_matrix_init(struct gemm_matrix *matrix, const DML_BUFFER_TENSOR_DESC *tensor, bool transpose)
 {
-    uint32_t pad = 4 - tensor->DimensionCount, stride = 1, i, swap;
+    uint32_t pad = 4 - tensor->DimensionCount, stride = 1, i;
 
     for (i = 0; i < pad; ++i)
     {
@@ -78,10 +92,7 @@ static void gemm_matrix_init(struct gemm_matrix *matrix, const DML_BUFFER_TENSOR
         stride *= matrix->sizes[i];
     }
     if (transpose)
-    {
-        swap = matrix->sizes[2], matrix->sizes[2] = matrix->sizes[3], matrix->sizes[3] = swap;
-        swap = matrix->strides[2], matrix->strides[2] = matrix->strides[3], matrix->strides[3] = swap;
-    }
+        transpose_matrix(matrix);
 }
 
 /* ---- Validation ---- */
@@ -344,9 +355,10 @@ enum gemm_kernel
     GEMM_KERNEL_GENERAL,
     GEMM_KERNEL_TILED,
     GEMM_KERNEL_COOPMAT,
+    GEMM_KERNEL_GEMV,
 };
 
-static const char *const kernel_names[] = {"auto", "general", "tiled", "coopmat"};
+static const char *const kernel_names[] = {"auto", "general", "tiled", "coopmat", "gemv"};
 
 /* VKDML_GEMM_KERNEL, read at every compilation so that tests and benchmarks can switch it. */
 static enum gemm_kernel requested_kernel(void)
@@ -361,7 +373,7 @@ static enum gemm_kernel requested_kernel(void)
         if (!strcmp(value, kernel_names[i]))
             return i;
     }
-    WARN("Ignoring VKDML_GEMM_KERNEL=%s: not auto, general, tiled or coopmat.", value);
+    WARN("Ignoring VKDML_GEMM_KERNEL=%s: not auto, general, tiled, coopmat or gemv.", value);
     return GEMM_KERNEL_AUTO;
 }
 
@@ -400,16 +412,16 @@ static unsigned int element_size(const struct vkdml_compile *compile)
     return gemm_tensor(compile->op, GEMM_A)->DataType == DML_TENSOR_DATA_TYPE_FLOAT16 ? 2 : 4;
 }
 
-/* 16-byte vectors along dimension `dim` (2: the matrix's first, 3: its second) are whole inside
- * the matrix and aligned: that dimension is contiguous and a multiple of the vector, every other
- * stride in use is a multiple of the vector, and so is the tensor's offset (bindings themselves
- * are 16-byte aligned: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). */
-static bool vectorizable(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
-        unsigned int size, unsigned int dim)
+/* Vectors of `lanes` elements along dimension `dim` (2: the matrix's first, 3: its second) are
+ * whole inside the matrix and aligned: that dimension is contiguous and a multiple of the vector,
+ * every other stride in use is a multiple of the vector, and the tensor's offset is a multiple of
+ * the vector's bytes (bindings themselves are 16-byte aligned: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). */
+static bool vectorizable_by(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
+        unsigned int size, unsigned int dim, unsigned int lanes)
 {
-    unsigned int lanes = 16 / size, d;
+    unsigned int d;
 
-    if (matrix->strides[dim] != 1 || matrix->sizes[dim] % lanes || location->offset % 16)
+    if (matrix->strides[dim] != 1 || matrix->sizes[dim] % lanes || location->offset % (lanes * size))
         return false;
     for (d = 0; d < 4; ++d)
     {
@@ -417,6 +429,13 @@ static bool vectorizable(const struct gemm_matrix *matrix, const struct vkdml_te
             return false;
     }
     return true;
+}
+
+/* The same for 16-byte vectors, the fast kernels' loads and stores. */
+static bool vectorizable(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
+        unsigned int size, unsigned int dim)
+{
+    return vectorizable_by(matrix, location, size, dim, 16 / size);
 }
 
 static uint32_t vector_mode(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
@@ -450,7 +469,7 @@ static uint64_t tiles_of(const uint32_t *spec, uint32_t tile_m, uint32_t tile_n)
 struct gemm_plan
 {
     enum vkdml_kernel_id kernel;
-    uint32_t spec[GEMM_FAST_SPEC_COUNT];
+    uint32_t spec[GEMM_GEMV_SPEC_COUNT];
     uint32_t spec_count;
     uint32_t tile_m, tile_n;
 };
@@ -586,6 +605,13 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
     return NULL;
 }
 
+/* FLOAT16 arithmetic: half-precision accumulation is a permission, not a request, taken only where
+ * fp16 math exists. */
+static bool half_compute(const struct vkdml_compile *compile)
+{
+    return (compile->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) && compile->vk->caps.shader_float16;
+}
+
 static void plan_general(const struct vkdml_compile *compile, struct gemm_plan *plan)
 {
     DML_TENSOR_DATA_TYPE type = gemm_tensor(compile->op, GEMM_A)->DataType;
@@ -595,11 +621,162 @@ static void plan_general(const struct vkdml_compile *compile, struct gemm_plan *
     plan->tile_n = GEMM_THREADS_X * plan->spec[GEMM_SPEC_THREAD_N];
     if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
         plan->kernel = VKDML_KERNEL_GEMM_F32;
-    /* Half-precision accumulation is a permission, not a request: only where fp16 math exists. */
-    else if ((compile->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) && compile->vk->caps.shader_float16)
+    else if (half_compute(compile))
         plan->kernel = VKDML_KERNEL_GEMM_F16_HALF_COMPUTE;
     else
         plan->kernel = VKDML_KERNEL_GEMM_F16;
+}
+
+/* ---- GEMV: one small side ---- */
+
+/* With at most 8 rows (or columns) a GEMM does at most 16 flops per element of the large operand
+ * it reads: memory-bound on every device, where the tiled kernels would leave most of each tile
+ * empty (a 1-row A wastes 15/16 of a 16 x 16 cooperative matrix). gemm_gemv.comp reads the large
+ * operand once, coalesced. */
+#define GEMM_GEMV_COLUMNS 4             /* columns per thread when B is read by scalars or along K:
+                                         * each block of A a thread loads serves that many */
+#define GEMM_GEMV_MIN_STEPS 4           /* blocks of K per thread, where K has them: their loads
+                                         * overlap, and fewer threads along K idle */
+#define GEMM_GEMV_MIN_ROW_BYTES 64      /* threads along N read at least this much of each row of an
+                                         * N-contiguous B: whole DRAM bursts */
+
+static uint32_t round_up_pow2(uint32_t value)
+{
+    uint32_t pow2 = 1;
+
+    while (pow2 < value)
+        pow2 <<= 1;
+    return pow2;
+}
+
+static uint32_t round_down_pow2(uint32_t value)
+{
+    uint32_t pow2 = 1;
+
+    while (pow2 * 2 <= value)
+        pow2 <<= 1;
+    return pow2;
+}
+
+/* Output^T = B^T x A^T: the same GEMM with M and N (and A and B) exchanged. */
+static void transpose_layout(const struct gemm_layout *layout, struct gemm_layout *transposed)
+{
+    transposed->a = layout->b;
+    transposed->b = layout->a;
+    transposed->c = layout->c;
+    transposed->out = layout->out;
+    transposed->has_c = layout->has_c;
+    transpose_matrix(&transposed->a);
+    transpose_matrix(&transposed->b);
+    transpose_matrix(&transposed->out);
+    if (layout->has_c)
+        transpose_matrix(&transposed->c);
+}
+
+static void swap_spec(uint32_t *spec, unsigned int x, unsigned int y, unsigned int count)
+{
+    uint32_t swap;
+    unsigned int i;
+
+    for (i = 0; i < count; ++i)
+        swap = spec[x + i], spec[x + i] = spec[y + i], spec[y + i] = swap;
+}
+
+/* How gemm_gemv.comp reads B (the kernel's large operand, {K, N}) and splits its threads. */
+struct gemv_shape
+{
+    bool k_fastest;                     /* the thread index runs along K */
+    uint32_t b_vector;                  /* GEMM_VECTOR_COLUMN_MAJOR: 16 bytes along K; _ROW_MAJOR:
+                                         * `columns` values along N; _NONE: scalars */
+    uint32_t columns, threads_n;
+};
+
+static void choose_gemv_shape(const struct gemm_matrix *b, const struct vkdml_tensor_location *b_location,
+        unsigned int size, uint32_t small, struct gemv_shape *shape)
+{
+    uint32_t max_columns = GEMM_GEMV_MAX_PARTIALS / small, k = b->sizes[2], n = b->sizes[3];
+    uint32_t k_blocks = (k + 16 / size - 1) / (16 / size), threads_k, lanes;
+
+    memset(shape, 0, sizeof(*shape));
+    shape->columns = VKDML_MIN(GEMM_GEMV_COLUMNS, max_columns);
+    shape->b_vector = GEMM_VECTOR_NONE;
+    /* Threads run along B's contiguous direction: along K when B has 16-byte vectors there, else
+     * along its smaller stride; N on a tie (K = 1: B is one row, with vectors along N). */
+    if ((shape->k_fastest = vectorizable(b, b_location, size, 2)))
+        shape->b_vector = GEMM_VECTOR_COLUMN_MAJOR;
+    else if (!(shape->k_fastest = b->strides[2] < b->strides[3]))
+    {
+        /* The widest vector along N, 16 bytes down to 4, whose partials (rows x lanes) fit. */
+        for (lanes = VKDML_MIN(16 / size, round_down_pow2(max_columns)); lanes >= 2 && lanes * size >= 4; lanes /= 2)
+        {
+            if (vectorizable_by(b, b_location, size, 3, lanes))
+            {
+                shape->b_vector = GEMM_VECTOR_ROW_MAJOR;
+                shape->columns = lanes;
+                break;
+            }
+        }
+    }
+
+    /* Enough threads along K that each takes about GEMM_GEMV_MIN_STEPS blocks of it, the rest
+     * along N, but no more along N than the columns need, nor fewer than whole row segments. */
+    threads_k = VKDML_MIN(round_up_pow2((k_blocks + GEMM_GEMV_MIN_STEPS - 1) / GEMM_GEMV_MIN_STEPS), GEMM_GEMV_THREADS);
+    shape->threads_n = GEMM_GEMV_THREADS / threads_k;
+    if (!shape->k_fastest)
+        shape->threads_n = VKDML_MAX(shape->threads_n,
+                round_up_pow2(GEMM_GEMV_MIN_ROW_BYTES / (shape->columns * size)));
+    shape->threads_n = VKDML_MIN(shape->threads_n, round_up_pow2((n + shape->columns - 1) / shape->columns));
+}
+
+/* NULL when gemm_gemv.comp can run the operator (then the plan is filled), else why not. */
+static const char *plan_gemv(const struct vkdml_compile *compile, const struct gemm_layout *layout,
+        struct gemm_plan *plan)
+{
+    const struct vkdml_tensor_location *a_location = &compile->inputs[GEMM_A], *b_location = &compile->inputs[GEMM_B];
+    DML_TENSOR_DATA_TYPE type = gemm_tensor(compile->op, GEMM_A)->DataType;
+    uint32_t m = layout->out.sizes[2], n = layout->out.sizes[3], small = VKDML_MIN(m, n), shared;
+    unsigned int size = element_size(compile);
+    bool transposed = n < m, half = type == DML_TENSOR_DATA_TYPE_FLOAT16 && half_compute(compile);
+    struct gemm_layout view = *layout;
+    struct gemv_shape shape;
+
+    if (small > GEMM_GEMV_MAX_SIDE)
+        return vkdml_debug_sprintf("M=%u and N=%u are both above GEMM_GEMV_MAX_SIDE=%u", m, n, GEMM_GEMV_MAX_SIDE);
+    /* The kernel's M is the small side. */
+    if (transposed)
+    {
+        transpose_layout(layout, &view);
+        a_location = &compile->inputs[GEMM_B];
+        b_location = &compile->inputs[GEMM_A];
+    }
+    choose_gemv_shape(&view.b, b_location, size, small, &shape);
+    shared = GEMM_GEMV_THREADS * small * shape.columns * (half ? 2 : 4);
+    if (shared > shared_limit(compile))
+        return "the device has too little shared memory";
+
+    fill_spec(compile, &view, plan->spec);
+    if (transposed)
+        swap_spec(plan->spec, GEMM_SPEC_A_LOCATION, GEMM_SPEC_B_LOCATION, 3);
+    plan->spec[GEMM_SPEC_A_VECTOR] = vectorizable(&view.a, a_location, size, 3)
+            ? GEMM_VECTOR_ROW_MAJOR : GEMM_VECTOR_NONE;
+    plan->spec[GEMM_SPEC_B_VECTOR] = shape.b_vector;
+    plan->spec[GEMM_SPEC_GEMV_THREADS_N] = shape.threads_n;
+    plan->spec[GEMM_SPEC_GEMV_COLUMNS] = shape.columns;
+    plan->spec[GEMM_SPEC_GEMV_K_FASTEST] = shape.k_fastest;
+    plan->spec_count = GEMM_GEMV_SPEC_COUNT;
+    plan->tile_m = small;
+    plan->tile_n = shape.threads_n * shape.columns;
+    if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
+        plan->kernel = VKDML_KERNEL_GEMM_GEMV_F32;
+    else
+        plan->kernel = half ? VKDML_KERNEL_GEMM_GEMV_F16_HALF_COMPUTE : VKDML_KERNEL_GEMM_GEMV_F16;
+    TRACE("GEMV%s: threads along %s, %u x %u (N x K), %u columns each; A %s, B %s.",
+            transposed ? " of the transposed problem" : "", shape.k_fastest ? "K" : "N", shape.threads_n,
+            GEMM_GEMV_THREADS / shape.threads_n, shape.columns,
+            plan->spec[GEMM_SPEC_A_VECTOR] ? "in 16-byte vectors" : "by scalars",
+            shape.b_vector == GEMM_VECTOR_COLUMN_MAJOR ? "in 16-byte vectors along K"
+            : shape.b_vector == GEMM_VECTOR_ROW_MAJOR ? "in vectors along N" : "by scalars");
+    return NULL;
 }
 
 
@@ -617,6 +794,12 @@ static HRESULT plan_gemm(const struct vkdml_compile *compile, const struct gemm_
     enum gemm_kernel requested = requested_kernel();
     const char *why_not = NULL;
 
+    /* First: with one small side the cooperative-matrix and tiled kernels' tiles are mostly empty. */
+    if (requested == GEMM_KERNEL_GEMV || requested == GEMM_KERNEL_AUTO)
+    {
+        if (!(why_not = plan_gemv(compile, layout, plan)))
+            return S_OK;
+    }
     if (requested == GEMM_KERNEL_COOPMAT || requested == GEMM_KERNEL_AUTO)
     {
         if (!(why_not = plan_coopmat(compile, layout, plan)))
@@ -652,7 +835,7 @@ HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
     if (FAILED(hr = tile_groups(compile, tiles, groups)))
         return hr;
     TRACE("GEMM %u batches of {%u,%u,%u}: %s, %ux%u tiles, %u x %u x %u workgroups.", plan.spec[GEMM_SPEC_BATCH_COUNT],
-            plan.spec[GEMM_SPEC_M], plan.spec[GEMM_SPEC_N], plan.spec[GEMM_SPEC_K], vkdml_kernel_get(plan.kernel)->name,
+            layout.out.sizes[2], layout.out.sizes[3], layout.a.sizes[3], vkdml_kernel_get(plan.kernel)->name,
             plan.tile_m, plan.tile_n, groups[0], groups[1], groups[2]);
     return vkdml_compile_add_dispatch(compile, plan.kernel, plan.spec, plan.spec_count, NULL, 0, groups, false);
 }

@@ -2,7 +2,8 @@
  * Interface of the GEMM kernels, shared by C (backend_vk/ops/gemm.c) and GLSL:
  * Output = FusedActivation(Alpha * op(A) x op(B) + Beta * C) over {Batch0, Batch1, M, N}.
  * gemm.comp is the general kernel (any layout, any size); gemm_tiled.comp (fp32) and
- * gemm_coopmat.comp (fp16 on cooperative matrices) are the fast kernels for large matrices.
+ * gemm_coopmat.comp (fp16 on cooperative matrices) are the fast kernels for large matrices;
+ * gemm_gemv.comp takes GEMMs with one small side (M or N at most GEMM_GEMV_MAX_SIDE).
  *
  * Everything but the descriptor table address is a specialization constant: DirectML fixes
  * shapes, strides, attributes and binding locations at compile time. Transposes are folded into
@@ -60,6 +61,15 @@
 #define GEMM_SPEC_THREADS 53            /* gemm_coopmat.comp: workgroup size, 32 x SUBGROUPS_M x SUBGROUPS_N */
 #define GEMM_FAST_SPEC_COUNT 54
 
+/* gemm_gemv.comp takes the constants up to GEMM_FAST_SPEC_COUNT (only A_VECTOR and B_VECTOR of
+ * the fast kernels' own; B's GEMM_VECTOR_ROW_MAJOR vectors are COLUMNS values wide, 4 to 16
+ * bytes) and these. gemm.c transposes the problem when N is the small side, so the kernel always
+ * sees M <= GEMM_GEMV_MAX_SIDE: A is the small operand, B the large one. */
+#define GEMM_SPEC_GEMV_THREADS_N 54     /* threads along N in a workgroup; GEMM_GEMV_THREADS / this along K */
+#define GEMM_SPEC_GEMV_COLUMNS 55       /* output columns per thread (the lanes of B's vectors along N) */
+#define GEMM_SPEC_GEMV_K_FASTEST 56     /* bool: the thread index runs along K (B is K-contiguous) */
+#define GEMM_GEMV_SPEC_COUNT 57
+
 /* Vector access: 16 bytes at a time along the matrix's rows (its second logical dimension: K for
  * A, N for B, C and the output) or along its columns (the first: M for A, K for B). Every vector
  * is then whole inside the matrix or outside it, and 16-byte aligned (gemm.c checks sizes,
@@ -81,6 +91,16 @@
 #define GEMM_COOPMAT_MATRIX 16
 #define GEMM_COOPMAT_MAX_ACCUMULATORS 16
 
+/* gemm_gemv.comp: GEMM_GEMV_THREADS threads, THREADS_N along N times (GEMM_GEMV_THREADS /
+ * THREADS_N) along K, both powers of two. Each thread multiplies M x (16 bytes of K) blocks of A
+ * by (16 bytes of K) x COLUMNS blocks of B into M x COLUMNS partial sums (at most
+ * GEMM_GEMV_MAX_PARTIALS: they go through shared memory for the reduction over K, 16 KiB at most,
+ * Vulkan's minimum), for the workgroup's THREADS_N x COLUMNS output columns. */
+#define GEMM_GEMV_MAX_SIDE 8
+#define GEMM_GEMV_THREADS 256
+#define GEMM_GEMV_MAX_COLUMNS 8         /* a 16-byte vector of fp16 */
+#define GEMM_GEMV_MAX_PARTIALS 16
+
 #ifdef VULKAN
 
 /* Bytes [0, 8): the descriptor table's device address (ops_private.h); nothing else. */
@@ -96,6 +116,8 @@ layout(push_constant, std430) uniform GemmPush
 /* Tile loads: every thread loads THREAD_M values of A and THREAD_N values of B per K step. */
 _Static_assert(GEMM_THREADS_Y * GEMM_TILE_K == GEMM_THREADS_X * GEMM_THREADS_Y, "A tile load");
 _Static_assert(GEMM_THREADS_X * GEMM_TILE_K == GEMM_THREADS_X * GEMM_THREADS_Y, "B tile load");
+/* gemm_gemv.comp's partial sums fit in the shared memory every Vulkan device has. */
+_Static_assert(GEMM_GEMV_THREADS * GEMM_GEMV_MAX_PARTIALS * 4 <= 16384, "GEMV reduction");
 
 #endif
 

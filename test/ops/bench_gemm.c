@@ -4,7 +4,7 @@
  *
  *     bench_gemm [TYPE:M:N:K[:KERNEL[:TUNE]] ...]
  *
- * TYPE f32 or f16; KERNEL auto, general, tiled or coopmat (VKDML_GEMM_KERNEL); TUNE is
+ * TYPE f32 or f16; KERNEL auto, general, tiled, coopmat or gemv (VKDML_GEMM_KERNEL); TUNE is
  * VKDML_GEMM_TUNE ("tile_m,tile_n,tile_k,stages,group_m", 0 for the default). Without arguments,
  * the issue's shapes. Packed row-major A {M, K}, B {K, N}, no C, random data in [-1, 1].
  *

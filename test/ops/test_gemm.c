@@ -10,6 +10,11 @@
  * fp32 register-tiled kernel on every device (its own layouts, then the cases above), the fp16
  * cooperative-matrix kernel where the device has VK_NV_cooperative_matrix (skipped elsewhere,
  * lavapipe included). A forced kernel that cannot run a case fails its compilation, and so the test.
+ * The GEMV kernel (M or N at most 8) runs every small side as M and as N over K = 1, 7, 300 and
+ * 1000 and every TransA/TransB pair, then batches, broadcasts (C by rows and by columns), Alpha and
+ * Beta, activations, FLOAT16 with and without half-precision math, OWNED_BY_DML weights and padded
+ * layouts, each case chosen by its shape and then forced, the kernel checked against compilation's
+ * TRACE line; the general kernel runs the small-side cases it no longer gets by default.
  * Then the desc rules, each with E_INVALIDARG and its log line. Every test ends with every
  * object's final Release returning 0 and no validation message.
  */
@@ -28,6 +33,7 @@ enum layout
     LAYOUT_COLUMN_MAJOR,            /* the last two dimensions stored transposed */
     LAYOUT_BATCH_BROADCAST,         /* 0-strides over both batch dimensions */
     LAYOUT_ROW_BROADCAST,           /* 0-strides over batches and rows: a bias row (C) */
+    LAYOUT_COLUMN_BROADCAST,        /* 0-strides over batches and columns: one value per row (C) */
     LAYOUT_SCALAR,                  /* every stride 0 */
 };
 
@@ -56,11 +62,15 @@ static void layout_strides(enum layout layout, const UINT sizes[4], UINT strides
         case LAYOUT_ROW_BROADCAST:
             strides[3] = 1, strides[2] = 0;
             break;
+        case LAYOUT_COLUMN_BROADCAST:
+            strides[3] = 0, strides[2] = 1;
+            break;
         case LAYOUT_SCALAR:
             strides[3] = 0, strides[2] = 0;
             break;
     }
-    if (layout == LAYOUT_BATCH_BROADCAST || layout == LAYOUT_ROW_BROADCAST || layout == LAYOUT_SCALAR)
+    if (layout == LAYOUT_BATCH_BROADCAST || layout == LAYOUT_ROW_BROADCAST || layout == LAYOUT_COLUMN_BROADCAST
+            || layout == LAYOUT_SCALAR)
     {
         strides[1] = strides[0] = 0;
         return;
@@ -209,6 +219,62 @@ static void gemm_run_cleanup(struct gemm_run *run)
     free(run->tolerance);
 }
 
+/* ---- Which kernel compilation picked: its TRACE line, captured around CompileOperator ---- */
+
+/* When set, run_case checks that compilation picked a kernel whose registry name starts with it
+ * (nothing tells when TRACE messages are compiled out: -Dtrace-messages=false). */
+static const char *expected_kernel;
+
+struct trace_capture
+{
+    char kernel[64];                /* from "GEMM <n> batches of {M,N,K}: <kernel>, ..." */
+    unsigned int problems;          /* validation messages or errors: the test fails */
+    char problem[512];
+};
+
+static struct trace_capture capture;
+
+static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml_log_source source,
+        const char *function, const char *message)
+{
+    static const char tag[] = "}: ";
+    const char *found;
+
+    if (source == VKDML_LOG_SOURCE_VALIDATION || level == VKDML_LOG_ERR)
+    {
+        ++capture.problems;
+        snprintf(capture.problem, sizeof(capture.problem), "%s: %s", function, message);
+    }
+    if (!strncmp(message, "GEMM ", 5) && (found = strstr(message, tag)))
+    {
+        found += sizeof(tag) - 1;
+        snprintf(capture.kernel, sizeof(capture.kernel), "%.*s", (int)strcspn(found, ","), found);
+    }
+}
+
+static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, const DML_GEMM_OPERATOR_DESC *desc,
+        DML_EXECUTION_FLAGS flags, char kernel[64])
+{
+    enum vkdml_log_level old_level = vkdml_get_log_level();
+    IDMLCompiledOperator *compiled = NULL;
+    IDMLOperator *op;
+    HRESULT hr;
+
+    memset(&capture, 0, sizeof(capture));
+    check_hr(dml_test_create_operator(context, DML_OPERATOR_GEMM, desc, &op), S_OK);
+    vkdml_set_log_level(VKDML_LOG_TRACE);
+    vkdml_set_log_callback(capture_sink, NULL);
+    hr = IDMLDevice_CompileOperator(context->dml, op, flags, &IID_IDMLCompiledOperator, (void **)&compiled);
+    vkdml_test_init_logging();
+    vkdml_set_log_level(old_level);
+    release_unknown(op);
+    check_hr(hr, S_OK);
+    if (capture.problems)
+        fail_msg("compiling logged: %s", capture.problem);
+    memcpy(kernel, capture.kernel, sizeof(capture.kernel));
+    return compiled;
+}
+
 static IDMLCompiledOperator *create_gemm(struct dml_test_context *context, const struct gemm_run *run)
 {
     const struct gemm_case *test = run->test;
@@ -217,8 +283,15 @@ static IDMLCompiledOperator *create_gemm(struct dml_test_context *context, const
         &run->a.data.t.desc, &run->b.data.t.desc, test->has_c ? &run->c.data.t.desc : NULL, &run->out.data.t.desc,
         test->trans_a, test->trans_b, test->alpha, test->beta, test->activation,
     };
+    IDMLCompiledOperator *compiled;
+    char kernel[64];
 
-    return dml_test_compile(context, DML_OPERATOR_GEMM, &desc, test->flags);
+    if (!expected_kernel)
+        return dml_test_compile(context, DML_OPERATOR_GEMM, &desc, test->flags);
+    compiled = compile_traced(context, &desc, test->flags, kernel);
+    if (kernel[0] && strncmp(kernel, expected_kernel, strlen(expected_kernel)))
+        fail_msg("%s: compiled for %s, expected %s", test->name, kernel, expected_kernel);
+    return compiled;
 }
 
 /* Compares every output element (the padding of strided outputs is not checked). */
@@ -310,6 +383,7 @@ static void run_cases(void **state, const struct gemm_case *cases, size_t count)
 #define COLUMNS LAYOUT_COLUMN_MAJOR
 #define BROADCAST LAYOUT_BATCH_BROADCAST
 #define ROW LAYOUT_ROW_BROADCAST
+#define PER_ROW LAYOUT_COLUMN_BROADCAST
 #define SCALAR LAYOUT_SCALAR
 
 /* name, type, rank, batch0, batch1, M, N, K, TransA, TransB, C, Alpha, Beta, layouts A B C Output,
@@ -450,10 +524,17 @@ static int coopmat_setup(void **state)
     return dml_test_setup(state);
 }
 
+static int general_setup(void **state)
+{
+    set_gemm_kernel("general");
+    return dml_test_setup(state);
+}
+
 static int kernel_teardown(void **state)
 {
     set_gemm_kernel(NULL);
     dml_test_set_env("VKDML_GEMM_TUNE", NULL);
+    expected_kernel = NULL;
     return dml_test_teardown(state);
 }
 
@@ -580,6 +661,160 @@ static void test_coopmat_kernel(void **state)
     dml_test_set_env("VKDML_GEMM_TUNE", NULL);
     print_message("Ran %u cases on the cooperative-matrix kernel, %u tilings.\n",
             (unsigned int)ARRAY_SIZE(coopmat_cases), (unsigned int)ARRAY_SIZE(tunings));
+}
+
+/* ---- The GEMV kernel: one side at most GEMV_MAX_SIDE ---- */
+
+#define HALF DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION
+#define GEMV_MAX_SIDE 8             /* gemm_interface.h's GEMM_GEMV_MAX_SIDE */
+
+/* Each of the kernel's ways to read B (K-contiguous: along K; N-contiguous: 16-, 8- and 4-byte
+ * vectors along N; scalars), with N the small side too (the problem transposed), batches,
+ * broadcasts, C, Alpha/Beta, activations, FLOAT16, OWNED_BY_DML inputs and padded layouts. */
+static const struct gemm_case gemv_cases[] =
+{
+    {"M=1, batches 2x3, B broadcast over batches, C bias row, RELU", F32, 4, 2, 3, 1, 72, 64, NONE, NONE, true,
+            1.0f, 1.0f, PACKED, BROADCAST, ROW, PACKED, &dml_test_relu},
+    {"N=1, batches 3x2, A broadcast over batches, C one value per row, SIGMOID", F32, 4, 3, 2, 90, 1, 33, NONE, NONE,
+            true, 0.5f, -2.0f, BROADCAST, PACKED, PER_ROW, PACKED, &dml_test_sigmoid},
+    {"M=3, a linear layer (TransB), C bias row, Alpha, Beta, ELU", F32, 2, 1, 1, 3, 100, 256, NONE, TRANS, true,
+            -0.75f, 0.5f, PACKED, PACKED, ROW, PACKED, &dml_test_elu},
+    {"N=4, C one value per row, batches", F32, 3, 1, 2, 70, 4, 48, NONE, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, PER_ROW, PACKED},
+    {"M=2, C one value per row, B N-contiguous", F32, 4, 2, 1, 2, 96, 40, NONE, NONE, true, 1.0f, -1.0f,
+            PACKED, PACKED, PER_ROW, PACKED, &dml_test_hard_sigmoid},
+    {"N=2, TransA, C scalar, CLIP", F32, 3, 1, 2, 67, 2, 45, TRANS, NONE, true, 1.0f, 1.0f,
+            PACKED, PACKED, SCALAR, PACKED, &dml_test_clip},
+    {"M=5, padded everywhere (scalar loads), TransB", F32, 4, 2, 1, 5, 33, 70, NONE, TRANS, true, 1.0f, 1.0f,
+            PADDED, PADDED, PADDED, PADDED},
+    {"N=6, padded everywhere, TANH", F32, 4, 1, 2, 41, 6, 70, NONE, NONE, true, 1.0f, 1.0f,
+            PADDED, PADDED, PADDED, PADDED, &dml_test_tanh},
+    {"M=8, column-major A, B and output", F32, 4, 1, 1, 8, 52, 36, NONE, NONE, false, 1.0f, 0.0f,
+            COLUMNS, COLUMNS, PACKED, COLUMNS},
+    {"N=7, TransA and TransB, column-major output", F32, 4, 1, 1, 29, 7, 24, TRANS, TRANS, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, COLUMNS},
+    {"M=2, A a 0-stride scalar", F32, 3, 1, 2, 2, 48, 20, NONE, NONE, false, 1.0f, 0.0f,
+            SCALAR, PACKED, PACKED, PACKED},
+    {"1x1 output, K=5000 (every thread along K)", F32, 2, 1, 1, 1, 1, 5000, NONE, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, PACKED, PACKED},
+    {"M=1, N=3000, K=16: many workgroups", F32, 2, 1, 1, 1, 3000, 16, NONE, NONE, true, 1.0f, 1.0f,
+            PACKED, PACKED, ROW, PACKED, &dml_test_linear},
+    {"N=8, M=1000, K=1", F32, 2, 1, 1, 1000, 8, 1, TRANS, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"OWNED_BY_DML B and C: a linear layer's weights and bias", F32, 2, 1, 1, 2, 64, 128, NONE, TRANS, true,
+            1.0f, 1.0f, PACKED, PACKED, ROW, PACKED, &dml_test_relu, OWN_B | OWN_C},
+    {"OWNED_BY_DML A, N=1", F32, 3, 1, 2, 50, 1, 40, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED,
+            NULL, OWN_A},
+    {"FLOAT16 M=1, K=1000, K-contiguous B", F16, 2, 1, 1, 1, 48, 1000, NONE, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, ROW, PACKED},
+    {"FLOAT16 M=1, K=1000, N-contiguous B (16-byte vectors)", F16, 2, 1, 1, 1, 48, 1000, NONE, NONE, false,
+            1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"FLOAT16 M=4, K=1000, N-contiguous B (8-byte vectors), C bias row", F16, 2, 1, 1, 4, 64, 1000, NONE, NONE, true,
+            1.0f, 1.0f, PACKED, PACKED, ROW, PACKED},
+    {"FLOAT16 M=6, N-contiguous B (4-byte vectors), batches", F16, 3, 1, 2, 6, 34, 77, NONE, NONE, false,
+            1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED},
+    {"FLOAT16 N=3, K=301, padded, LEAKY_RELU", F16, 4, 2, 1, 45, 3, 301, TRANS, NONE, true, 1.0f, -0.5f,
+            PADDED, PADDED, PADDED, PADDED, &dml_test_leaky_relu},
+    {"FLOAT16 half-precision math, M=8, K-contiguous B", F16, 4, 1, 2, 8, 40, 96, NONE, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, PACKED, PACKED, &dml_test_relu, 0, HALF},
+    {"FLOAT16 half-precision math, N=2, N-contiguous B", F16, 2, 1, 1, 40, 2, 300, TRANS, NONE, true, 1.0f, 1.0f,
+            PACKED, PACKED, PER_ROW, PACKED, NULL, 0, HALF},
+    {"FLOAT16 half-precision math, scalar loads", F16, 2, 1, 1, 3, 21, 13, NONE, NONE, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED, NULL, 0, HALF},
+    {"FLOAT16 OWNED_BY_DML B, M=2", F16, 4, 1, 1, 2, 80, 64, NONE, TRANS, true, 1.0f, 1.0f,
+            PACKED, PACKED, ROW, PACKED, NULL, OWN_B},
+};
+
+/* A case with a side of at most GEMV_MAX_SIDE: the GEMV kernel chosen by its shape, then forced. */
+static void run_gemv_case(void **state, const struct gemm_case *test)
+{
+    expected_kernel = "gemm_gemv";
+    run_case(*state, test);
+    set_gemm_kernel("gemv");
+    run_case(*state, test);
+    set_gemm_kernel(NULL);
+    expected_kernel = NULL;
+}
+
+/* Every small side 1..GEMV_MAX_SIDE as M and as N; the TransA/TransB pair and K (1, 7, 300, 1000)
+ * cycle with it, so that each side meets every pair twice and the two sides every (K, pair). */
+static void run_gemv_sweep(void **state)
+{
+    static const UINT k_values[] = {1, 7, 300, 1000};
+    static const UINT large_values[] = {37, 40, 130};
+    struct gemm_case test;
+    UINT side, small, large, pair;
+    char name[96];
+
+    for (side = 0; side < 2; ++side)
+    for (small = 1; small <= GEMV_MAX_SIDE; ++small)
+    {
+        memset(&test, 0, sizeof(test));
+        large = large_values[(small + side) % ARRAY_SIZE(large_values)];
+        pair = (small - 1 + 2 * side) % 4;
+        test.type = F32;
+        test.rank = 2 + small % 3;
+        test.batch0 = test.batch1 = 1;
+        test.m = side ? large : small;
+        test.n = side ? small : large;
+        test.k = k_values[(small - 1) / 2];
+        test.trans_a = pair & 1 ? TRANS : NONE;
+        test.trans_b = pair & 2 ? TRANS : NONE;
+        test.alpha = 1.0f;
+        snprintf(name, sizeof(name), "sweep M=%u N=%u K=%u%s%s", test.m, test.n, test.k,
+                test.trans_a == TRANS ? " TransA" : "", test.trans_b == TRANS ? " TransB" : "");
+        test.name = name;
+        run_gemv_case(state, &test);
+    }
+}
+
+/* Forced onto a GEMM with both sides above GEMV_MAX_SIDE, the GEMV kernel refuses: E_NOTIMPL. */
+static void check_gemv_refuses(struct dml_test_context *context)
+{
+    UINT sizes[2] = {GEMV_MAX_SIDE + 1, GEMV_MAX_SIDE + 1};
+    struct dml_test_tensor t;
+    DML_GEMM_OPERATOR_DESC desc = {&t.desc, &t.desc, NULL, &t.desc, NONE, NONE, 1.0f, 0.0f, NULL};
+    IDMLCompiledOperator *compiled = NULL;
+    IDMLOperator *op;
+
+    dml_test_tensor_init(&t, F32, 2, sizes, NULL);
+    check_hr(dml_test_create_operator(context, DML_OPERATOR_GEMM, &desc, &op), S_OK);
+    set_gemm_kernel("gemv");
+    check_hr(IDMLDevice_CompileOperator(context->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
+            (void **)&compiled), E_NOTIMPL);
+    set_gemm_kernel(NULL);
+    assert_null(compiled);
+    release_last(op);
+}
+
+static void test_gemv_kernel(void **state)
+{
+    size_t i;
+
+    run_gemv_sweep(state);
+    for (i = 0; i < ARRAY_SIZE(gemv_cases); ++i)
+        run_gemv_case(state, &gemv_cases[i]);
+    check_gemv_refuses(*state);
+}
+
+/* Every case of `cases` with a side of at most GEMV_MAX_SIDE. */
+static void run_small_side_cases(void **state, const struct gemm_case *cases, size_t count)
+{
+    size_t i;
+
+    for (i = 0; i < count; ++i)
+    {
+        if (cases[i].m <= GEMV_MAX_SIDE || cases[i].n <= GEMV_MAX_SIDE)
+            run_case(*state, &cases[i]);
+    }
+}
+
+/* The general kernel (forced by general_setup) still runs the cases above that the GEMV kernel
+ * takes by default. */
+static void test_general_small_sides(void **state)
+{
+    run_small_side_cases(state, shape_cases, ARRAY_SIZE(shape_cases));
+    run_small_side_cases(state, c_cases, ARRAY_SIZE(c_cases));
+    run_small_side_cases(state, float16_cases, ARRAY_SIZE(float16_cases));
 }
 
 /* ---- Invalid descs ---- */
@@ -762,6 +997,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tiled_kernel, tiled_setup, kernel_teardown),
         cmocka_unit_test_setup_teardown(test_tiled_by_size, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_coopmat_kernel, coopmat_setup, kernel_teardown),
+        cmocka_unit_test_setup_teardown(test_gemv_kernel, dml_test_setup, kernel_teardown),
+        cmocka_unit_test_setup_teardown(test_general_small_sides, general_setup, kernel_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_shapes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_activations, dml_test_setup, dml_test_teardown),
