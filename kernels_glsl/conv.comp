@@ -26,7 +26,8 @@
  * neighbouring threads read and write neighbouring addresses.
  *
  * CONV_TILED: the implicit GEMM for large shapes, turned around as CONV_COOPMAT below and in
- * gemm_tiled.comp's 8 x 8 register tiles (16-byte shared-memory reads, 64 fma per 4 of them).
+ * gemm_tiled.comp's register tiles (4 x 4 blocks per thread, 16-byte shared-memory reads); with
+ * SPLIT_K, several workgroups per tile each sum a part of K, and CONV_SPLIT_REDUCE adds them up.
  *
  * CONV_DIRECT: one output element per thread, the reduction in registers, kernel taps outside
  * and channels inside so that each tap's bounds and stride test runs once. For the shapes whose
@@ -555,7 +556,7 @@ shared vec4 b_tile[2 * TILE_K * B_LD];
 float a_next[MAX_LOADS], b_next[MAX_LOADS];
 
 /* The K index kk as input channel and the spatial step of its tap. */
-void split_k(uint kk, out uint channel, out ivec3 step)
+void channel_and_step(uint kk, out uint channel, out ivec3 step)
 {
     channel = kk / KERNEL_VOLUME;
     step = tap_step(split_tap(kk % KERNEL_VOLUME));
@@ -616,7 +617,7 @@ void fetch_input(ConvInput input_tensor, Column column, uint k0)
         if (q >= INPUT_LOADS)
             break;
         b_next[q] = 0.0;
-        split_k(kk, channel, step);
+        channel_and_step(kk, channel, step);
         if ((FULL_K || kk < GEMM_K) && window_offset(column.start, step, in_offset))
             b_next[q] = float(input_tensor.v[column.input_base + channel * IN_STRIDE_C + in_offset]);
     }

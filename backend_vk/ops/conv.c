@@ -25,8 +25,11 @@
  * 64 outputs) the register-tiled implicit GEMM (CONV_TILED); the rest the implicit-GEMM kernel
  * with small thread tiles. VKDML_CONV_KERNEL=direct|implicit-gemm|tiled|gemm-1x1|coopmat forces
  * one (benchmarks; E_NOTIMPL where it cannot run the shape); VKDML_CONV_TUNE overrides the
- * tiling of the tiled kernel ("tile_m,tile_n[,tile_k]") or the cooperative-matrix one
- * ("tile_m,tile_n,subgroups_m,subgroups_n"); a tiling the kernel cannot take is ignored.
+ * tiling of the tiled kernel ("tile_m,tile_n[,tile_k[,split_k]]") or the cooperative-matrix one
+ * ("tile_m,tile_n,subgroups_m,subgroups_n[,split_k]"); a tiling the kernel cannot take is
+ * ignored. Both kernels can split K over several workgroups per tile when the tiles are too few
+ * for the device: their fp32 partial sums go to the temporary resource, and a second dispatch
+ * (CONV_SPLIT_REDUCE) adds them up before bias, activation and store.
  */
 
 #include <inttypes.h>
@@ -503,6 +506,8 @@ static bool tiled_pays(const struct vkdml_compile *compile, const struct conv_sh
     return !tiled_shared_missing(compile) && tiled_tiles(shape, &tiled_smallest) >= CONV_ENOUGH_GROUPS;
 }
 
+/* ---- Split-K (CONV_TILED, CONV_COOPMAT) ---- */
+
 /* The partial sums of split-K in the temporary resource, in bytes. */
 static uint64_t split_partial_size(const struct conv_shape *shape, uint32_t split_k)
 {
@@ -531,6 +536,8 @@ static uint32_t choose_split_k(const struct conv_shape *shape, uint64_t tiles, u
     return split_k;
 }
 
+/* ---- CONV_TILED's tiling ---- */
+
 /* The first of these tilings whose tiles are at most an eighth padding and number at least half
  * a large GPU's units, K split (choose_split_k) if they are still too few;
  * VKDML_CONV_TUNE="tile_m,tile_n[,tile_k[,split_k]]" (channels and positions 64, 128 or 256, at
@@ -543,7 +550,10 @@ static uint32_t choose_split_k(const struct conv_shape *shape, uint64_t tiles, u
 static void choose_tiled_tiling(const struct vkdml_compile *compile, const struct conv_shape *shape,
         struct tiled_tiling *tiling)
 {
-    static const struct tiled_tiling candidates[] = {{256, 64, 16, 1}, {128, 128, 16, 1}, {64, 128, 8, 1}, {64, 64, 8, 1}};
+    static const struct tiled_tiling candidates[] =
+    {
+        {256, 64, 16, 1}, {128, 128, 16, 1}, {64, 128, 8, 1}, {64, 64, 8, 1},
+    };
     uint64_t m = shape->out_channels / shape->groups, n = (uint64_t)shape->batch * product3(shape->out_sizes);
     const char *value = getenv("VKDML_CONV_TUNE");
     struct tiled_tiling requested = {0, 0, 8, 1};

@@ -981,7 +981,8 @@ static void test_tiled_kernel(void **state)
  * over its default tiling and the others it can take. */
 static void test_coopmat_kernel(void **state)
 {
-    static const char *const tunings[] = {NULL, "64,64,2,2", "128,128,2,4", "256,64,4,2", "64,128,2,4,3", "64,64,2,2,4"};
+    static const char *const tunings[] = {NULL, "64,64,2,2", "128,128,2,4", "256,64,4,2", "64,128,2,4,3",
+            "64,64,2,2,4"};
     struct dml_test_context *context = *state;
     struct conv_case test;
     char name[160];
