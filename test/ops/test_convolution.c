@@ -907,6 +907,11 @@ static const struct conv_case coopmat_cases[] =
             .mode = XCORR, .direction = FWD, .bias = true, .owned = OWN_FILTER | OWN_BIAS},
     {"coopmat: half-precision permission", F16, 3, 2, 16, 32, 1, {40}, {5}, .start_pad = {2}, .end_pad = {2},
             .mode = XCORR, .direction = FWD, .bias = true, .flags = HALF},
+    /* Output rows of 8 positions and more: the gather's row runs, at the input's edges too. */
+    {"coopmat: wide rows, stride 2 along W", F16, 4, 2, 16, 32, 1, {6, 40}, {3, 3}, .strides = {1, 2},
+            .start_pad = {1, 1}, .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true},
+    {"coopmat: wide rows, dilated, CONVOLUTION mode", F16, 4, 1, 24, 16, 1, {5, 37}, {2, 3}, .dilations = {1, 2},
+            .start_pad = {0, 3}, .end_pad = {1, 0}, .mode = CONV, .direction = FWD, .in_layout = LAYOUT_PADDED},
 };
 
 static void set_conv_tune(const char *value)
