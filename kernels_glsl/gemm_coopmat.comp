@@ -25,7 +25,10 @@
  * Epilogue: the element layout of an accumulator is opaque, so each subgroup stores one
  * accumulator at a time to shared memory, and each lane then takes 8 consecutive outputs of a
  * row through Alpha, Beta * C and the activation, writing them as one 16-byte vector when the
- * output's layout allows, scalars through the strides otherwise.
+ * output's layout allows, scalars through the strides otherwise. With SPLIT_K > 1 (only through
+ * VKDML_GEMM_TUNE), SPLIT_K workgroups per tile each sum a part of K's slabs and the epilogue
+ * stores their raw fp32 sums in the temporary resource instead; gemm_split_reduce.comp adds them
+ * up and runs Alpha, Beta * C and the activation.
  */
 #include "common.glsl"
 #include "dml_interface.h"
@@ -92,6 +95,7 @@ const uint TILES_M = (M + TILE_M - 1) / TILE_M;
 const uint TILES_N = (N + TILE_N - 1) / TILE_N;
 const uint TILE_COUNT = TILES_M * TILES_N * BATCH_COUNT;
 const uint SLABS = (K + TILE_K - 1) / TILE_K;
+const uint SLABS_PER_PART = (SLABS + SPLIT_K - 1) / SPLIT_K;
 const bool FULL_M = M % TILE_M == 0;
 const bool FULL_N = N % TILE_N == 0;
 const bool FULL_K = K % TILE_K == 0;
@@ -102,18 +106,22 @@ uvec4 a_next[MAX_LOADS], b_next[MAX_LOADS];
 
 struct Tile
 {
-    uint m0, n0, b0, b1;
+    uint m0, n0, b0, b1, batch;
+    uint part;                          /* of K, with split-K */
 };
 
-/* Tile numbers run through bands of GROUP_M tile rows, column by column inside a band. */
+/* Tile numbers run through bands of GROUP_M tile rows, column by column inside a band; then
+ * through the parts of K. */
 bool locate_tile(out Tile tile)
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
     uint per_batch = TILES_M * TILES_N, per_band = GROUP_M * TILES_N;
     uint t, band_first, band_rows, batch;
 
-    if (group >= TILE_COUNT)
+    if (group >= TILE_COUNT * SPLIT_K)
         return false;
+    tile.part = group / TILE_COUNT;
+    group %= TILE_COUNT;
     batch = group / per_batch;
     t = group % per_batch;
     band_first = (t / per_band) * GROUP_M;
@@ -123,6 +131,7 @@ bool locate_tile(out Tile tile)
     tile.n0 = (t / band_rows) * TILE_N;
     tile.b0 = batch / BATCH1;
     tile.b1 = batch % BATCH1;
+    tile.batch = batch;
     return true;
 }
 
@@ -259,7 +268,27 @@ void store_output(uint base, uint m, uint n, float value[HALVES])
     }
 }
 
-/* Lane l takes row l / 2, columns (l % 2) * 8.. of each 16 x 16 accumulator. */
+/* Split-K: a part's raw sums of outputs (m, n..n + 7), those inside the matrix. */
+void store_partial(Tile tile, uint m, uint n, uvec4 low, uvec4 high)
+{
+    PartialSums scalar = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    uint index = partial_index(tile.part, tile.batch, m, n);
+
+    if (N % 4 == 0)
+    {
+        PartialVectors(scalar).v[index / 4] = uintBitsToFloat(low);
+        PartialVectors(scalar).v[index / 4 + 1] = uintBitsToFloat(high);
+        return;
+    }
+    [[unroll]] for (uint e = 0; e < HALVES; ++e)
+    {
+        if (in_n(n + e))
+            scalar.v[index + e] = uintBitsToFloat(e < 4 ? low[e] : high[e - 4]);
+    }
+}
+
+/* Lane l takes row l / 2, columns (l % 2) * 8.. of each 16 x 16 accumulator: Alpha, Beta * C,
+ * activation and store, or with split-K this part's sums into the temporary resource. */
 void epilogue(Tile tile, uint sm, uint sn)
 {
     uint scratch = gl_SubgroupID * MAT * SCRATCH_LD;
@@ -283,6 +312,11 @@ void epilogue(Tile tile, uint sm, uint sn)
 
             if (!in_m(m) || !in_n(n))
                 continue;
+            if (SPLIT_K > 1)
+            {
+                store_partial(tile, m, n, low, high);
+                continue;
+            }
             [[unroll]] for (uint e = 0; e < HALVES; ++e)
                 c[e] = 0.0;
             if (HAS_C)
@@ -310,6 +344,9 @@ void main()
     VectorInput b = VectorInput(tensor_address(B_SLOT, B_OFFSET_LO, B_OFFSET_HI));
     uint a_base = tile.b0 * A_STRIDE_B0 + tile.b1 * A_STRIDE_B1;
     uint b_base = tile.b0 * B_STRIDE_B0 + tile.b1 * B_STRIDE_B1;
+    /* This part's slabs: all of them without split-K. */
+    uint s_first = SPLIT_K == 1 ? 0 : min(tile.part * SLABS_PER_PART, SLABS);
+    uint s_end = SPLIT_K == 1 ? SLABS : min(s_first + SLABS_PER_PART, SLABS);
 
     [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
     {
@@ -317,17 +354,20 @@ void main()
             acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT>(0.0);
     }
 
-    fetch_a(a, a_base, tile.m0, 0);
-    fetch_b(b, b_base, tile.n0, 0);
-    if (STAGES == 2)
+    /* A part past the last slab (more parts than slabs) only writes zeros. */
+    if (s_first < s_end)
     {
-        store_tiles(0);
-        barrier();
+        fetch_a(a, a_base, tile.m0, s_first * TILE_K);
+        fetch_b(b, b_base, tile.n0, s_first * TILE_K);
+        if (STAGES == 2)
+            store_tiles(0);
     }
-    for (uint s = 0; s < SLABS; ++s)
+    if (STAGES == 2)
+        barrier();
+    for (uint s = s_first; s < s_end; ++s)
     {
-        bool more = s + 1 < SLABS;
-        uint stage = STAGES == 2 ? s % 2 : 0;
+        bool more = s + 1 < s_end;
+        uint stage = STAGES == 2 ? (s - s_first) % 2 : 0;
 
         if (STAGES == 1)
         {

@@ -20,7 +20,10 @@
  * the matrices; full tiles skip the checks (specialization folds them away).
  *
  * Workgroups run through the tiles in bands of GROUP_M tile rows (all columns of a band before
- * the next band), so that the A rows of a band and B stay in L2 together.
+ * the next band), so that the A rows of a band and B stay in L2 together. With SPLIT_K > 1
+ * (too few tiles for the device), SPLIT_K workgroups per tile each sum a part of K's slabs and
+ * store their raw sums in the temporary resource; gemm_split_reduce.comp adds them up and runs the
+ * epilogue.
  */
 #include "common.glsl"
 #include "dml_interface.h"
@@ -64,6 +67,7 @@ const uint TILES_M = (M + TILE - 1) / TILE;
 const uint TILES_N = (N + TILE - 1) / TILE;
 const uint TILE_COUNT = TILES_M * TILES_N * BATCH_COUNT;
 const uint SLABS = (K + TILE_K - 1) / TILE_K;
+const uint SLABS_PER_PART = (SLABS + SPLIT_K - 1) / SPLIT_K;
 const bool FULL_M = M % TILE == 0;
 const bool FULL_N = N % TILE == 0;
 const bool FULL_K = K % TILE_K == 0;
@@ -80,18 +84,22 @@ vec4 a_next[MAX_LOADS], b_next[MAX_LOADS];
 
 struct Tile
 {
-    uint m0, n0, b0, b1;
+    uint m0, n0, b0, b1, batch;
+    uint part;                          /* of K, with split-K */
 };
 
-/* Tile numbers run through bands of GROUP_M tile rows, column by column inside a band. */
+/* Tile numbers run through bands of GROUP_M tile rows, column by column inside a band; then
+ * through the parts of K. */
 bool locate_tile(out Tile tile)
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
     uint per_batch = TILES_M * TILES_N, per_band = GROUP_M * TILES_N;
     uint t, band_first, band_rows, batch;
 
-    if (group >= TILE_COUNT)
+    if (group >= TILE_COUNT * SPLIT_K)
         return false;
+    tile.part = group / TILE_COUNT;
+    group %= TILE_COUNT;
     batch = group / per_batch;
     t = group % per_batch;
     band_first = (t / per_band) * GROUP_M;
@@ -101,6 +109,7 @@ bool locate_tile(out Tile tile)
     tile.n0 = (t / band_rows) * TILE;
     tile.b0 = batch / BATCH1;
     tile.b1 = batch % BATCH1;
+    tile.batch = batch;
     return true;
 }
 
@@ -262,6 +271,24 @@ void store_b(uint stage)
     }
 }
 
+/* Split-K: a part's raw sums of outputs (m, n..n + 3), those inside the matrix. */
+void store_partial(Tile tile, uint m, uint n, vec4 sums)
+{
+    PartialSums scalar = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    uint index = partial_index(tile.part, tile.batch, m, n);
+
+    if (N % 4 == 0)
+    {
+        PartialVectors(scalar).v[index / 4] = sums;
+        return;
+    }
+    [[unroll]] for (uint e = 0; e < 4; ++e)
+    {
+        if (in_n(n + e))
+            scalar.v[index + e] = sums[e];
+    }
+}
+
 /* A warp is 8 x 4 threads (tx x ty), so that its shared reads are 8 + 4 distinct vectors. */
 uvec2 thread_position()
 {
@@ -281,28 +308,34 @@ void main()
 
     uint a_base = tile.b0 * A_STRIDE_B0 + tile.b1 * A_STRIDE_B1;
     uint b_base = tile.b0 * B_STRIDE_B0 + tile.b1 * B_STRIDE_B1;
+    /* This part's slabs: all of them without split-K. */
+    uint k_first = SPLIT_K == 1 ? 0 : min(tile.part * SLABS_PER_PART, SLABS) * TILE_K;
+    uint k_end = SPLIT_K == 1 ? K : min(k_first + SLABS_PER_PART * TILE_K, K);
     /* acc[i][j]: row ty * 4 + i % 4 + 64 * (i / 4), columns tx * 4 + 64 * j + 0..3. */
     vec4 acc[8][2];
 
     [[unroll]] for (uint i = 0; i < 8; ++i)
         acc[i][0] = acc[i][1] = vec4(0.0);
 
-    fetch_a(a_base, tile.m0, 0);
-    fetch_b(b_base, tile.n0, 0);
-    store_a(0);
-    store_b(0);
+    /* A part past the last slab (more parts than slabs) only writes zeros. */
+    if (k_first < k_end)
+    {
+        fetch_a(a_base, tile.m0, k_first);
+        fetch_b(b_base, tile.n0, k_first);
+        store_a(0);
+        store_b(0);
+    }
     barrier();
 
-    for (uint s = 0; s < SLABS; ++s)
+    for (uint k0 = k_first, stage = 0; k0 < k_end; k0 += TILE_K, stage ^= 1)
     {
-        uint stage = s % 2;
-        bool more = s + 1 < SLABS;
+        bool more = k0 + TILE_K < k_end;
 
         /* Issued before the arithmetic, so that their latency hides behind it. */
         if (more)
         {
-            fetch_a(a_base, tile.m0, (s + 1) * TILE_K);
-            fetch_b(b_base, tile.n0, (s + 1) * TILE_K);
+            fetch_a(a_base, tile.m0, k0 + TILE_K);
+            fetch_b(b_base, tile.n0, k0 + TILE_K);
         }
 
         [[unroll]] for (uint k = 0; k < TILE_K; ++k)
@@ -347,6 +380,11 @@ void main()
 
             if (!in_m(m) || !in_n(n))
                 continue;
+            if (SPLIT_K > 1)
+            {
+                store_partial(tile, m, n, acc[i][j]);
+                continue;
+            }
             if (HAS_C && C_VECTOR == GEMM_VECTOR_ROW_MAJOR)
                 c = c_vector.v[(c_base + m * C_STRIDE_M + n) / 4];
             else if (HAS_C)

@@ -456,11 +456,6 @@ static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thr
 
 /* ---- conv.comp's CONV_TILED ---- */
 
-/* Split-K bounds: parts of at least 16 slabs; partial sums of at most 1 GiB (32-bit indices). */
-#define CONV_MAX_SPLIT_K 16
-#define CONV_MIN_PART_SLABS 16
-#define CONV_MAX_PARTIAL (1ull << 30)
-
 struct tiled_tiling
 {
     uint32_t tile_m, tile_n, tile_k;    /* channels, positions, K per slab */
@@ -506,34 +501,24 @@ static bool tiled_pays(const struct vkdml_compile *compile, const struct conv_sh
     return !tiled_shared_missing(compile) && tiled_tiles(shape, &tiled_smallest) >= CONV_ENOUGH_GROUPS;
 }
 
-/* ---- Split-K (CONV_TILED, CONV_COOPMAT) ---- */
+/* ---- Split-K (CONV_TILED, CONV_COOPMAT; split_k.c) ---- */
 
-/* The partial sums of split-K in the temporary resource, in bytes. */
-static uint64_t split_partial_size(const struct conv_shape *shape, uint32_t split_k)
+static uint64_t conv_outputs(const struct conv_shape *shape)
 {
-    uint64_t outputs = (uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes);
-
-    return split_k > 1 ? split_k * outputs * sizeof(float) : 0;
+    return (uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes);
 }
 
 static bool valid_split_k(const struct conv_shape *shape, uint32_t split_k)
 {
-    return split_k >= 1 && split_k <= CONV_MAX_SPLIT_K && split_partial_size(shape, split_k) <= CONV_MAX_PARTIAL;
+    return vkdml_split_k_valid(conv_outputs(shape), split_k);
 }
 
-/* Parts of K for `tiles` workgroup tiles of `tile_k` values a slab: more until there are 3
- * workgroups per unit of a large GPU, each part keeping at least CONV_MIN_PART_SLABS slabs.
- * H200, N32 C256 14x14 K256 3x3 on the tiled kernel, 98 tiles of 256x64 (TFLOP/s): 1 part
- * 25.8, 2 parts 21.8 (196 workgroups: a second, mostly empty wave), 4 parts 27.0. */
+/* Parts of K for `tiles` workgroup tiles of `tile_k` values a slab (vkdml_split_k_choose). */
 static uint32_t choose_split_k(const struct conv_shape *shape, uint64_t tiles, uint32_t tile_k)
 {
     uint32_t slabs = (shape->in_channels / shape->groups * product3(shape->kernel) + tile_k - 1) / tile_k;
-    uint32_t split_k = 1;
 
-    while (tiles * split_k < 3 * CONV_ENOUGH_GROUPS && slabs / (2 * split_k) >= CONV_MIN_PART_SLABS
-            && valid_split_k(shape, 2 * split_k))
-        split_k *= 2;
-    return split_k;
+    return vkdml_split_k_choose(tiles, slabs, conv_outputs(shape));
 }
 
 /* ---- CONV_TILED's tiling ---- */
@@ -869,15 +854,14 @@ static HRESULT compile_conv(struct vkdml_compile *compile, const struct conv_sha
 static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct conv_shape *shape, const uint32_t *spec,
         uint32_t split_k)
 {
-    uint64_t count = ((uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes)
-            + CONV_DIRECT_THREADS - 1) / CONV_DIRECT_THREADS;
+    uint64_t count = (conv_outputs(shape) + CONV_DIRECT_THREADS - 1) / CONV_DIRECT_THREADS;
     bool fp32 = conv_tensor(compile->op, CONV_INPUT)->DataType == DML_TENSOR_DATA_TYPE_FLOAT32;
     uint32_t groups[3];
     HRESULT hr;
 
     if (split_k == 1)
         return S_OK;
-    compile->temporary_size = split_partial_size(shape, split_k);
+    compile->temporary_size = vkdml_split_k_partial_size(conv_outputs(shape), split_k);
     if (FAILED(hr = spread_groups(compile, count, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, fp32 ? VKDML_KERNEL_CONV_SPLIT_REDUCE_F32

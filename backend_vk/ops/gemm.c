@@ -1,20 +1,28 @@
 /*
  * The GEMM family (DML_OPERATOR_GEMM): DirectML's shape and type rules, and one dispatch over
- * every output tile of every batch, of one of four kernels:
+ * every output tile of every batch (two with split-K, below), of one of four kernels:
  *   - gemm_gemv.comp when M or N is at most GEMM_GEMV_MAX_SIDE (batch-1 inference, matrix x
  *     vector), both types, any layout: such a GEMM is bound by reading the large operand once,
  *     which this kernel does coalesced (the problem transposed, Output^T = B^T x A^T, when N is
  *     the small side, so that the kernel's M always is);
  *   - gemm_coopmat.comp (FLOAT16 on devices with 16x16x16 fp16 cooperative matrices and 32-wide
  *     subgroups, when A and B can be read in 16-byte vectors);
- *   - gemm_tiled.comp (FLOAT32 with at least GEMM_TILED_MIN_TILES output tiles of 128 x 128);
+ *   - gemm_tiled.comp (FLOAT32 with at least GEMM_TILED_MIN_TILES output tiles of 128 x 128, or
+ *     with fewer but a long K that split-K spreads over that many workgroups);
  *   - gemm.comp, the general kernel: everything else.
  * The fast kernels take every layout their preconditions admit, and read and write 16 bytes at
  * a time wherever sizes, strides and offsets allow. VKDML_GEMM_KERNEL=general|tiled|coopmat|gemv
  * forces one kernel (a debugging and benchmarking knob): compilation fails with E_NOTIMPL where
  * that kernel cannot run the operator. VKDML_GEMM_TUNE="tile_m,tile_n,tile_k,stages,group_m
- * [,subgroups_m,subgroups_n]" (0: the default) overrides the fast kernels' tiling, for tuning;
- * a combination the kernel cannot take falls back to the default.
+ * [,subgroups_m,subgroups_n[,split_k]]" (0: the default) overrides the fast kernels' tiling, for
+ * tuning; a combination the kernel cannot take falls back to the default.
+ *
+ * Split-K: when the fast kernels' tiles are too few for a large GPU, SPLIT_K workgroups per tile
+ * each sum a part of K into fp32 partial sums in the temporary resource, and a second dispatch
+ * (gemm_split_reduce.comp) adds them up and runs the epilogue (Alpha, Beta * C, activation). The
+ * tiled kernel splits by default (vkdml_split_k_choose, conv.c's rule); the cooperative-matrix
+ * kernel only through VKDML_GEMM_TUNE's split_k (conv.c's cooperative-matrix kernel measured
+ * slower split on an H200).
  *
  * DirectML's rules (DML_GEMM_OPERATOR_DESC, FL 4_0 tensor support): A {[B0], [B1], M, K} (K, M
  * with TransA), B {[B0], [B1], K, N} (N, K with TransB), optional C and Output {[B0], [B1], M, N};
@@ -34,7 +42,8 @@
 _Static_assert(GEMM_COOPMAT_SUBGROUP_SIZE == VKDML_COOPMAT_SUBGROUP_SIZE, "the coopmat kernels' subgroups");
 _Static_assert(GEMM_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT == GEMM_SPEC_COUNT,
         "the fused activation's constants end gemm.comp's list");
-_Static_assert(GEMM_GEMV_SPEC_COUNT >= GEMM_FAST_SPEC_COUNT, "gemm_plan's constants hold every kernel's");
+_Static_assert(GEMM_SPLIT_SPEC_COUNT >= GEMM_GEMV_SPEC_COUNT && GEMM_GEMV_SPEC_COUNT >= GEMM_FAST_SPEC_COUNT,
+        "gemm_plan's constants hold every kernel's");
 
 enum gemm_tensor
 {
@@ -381,6 +390,7 @@ static enum gemm_kernel requested_kernel(void)
 struct gemm_tuning
 {
     uint32_t tile_m, tile_n, tile_k, stages, group_m, subgroups_m, subgroups_n;
+    uint32_t split_k;                   /* workgroups per tile, each summing a part of K */
 };
 
 static void read_tuning(struct gemm_tuning *tuning)
@@ -391,11 +401,12 @@ static void read_tuning(struct gemm_tuning *tuning)
 
     if (!value || !*value)
         return;
-    fields = sscanf(value, "%u,%u,%u,%u,%u,%u,%u", &t.tile_m, &t.tile_n, &t.tile_k, &t.stages, &t.group_m,
-            &t.subgroups_m, &t.subgroups_n);
-    if (fields != 5 && fields != 7)
+    fields = sscanf(value, "%u,%u,%u,%u,%u,%u,%u,%u", &t.tile_m, &t.tile_n, &t.tile_k, &t.stages, &t.group_m,
+            &t.subgroups_m, &t.subgroups_n, &t.split_k);
+    if (fields != 5 && fields != 7 && fields != 8)
     {
-        WARN("Ignoring VKDML_GEMM_TUNE=%s: want tile_m,tile_n,tile_k,stages,group_m[,subgroups_m,subgroups_n].", value);
+        WARN("Ignoring VKDML_GEMM_TUNE=%s: want tile_m,tile_n,tile_k,stages,group_m[,subgroups_m,subgroups_n"
+                "[,split_k]].", value);
         return;
     }
     tuning->tile_m = t.tile_m ? t.tile_m : tuning->tile_m;
@@ -405,6 +416,7 @@ static void read_tuning(struct gemm_tuning *tuning)
     tuning->group_m = t.group_m ? t.group_m : tuning->group_m;
     tuning->subgroups_m = t.subgroups_m ? t.subgroups_m : tuning->subgroups_m;
     tuning->subgroups_n = t.subgroups_n ? t.subgroups_n : tuning->subgroups_n;
+    tuning->split_k = t.split_k ? t.split_k : tuning->split_k;
 }
 
 static unsigned int element_size(const struct vkdml_compile *compile)
@@ -465,13 +477,14 @@ static uint64_t tiles_of(const uint32_t *spec, uint32_t tile_m, uint32_t tile_n)
             * spec[GEMM_SPEC_BATCH_COUNT];
 }
 
-/* One dispatch's kernel, constants and output tile. */
+/* The main dispatch's kernel, constants and output tile; with split-K, its parts of K. */
 struct gemm_plan
 {
     enum vkdml_kernel_id kernel;
-    uint32_t spec[GEMM_GEMV_SPEC_COUNT];
+    uint32_t spec[GEMM_SPLIT_SPEC_COUNT];
     uint32_t spec_count;
     uint32_t tile_m, tile_n;
+    uint32_t split_k;
 };
 
 static uint32_t shared_limit(const struct vkdml_compile *compile)
@@ -479,11 +492,43 @@ static uint32_t shared_limit(const struct vkdml_compile *compile)
     return compile->vk->caps.properties.limits.maxComputeSharedMemorySize;
 }
 
+/* ---- Split-K (split_k.c) ---- */
+
+static uint64_t gemm_outputs(const uint32_t *spec)
+{
+    return (uint64_t)spec[GEMM_SPEC_M] * spec[GEMM_SPEC_N] * spec[GEMM_SPEC_BATCH_COUNT];
+}
+
+/* Parts of K for tiles of tile_m x tile_n, tile_k values of K a slab: vkdml_split_k_choose's. */
+static uint32_t choose_split_k(const uint32_t *spec, uint32_t tile_m, uint32_t tile_n, uint32_t tile_k)
+{
+    return vkdml_split_k_choose(tiles_of(spec, tile_m, tile_n), (spec[GEMM_SPEC_K] + tile_k - 1) / tile_k,
+            gemm_outputs(spec));
+}
+
+/* VKDML_GEMM_TUNE's split_k (`requested`, 0 where it names none) where the kernels can take it,
+ * else the default `split_k`. */
+static uint32_t tuned_split_k(const uint32_t *spec, uint32_t requested, uint32_t split_k)
+{
+    if (!requested)
+        return split_k;
+    if (vkdml_split_k_valid(gemm_outputs(spec), requested))
+        return requested;
+    WARN("Ignoring split_k=%u of VKDML_GEMM_TUNE=%s: want 1 to %u parts whose sums take at most 1 GiB.",
+            requested, getenv("VKDML_GEMM_TUNE"), VKDML_MAX_SPLIT_K);
+    return split_k;
+}
+
+/* ---- The fast kernels ---- */
+
+/* split_k 0: chosen by the shape (choose_split_k). */
+static const struct gemm_tuning tiled_default = {GEMM_TILED_TILE, GEMM_TILED_TILE, 8, 2, 8, 0, 0, 0};
+
 /* NULL when gemm_tiled.comp can run the operator (then the plan is filled), else why not. */
 static const char *plan_tiled(const struct vkdml_compile *compile, const struct gemm_layout *layout,
         struct gemm_plan *plan)
 {
-    struct gemm_tuning tuning = {GEMM_TILED_TILE, GEMM_TILED_TILE, 8, 2, 8, 0, 0};
+    struct gemm_tuning tuning = tiled_default;
     uint32_t shared;
 
     if (gemm_tensor(compile->op, GEMM_A)->DataType != DML_TENSOR_DATA_TYPE_FLOAT32)
@@ -498,12 +543,14 @@ static const char *plan_tiled(const struct vkdml_compile *compile, const struct 
     if (shared > shared_limit(compile))
         return "the device has too little shared memory";
     plan->kernel = VKDML_KERNEL_GEMM_TILED_F32;
-    plan->spec_count = GEMM_FAST_SPEC_COUNT;
+    plan->spec_count = GEMM_SPLIT_SPEC_COUNT;
     plan->tile_m = plan->tile_n = GEMM_TILED_TILE;
     plan->spec[GEMM_SPEC_TILE_M] = plan->spec[GEMM_SPEC_TILE_N] = GEMM_TILED_TILE;
     plan->spec[GEMM_SPEC_TILE_K] = tuning.tile_k;
     plan->spec[GEMM_SPEC_GROUP_M] = tuning.group_m;
     set_vector_modes(compile, layout, plan->spec);
+    plan->split_k = tuned_split_k(plan->spec, tuning.split_k,
+            choose_split_k(plan->spec, GEMM_TILED_TILE, GEMM_TILED_TILE, tuning.tile_k));
     return NULL;
 }
 
@@ -593,7 +640,7 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
     if (!valid_coopmat_tuning(plan->spec, &tuning, shared_limit(compile)))
         return "the device has too little shared memory";
     plan->kernel = VKDML_KERNEL_GEMM_COOPMAT_F16;
-    plan->spec_count = GEMM_FAST_SPEC_COUNT;
+    plan->spec_count = GEMM_SPLIT_SPEC_COUNT;
     plan->tile_m = plan->spec[GEMM_SPEC_TILE_M] = tuning.tile_m;
     plan->tile_n = plan->spec[GEMM_SPEC_TILE_N] = tuning.tile_n;
     plan->spec[GEMM_SPEC_TILE_K] = tuning.tile_k;
@@ -602,6 +649,8 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
     plan->spec[GEMM_SPEC_SUBGROUPS_M] = tuning.subgroups_m;
     plan->spec[GEMM_SPEC_SUBGROUPS_N] = tuning.subgroups_n;
     plan->spec[GEMM_SPEC_THREADS] = tuning.subgroups_m * tuning.subgroups_n * GEMM_COOPMAT_SUBGROUP_SIZE;
+    /* Whole K by default: conv.c's cooperative-matrix kernel measured slower split (H200). */
+    plan->split_k = tuned_split_k(plan->spec, tuning.split_k, 1);
     return NULL;
 }
 
@@ -780,12 +829,24 @@ static const char *plan_gemv(const struct vkdml_compile *compile, const struct g
 }
 
 
+/* Enough tiles, mostly full; or, below GEMM_TILED_MIN_TILES, a K long enough that split-K gives
+ * the tiled kernel that many workgroups. Not measured against the general kernel, so taken only
+ * where it clearly loses: with K of at least GEMM_TILED_SPLIT_MIN_K, the general kernel's few
+ * workgroups (4 per tiled tile) each run a long reduction while much of a large GPU idles, and the
+ * partial sums' traffic (written and read: 8 bytes per part and output, at most 1/32 byte per
+ * multiply-add) is small against the arithmetic. */
+#define GEMM_TILED_SPLIT_MIN_K 4096
+
 static bool tiled_pays(const uint32_t *spec)
 {
     uint64_t tiles = tiles_of(spec, GEMM_TILED_TILE, GEMM_TILED_TILE);
-    double outputs = (double)spec[GEMM_SPEC_M] * spec[GEMM_SPEC_N] * spec[GEMM_SPEC_BATCH_COUNT];
+    uint32_t split_k = 1;
 
-    return tiles >= GEMM_TILED_MIN_TILES && outputs >= GEMM_TILED_MIN_FILL * tiles * GEMM_TILED_TILE * GEMM_TILED_TILE;
+    if (gemm_outputs(spec) < GEMM_TILED_MIN_FILL * tiles * GEMM_TILED_TILE * GEMM_TILED_TILE)
+        return false;
+    if (spec[GEMM_SPEC_K] >= GEMM_TILED_SPLIT_MIN_K)
+        split_k = choose_split_k(spec, GEMM_TILED_TILE, GEMM_TILED_TILE, tiled_default.tile_k);
+    return tiles * split_k >= GEMM_TILED_MIN_TILES;
 }
 
 /* The fastest kernel whose preconditions hold, or the one VKDML_GEMM_KERNEL names. */
@@ -817,7 +878,25 @@ static HRESULT plan_gemm(const struct vkdml_compile *compile, const struct gemm_
     return S_OK;
 }
 
-/* One dispatch over every output tile of every batch. */
+/* After a fast kernel that wrote split_k parts' sums: the temporary resource they need, and the
+ * dispatch that adds them up, one thread per output (the main kernel's constants). */
+static HRESULT add_split_reduce(struct vkdml_compile *compile, struct gemm_plan *plan)
+{
+    uint64_t count = (gemm_outputs(plan->spec) + GEMM_SPLIT_REDUCE_THREADS - 1) / GEMM_SPLIT_REDUCE_THREADS;
+    bool fp32 = gemm_tensor(compile->op, GEMM_A)->DataType == DML_TENSOR_DATA_TYPE_FLOAT32;
+    uint32_t groups[3];
+    HRESULT hr;
+
+    if (plan->split_k == 1)
+        return S_OK;
+    compile->temporary_size = vkdml_split_k_partial_size(gemm_outputs(plan->spec), plan->split_k);
+    if (FAILED(hr = tile_groups(compile, count, groups)))
+        return hr;
+    return vkdml_compile_add_dispatch(compile, fp32 ? VKDML_KERNEL_GEMM_SPLIT_REDUCE_F32
+            : VKDML_KERNEL_GEMM_SPLIT_REDUCE_F16, plan->spec, GEMM_SPLIT_SPEC_COUNT, NULL, 0, groups, true);
+}
+
+/* One dispatch over every output tile of every batch (and part of K, then the parts' sum). */
 HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
 {
     struct gemm_layout layout;
@@ -827,15 +906,22 @@ HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
     HRESULT hr;
 
     memset(&plan, 0, sizeof(plan));
+    plan.split_k = 1;
     gemm_layout_init(compile->op, &layout);
     fill_spec(compile, &layout, plan.spec);
     if (FAILED(hr = plan_gemm(compile, &layout, &plan)))
         return hr;
+    plan.spec[GEMM_SPEC_SPLIT_K] = plan.split_k;
+    plan.spec[GEMM_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
     tiles = tiles_of(plan.spec, plan.tile_m, plan.tile_n);
-    if (FAILED(hr = tile_groups(compile, tiles, groups)))
+    if (FAILED(hr = tile_groups(compile, tiles * plan.split_k, groups)))
         return hr;
-    TRACE("GEMM %u batches of {%u,%u,%u}: %s, %ux%u tiles, %u x %u x %u workgroups.", plan.spec[GEMM_SPEC_BATCH_COUNT],
-            layout.out.sizes[2], layout.out.sizes[3], layout.a.sizes[3], vkdml_kernel_get(plan.kernel)->name,
-            plan.tile_m, plan.tile_n, groups[0], groups[1], groups[2]);
-    return vkdml_compile_add_dispatch(compile, plan.kernel, plan.spec, plan.spec_count, NULL, 0, groups, false);
+    TRACE("GEMM %u batches of {%u,%u,%u}: %s, %ux%u tiles, K in %u part(s), %u x %u x %u workgroups.",
+            plan.spec[GEMM_SPEC_BATCH_COUNT], layout.out.sizes[2], layout.out.sizes[3], layout.a.sizes[3],
+            vkdml_kernel_get(plan.kernel)->name, plan.tile_m, plan.tile_n, plan.split_k, groups[0], groups[1],
+            groups[2]);
+    if (FAILED(hr = vkdml_compile_add_dispatch(compile, plan.kernel, plan.spec, plan.spec_count, NULL, 0, groups,
+            false)))
+        return hr;
+    return add_split_reduce(compile, &plan);
 }

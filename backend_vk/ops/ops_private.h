@@ -100,4 +100,16 @@ void vkdml_fused_activation_spec(const DML_OPERATOR_DESC *activation, uint32_t s
  * CLIP only for CONVOLUTION and GEMM; NULL tensors). */
 HRESULT vkdml_validate_fused_activation(const struct vkdml_operator_view *op, const DML_OPERATOR_DESC *activation);
 
+/* Split-K (split_k.c; conv.c's tiled and cooperative-matrix kernels, gemm.c's fast kernels):
+ * when a GEMM-like kernel has too few output tiles to fill a large GPU, several workgroups per
+ * tile each sum a part of K into fp32 partial sums in the temporary resource, and a second
+ * dispatch adds them up. `outputs` counts the operator's outputs; parts of 1 to
+ * VKDML_MAX_SPLIT_K, their sums at most 1 GiB (the kernels' 32-bit indices). */
+#define VKDML_MAX_SPLIT_K 16
+/* The partial sums' bytes in the temporary resource (0 without split-K). */
+uint64_t vkdml_split_k_partial_size(uint64_t outputs, uint32_t split_k);
+bool vkdml_split_k_valid(uint64_t outputs, uint32_t split_k);
+/* The default number of parts for `tiles` workgroup tiles over `slabs` slabs of K. */
+uint32_t vkdml_split_k_choose(uint64_t tiles, uint64_t slabs, uint64_t outputs);
+
 #endif /* VKDML_OPS_PRIVATE_H */

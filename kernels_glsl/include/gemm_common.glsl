@@ -1,6 +1,7 @@
 /*
- * What every GEMM kernel (gemm.comp, gemm_tiled.comp, gemm_coopmat.comp) declares alike: the
- * specialization constants of gemm_interface.h, the fused activation, and tensor addresses.
+ * What every GEMM kernel (gemm.comp, gemm_tiled.comp, gemm_coopmat.comp, gemm_gemv.comp,
+ * gemm_split_reduce.comp) declares alike: the specialization constants of gemm_interface.h, the
+ * fused activation, tensor addresses and split-K's partial sums.
  * The including kernel has included common.glsl, dml_interface.h and gemm_interface.h.
  */
 #ifndef VKDML_GEMM_COMMON_GLSL
@@ -49,6 +50,25 @@ layout(constant_id = GEMM_SPEC_HAS_C) const bool HAS_C = false;
 /* The C side passes the FLOAT attributes' bits unchanged. */
 layout(constant_id = GEMM_SPEC_ALPHA) const float ALPHA = 1.0;
 layout(constant_id = GEMM_SPEC_BETA) const float BETA = 0.0;
+
+/* Split-K (gemm_interface.h): the fast kernels' partial sums and gemm_split_reduce.comp's. */
+layout(constant_id = GEMM_SPEC_SPLIT_K) const uint SPLIT_K = 1;
+layout(constant_id = GEMM_SPEC_PARTIAL_SLOT) const uint PARTIAL_SLOT = 0;
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer PartialSums
+{
+    float v[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer PartialVectors
+{
+    vec4 v[];
+};
+
+/* Partial sums {SPLIT_K, BATCH_COUNT, M, N} at the start of the temporary resource. */
+uint partial_index(uint part, uint batch, uint m, uint n)
+{
+    return ((part * BATCH_COUNT + batch) * M + m) * N + n;
+}
 
 /* The byte address `offset` into the binding in descriptor `slot`, without 64-bit integers. */
 uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)

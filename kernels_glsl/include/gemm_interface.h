@@ -70,6 +70,16 @@
 #define GEMM_SPEC_GEMV_K_FASTEST 56     /* bool: the thread index runs along K (B is K-contiguous) */
 #define GEMM_GEMV_SPEC_COUNT 57
 
+/* Split-K (gemm_tiled.comp, gemm_coopmat.comp): with SPLIT_K > 1, SPLIT_K workgroups per tile
+ * each sum a part of K into fp32 partial sums {SPLIT_K, BATCH_COUNT, M, N} (N fastest) in the
+ * temporary resource (its descriptor slot here), instead of the epilogue and store;
+ * gemm_split_reduce.comp (one thread per output, the same constants) adds them up and runs the
+ * epilogue. The fast kernels take the constants up to GEMM_SPLIT_SPEC_COUNT (the GEMV ones unused). */
+#define GEMM_SPEC_SPLIT_K 57
+#define GEMM_SPEC_PARTIAL_SLOT 58
+#define GEMM_SPLIT_SPEC_COUNT 59
+#define GEMM_SPLIT_REDUCE_THREADS 256
+
 /* Vector access: 16 bytes at a time along the matrix's rows (its second logical dimension: K for
  * A, N for B, C and the output) or along its columns (the first: M for A, K for B). Every vector
  * is then whole inside the matrix or outside it, and 16-byte aligned (gemm.c checks sizes,

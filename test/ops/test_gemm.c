@@ -10,6 +10,9 @@
  * fp32 register-tiled kernel on every device (its own layouts, then the cases above), the fp16
  * cooperative-matrix kernel where the device has VK_NV_cooperative_matrix (skipped elsewhere,
  * lavapipe included). A forced kernel that cannot run a case fails its compilation, and so the test.
+ * Split-K on the tiled kernel: large K over few tiles split by shape, then forced splits
+ * (VKDML_GEMM_TUNE's split_k: uneven parts, more parts than slabs) over its load and store paths,
+ * each checked against compilation's TRACE line; the cooperative-matrix kernel's tunings split too.
  * The GEMV kernel (M or N at most 8) runs every small side as M and as N over K = 1, 7, 300 and
  * 1000 and every TransA/TransB pair, then batches, broadcasts (C by rows and by columns), Alpha and
  * Beta, activations, FLOAT16 with and without half-precision math, OWNED_BY_DML weights and padded
@@ -222,12 +225,15 @@ static void gemm_run_cleanup(struct gemm_run *run)
 /* ---- Which kernel compilation picked: its TRACE line, captured around CompileOperator ---- */
 
 /* When set, run_case checks that compilation picked a kernel whose registry name starts with it
- * (nothing tells when TRACE messages are compiled out: -Dtrace-messages=false). */
+ * (nothing tells when TRACE messages are compiled out: -Dtrace-messages=false), and, when
+ * expected_parts is too, that it split K into that many parts. */
 static const char *expected_kernel;
+static unsigned int expected_parts;
 
 struct trace_capture
 {
     char kernel[64];                /* from "GEMM <n> batches of {M,N,K}: <kernel>, ..." */
+    unsigned int parts;             /* from "..., K in <parts> part(s), ..." */
     unsigned int problems;          /* validation messages or errors: the test fails */
     char problem[512];
 };
@@ -237,7 +243,7 @@ static struct trace_capture capture;
 static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml_log_source source,
         const char *function, const char *message)
 {
-    static const char tag[] = "}: ";
+    static const char tag[] = "}: ", parts_tag[] = "K in ";
     const char *found;
 
     if (source == VKDML_LOG_SOURCE_VALIDATION || level == VKDML_LOG_ERR)
@@ -249,11 +255,13 @@ static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml
     {
         found += sizeof(tag) - 1;
         snprintf(capture.kernel, sizeof(capture.kernel), "%.*s", (int)strcspn(found, ","), found);
+        if ((found = strstr(found, parts_tag)))
+            capture.parts = strtoul(found + sizeof(parts_tag) - 1, NULL, 10);
     }
 }
 
 static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, const DML_GEMM_OPERATOR_DESC *desc,
-        DML_EXECUTION_FLAGS flags, char kernel[64])
+        DML_EXECUTION_FLAGS flags, char kernel[64], unsigned int *parts)
 {
     enum vkdml_log_level old_level = vkdml_get_log_level();
     IDMLCompiledOperator *compiled = NULL;
@@ -272,6 +280,7 @@ static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, co
     if (capture.problems)
         fail_msg("compiling logged: %s", capture.problem);
     memcpy(kernel, capture.kernel, sizeof(capture.kernel));
+    *parts = capture.parts;
     return compiled;
 }
 
@@ -284,13 +293,16 @@ static IDMLCompiledOperator *create_gemm(struct dml_test_context *context, const
         test->trans_a, test->trans_b, test->alpha, test->beta, test->activation,
     };
     IDMLCompiledOperator *compiled;
+    unsigned int parts;
     char kernel[64];
 
     if (!expected_kernel)
         return dml_test_compile(context, DML_OPERATOR_GEMM, &desc, test->flags);
-    compiled = compile_traced(context, &desc, test->flags, kernel);
+    compiled = compile_traced(context, &desc, test->flags, kernel, &parts);
     if (kernel[0] && strncmp(kernel, expected_kernel, strlen(expected_kernel)))
         fail_msg("%s: compiled for %s, expected %s", test->name, kernel, expected_kernel);
+    if (kernel[0] && expected_parts && parts != expected_parts)
+        fail_msg("%s: K in %u part(s), expected %u", test->name, parts, expected_parts);
     return compiled;
 }
 
@@ -535,6 +547,7 @@ static int kernel_teardown(void **state)
     set_gemm_kernel(NULL);
     dml_test_set_env("VKDML_GEMM_TUNE", NULL);
     expected_kernel = NULL;
+    expected_parts = 0;
     return dml_test_teardown(state);
 }
 
@@ -595,6 +608,66 @@ static void test_tiled_by_size(void **state)
     run_cases(state, large, ARRAY_SIZE(large));
 }
 
+/* ---- Split-K on the tiled kernel ---- */
+
+/* A case with too few tiles for a large GPU, and the parts of K it must run in: chosen by its
+ * shape (tune NULL), or forced through VKDML_GEMM_TUNE's split_k (with VKDML_GEMM_KERNEL=tiled
+ * where the shape alone would not pick the tiled kernel). */
+struct split_case
+{
+    const char *kernel;             /* VKDML_GEMM_KERNEL */
+    const char *tune;               /* VKDML_GEMM_TUNE */
+    unsigned int parts;
+    struct gemm_case test;
+};
+
+static const struct split_case split_cases[] =
+{
+    /* By shape: 6 tiles (half full: edge tiles), K = 4096 (gemm.c's GEMM_TILED_SPLIT_MIN_K) in 16
+     * parts of 32 slabs. */
+    {NULL, NULL, 16, {"split-K by shape: 2 batches of 65x384x4096, C bias row", F32, 3, 1, 2, 65, 384, 4096,
+            NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED}},
+    /* The tiled kernel forced, its default split: parts of at least 16 slabs of 8. */
+    {"tiled", NULL, 16, {"split-K default: 128x128x2048, 16 parts", F32, 2, 1, 1, 128, 128, 2048, NONE, NONE, false,
+            1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED}},
+    {"tiled", NULL, 2, {"split-K default: K=300 (a partial slab), TransA and TransB", F32, 4, 1, 1, 150, 140, 300,
+            TRANS, TRANS, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED}},
+    /* Forced splits: uneven parts, every load and store path, the epilogue in the reduction. */
+    {"tiled", "0,0,0,0,0,0,0,2", 2, {"split 2: 128x128x64, full tiles, vectors everywhere", F32, 2, 1, 1,
+            128, 128, 64, NONE, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED}},
+    {"tiled", "0,0,0,0,0,0,0,3", 3, {"split 3: batches, B broadcast, C bias row, Alpha, Beta, RELU", F32, 4, 2, 3,
+            64, 72, 200, NONE, NONE, true, 0.5f, -2.0f, PACKED, BROADCAST, ROW, PACKED, &dml_test_relu}},
+    {"tiled", "0,0,0,0,0,0,0,5", 5, {"split 5: padded strides (scalar paths), odd N, C, ELU", F32, 4, 2, 1,
+            70, 91, 333, NONE, TRANS, true, 1.0f, 1.0f, PADDED, PADDED, PADDED, PADDED, &dml_test_elu}},
+    {"tiled", "0,0,0,0,0,0,0,4", 4, {"split 4: column-major A, B and output, C a scalar", F32, 4, 1, 1,
+            136, 140, 100, NONE, NONE, true, -1.0f, 0.5f, COLUMNS, COLUMNS, SCALAR, COLUMNS}},
+    {"tiled", "0,0,16,0,0,0,0,3", 3, {"split 3, slabs of 16: A broadcast, TransA, C broadcast over batches", F32, 4,
+            3, 1, 130, 66, 150, TRANS, NONE, true, 1.0f, 1.0f, BROADCAST, PACKED, BROADCAST, PACKED, &dml_test_tanh}},
+    {"tiled", "0,0,0,0,0,0,0,16", 16, {"split 16 over 5 slabs (more parts than slabs), K=36", F32, 4, 1, 2,
+            129, 131, 36, NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, PER_ROW, PACKED, &dml_test_sigmoid}},
+    {"tiled", "0,0,0,0,0,0,0,4", 4, {"split 4 over one partial slab, K=7, rank 3", F32, 3, 1, 2, 100, 40, 7,
+            NONE, NONE, true, -1.0f, 2.0f, PACKED, PACKED, PACKED, PACKED}},
+    {"tiled", "0,0,0,0,0,0,0,3", 3, {"split 3: OWNED_BY_DML A and B", F32, 2, 1, 1, 100, 96, 64, NONE, TRANS, true,
+            1.0f, 1.0f, PACKED, PACKED, ROW, PACKED, &dml_test_clip, OWN_A | OWN_B}},
+    /* A split the kernels cannot take is ignored: the default. */
+    {"tiled", "0,0,0,0,0,0,0,17", 1, {"split 17 ignored", F32, 2, 1, 1, 64, 64, 32, NONE, NONE, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED}},
+};
+
+static void test_split_k(void **state)
+{
+    size_t i;
+
+    expected_kernel = "gemm_tiled_f32";
+    for (i = 0; i < ARRAY_SIZE(split_cases); ++i)
+    {
+        set_gemm_kernel(split_cases[i].kernel);
+        dml_test_set_env("VKDML_GEMM_TUNE", split_cases[i].tune);
+        expected_parts = split_cases[i].parts;
+        run_case(*state, &split_cases[i].test);
+    }
+}
+
 /* Cooperative-matrix layouts: A and B contiguous along either dimension (K, M, N a multiple of 8);
  * the epilogue's vector and strided paths; edge tiles and a partial slab of K. */
 static const struct gemm_case coopmat_cases[] =
@@ -641,10 +714,12 @@ static bool coopmat_available(struct dml_test_context *context)
 
 static void test_coopmat_kernel(void **state)
 {
-    /* The default tiling of these small matrices, then the large matrices' tilings
-     * (VKDML_GEMM_TUNE: tile_m,tile_n,tile_k,stages,group_m,subgroups_m,subgroups_n). */
+    /* The default tiling of these small matrices, then the large matrices' tilings, then split-K
+     * (VKDML_GEMM_TUNE: tile_m,tile_n,tile_k,stages,group_m,subgroups_m,subgroups_n[,split_k]),
+     * into uneven parts and into more parts than slabs, on both stage counts. */
     static const char *const tunings[] = {NULL, "128,256,32,1,8,2,4", "128,256,16,2,8,2,4", "128,128,64,1,8,2,2",
-            "64,64,32,2,1,2,2"};
+            "64,64,32,2,1,2,2", "64,64,16,2,8,2,2,2", "64,64,16,1,8,2,2,3", "128,128,32,2,8,2,2,5",
+            "64,64,32,1,8,2,2,16"};
     struct dml_test_context *context = *state;
     unsigned int i;
 
@@ -996,6 +1071,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_many_batches, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_tiled_kernel, tiled_setup, kernel_teardown),
         cmocka_unit_test_setup_teardown(test_tiled_by_size, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_split_k, dml_test_setup, kernel_teardown),
         cmocka_unit_test_setup_teardown(test_coopmat_kernel, coopmat_setup, kernel_teardown),
         cmocka_unit_test_setup_teardown(test_gemv_kernel, dml_test_setup, kernel_teardown),
         cmocka_unit_test_setup_teardown(test_general_small_sides, general_setup, kernel_teardown),
