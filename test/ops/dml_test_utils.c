@@ -248,6 +248,54 @@ IDMLCompiledOperator *dml_test_compile(struct dml_test_context *context, DML_OPE
     return compiled;
 }
 
+/* What the log sink keeps while dml_test_compile_traced() compiles. */
+static struct
+{
+    const char *prefix;
+    char *trace;
+    size_t trace_size;
+    unsigned int problems;          /* validation messages or errors: the test fails */
+    char problem[512];
+} capture;
+
+static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml_log_source source,
+        const char *function, const char *message)
+{
+    if (source == VKDML_LOG_SOURCE_VALIDATION || level == VKDML_LOG_ERR)
+    {
+        ++capture.problems;
+        snprintf(capture.problem, sizeof(capture.problem), "%s: %s", function, message);
+    }
+    if (level == VKDML_LOG_TRACE && !strncmp(message, capture.prefix, strlen(capture.prefix)))
+        snprintf(capture.trace, capture.trace_size, "%s", message + strlen(capture.prefix));
+}
+
+IDMLCompiledOperator *dml_test_compile_traced(struct dml_test_context *context, DML_OPERATOR_TYPE type,
+        const void *desc, DML_EXECUTION_FLAGS flags, const char *prefix, char *trace, size_t trace_size)
+{
+    enum vkdml_log_level old_level = vkdml_get_log_level();
+    IDMLCompiledOperator *compiled = NULL;
+    IDMLOperator *op;
+    HRESULT hr;
+
+    memset(&capture, 0, sizeof(capture));
+    capture.prefix = prefix;
+    capture.trace = trace;
+    capture.trace_size = trace_size;
+    trace[0] = 0;
+    check_hr(dml_test_create_operator(context, type, desc, &op), S_OK);
+    vkdml_set_log_level(VKDML_LOG_TRACE);
+    vkdml_set_log_callback(capture_sink, NULL);
+    hr = IDMLDevice_CompileOperator(context->dml, op, flags, &IID_IDMLCompiledOperator, (void **)&compiled);
+    vkdml_test_init_logging();
+    vkdml_set_log_level(old_level);
+    release_unknown(op);
+    check_hr(hr, S_OK);
+    if (capture.problems)
+        fail_msg("compiling logged: %s", capture.problem);
+    return compiled;
+}
+
 /* ---- Running ---- */
 
 static DML_BINDING_PROPERTIES properties_of(void *dispatchable)

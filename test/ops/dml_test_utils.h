@@ -81,6 +81,12 @@ HRESULT dml_test_create_operator(struct dml_test_context *context, DML_OPERATOR_
  * operator keeps its own reference). */
 IDMLCompiledOperator *dml_test_compile(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
         DML_EXECUTION_FLAGS flags);
+/* dml_test_compile with TRACE logging captured during compilation, which is how tests see the
+ * kernel a family picked: an error or validation message logged meanwhile fails the test, and
+ * `trace` receives the rest of the last TRACE message that starts with `prefix` ("" when none:
+ * -Dtrace-messages=false compiles them out). */
+IDMLCompiledOperator *dml_test_compile_traced(struct dml_test_context *context, DML_OPERATOR_TYPE type,
+        const void *desc, DML_EXECUTION_FLAGS flags, const char *prefix, char *trace, size_t trace_size);
 
 /* A buffer range to bind; buffer NULL binds DML_BINDING_TYPE_NONE. size 0 means "to the end". */
 struct dml_test_binding

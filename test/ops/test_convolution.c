@@ -379,66 +379,28 @@ static void fill_desc(DML_CONVOLUTION_OPERATOR_DESC *desc, struct conv_attribute
     desc->FusedActivation = test->activation;
 }
 
-/* ---- Which kernel compilation picked: its TRACE line, captured around CompileOperator ---- */
-
-struct trace_capture
-{
-    char path[32];
-    unsigned int problems;          /* validation messages or errors: the test fails */
-    char problem[512];
-};
-
-static struct trace_capture capture;
-
-static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml_log_source source,
-        const char *function, const char *message)
-{
-    static const char tag[] = "Convolution kernel: ";
-    const char *found;
-    size_t length;
-
-    if (source == VKDML_LOG_SOURCE_VALIDATION || level == VKDML_LOG_ERR)
-    {
-        ++capture.problems;
-        snprintf(capture.problem, sizeof(capture.problem), "%s: %s", function, message);
-    }
-    if ((found = strstr(message, tag)))
-    {
-        found += sizeof(tag) - 1;
-        length = strcspn(found, ",.");
-        snprintf(capture.path, sizeof(capture.path), "%.*s", (int)MIN(length, sizeof(capture.path) - 1), found);
-    }
-}
+/* ---- Which kernel compilation picked: its TRACE line ---- */
 
 static void set_kernel(const char *name)
 {
     dml_test_set_env("VKDML_CONV_KERNEL", name);
 }
 
+/* Compiles with VKDML_CONV_KERNEL naming `force` (unless PATH_ANY); `path` receives the kernel's
+ * name from conv.c's "Convolution kernel: <name>, ..." TRACE line ("" without one). */
 static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, const DML_CONVOLUTION_OPERATOR_DESC *desc,
         DML_EXECUTION_FLAGS flags, enum conv_path force, char path[32])
 {
-    enum vkdml_log_level old_level = vkdml_get_log_level();
-    IDMLCompiledOperator *compiled = NULL;
-    IDMLOperator *op;
-    HRESULT hr;
+    IDMLCompiledOperator *compiled;
+    char trace[256];
 
-    memset(&capture, 0, sizeof(capture));
-    check_hr(dml_test_create_operator(context, DML_OPERATOR_CONVOLUTION, desc, &op), S_OK);
-    vkdml_set_log_level(VKDML_LOG_TRACE);
-    vkdml_set_log_callback(capture_sink, NULL);
     if (force != PATH_ANY)
         set_kernel(path_names[force]);
-    hr = IDMLDevice_CompileOperator(context->dml, op, flags, &IID_IDMLCompiledOperator, (void **)&compiled);
+    compiled = dml_test_compile_traced(context, DML_OPERATOR_CONVOLUTION, desc, flags, "Convolution kernel: ",
+            trace, sizeof(trace));
     if (force != PATH_ANY)
         set_kernel(NULL);
-    vkdml_test_init_logging();
-    vkdml_set_log_level(old_level);
-    release_unknown(op);
-    check_hr(hr, S_OK);
-    if (capture.problems)
-        fail_msg("compiling logged: %s", capture.problem);
-    memcpy(path, capture.path, sizeof(capture.path));
+    snprintf(path, 32, "%.*s", (int)strcspn(trace, ",."), trace);
     return compiled;
 }
 

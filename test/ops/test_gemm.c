@@ -230,57 +230,27 @@ static void gemm_run_cleanup(struct gemm_run *run)
 static const char *expected_kernel;
 static unsigned int expected_parts;
 
-struct trace_capture
-{
-    char kernel[64];                /* from "GEMM <n> batches of {M,N,K}: <kernel>, ..." */
-    unsigned int parts;             /* from "..., K in <parts> part(s), ..." */
-    unsigned int problems;          /* validation messages or errors: the test fails */
-    char problem[512];
-};
-
-static struct trace_capture capture;
-
-static void capture_sink(void *user_data, enum vkdml_log_level level, enum vkdml_log_source source,
-        const char *function, const char *message)
-{
-    static const char tag[] = "}: ", parts_tag[] = "K in ";
-    const char *found;
-
-    if (source == VKDML_LOG_SOURCE_VALIDATION || level == VKDML_LOG_ERR)
-    {
-        ++capture.problems;
-        snprintf(capture.problem, sizeof(capture.problem), "%s: %s", function, message);
-    }
-    if (!strncmp(message, "GEMM ", 5) && (found = strstr(message, tag)))
-    {
-        found += sizeof(tag) - 1;
-        snprintf(capture.kernel, sizeof(capture.kernel), "%.*s", (int)strcspn(found, ","), found);
-        if ((found = strstr(found, parts_tag)))
-            capture.parts = strtoul(found + sizeof(parts_tag) - 1, NULL, 10);
-    }
-}
-
+/* Compiles; `kernel` receives the kernel's name and `parts` the parts of K from gemm.c's TRACE
+ * line "GEMM <n> batches of {M,N,K}: <kernel>, ..., K in <parts> part(s), ..." ("" and 0 without
+ * one). */
 static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, const DML_GEMM_OPERATOR_DESC *desc,
         DML_EXECUTION_FLAGS flags, char kernel[64], unsigned int *parts)
 {
-    enum vkdml_log_level old_level = vkdml_get_log_level();
-    IDMLCompiledOperator *compiled = NULL;
-    IDMLOperator *op;
-    HRESULT hr;
+    static const char kernel_tag[] = "}: ", parts_tag[] = "K in ";
+    IDMLCompiledOperator *compiled;
+    const char *found;
+    char trace[256];
 
-    memset(&capture, 0, sizeof(capture));
-    check_hr(dml_test_create_operator(context, DML_OPERATOR_GEMM, desc, &op), S_OK);
-    vkdml_set_log_level(VKDML_LOG_TRACE);
-    vkdml_set_log_callback(capture_sink, NULL);
-    hr = IDMLDevice_CompileOperator(context->dml, op, flags, &IID_IDMLCompiledOperator, (void **)&compiled);
-    vkdml_test_init_logging();
-    vkdml_set_log_level(old_level);
-    release_unknown(op);
-    check_hr(hr, S_OK);
-    if (capture.problems)
-        fail_msg("compiling logged: %s", capture.problem);
-    memcpy(kernel, capture.kernel, sizeof(capture.kernel));
-    *parts = capture.parts;
+    compiled = dml_test_compile_traced(context, DML_OPERATOR_GEMM, desc, flags, "GEMM ", trace, sizeof(trace));
+    kernel[0] = 0;
+    *parts = 0;
+    if ((found = strstr(trace, kernel_tag)))
+    {
+        found += sizeof(kernel_tag) - 1;
+        snprintf(kernel, 64, "%.*s", (int)strcspn(found, ","), found);
+        if ((found = strstr(found, parts_tag)))
+            *parts = strtoul(found + sizeof(parts_tag) - 1, NULL, 10);
+    }
     return compiled;
 }
 
