@@ -868,30 +868,39 @@ static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct conv
             : VKDML_KERNEL_CONV_SPLIT_REDUCE_F16, spec, CONV_TILED_SPEC_COUNT, NULL, 0, groups, true);
 }
 
+/* The tiled or cooperative-matrix kernel over `tiles` tiles of `split_k` parts of K each, then
+ * split-K's reduction (`spec` gets the split constants). */
+static HRESULT add_tile_dispatches(struct vkdml_compile *compile, const struct conv_shape *shape,
+        enum vkdml_kernel_id kernel, uint32_t *spec, uint32_t spec_count, uint64_t tiles, uint32_t split_k)
+{
+    uint32_t groups[3];
+    HRESULT hr;
+
+    spec[CONV_SPEC_SPLIT_K] = split_k;
+    spec[CONV_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
+    if (FAILED(hr = spread_groups(compile, tiles * split_k, groups))
+            || FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, spec_count, NULL, 0, groups, false)))
+        return hr;
+    return add_split_reduce(compile, shape, spec, split_k);
+}
+
 static HRESULT compile_tiled(struct vkdml_compile *compile, const struct conv_shape *shape)
 {
-    uint32_t spec[CONV_TILED_SPEC_COUNT] = {0}, groups[3];
+    uint32_t spec[CONV_TILED_SPEC_COUNT] = {0};
     struct tiled_tiling tiling;
-    uint64_t count;
-    HRESULT hr;
+    uint64_t tiles;
 
     fill_conv_spec(compile, shape, spec);
     choose_tiled_tiling(compile, shape, &tiling);
     spec[CONV_SPEC_TILE_M] = tiling.tile_m;
     spec[CONV_SPEC_TILE_N] = tiling.tile_n;
     spec[CONV_SPEC_TILE_K] = tiling.tile_k;
-    spec[CONV_SPEC_SPLIT_K] = tiling.split_k;
-    spec[CONV_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
-    count = tiled_tiles(shape, &tiling) * tiling.split_k;
-    if (FAILED(hr = spread_groups(compile, count, groups)))
-        return hr;
+    tiles = tiled_tiles(shape, &tiling);
     TRACE("Convolution kernel: tiled, %s, %" PRIu64 " workgroups of %ux%u tiles, K slabs of %u in %u part(s).",
-            shape->backward ? "backward" : "forward", count, tiling.tile_m, tiling.tile_n, tiling.tile_k,
-            tiling.split_k);
-    if (FAILED(hr = vkdml_compile_add_dispatch(compile, choose_kernel(compile, CONV_PATH_TILED), spec,
-            CONV_TILED_SPEC_COUNT, NULL, 0, groups, false)))
-        return hr;
-    return add_split_reduce(compile, shape, spec, tiling.split_k);
+            shape->backward ? "backward" : "forward", tiles * tiling.split_k, tiling.tile_m, tiling.tile_n,
+            tiling.tile_k, tiling.split_k);
+    return add_tile_dispatches(compile, shape, choose_kernel(compile, CONV_PATH_TILED), spec, CONV_TILED_SPEC_COUNT,
+            tiles, tiling.split_k);
 }
 
 /* ---- conv.comp's CONV_COOPMAT ---- */
@@ -980,10 +989,9 @@ static bool filter_vectorizable(const struct vkdml_compile *compile, const struc
 
 static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_shape *shape)
 {
-    uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0}, groups[3];
+    uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0};
     struct coopmat_tiling tiling;
-    uint64_t count;
-    HRESULT hr;
+    uint64_t tiles;
 
     fill_conv_spec(compile, shape, spec);
     choose_coopmat_tiling(shape, &tiling);
@@ -993,18 +1001,12 @@ static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_
     spec[CONV_SPEC_SUBGROUPS_N] = tiling.subgroups_n;
     spec[CONV_SPEC_FILTER_VECTOR] = filter_vectorizable(compile, shape);
     spec[CONV_SPEC_THREADS] = tiling.subgroups_m * tiling.subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
-    spec[CONV_SPEC_SPLIT_K] = tiling.split_k;
-    spec[CONV_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
-    count = coopmat_tiles(shape, &tiling) * tiling.split_k;
-    if (FAILED(hr = spread_groups(compile, count, groups)))
-        return hr;
+    tiles = coopmat_tiles(shape, &tiling);
     TRACE("Convolution kernel: coopmat, %s, %" PRIu64 " workgroups of %ux%u tiles in %u part(s) of K, filter %s.",
-            shape->backward ? "backward" : "forward", count, tiling.tile_m, tiling.tile_n, tiling.split_k,
-            spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered");
-    if (FAILED(hr = vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_COOPMAT_F16, spec, CONV_COOPMAT_SPEC_COUNT,
-            NULL, 0, groups, false)))
-        return hr;
-    return add_split_reduce(compile, shape, spec, tiling.split_k);
+            shape->backward ? "backward" : "forward", tiles * tiling.split_k, tiling.tile_m, tiling.tile_n,
+            tiling.split_k, spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered");
+    return add_tile_dispatches(compile, shape, VKDML_KERNEL_CONV_COOPMAT_F16, spec, CONV_COOPMAT_SPEC_COUNT, tiles,
+            tiling.split_k);
 }
 
 HRESULT vkdml_conv_compile(struct vkdml_compile *compile)
