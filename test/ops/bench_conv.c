@@ -114,7 +114,7 @@ static void bench_kernel(struct dml_test_context *context, const struct config *
     double seconds, flops, error;
     IDMLCompiledOperator *compiled;
     IDMLBindingTable *table;
-    ID3D12Resource *persistent;
+    ID3D12Resource *persistent, *temporary;
 
     dml_test_set_env("VKDML_CONV_KERNEL", kernel);
     if (!(compiled = compile(context, desc)))
@@ -123,7 +123,7 @@ static void bench_kernel(struct dml_test_context *context, const struct config *
     dml_test_execute(context, compiled, persistent, inputs, 3, &output, 1);
     error = spot_check(context, c, buffers[2], input, filter, out_sizes);
 
-    table = bench_bind_two_inputs(context, compiled, buffers);
+    table = bench_bind_two_inputs(context, compiled, buffers, &temporary);
     seconds = bench_time_per_dispatch(context, compiled, table);
     flops = 2.0 * c->n * c->k * out_h * out_w * (c->c / c->groups) * c->kh * c->kw;
     if (c->backward)
@@ -133,6 +133,8 @@ static void bench_kernel(struct dml_test_context *context, const struct config *
             c->stride, c->pad, c->groups, c->backward ? " backward" : "", kernel, seconds * 1e3,
             flops / seconds * 1e-9, error);
     release_unknown(table);
+    if (temporary)
+        release_last(temporary);
     if (persistent)
         release_last(persistent);
     release_last(compiled);

@@ -63,7 +63,7 @@ static void bench(struct dml_test_context *context, const struct config *c)
     DML_GEMM_OPERATOR_DESC desc = {&a.desc, &b.desc, NULL, &out.desc, DML_MATRIX_TRANSFORM_NONE,
             DML_MATRIX_TRANSFORM_NONE, 1.0f, 0.0f, NULL};
     IDMLCompiledOperator *compiled = NULL;
-    ID3D12Resource *buffers[3], *persistent;
+    ID3D12Resource *buffers[3], *persistent, *temporary;
     IDMLBindingTable *table;
     void *a_bytes, *b_bytes;
     float *a_values, *b_values;
@@ -101,7 +101,7 @@ static void bench(struct dml_test_context *context, const struct config *c)
     buffers[2] = dml_test_create_buffer(context, out.buffer.TotalTensorSizeInBytes, NULL);
     free(a_bytes);
     free(b_bytes);
-    table = bench_bind_two_inputs(context, compiled, buffers);
+    table = bench_bind_two_inputs(context, compiled, buffers, &temporary);
 
     seconds = bench_time_per_dispatch(context, compiled, table);
     error = spot_check(context, c, buffers[2], a_values, b_values);
@@ -111,6 +111,8 @@ static void bench(struct dml_test_context *context, const struct config *c)
     fflush(stdout);
 
     release_last(table);
+    if (temporary)
+        release_last(temporary);
     for (i = 0; i < 3; ++i)
         release_last(buffers[i]);
     if (persistent)

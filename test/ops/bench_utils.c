@@ -88,20 +88,13 @@ double bench_time_per_dispatch(struct dml_test_context *context, IDMLCompiledOpe
 }
 
 IDMLBindingTable *bench_bind_two_inputs(struct dml_test_context *context, IDMLCompiledOperator *compiled,
-        ID3D12Resource *const buffers[3])
+        ID3D12Resource *const buffers[3], ID3D12Resource **temporary)
 {
-    DML_BINDING_TABLE_DESC table_desc;
+    IDMLBindingTable *table = dml_test_create_table(context, compiled);
     DML_BUFFER_BINDING bindings[3];
     DML_BINDING_DESC descs[4];
-    IDMLBindingTable *table;
     unsigned int i;
 
-    table_desc.Dispatchable = (IDMLDispatchable *)compiled;
-    table_desc.CPUDescriptorHandle = cpu_handle(context->heap, context->increment, 0);
-    table_desc.GPUDescriptorHandle = gpu_handle(context->heap, context->increment, 0);
-    table_desc.SizeInDescriptors = IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)compiled)
-            .RequiredDescriptorCount;
-    check_hr(IDMLDevice_CreateBindingTable(context->dml, &table_desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
     for (i = 0; i < 3; ++i)
         bindings[i] = (DML_BUFFER_BINDING){buffers[i], 0, ID3D12Resource_GetDesc(buffers[i]).Width};
     descs[0] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &bindings[0]};
@@ -110,5 +103,6 @@ IDMLBindingTable *bench_bind_two_inputs(struct dml_test_context *context, IDMLCo
     descs[3] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &bindings[2]};
     IDMLBindingTable_BindInputs(table, 3, descs);
     IDMLBindingTable_BindOutputs(table, 1, &descs[3]);
+    *temporary = dml_test_bind_temporary(context, table, compiled);
     return table;
 }

@@ -26,8 +26,9 @@ double bench_time_per_dispatch(struct dml_test_context *context, IDMLCompiledOpe
         IDMLBindingTable *table);
 
 /* A binding table for `compiled` with inputs {buffers[0], buffers[1], none} and output
- * buffers[2], each bound whole. */
+ * buffers[2], each bound whole, and a temporary resource (*temporary, NULL when none: split-K
+ * kernels need one). */
 IDMLBindingTable *bench_bind_two_inputs(struct dml_test_context *context, IDMLCompiledOperator *compiled,
-        ID3D12Resource *const buffers[3]);
+        ID3D12Resource *const buffers[3], ID3D12Resource **temporary);
 
 #endif /* VKDML_TEST_OPS_BENCH_UTILS_H */

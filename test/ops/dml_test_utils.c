@@ -303,7 +303,7 @@ static DML_BINDING_PROPERTIES properties_of(void *dispatchable)
     return IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)dispatchable);
 }
 
-static IDMLBindingTable *create_table(struct dml_test_context *context, void *dispatchable)
+IDMLBindingTable *dml_test_create_table(struct dml_test_context *context, void *dispatchable)
 {
     DML_BINDING_PROPERTIES properties = properties_of(dispatchable);
     IDMLBindingTable *table = NULL;
@@ -342,8 +342,7 @@ static void binding_descs(const struct dml_test_binding *bindings, UINT count, D
     }
 }
 
-/* Binds a fresh temporary resource when the dispatchable needs one; returns it (or NULL). */
-static ID3D12Resource *bind_temporary(struct dml_test_context *context, IDMLBindingTable *table, void *dispatchable)
+ID3D12Resource *dml_test_bind_temporary(struct dml_test_context *context, IDMLBindingTable *table, void *dispatchable)
 {
     UINT64 size = properties_of(dispatchable).TemporaryResourceSize;
     DML_BUFFER_BINDING buffer;
@@ -384,8 +383,8 @@ ID3D12Resource *dml_test_initialize(struct dml_test_context *context, IDMLCompil
 
     check_hr(IDMLDevice_CreateOperatorInitializer(context->dml, 1, &op, &IID_IDMLOperatorInitializer,
             (void **)&initializer), S_OK);
-    table = create_table(context, initializer);
-    temporary = bind_temporary(context, table, initializer);
+    table = dml_test_create_table(context, initializer);
+    temporary = dml_test_bind_temporary(context, table, initializer);
     if (owned_count)
     {
         assert_true(owned_count <= ARRAY_SIZE(owned_buffers));
@@ -421,8 +420,8 @@ void dml_test_execute(struct dml_test_context *context, IDMLCompiledOperator *op
     IDMLBindingTable *table;
 
     assert_true(input_count <= ARRAY_SIZE(input_descs) && output_count <= ARRAY_SIZE(output_descs));
-    table = create_table(context, op);
-    temporary = bind_temporary(context, table, op);
+    table = dml_test_create_table(context, op);
+    temporary = dml_test_bind_temporary(context, table, op);
     if (persistent_size)
     {
         assert_non_null(persistent);

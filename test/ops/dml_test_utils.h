@@ -88,6 +88,12 @@ IDMLCompiledOperator *dml_test_compile(struct dml_test_context *context, DML_OPE
 IDMLCompiledOperator *dml_test_compile_traced(struct dml_test_context *context, DML_OPERATOR_TYPE type,
         const void *desc, DML_EXECUTION_FLAGS flags, const char *prefix, char *trace, size_t trace_size);
 
+/* A binding table for `dispatchable` (a compiled operator or initializer) at the start of the
+ * context's descriptor heap. */
+IDMLBindingTable *dml_test_create_table(struct dml_test_context *context, void *dispatchable);
+/* Binds a fresh temporary resource when the dispatchable needs one; returns it (or NULL). */
+ID3D12Resource *dml_test_bind_temporary(struct dml_test_context *context, IDMLBindingTable *table, void *dispatchable);
+
 /* A buffer range to bind; buffer NULL binds DML_BINDING_TYPE_NONE. size 0 means "to the end". */
 struct dml_test_binding
 {
