@@ -1,6 +1,6 @@
 /*
- * D3D12 helpers shared by the tools (vkdml-bench, vkdml-demo): buffers and barriers as a
- * DirectML application writes them. Header-only, so each tool stays one program.
+ * D3D12 helpers shared by the tools (vkdml-bench, vkdml-demo): buffers, barriers and buffer
+ * bindings as a DirectML application writes them. Header-only, so each tool stays one program.
  */
 #ifndef VKDML_TOOL_D3D12_H
 #define VKDML_TOOL_D3D12_H
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <d3d12.h>
+#include <DirectML.h>
 
 /* A committed buffer of `size` bytes in a heap of `type`, created in `state`; DEFAULT buffers
  * allow unordered access (DirectML binds them as UAVs). */
@@ -60,6 +61,19 @@ static inline void tool_uav_barrier(ID3D12GraphicsCommandList *list)
     memset(&barrier, 0, sizeof(barrier));
     barrier.Type = D3D12_RESOURCE_BARRIER_TYPE_UAV;
     ID3D12GraphicsCommandList_ResourceBarrier(list, 1, &barrier);
+}
+
+/* `buffer` bound whole (`size` bytes) through `storage`; NULL binds DML_BINDING_TYPE_NONE. */
+static inline DML_BINDING_DESC tool_buffer_binding(DML_BUFFER_BINDING *storage, ID3D12Resource *buffer, UINT64 size)
+{
+    DML_BINDING_DESC desc;
+
+    storage->Buffer = buffer;
+    storage->Offset = 0;
+    storage->SizeInBytes = size;
+    desc.Type = buffer ? DML_BINDING_TYPE_BUFFER : DML_BINDING_TYPE_NONE;
+    desc.Desc = buffer ? storage : NULL;
+    return desc;
 }
 
 #endif /* VKDML_TOOL_D3D12_H */

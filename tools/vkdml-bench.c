@@ -573,18 +573,6 @@ static HRESULT create_table(struct bench *b, void *dispatchable, UINT region, ID
     return IDMLDevice_CreateBindingTable(b->dml, &desc, &IID_IDMLBindingTable, (void **)table);
 }
 
-static DML_BINDING_DESC buffer_binding(DML_BUFFER_BINDING *storage, ID3D12Resource *buffer, UINT64 size)
-{
-    DML_BINDING_DESC desc;
-
-    storage->Buffer = buffer;
-    storage->Offset = 0;
-    storage->SizeInBytes = size;
-    desc.Type = buffer ? DML_BINDING_TYPE_BUFFER : DML_BINDING_TYPE_NONE;
-    desc.Desc = buffer ? storage : NULL;
-    return desc;
-}
-
 /* A DEFAULT buffer for a temporary or persistent resource of `size` bytes (NULL when 0). */
 static HRESULT create_optional_buffer(struct bench *b, UINT64 size, ID3D12Resource **buffer)
 {
@@ -617,12 +605,12 @@ static HRESULT initialize_operator(struct bench *b, IDMLCompiledOperator *op, ID
     {
         if (temporary)
         {
-            desc = buffer_binding(&storage[2], temporary, properties.TemporaryResourceSize);
+            desc = tool_buffer_binding(&storage[2], temporary, properties.TemporaryResourceSize);
             IDMLBindingTable_BindTemporaryResource(table, &desc);
         }
         /* No OWNED_BY_DML inputs: one NONE for the target. */
-        input = buffer_binding(&storage[0], NULL, 0);
-        output = buffer_binding(&storage[1], *persistent, op_properties.PersistentResourceSize);
+        input = tool_buffer_binding(&storage[0], NULL, 0);
+        output = tool_buffer_binding(&storage[1], *persistent, op_properties.PersistentResourceSize);
         IDMLBindingTable_BindInputs(table, 1, &input);
         IDMLBindingTable_BindOutputs(table, 1, &output);
         begin_setup(b);
@@ -737,18 +725,18 @@ static HRESULT bind_run(struct bench *b, const struct workload *w, struct run *r
         return hr;
     if (run->temporary)
     {
-        desc = buffer_binding(&storage[MAX_INPUTS + 1], run->temporary, properties.TemporaryResourceSize);
+        desc = tool_buffer_binding(&storage[MAX_INPUTS + 1], run->temporary, properties.TemporaryResourceSize);
         IDMLBindingTable_BindTemporaryResource(run->table, &desc);
     }
     if (run->persistent)
     {
-        desc = buffer_binding(&storage[MAX_INPUTS + 2], run->persistent, properties.PersistentResourceSize);
+        desc = tool_buffer_binding(&storage[MAX_INPUTS + 2], run->persistent, properties.PersistentResourceSize);
         IDMLBindingTable_BindPersistentResource(run->table, &desc);
     }
     /* Absent (optional) inputs have no buffer: bound as NONE. */
     for (i = 0; i < w->input_count; ++i)
-        inputs[i] = buffer_binding(&storage[i], run->inputs[i], w->inputs[i].buffer.TotalTensorSizeInBytes);
-    output = buffer_binding(&storage[MAX_INPUTS], run->output, w->output.buffer.TotalTensorSizeInBytes);
+        inputs[i] = tool_buffer_binding(&storage[i], run->inputs[i], w->inputs[i].buffer.TotalTensorSizeInBytes);
+    output = tool_buffer_binding(&storage[MAX_INPUTS], run->output, w->output.buffer.TotalTensorSizeInBytes);
     IDMLBindingTable_BindInputs(run->table, w->input_count, inputs);
     IDMLBindingTable_BindOutputs(run->table, 1, &output);
     return S_OK;
@@ -1079,13 +1067,13 @@ static HRESULT bind_chain_tables(struct bench *b, struct chain *c)
             return hr;
         if (c->persistent)
         {
-            desc = buffer_binding(&storage[3], c->persistent,
+            desc = tool_buffer_binding(&storage[3], c->persistent,
                     IDMLCompiledOperator_GetBindingPropertiesByValue(c->compiled).PersistentResourceSize);
             IDMLBindingTable_BindPersistentResource(c->tables[i], &desc);
         }
-        inputs[0] = buffer_binding(&storage[0], sources[i], size);
-        inputs[1] = buffer_binding(&storage[1], c->bias, size);
-        output = buffer_binding(&storage[2], sources[!i], size);
+        inputs[0] = tool_buffer_binding(&storage[0], sources[i], size);
+        inputs[1] = tool_buffer_binding(&storage[1], c->bias, size);
+        output = tool_buffer_binding(&storage[2], sources[!i], size);
         IDMLBindingTable_BindInputs(c->tables[i], 2, inputs);
         IDMLBindingTable_BindOutputs(c->tables[i], 1, &output);
     }
@@ -1656,9 +1644,9 @@ static const char *raw_bind(struct raw *raw)
     {
         if (FAILED(raw_create_table(raw, raw->compiled, i, &raw->tables[i])))
             return "binding tables could not be created on the embedded device";
-        inputs[0] = buffer_binding(&storage[0], sources[i], CHAIN_ELEMENTS * sizeof(float));
-        inputs[1] = buffer_binding(&storage[1], raw->wrapped[RAW_BIAS], CHAIN_ELEMENTS * sizeof(float));
-        output = buffer_binding(&storage[2], sources[!i], CHAIN_ELEMENTS * sizeof(float));
+        inputs[0] = tool_buffer_binding(&storage[0], sources[i], CHAIN_ELEMENTS * sizeof(float));
+        inputs[1] = tool_buffer_binding(&storage[1], raw->wrapped[RAW_BIAS], CHAIN_ELEMENTS * sizeof(float));
+        output = tool_buffer_binding(&storage[2], sources[!i], CHAIN_ELEMENTS * sizeof(float));
         IDMLBindingTable_BindInputs(raw->tables[i], 2, inputs);
         IDMLBindingTable_BindOutputs(raw->tables[i], 1, &output);
     }

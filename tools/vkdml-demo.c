@@ -159,18 +159,6 @@ static IDMLBindingTable *create_table(struct demo *demo, void *dispatchable, UIN
     return table;
 }
 
-static DML_BINDING_DESC buffer_binding(DML_BUFFER_BINDING *storage, ID3D12Resource *buffer, UINT64 size)
-{
-    DML_BINDING_DESC desc;
-
-    storage->Buffer = buffer;
-    storage->Offset = 0;
-    storage->SizeInBytes = size;
-    desc.Type = buffer ? DML_BINDING_TYPE_BUFFER : DML_BINDING_TYPE_NONE;
-    desc.Desc = buffer ? storage : NULL;
-    return desc;
-}
-
 static void fill(float *data, size_t count, unsigned int seed, float range)
 {
     uint32_t x = seed * 2654435761u + 1;
@@ -449,7 +437,7 @@ int main(int argc, char **argv)
     {
         init_temporary = create_buffer(&demo, D3D12_HEAP_TYPE_DEFAULT, properties.TemporaryResourceSize,
                 D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-        desc = buffer_binding(&storage[0], init_temporary, properties.TemporaryResourceSize);
+        desc = tool_buffer_binding(&storage[0], init_temporary, properties.TemporaryResourceSize);
         IDMLBindingTable_BindTemporaryResource(init_table, &desc);
     }
     {
@@ -463,12 +451,12 @@ int main(int argc, char **argv)
                     op_properties.PersistentResourceSize, D3D12_RESOURCE_STATE_UNORDERED_ACCESS) : NULL;
             temporary[i] = op_properties.TemporaryResourceSize ? create_buffer(&demo, D3D12_HEAP_TYPE_DEFAULT,
                     op_properties.TemporaryResourceSize, D3D12_RESOURCE_STATE_UNORDERED_ACCESS) : NULL;
-            init_outputs[i] = buffer_binding(&storage[1 + i], persistent[i], op_properties.PersistentResourceSize);
+            init_outputs[i] = tool_buffer_binding(&storage[1 + i], persistent[i], op_properties.PersistentResourceSize);
         }
         IDMLBindingTable_BindOutputs(init_table, OP_COUNT, init_outputs);
         /* No OWNED_BY_DML inputs: one NONE per target (what DxDispatch binds). */
         for (i = 0; i < OP_COUNT; ++i)
-            init_outputs[i] = buffer_binding(&storage[1 + OP_COUNT + i], NULL, 0);
+            init_outputs[i] = tool_buffer_binding(&storage[1 + OP_COUNT + i], NULL, 0);
         IDMLBindingTable_BindInputs(init_table, OP_COUNT, init_outputs);
     }
     IDMLCommandRecorder_RecordDispatch(demo.recorder, (ID3D12CommandList *)SETUP_LIST,
@@ -494,31 +482,31 @@ int main(int argc, char **argv)
         tables[i] = create_table(&demo, ops[i], i);
         if (temporary[i])
         {
-            desc = buffer_binding(&storage[0], temporary[i], op_properties.TemporaryResourceSize);
+            desc = tool_buffer_binding(&storage[0], temporary[i], op_properties.TemporaryResourceSize);
             IDMLBindingTable_BindTemporaryResource(tables[i], &desc);
         }
         if (persistent[i])
         {
-            desc = buffer_binding(&storage[1], persistent[i], op_properties.PersistentResourceSize);
+            desc = tool_buffer_binding(&storage[1], persistent[i], op_properties.PersistentResourceSize);
             IDMLBindingTable_BindPersistentResource(tables[i], &desc);
         }
         switch (i)
         {
             case 0:
-                inputs[0] = buffer_binding(&storage[2], in_a, bytes_a);
-                inputs[1] = buffer_binding(&storage[3], in_b, bytes_b);
-                inputs[2] = buffer_binding(&storage[4], NULL, 0);    /* no C */
-                outputs[0] = buffer_binding(&storage[5], out_gemm, bytes_out);
+                inputs[0] = tool_buffer_binding(&storage[2], in_a, bytes_a);
+                inputs[1] = tool_buffer_binding(&storage[3], in_b, bytes_b);
+                inputs[2] = tool_buffer_binding(&storage[4], NULL, 0);    /* no C */
+                outputs[0] = tool_buffer_binding(&storage[5], out_gemm, bytes_out);
                 break;
             case 1:
-                inputs[0] = buffer_binding(&storage[2], out_gemm, bytes_out);
-                inputs[1] = buffer_binding(&storage[3], in_bias, bytes_bias);
-                outputs[0] = buffer_binding(&storage[5], out_add, bytes_out);
+                inputs[0] = tool_buffer_binding(&storage[2], out_gemm, bytes_out);
+                inputs[1] = tool_buffer_binding(&storage[3], in_bias, bytes_bias);
+                outputs[0] = tool_buffer_binding(&storage[5], out_add, bytes_out);
                 break;
             default:
-                inputs[0] = buffer_binding(&storage[2], out_add, bytes_out);
-                inputs[1] = buffer_binding(&storage[3], in_scale, bytes_out);
-                outputs[0] = buffer_binding(&storage[5], out_mul, bytes_out);
+                inputs[0] = tool_buffer_binding(&storage[2], out_add, bytes_out);
+                inputs[1] = tool_buffer_binding(&storage[3], in_scale, bytes_out);
+                outputs[0] = tool_buffer_binding(&storage[5], out_mul, bytes_out);
                 break;
         }
         IDMLBindingTable_BindInputs(tables[i], input_count, inputs);
