@@ -50,7 +50,7 @@ static void select_features(const struct device_features *available, struct devi
     enabled->coopmat.cooperativeMatrix = has_coopmat && available->coopmat.cooperativeMatrix;
 }
 
-static void record_caps(struct vkdml_vk_device *device, const struct device_features *enabled)
+void vkdml_vk_device_read_properties(struct vkdml_vk_device *device)
 {
     const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
     VkPhysicalDeviceSubgroupProperties subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
@@ -61,6 +61,13 @@ static void record_caps(struct vkdml_vk_device *device, const struct device_feat
     VK_CALL(vkGetPhysicalDeviceMemoryProperties(device->physical_device, &caps->memory));
     caps->properties = properties.properties;
     caps->subgroup_size = subgroup.subgroupSize;
+}
+
+static void record_caps(struct vkdml_vk_device *device, const struct device_features *enabled)
+{
+    struct vkdml_vk_caps *caps = &device->caps;
+
+    vkdml_vk_device_read_properties(device);
     caps->shader_float16 = enabled->vulkan12.shaderFloat16;
     caps->shader_int8 = enabled->vulkan12.shaderInt8;
     caps->shader_int16 = enabled->features.features.shaderInt16;

@@ -312,15 +312,9 @@ static HRESULT check_queue(struct vkdml_vk_device *device, const struct vkdml_vu
 /* Caps from what the engine enabled, not from what the adapter could do. */
 static void record_imported_caps(struct vkdml_vk_device *device, const struct enabled_features *f, uint32_t api_version)
 {
-    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
-    VkPhysicalDeviceSubgroupProperties subgroup = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-    VkPhysicalDeviceProperties2 properties = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
     struct vkdml_vk_caps *caps = &device->caps;
 
-    VK_CALL(vkGetPhysicalDeviceProperties2(device->physical_device, &properties));
-    VK_CALL(vkGetPhysicalDeviceMemoryProperties(device->physical_device, &caps->memory));
-    caps->properties = properties.properties;
-    caps->subgroup_size = subgroup.subgroupSize;
+    vkdml_vk_device_read_properties(device);
     caps->shader_float16 = f->shader_float16;
     caps->shader_int8 = f->shader_int8;
     caps->shader_int16 = f->core.shaderInt16;

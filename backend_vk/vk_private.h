@@ -121,6 +121,9 @@ static inline void vkdml_vk_queue_unlock(struct vkdml_vk_device *device)
 VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t index,
         struct vkdml_vk_device **device);
 void vkdml_vk_device_destroy(struct vkdml_vk_device *device);
+/* The adapter's properties, memory properties and subgroup size into device->caps (the features
+ * are the caller's: what it enabled). */
+void vkdml_vk_device_read_properties(struct vkdml_vk_device *device);
 /* Fills device->procs from device->vk_device; false (logged) when an entry point is missing. */
 bool vkdml_vk_device_load_procs(struct vkdml_vk_device *device);
 
