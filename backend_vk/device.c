@@ -13,30 +13,45 @@ struct device_features
     VkPhysicalDeviceVulkan11Features vulkan11;
     VkPhysicalDeviceVulkan12Features vulkan12;
     VkPhysicalDeviceSynchronization2Features sync2;
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat;    /* chained only with VK_NV_cooperative_matrix */
+    /* Chained only for the cooperative-matrix extension in use. */
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat_nv;
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopmat_khr;
+};
+
+/* Which cooperative-matrix extension the fp16 kernels run on: the KHR one where the driver has
+ * it (on NVIDIA's driver 580 its compiled code is the faster one), else NVIDIA's original. */
+enum coopmat_extension
+{
+    COOPMAT_NONE,
+    COOPMAT_NV,
+    COOPMAT_KHR,
 };
 
 /* A feature struct of an extension the adapter lacks must not be chained (validation error). */
-static void chain_features(struct device_features *f, bool has_coopmat)
+static void chain_features(struct device_features *f, enum coopmat_extension coopmat)
 {
     f->features = (VkPhysicalDeviceFeatures2){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f->vulkan11};
     f->vulkan11 = (VkPhysicalDeviceVulkan11Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f->vulkan12};
     f->vulkan12 = (VkPhysicalDeviceVulkan12Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f->sync2};
     f->sync2 = (VkPhysicalDeviceSynchronization2Features){VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
-    f->coopmat = (VkPhysicalDeviceCooperativeMatrixFeaturesNV)
+    f->coopmat_nv = (VkPhysicalDeviceCooperativeMatrixFeaturesNV)
             {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-    if (has_coopmat)
-        f->sync2.pNext = &f->coopmat;
+    f->coopmat_khr = (VkPhysicalDeviceCooperativeMatrixFeaturesKHR)
+            {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+    if (coopmat == COOPMAT_NV)
+        f->sync2.pNext = &f->coopmat_nv;
+    else if (coopmat == COOPMAT_KHR)
+        f->sync2.pNext = &f->coopmat_khr;
 }
 
 /* Keeps only what vkdml uses: required features stay on (the adapter was checked to have
  * them), optional ones stay on where present, everything else goes off. */
 static void select_features(const struct device_features *available, struct device_features *enabled,
-        bool has_coopmat)
+        enum coopmat_extension coopmat)
 {
     const VkPhysicalDeviceFeatures *core = &available->features.features;
 
-    chain_features(enabled, has_coopmat);
+    chain_features(enabled, coopmat);
     enabled->features.features.shaderInt16 = core->shaderInt16;
     enabled->features.features.shaderInt64 = core->shaderInt64;
     enabled->features.features.shaderFloat64 = core->shaderFloat64;
@@ -47,7 +62,8 @@ static void select_features(const struct device_features *available, struct devi
     enabled->vulkan12.bufferDeviceAddress = VK_TRUE;
     enabled->vulkan12.timelineSemaphore = VK_TRUE;
     enabled->sync2.synchronization2 = VK_TRUE;
-    enabled->coopmat.cooperativeMatrix = has_coopmat && available->coopmat.cooperativeMatrix;
+    enabled->coopmat_nv.cooperativeMatrix = coopmat == COOPMAT_NV;
+    enabled->coopmat_khr.cooperativeMatrix = coopmat == COOPMAT_KHR;
 }
 
 void vkdml_vk_device_read_properties(struct vkdml_vk_device *device)
@@ -75,7 +91,8 @@ static void record_caps(struct vkdml_vk_device *device, const struct device_feat
     caps->shader_float64 = enabled->features.features.shaderFloat64;
     caps->storage_8bit = enabled->vulkan12.storageBuffer8BitAccess;
     caps->storage_16bit = enabled->vulkan11.storageBuffer16BitAccess;
-    caps->coopmat_f16 = enabled->coopmat.cooperativeMatrix;
+    caps->coopmat_khr = enabled->coopmat_khr.cooperativeMatrix;
+    caps->coopmat_f16 = enabled->coopmat_nv.cooperativeMatrix || caps->coopmat_khr;
 }
 
 static bool find_compute_queue_family(struct vkdml_vk_device *device)
@@ -140,7 +157,7 @@ static void destroy_incomplete_device(struct vkdml_vk_device *device)
         destroy_device(device->vk_device, NULL);
 }
 
-/* ---- Cooperative matrices (VK_NV_cooperative_matrix) ---- */
+/* ---- Cooperative matrices ---- */
 
 static bool has_device_extension(struct vkdml_vk_device *device, const char *name)
 {
@@ -162,28 +179,37 @@ static bool has_device_extension(struct vkdml_vk_device *device, const char *nam
     return found;
 }
 
-static bool is_coopmat_f16_16x16x16(const VkCooperativeMatrixPropertiesNV *p)
+/* The kernels' shape (gemm_coopmat.comp, conv.comp's CONV_COOPMAT): A 16x16, B 16x8, fp16 x fp16
+ * + fp32 -> fp32, subgroup scope. The NV and KHR enums have the same values. */
+static bool is_kernel_shape(uint32_t m, uint32_t n, uint32_t k, VkComponentTypeNV a, VkComponentTypeNV b,
+        VkComponentTypeNV c, VkComponentTypeNV result, VkScopeNV scope)
 {
-    return p->MSize == 16 && p->NSize == 16 && p->KSize == 16 && p->scope == VK_SCOPE_SUBGROUP_NV
-            && p->AType == VK_COMPONENT_TYPE_FLOAT16_NV && p->BType == VK_COMPONENT_TYPE_FLOAT16_NV
-            && p->CType == VK_COMPONENT_TYPE_FLOAT32_NV && p->DType == VK_COMPONENT_TYPE_FLOAT32_NV;
+    return m == 16 && n == 8 && k == 16 && scope == VK_SCOPE_SUBGROUP_NV && a == VK_COMPONENT_TYPE_FLOAT16_NV
+            && b == VK_COMPONENT_TYPE_FLOAT16_NV && c == VK_COMPONENT_TYPE_FLOAT32_NV
+            && result == VK_COMPONENT_TYPE_FLOAT32_NV;
 }
 
-/* The GEMM kernel's shape (kernels_glsl/gemm_coopmat.comp): 16x16x16, fp16 x fp16 + fp32 -> fp32,
- * subgroup scope, in compute shaders. */
-static bool has_coopmat_f16_shape(struct vkdml_vk_device *device)
+/* Fills an extension's properties struct (the shader stages with cooperative matrices). */
+static void read_extension_properties(struct vkdml_vk_device *device, void *extension_properties)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
+    VkPhysicalDeviceProperties2 properties = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, extension_properties};
+
+    VK_CALL(vkGetPhysicalDeviceProperties2(device->physical_device, &properties));
+}
+
+static bool has_nv_shape(struct vkdml_vk_device *device)
 {
     const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
     VkPhysicalDeviceCooperativeMatrixPropertiesNV stages =
             {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV};
-    VkPhysicalDeviceProperties2 properties = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &stages};
     VkCooperativeMatrixPropertiesNV *shapes;
     uint32_t count = 0, i;
     bool found = false;
 
     if (!vk_procs->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
         return false;
-    VK_CALL(vkGetPhysicalDeviceProperties2(device->physical_device, &properties));
+    read_extension_properties(device, &stages);
     if (!(stages.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
         return false;
     if (VK_CALL(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device->physical_device, &count, NULL)) != VK_SUCCESS)
@@ -196,10 +222,73 @@ static bool has_coopmat_f16_shape(struct vkdml_vk_device *device)
             >= VK_SUCCESS)
     {
         for (i = 0; i < count && !found; ++i)
-            found = is_coopmat_f16_16x16x16(&shapes[i]);
+            found = is_kernel_shape(shapes[i].MSize, shapes[i].NSize, shapes[i].KSize, shapes[i].AType,
+                    shapes[i].BType, shapes[i].CType, shapes[i].DType, shapes[i].scope);
     }
     free(shapes);
     return found;
+}
+
+static bool has_khr_shape(struct vkdml_vk_device *device)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
+    VkPhysicalDeviceCooperativeMatrixPropertiesKHR stages =
+            {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR};
+    VkCooperativeMatrixPropertiesKHR *shapes;
+    uint32_t count = 0, i;
+    bool found = false;
+
+    if (!vk_procs->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)
+        return false;
+    read_extension_properties(device, &stages);
+    if (!(stages.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
+        return false;
+    if (VK_CALL(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(device->physical_device, &count, NULL)) != VK_SUCCESS)
+        return false;
+    if (!(shapes = calloc(count ? count : 1, sizeof(*shapes))))
+        return false;
+    for (i = 0; i < count; ++i)
+        shapes[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+    if (VK_CALL(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(device->physical_device, &count, shapes))
+            >= VK_SUCCESS)
+    {
+        for (i = 0; i < count && !found; ++i)
+            found = is_kernel_shape(shapes[i].MSize, shapes[i].NSize, shapes[i].KSize, shapes[i].AType,
+                    shapes[i].BType, shapes[i].CType, shapes[i].ResultType, shapes[i].scope);
+    }
+    free(shapes);
+    return found;
+}
+
+/* VKDML_COOPMAT=khr|nv|off picks or refuses an extension (for comparing their kernels). */
+static enum coopmat_extension choose_coopmat(struct vkdml_vk_device *device)
+{
+    const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
+    const char *wanted = getenv("VKDML_COOPMAT");
+    struct device_features available;
+
+    if (wanted && strcmp(wanted, "khr") && strcmp(wanted, "nv"))
+    {
+        if (strcmp(wanted, "off"))
+            WARN("Ignoring VKDML_COOPMAT=%s: not khr, nv or off.", wanted);
+        else
+            return COOPMAT_NONE;
+    }
+    if ((!wanted || !strcmp(wanted, "khr")) && has_device_extension(device, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
+    {
+        chain_features(&available, COOPMAT_KHR);
+        VK_CALL(vkGetPhysicalDeviceFeatures2(device->physical_device, &available.features));
+        if (available.coopmat_khr.cooperativeMatrix && has_khr_shape(device))
+            return COOPMAT_KHR;
+    }
+    if ((!wanted || !strcmp(wanted, "nv")) && has_device_extension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+    {
+        chain_features(&available, COOPMAT_NV);
+        VK_CALL(vkGetPhysicalDeviceFeatures2(device->physical_device, &available.features));
+        if (available.coopmat_nv.cooperativeMatrix && has_nv_shape(device))
+            return COOPMAT_NV;
+    }
+    return COOPMAT_NONE;
 }
 
 static VkResult create_vk_device(struct vkdml_vk_device *device)
@@ -209,20 +298,19 @@ static VkResult create_vk_device(struct vkdml_vk_device *device)
     const char *extensions[2];
     uint32_t extension_count = 0;
     float priority = 1.0f;
-    bool has_coopmat;
+    enum coopmat_extension coopmat = choose_coopmat(device);
     VkResult vr;
 
-    has_coopmat = has_device_extension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-    chain_features(&available, has_coopmat);
+    chain_features(&available, coopmat);
     VK_CALL(vkGetPhysicalDeviceFeatures2(device->physical_device, &available.features));
-    /* Only the shape the GEMM kernel uses makes the extension worth enabling. */
-    has_coopmat = has_coopmat && available.coopmat.cooperativeMatrix && has_coopmat_f16_shape(device);
-    select_features(&available, &enabled, has_coopmat);
+    select_features(&available, &enabled, coopmat);
     if (device->adapter.api_version < VK_API_VERSION_1_3)
         extensions[extension_count++] = VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME;
     device->caps.synchronization2_khr = extension_count > 0;
-    if (has_coopmat)
+    if (coopmat == COOPMAT_NV)
         extensions[extension_count++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    else if (coopmat == COOPMAT_KHR)
+        extensions[extension_count++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
 
     VkDeviceQueueCreateInfo queue_info =
     {
@@ -245,7 +333,8 @@ static VkResult create_vk_device(struct vkdml_vk_device *device)
         return vr;
     record_caps(device, &enabled);
     if (device->caps.coopmat_f16)
-        INFO("VK_NV_cooperative_matrix enabled: 16x16x16 fp16 matrices with fp32 accumulation.");
+        INFO("%s enabled: 16x8x16 fp16 matrices with fp32 accumulation.", device->caps.coopmat_khr
+                ? VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME : VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     return VK_SUCCESS;
 }
 

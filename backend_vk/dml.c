@@ -135,7 +135,7 @@ const char *vkdml_caps_coopmat_f16_missing(const struct vkdml_vk_caps *caps)
 {
     if (!caps->coopmat_f16 || caps->subgroup_size != VKDML_COOPMAT_SUBGROUP_SIZE || !caps->shader_float16
             || !caps->storage_16bit)
-        return "the device has no 16x16x16 fp16 cooperative matrices (VK_NV_cooperative_matrix) with 32-wide "
+        return "the device has no 16x8x16 fp16 cooperative matrices (VK_KHR_ or VK_NV_cooperative_matrix) with 32-wide "
                 "subgroups";
     return NULL;
 }

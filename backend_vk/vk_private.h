@@ -8,6 +8,8 @@
 
 #include <volk.h>
 
+#include "vk_coopmat_khr.h"
+
 #include "vkdml_common.h"
 #include "vkdml_kernels.h"
 
@@ -81,8 +83,9 @@ struct vkdml_vk_caps
     bool storage_8bit;
     bool storage_16bit;
     bool synchronization2_khr;      /* via VK_KHR_synchronization2 rather than core 1.3 */
-    bool coopmat_f16;               /* VK_NV_cooperative_matrix enabled, with 16x16x16 fp16 x fp16 + fp32
-                                     * subgroup matrices in compute shaders */
+    bool coopmat_f16;               /* cooperative matrices enabled, with 16x8x16 fp16 x fp16 + fp32
+                                     * subgroup matrices in compute shaders ... */
+    bool coopmat_khr;               /* ... through VK_KHR_cooperative_matrix (else the NV extension) */
 };
 
 struct vkdml_vk_device

@@ -36,6 +36,7 @@ VK_INSTANCE_EXT_PFN(vkSetDebugUtilsObjectNameEXT)
 VK_INSTANCE_EXT_PFN(vkCmdBeginDebugUtilsLabelEXT)
 VK_INSTANCE_EXT_PFN(vkCmdEndDebugUtilsLabelEXT)
 VK_INSTANCE_EXT_PFN(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
+VK_INSTANCE_EXT_PFN(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)
 
 /* Device functions. */
 VK_DEVICE_PFN(vkDestroyDevice)

@@ -785,12 +785,13 @@ layout(constant_id = CONV_SPEC_FILTER_VECTOR) const bool FILTER_VECTOR = false;
 
 const uint THREADS = gl_WorkGroupSize.x;
 const uint MAT = CONV_COOPMAT_MATRIX;
+const uint MAT_N = CONV_COOPMAT_MATRIX_N;      /* B and accumulator columns: 16 x 8 x 16 products */
 const uint TILE_K = CONV_COOPMAT_TILE_K;
 const uint HALVES = 8;                          /* fp16 values per 16-byte vector */
 const uint SUB_M = TILE_M / SUBGROUPS_M;
 const uint SUB_N = TILE_N / SUBGROUPS_N;
 const uint ACC_ROWS = SUB_M / MAT;
-const uint ACC_COLUMNS = SUB_N / MAT;
+const uint ACC_COLUMNS = SUB_N / MAT_N;
 const uint TILES_M = (GEMM_M + TILE_M - 1) / TILE_M;
 const uint TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
 const uint TILE_COUNT = TILES_M * TILES_N * GROUPS;
@@ -814,7 +815,7 @@ const uint SCRATCH_LD = MAT / 4;
 shared uvec4 smem[A_SIZE + TILE_K * B_LD];
 
 uvec4 a_next[MAX_LOADS], b_next[MAX_LOADS];
-fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT> acc[ACC_ROWS][ACC_COLUMNS];
+fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT_N> acc[ACC_ROWS][ACC_COLUMNS];
 
 /* This thread's 8 positions of the B tile: where each reads its image and group, and where its
  * window starts (NO_INPUT past the matrix and in the OutputPadding tail). */
@@ -915,21 +916,22 @@ void multiply(uint sm, uint sn)
     [[unroll]] for (uint k = 0; k < TILE_K; k += MAT)
     {
         fcoopmatNV<16, gl_ScopeSubgroup, MAT, MAT> a[ACC_ROWS];
-        fcoopmatNV<16, gl_ScopeSubgroup, MAT, MAT> b;
+        fcoopmatNV<16, gl_ScopeSubgroup, MAT, MAT_N> b;
 
         [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
             coopMatLoadNV(a[i], smem, (sm + i * MAT) * A_LD + k / HALVES, A_LD, false);
         [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
         {
-            coopMatLoadNV(b, smem, A_SIZE + k * B_LD + (sn + j * MAT) / HALVES, B_LD, false);
+            coopMatLoadNV(b, smem, A_SIZE + k * B_LD + (sn + j * MAT_N) / HALVES, B_LD, false);
             [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
                 acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
         }
     }
 }
 
-/* Lane l takes channel l / 2 and positions (l % 2) * 8.. of each 16 x 16 accumulator: bias,
- * activation and store, or with split-K this part's sums into the temporary resource. */
+/* Lane l takes channel l / 2 and positions (l % 2) * 8.. of each 16 x 16 block (two accumulators
+ * side by side): bias, activation and store, or with split-K this part's sums into the temporary
+ * resource. */
 void epilogue(uint part, uint g, uint m0, uint n0, uint sm, uint sn)
 {
     uint scratch = gl_SubgroupID * MAT * SCRATCH_LD;
@@ -939,15 +941,16 @@ void epilogue(uint part, uint g, uint m0, uint n0, uint sm, uint sn)
 
     [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
     {
-        [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
+        [[unroll]] for (uint j = 0; j < ACC_COLUMNS; j += 2)
         {
-            uint m = m0 + sm + i * MAT + row, n = n0 + sn + j * MAT + column;
+            uint m = m0 + sm + i * MAT + row, n = n0 + sn + j * MAT_N + column;
 
             coopMatStoreNV(acc[i][j], smem, scratch, SCRATCH_LD, false);
+            coopMatStoreNV(acc[i][j + 1], smem, scratch + MAT_N / 4, SCRATCH_LD, false);
             subgroupBarrier();
             uvec4 low = smem[scratch + row * SCRATCH_LD + column / 4];
             uvec4 high = smem[scratch + row * SCRATCH_LD + column / 4 + 1];
-            /* The next accumulator overwrites the scratch. */
+            /* The next accumulators overwrite the scratch. */
             subgroupBarrier();
 
             if (m >= GEMM_M)
@@ -993,7 +996,7 @@ void main()
     [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
     {
         [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
-            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT>(0.0);
+            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT_N>(0.0);
     }
 
     /* A part past the last slab (more parts than slabs) only writes zeros. */

@@ -68,11 +68,12 @@ layout(constant_id = GEMM_SPEC_SUBGROUPS_N) const uint SUBGROUPS_N = 2;
 
 const uint THREADS = gl_WorkGroupSize.x;
 const uint MAT = GEMM_COOPMAT_MATRIX;
+const uint MAT_N = GEMM_COOPMAT_MATRIX_N;      /* B and accumulator columns: 16 x 8 x 16 products */
 const uint HALVES = 8;                          /* fp16 values per 16-byte vector */
 const uint SUB_M = TILE_M / SUBGROUPS_M;
 const uint SUB_N = TILE_N / SUBGROUPS_N;
 const uint ACC_ROWS = SUB_M / MAT;
-const uint ACC_COLUMNS = SUB_N / MAT;
+const uint ACC_COLUMNS = SUB_N / MAT_N;
 
 const bool A_ROW_MAJOR = A_VECTOR == GEMM_VECTOR_ROW_MAJOR;     /* K contiguous: [m][k] */
 const bool B_ROW_MAJOR = B_VECTOR == GEMM_VECTOR_ROW_MAJOR;     /* N contiguous: [k][n] */
@@ -196,7 +197,7 @@ void store_tiles(uint stage)
     }
 }
 
-fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT> acc[ACC_ROWS][ACC_COLUMNS];
+fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT_N> acc[ACC_ROWS][ACC_COLUMNS];
 
 /* The products of one slab: rows sm.. and columns sn.. of the tile are this subgroup's. */
 void multiply(uint stage, uint sm, uint sn)
@@ -206,7 +207,7 @@ void multiply(uint stage, uint sm, uint sn)
     [[unroll]] for (uint k = 0; k < TILE_K; k += MAT)
     {
         fcoopmatNV<16, gl_ScopeSubgroup, MAT, MAT> a[ACC_ROWS];
-        fcoopmatNV<16, gl_ScopeSubgroup, MAT, MAT> b;
+        fcoopmatNV<16, gl_ScopeSubgroup, MAT, MAT_N> b;
 
         [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
         {
@@ -216,7 +217,7 @@ void multiply(uint stage, uint sm, uint sn)
         }
         [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
         {
-            uint n = sn + j * MAT;
+            uint n = sn + j * MAT_N;
             uint start = B_ROW_MAJOR ? k * B_LD + n / HALVES : n * B_LD + k / HALVES;
             coopMatLoadNV(b, smem, b_first + start, B_LD, !B_ROW_MAJOR);
             [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
@@ -287,8 +288,9 @@ void store_partial(Tile tile, uint m, uint n, uvec4 low, uvec4 high)
     }
 }
 
-/* Lane l takes row l / 2, columns (l % 2) * 8.. of each 16 x 16 accumulator: Alpha, Beta * C,
- * activation and store, or with split-K this part's sums into the temporary resource. */
+/* Lane l takes row l / 2, columns (l % 2) * 8.. of each 16 x 16 block (two accumulators side by
+ * side): Alpha, Beta * C, activation and store, or with split-K this part's sums into the
+ * temporary resource. */
 void epilogue(Tile tile, uint sm, uint sn)
 {
     uint scratch = gl_SubgroupID * MAT * SCRATCH_LD;
@@ -298,16 +300,17 @@ void epilogue(Tile tile, uint sm, uint sn)
 
     [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
     {
-        [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
+        [[unroll]] for (uint j = 0; j < ACC_COLUMNS; j += 2)
         {
-            uint m = tile.m0 + sm + i * MAT + row, n = tile.n0 + sn + j * MAT + column;
+            uint m = tile.m0 + sm + i * MAT + row, n = tile.n0 + sn + j * MAT_N + column;
             float c[HALVES], value[HALVES];
 
             coopMatStoreNV(acc[i][j], smem, scratch, SCRATCH_LD, false);
+            coopMatStoreNV(acc[i][j + 1], smem, scratch + MAT_N / 4, SCRATCH_LD, false);
             subgroupBarrier();
             uvec4 low = smem[scratch + row * SCRATCH_LD + column / 4];
             uvec4 high = smem[scratch + row * SCRATCH_LD + column / 4 + 1];
-            /* The next accumulator overwrites the scratch. */
+            /* The next accumulators overwrite the scratch. */
             subgroupBarrier();
 
             if (!in_m(m) || !in_n(n))
@@ -351,7 +354,7 @@ void main()
     [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
     {
         [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
-            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT>(0.0);
+            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT_N>(0.0);
     }
 
     /* A part past the last slab (more parts than slabs) only writes zeros. */

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Validate compiled kernels with spirv-val and embed them as one registry.
 
-Usage: embed-kernels.py --spirv-val PATH --target-env ENV --header OUT.h --source OUT.c NAME=FILE.spv ...
+Usage: embed-kernels.py --spirv-val PATH --target-env ENV --header OUT.h --source OUT.c
+                        NAME=FILE.spv ... [--unvalidated NAME=FILE.spv ...]
 
 Writes OUT.h (enum vkdml_kernel_id, struct vkdml_kernel, vkdml_kernel_get()) and OUT.c (the SPIR-V
-words as uint32_t arrays). A kernel that fails spirv-val fails the build.
+words as uint32_t arrays). A kernel that fails spirv-val fails the build. --unvalidated kernels are
+the KHR cooperative-matrix forms spirv-coopmat-khr.py writes, which this spirv-val (SPIRV-Tools
+2023.1) cannot read; their NV forms are validated as kernels of their own.
 """
 import argparse
 import struct
@@ -72,12 +75,14 @@ def main():
     parser.add_argument('--header', required=True)
     parser.add_argument('--source', required=True)
     parser.add_argument('kernels', nargs='+', type=parse_kernel)
+    parser.add_argument('--unvalidated', nargs='*', type=parse_kernel, default=[])
     args = parser.parse_args()
 
     kernels = []
     for name, path in args.kernels:
         validate(args.spirv_val, args.target_env, name, path)
         kernels.append((name, read_words(path)))
+    kernels += [(name, read_words(path)) for name, path in args.unvalidated]
     write_header(args.header, kernels)
     write_source(args.source, args.header.rsplit('/', 1)[-1], kernels)
 

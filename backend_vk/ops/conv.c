@@ -991,6 +991,7 @@ static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_
 {
     uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0};
     struct coopmat_tiling tiling;
+    enum vkdml_kernel_id kernel;
     uint64_t tiles;
 
     fill_conv_spec(compile, shape, spec);
@@ -1005,8 +1006,8 @@ static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_
     TRACE("Convolution kernel: coopmat, %s, %" PRIu64 " workgroups of %ux%u tiles in %u part(s) of K, filter %s.",
             shape->backward ? "backward" : "forward", tiles * tiling.split_k, tiling.tile_m, tiling.tile_n,
             tiling.split_k, spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered");
-    return add_tile_dispatches(compile, shape, VKDML_KERNEL_CONV_COOPMAT_F16, spec, CONV_COOPMAT_SPEC_COUNT, tiles,
-            tiling.split_k);
+    kernel = compile->vk->caps.coopmat_khr ? VKDML_KERNEL_CONV_COOPMAT_F16_KHR : VKDML_KERNEL_CONV_COOPMAT_F16;
+    return add_tile_dispatches(compile, shape, kernel, spec, CONV_COOPMAT_SPEC_COUNT, tiles, tiling.split_k);
 }
 
 HRESULT vkdml_conv_compile(struct vkdml_compile *compile)

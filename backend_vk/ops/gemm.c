@@ -594,7 +594,8 @@ static bool valid_coopmat_tuning(const uint32_t *spec, const struct gemm_tuning 
 
 /* The default tiling: the largest tiles that still give every multiprocessor of a large GPU
  * work (GEMM_COOPMAT_MIN_TILES tiles), else the smallest. 64 x 64 blocks per subgroup balance
- * shared-memory reads against multiply-adds. */
+ * shared-memory reads against multiply-adds; 128 x 128 tiles of 4 subgroups (two workgroups a
+ * multiprocessor) beat 128 x 256 of 8 in KHR form: 257 against 245 TFLOP/s at 4096^3 (H200). */
 #define GEMM_COOPMAT_MIN_TILES 128
 /* The most parts of K the cooperative-matrix kernel splits into by default (plan_coopmat). */
 #define GEMM_COOPMAT_MAX_DEFAULT_SPLIT 4
@@ -603,7 +604,6 @@ static void default_coopmat_tuning(const uint32_t *spec, uint32_t shared_limit, 
 {
     static const struct gemm_tuning candidates[] =
     {
-        {128, 256, 32, 1, 8, 2, 4},
         {128, 128, 32, 1, 8, 2, 2},
         {64, 64, 32, 2, 8, 2, 2},
     };
@@ -641,7 +641,7 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
         WARN("Ignoring VKDML_GEMM_TUNE=%s: gemm_coopmat.comp cannot take that tiling here.", tune);
     if (!valid_coopmat_tuning(plan->spec, &tuning, shared_limit(compile)))
         return "the device has too little shared memory";
-    plan->kernel = VKDML_KERNEL_GEMM_COOPMAT_F16;
+    plan->kernel = compile->vk->caps.coopmat_khr ? VKDML_KERNEL_GEMM_COOPMAT_F16_KHR : VKDML_KERNEL_GEMM_COOPMAT_F16;
     plan->spec_count = GEMM_SPLIT_SPEC_COUNT;
     plan->tile_m = plan->spec[GEMM_SPEC_TILE_M] = tuning.tile_m;
     plan->tile_n = plan->spec[GEMM_SPEC_TILE_N] = tuning.tile_n;

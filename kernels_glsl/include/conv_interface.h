@@ -38,6 +38,7 @@
  * time; TILE_M and TILE_N are 64, 128 or 256 with whole matrices per subgroup, 4 to 8 subgroups
  * of 32 threads (so each thread keeps its 8 input positions in every slab). */
 #define CONV_COOPMAT_MATRIX 16
+#define CONV_COOPMAT_MATRIX_N 8       /* B's columns: A 16 x 16, B 16 x 8 (distinct types for KHR) */
 #define CONV_COOPMAT_TILE_K 32
 #define CONV_COOPMAT_SUBGROUP_SIZE 32
 #define CONV_COOPMAT_MAX_TILE 256

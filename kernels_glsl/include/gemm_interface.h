@@ -99,6 +99,7 @@
  * 32 or 64. */
 #define GEMM_COOPMAT_SUBGROUP_SIZE 32
 #define GEMM_COOPMAT_MATRIX 16
+#define GEMM_COOPMAT_MATRIX_N 8       /* B's columns: A 16 x 16, B 16 x 8 (distinct types for KHR) */
 #define GEMM_COOPMAT_MAX_ACCUMULATORS 16
 
 /* gemm_gemv.comp: GEMM_GEMV_THREADS threads, THREADS_N along N times (GEMM_GEMV_THREADS /
