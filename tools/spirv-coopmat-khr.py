@@ -24,7 +24,7 @@ import sys
 
 MAGIC = 0x07230203
 OP_EXTENSION, OP_CAPABILITY = 10, 17
-OP_TYPE_INT, OP_TYPE_BOOL = 21, 20
+OP_TYPE_INT = 21
 OP_CONSTANT_TRUE, OP_CONSTANT_FALSE, OP_CONSTANT = 41, 42, 43
 OP_SPEC_CONSTANT_TRUE, OP_SPEC_CONSTANT_FALSE, OP_SPEC_CONSTANT_OP = 48, 49, 52
 OP_FUNCTION = 54
@@ -173,9 +173,10 @@ def rewrite(module):
             out += instruction(KHR_MULADD, ins[1:])
         elif opcode == NV_LENGTH:
             out += instruction(KHR_LENGTH, ins[1:])
+        elif opcode == OP_SPEC_CONSTANT_OP and ins[3] == NV_LENGTH:
+            out += ins[:3] + [KHR_LENGTH] + ins[4:]     # glslang's length(): a spec constant op
         else:
             out += ins
-    out[3] = module.header[3]           # the id bound, after the new constants
     return out
 
 
