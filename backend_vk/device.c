@@ -267,12 +267,12 @@ static enum coopmat_extension choose_coopmat(struct vkdml_vk_device *device)
     const char *wanted = getenv("VKDML_COOPMAT");
     struct device_features available;
 
+    if (wanted && !strcmp(wanted, "off"))
+        return COOPMAT_NONE;
     if (wanted && strcmp(wanted, "khr") && strcmp(wanted, "nv"))
     {
-        if (strcmp(wanted, "off"))
-            WARN("Ignoring VKDML_COOPMAT=%s: not khr, nv or off.", wanted);
-        else
-            return COOPMAT_NONE;
+        WARN("Ignoring VKDML_COOPMAT=%s: not khr, nv or off.", wanted);
+        wanted = NULL;
     }
     if ((!wanted || !strcmp(wanted, "khr")) && has_device_extension(device, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
     {
