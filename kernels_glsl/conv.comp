@@ -34,9 +34,9 @@
  * GEMM tiles would be mostly empty (depthwise and other few-channel groups, tiny reductions) or
  * too few to fill the device (small outputs: a thread per output gives 4 times the workgroups).
  *
- * CONV_COOPMAT (fp16 only, VK_NV_cooperative_matrix as gemm_coopmat.comp): the same implicit
- * GEMM turned around, Output{channels, positions} = Filter{channels, K} x Input{K, positions} per
- * group, on 16 x 16 x 16 fp16 matrices with fp32 accumulation. A workgroup of SUBGROUPS_M x
+ * CONV_COOPMAT (fp16 only, cooperative matrices in NV and KHR form as gemm_coopmat.comp): the same
+ * implicit GEMM turned around, Output{channels, positions} = Filter{channels, K} x Input{K, positions}
+ * per group, on 16 x 16 by 16 x 8 fp16 products with fp32 accumulation. A workgroup of SUBGROUPS_M x
  * SUBGROUPS_N subgroups computes TILE_M channels x TILE_N positions; CONV_COOPMAT_TILE_K values of
  * K at a time go through shared memory as 16-byte vectors of 8 values (filter rows along K,
  * input rows along positions), the next slab loaded into registers during the arithmetic. A

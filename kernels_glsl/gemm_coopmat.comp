@@ -6,26 +6,28 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 /*
- * DML_OPERATOR_GEMM, fp16 tensors on cooperative matrices (VK_NV_cooperative_matrix, 16 x 16 x
- * 16 fp16 with fp32 accumulation): Output = FusedActivation(Alpha * op(A) x op(B) + Beta * C),
- * rounded to fp16 once, at the end. gemm.c selects it only on devices with that shape and a
- * subgroup size of 32, and only when A and B can be read 16 bytes at a time.
+ * DML_OPERATOR_GEMM, fp16 tensors on cooperative matrices (16 x 16 A by 16 x 8 B fp16 products
+ * with fp32 accumulation): Output = FusedActivation(Alpha * op(A) x op(B) + Beta * C), rounded to
+ * fp16 once, at the end. gemm.c selects it only on devices with that shape and a subgroup size of
+ * 32, and only when A and B can be read 16 bytes at a time. Written against
+ * GL_NV_cooperative_matrix (what glslang 12 compiles) and also embedded in KHR form
+ * (tools/spirv-coopmat-khr.py), which needs A and B of different types: hence 16 x 8 B.
  *
  * A workgroup is SUBGROUPS_M x SUBGROUPS_N subgroups computing a TILE_M x TILE_N output tile;
- * each subgroup keeps a block of accumulator matrices (4 x 4 of them for a 64 x 64 block), so
+ * each subgroup keeps a block of accumulator matrices (4 x 8 of them for a 64 x 64 block), so
  * that every A and B matrix it loads from shared memory feeds several multiply-adds. A and B
  * are staged through shared memory TILE_K (16, 32 or 64) values of K at a time, in their own
  * layout (row- or column-major, which the matrix loads take as they are), with rows padded by
  * 16 bytes so that matrix loads spread over the banks. gemm.c's default for large matrices,
- * 128 x 256 tiles of 2 x 4 subgroups with TILE_K 32 and one stage, measured fastest on an H200.
+ * 128 x 128 tiles of 2 x 2 subgroups with TILE_K 32 and one stage, measured fastest on an H200.
  * Global loads are 16-byte vectors kept in registers while the subgroups compute on the
  * previous slab; with STAGES = 2 shared memory is double-buffered (one barrier per slab),
  * with 1 the registers are stored after the arithmetic (two barriers, half the memory).
  *
- * Epilogue: the element layout of an accumulator is opaque, so each subgroup stores one
- * accumulator at a time to shared memory, and each lane then takes 8 consecutive outputs of a
- * row through Alpha, Beta * C and the activation, writing them as one 16-byte vector when the
- * output's layout allows, scalars through the strides otherwise. With SPLIT_K > 1 (only through
+ * Epilogue: the element layout of an accumulator is opaque, so each subgroup stores one 16 x 16
+ * block (two accumulators) at a time to shared memory, and each lane then takes 8 consecutive
+ * outputs of a row through Alpha, Beta * C and the activation, writing them as one 16-byte vector
+ * when the output's layout allows, scalars through the strides otherwise. With SPLIT_K > 1 (only through
  * VKDML_GEMM_TUNE), SPLIT_K workgroups per tile each sum a part of K's slabs and the epilogue
  * stores their raw fp32 sums in the temporary resource instead; gemm_split_reduce.comp adds them
  * up and runs Alpha, Beta * C and the activation.

@@ -5,7 +5,7 @@
  *     vector), both types, any layout: such a GEMM is bound by reading the large operand once,
  *     which this kernel does coalesced (the problem transposed, Output^T = B^T x A^T, when N is
  *     the small side, so that the kernel's M always is);
- *   - gemm_coopmat.comp (FLOAT16 on devices with 16x16x16 fp16 cooperative matrices and 32-wide
+ *   - gemm_coopmat.comp (FLOAT16 on devices with 16x8x16 fp16 cooperative matrices and 32-wide
  *     subgroups, when A and B can be read in 16-byte vectors);
  *   - gemm_tiled.comp (FLOAT32 with at least GEMM_TILED_MIN_TILES output tiles of 128 x 128, or
  *     with fewer but a long K that split-K spreads over that many workgroups);

@@ -87,7 +87,7 @@ bool vkdml_caps_data_type_supported(const struct vkdml_vk_caps *caps, DML_TENSOR
  * CONV_COOPMAT). */
 #define VKDML_COOPMAT_SUBGROUP_SIZE 32
 
-/* NULL when the device runs the 16x16x16 fp16 cooperative-matrix kernels, else why not. */
+/* NULL when the device runs the 16x8x16 fp16 cooperative-matrix kernels, else why not. */
 const char *vkdml_caps_coopmat_f16_missing(const struct vkdml_vk_caps *caps);
 
 /* The device can run kernels on this tensor data type. */

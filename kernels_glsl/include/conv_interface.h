@@ -34,7 +34,7 @@
 #define CONV_TILED_BLOCK 64
 #define CONV_TILED_MAX_BLOCKS 4
 #define CONV_TILED_MAX_TILE_K 16
-/* Cooperative matrices (CONV_COOPMAT): 16 x 16 x 16 fp16 matrices, K staged 32 values at a
+/* Cooperative matrices (CONV_COOPMAT): 16 x 8 x 16 fp16 products, K staged 32 values at a
  * time; TILE_M and TILE_N are 64, 128 or 256 with whole matrices per subgroup, 4 to 8 subgroups
  * of 32 threads (so each thread keeps its 8 input positions in every slab). */
 #define CONV_COOPMAT_MATRIX 16
