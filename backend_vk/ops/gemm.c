@@ -592,28 +592,36 @@ static bool valid_coopmat_tuning(const uint32_t *spec, const struct gemm_tuning 
     return coopmat_shared_size(spec, t) <= shared_limit && scratch <= coopmat_shared_size(spec, t);
 }
 
-/* The default tiling: the largest tiles that still give every multiprocessor of a large GPU
- * work (GEMM_COOPMAT_MIN_TILES tiles), else the smallest. 64 x 64 blocks per subgroup balance
- * shared-memory reads against multiply-adds; 128 x 128 tiles of 4 subgroups (two workgroups a
- * multiprocessor) beat 128 x 256 of 8 in KHR form: 257 against 245 TFLOP/s at 4096^3 (H200). */
+/* The default tiling: the first candidate that gives every multiprocessor of a large GPU work
+ * (GEMM_COOPMAT_MIN_TILES tiles), has K enough and fits the device's shared memory, else the
+ * smallest. Measured in KHR form on an H200 (fp16 TFLOP/s): 128 x 128 tiles of 8 subgroups
+ * (64 x 32 each) taking K 64 at a time 269 at 4096^3, 283 at 8192^3, but short K loses (2048^3:
+ * 243 against 259), so 4 subgroups with K 32 below that; 4 subgroups with K 64 are register-bound
+ * (156), 128 x 256 of 8 with K 32 gives 245, 16 subgroups at most 255. */
 #define GEMM_COOPMAT_MIN_TILES 128
 /* The most parts of K the cooperative-matrix kernel splits into by default (plan_coopmat). */
 #define GEMM_COOPMAT_MAX_DEFAULT_SPLIT 4
 
 static void default_coopmat_tuning(const uint32_t *spec, uint32_t shared_limit, struct gemm_tuning *tuning)
 {
-    static const struct gemm_tuning candidates[] =
+    static const struct
     {
-        {128, 128, 32, 1, 8, 2, 2},
-        {64, 64, 32, 2, 8, 2, 2},
+        struct gemm_tuning tuning;
+        uint32_t min_k;
+    }
+    candidates[] =
+    {
+        {{128, 128, 64, 1, 8, 2, 4}, 4096},
+        {{128, 128, 32, 1, 8, 2, 2}, 0},
+        {{64, 64, 32, 2, 8, 2, 2}, 0},
     };
     unsigned int i;
 
     for (i = 0; i < ARRAY_SIZE(candidates); ++i)
     {
-        *tuning = candidates[i];
+        *tuning = candidates[i].tuning;
         if (tiles_of(spec, tuning->tile_m, tuning->tile_n) >= GEMM_COOPMAT_MIN_TILES
-                && valid_coopmat_tuning(spec, tuning, shared_limit))
+                && spec[GEMM_SPEC_K] >= candidates[i].min_k && valid_coopmat_tuning(spec, tuning, shared_limit))
             return;
     }
 }
