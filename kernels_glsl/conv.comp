@@ -4,7 +4,7 @@
 #if defined(VKDML_CONV_FLOAT16) || defined(VKDML_CONV_HALF_COMPUTE)
 #extension GL_EXT_shader_16bit_storage : require
 #endif
-#if defined(VKDML_CONV_HALF_COMPUTE) || defined(CONV_COOPMAT)
+#if defined(VKDML_CONV_HALF_COMPUTE) || defined(CONV_COOPMAT) || defined(CONV_STAGE)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
 #ifdef CONV_COOPMAT
@@ -40,7 +40,11 @@
  * SUBGROUPS_N subgroups computes TILE_M channels x TILE_N positions; CONV_COOPMAT_TILE_K values of
  * K at a time go through shared memory as 16-byte vectors of 8 values (filter rows along K,
  * input rows along positions), the next slab loaded into registers during the arithmetic. A
- * thread's 8 positions are the same in every slab, so their geometry is worked out once.
+ * thread's 8 positions are the same in every slab, so their geometry is worked out once. With
+ * STAGED (forward, one group) it reads CONV_STAGE's channels-last copies instead: each slab is 32
+ * channels of one tap, a 16-byte load per 8 of them with no bounds tests, B kept [n][k].
+ *
+ * CONV_STAGE: those copies, one 16-byte vector per thread (conv_interface.h has the layouts).
  *
  * All of them read every tensor through its element strides (padded, transposed and broadcast
  * layouts need no special case) and share the gather below, so they compute the same thing.
@@ -77,8 +81,10 @@ layout(local_size_x = CONV_THREADS_M, local_size_y = CONV_THREADS_N, local_size_
 layout(local_size_x = CONV_TILED_THREADS, local_size_y = 1, local_size_z = 1) in;
 #elif defined(CONV_COOPMAT)
 layout(local_size_x_id = CONV_SPEC_THREADS, local_size_y = 1, local_size_z = 1) in;
+#elif defined(CONV_STAGE)
+layout(local_size_x = CONV_STAGE_THREADS, local_size_y = 1, local_size_z = 1) in;
 #else
-# error "Define CONV_DIRECT, CONV_IMPLICIT_GEMM, CONV_TILED, CONV_SPLIT_REDUCE or CONV_COOPMAT."
+# error "Define CONV_DIRECT, CONV_IMPLICIT_GEMM, CONV_TILED, CONV_SPLIT_REDUCE, CONV_COOPMAT or CONV_STAGE."
 #endif
 
 layout(buffer_reference, std430, buffer_reference_align = TENSOR_ALIGN) readonly buffer ConvInput
@@ -305,6 +311,36 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer PartialSums
 uint partial_index(uint part, uint g, uint m, uint n)
 {
     return ((part * GROUPS + g) * GEMM_M + m) * GEMM_N + n;
+}
+
+#endif
+
+#if defined(CONV_COOPMAT) || defined(CONV_STAGE)
+
+/* The channels-last copies (conv_interface.h), in 16-byte vectors of 8 channels. */
+layout(constant_id = CONV_SPEC_STAGED) const bool STAGED = false;
+layout(constant_id = CONV_SPEC_STAGED_CHANNELS) const uint STAGED_C = 32;
+layout(constant_id = CONV_SPEC_STAGED_SIZES + 0) const uint STAGED_D = 1;
+layout(constant_id = CONV_SPEC_STAGED_SIZES + 1) const uint STAGED_H = 1;
+layout(constant_id = CONV_SPEC_STAGED_SIZES + 2) const uint STAGED_W = 1;
+layout(constant_id = CONV_SPEC_STAGED_IN_LOCATION + 0) const uint STAGED_IN_SLOT = 0;
+layout(constant_id = CONV_SPEC_STAGED_IN_LOCATION + 1) const uint STAGED_IN_OFFSET_LO = 0;
+layout(constant_id = CONV_SPEC_STAGED_IN_LOCATION + 2) const uint STAGED_IN_OFFSET_HI = 0;
+layout(constant_id = CONV_SPEC_STAGED_FILTER_LOCATION + 0) const uint STAGED_FILTER_SLOT = 0;
+layout(constant_id = CONV_SPEC_STAGED_FILTER_LOCATION + 1) const uint STAGED_FILTER_OFFSET_LO = 0;
+layout(constant_id = CONV_SPEC_STAGED_FILTER_LOCATION + 2) const uint STAGED_FILTER_OFFSET_HI = 0;
+
+const uint STAGED_ROW_VECTORS = STAGED_C / 8;
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer StagedVectors
+{
+    uvec4 v[];
+};
+
+uvec4 pack_vector(float16_t values[8])
+{
+    return uvec4(packFloat2x16(f16vec2(values[0], values[1])), packFloat2x16(f16vec2(values[2], values[3])),
+            packFloat2x16(f16vec2(values[4], values[5])), packFloat2x16(f16vec2(values[6], values[7])));
 }
 
 #endif
@@ -770,6 +806,73 @@ void main()
             g * OUT_C_PER_GROUP + m, split_position(n % OUT_POSITIONS), sum);
 }
 
+#elif defined(CONV_STAGE)
+
+layout(constant_id = CONV_SPEC_STAGE_FILTER) const bool STAGE_FILTER = false;
+
+const uint STAGED_POSITIONS = BATCH * STAGED_D * STAGED_H * STAGED_W;
+
+/* Vector `index` of the input's copy: 8 channels of one position of the padded span, positions
+ * fastest so that neighbouring threads read neighbouring input elements; zero in the padding and
+ * past the channels. */
+void stage_input(uint index)
+{
+    if (index >= STAGED_POSITIONS * STAGED_ROW_VECTORS)
+        return;
+
+    uint position = index % STAGED_POSITIONS, c0 = (index / STAGED_POSITIONS) * 8;
+    uint w = position % STAGED_W, rest = position / STAGED_W;
+    uint h = rest % STAGED_H, d = (rest / STAGED_H) % STAGED_D, image = rest / (STAGED_H * STAGED_D);
+    /* Unsigned: positions in the start padding wrap to large values. */
+    uint in_d = d - PAD_D, in_h = h - PAD_H, in_w = w - PAD_W;
+    bool inside = in_d < IN_D && in_h < IN_H && in_w < IN_W;
+    uint base = image * IN_STRIDE_N + in_d * IN_STRIDE_D + in_h * IN_STRIDE_H + in_w * IN_STRIDE_W;
+    ConvInput input_tensor = ConvInput(tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI));
+    StagedVectors staged = StagedVectors(tensor_address(STAGED_IN_SLOT, STAGED_IN_OFFSET_LO, STAGED_IN_OFFSET_HI));
+    float16_t values[8];
+
+    [[unroll]] for (uint e = 0; e < 8; ++e)
+    {
+        values[e] = float16_t(0.0);
+        if (inside && c0 + e < IN_C)
+            values[e] = input_tensor.v[base + (c0 + e) * IN_STRIDE_C];
+    }
+    staged.v[position * STAGED_ROW_VECTORS + c0 / 8] = pack_vector(values);
+}
+
+/* Vector `index` of the filter's copy {channels, taps, C'}: the tap flipped in CONVOLUTION mode
+ * (filter_tap_offset), so that the convolution runs as cross-correlation. */
+void stage_filter(uint index)
+{
+    if (index >= OUT_C * KERNEL_VOLUME * STAGED_ROW_VECTORS)
+        return;
+
+    uint row = index / STAGED_ROW_VECTORS, c0 = (index % STAGED_ROW_VECTORS) * 8;
+    uint k = row / KERNEL_VOLUME, tap = filter_tap_offset(split_tap(row % KERNEL_VOLUME));
+    ConvInput filter_tensor = ConvInput(tensor_address(FILTER_SLOT, FILTER_OFFSET_LO, FILTER_OFFSET_HI));
+    StagedVectors staged = StagedVectors(tensor_address(STAGED_FILTER_SLOT, STAGED_FILTER_OFFSET_LO,
+            STAGED_FILTER_OFFSET_HI));
+    float16_t values[8];
+
+    [[unroll]] for (uint e = 0; e < 8; ++e)
+    {
+        values[e] = float16_t(0.0);
+        if (c0 + e < IN_C)
+            values[e] = filter_tensor.v[filter_channel_offset(0, c0 + e, k) + tap];
+    }
+    staged.v[index] = pack_vector(values);
+}
+
+void main()
+{
+    uint index = linear_group() * CONV_STAGE_THREADS + gl_LocalInvocationIndex;
+
+    if (STAGE_FILTER)
+        stage_filter(index);
+    else
+        stage_input(index);
+}
+
 #else /* CONV_COOPMAT */
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ConvVectors
@@ -795,10 +898,13 @@ const uint ACC_COLUMNS = SUB_N / MAT_N;
 const uint TILES_M = (GEMM_M + TILE_M - 1) / TILE_M;
 const uint TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
 const uint TILE_COUNT = TILES_M * TILES_N * GROUPS;
-const uint SLABS = (GEMM_K + TILE_K - 1) / TILE_K;
+/* K: with STAGED, each tap's C' channels, whole slabs. */
+const uint REDUCTION = STAGED ? KERNEL_VOLUME * STAGED_C : GEMM_K;
+const uint SLABS = (REDUCTION + TILE_K - 1) / TILE_K;
 const uint SLABS_PER_PART = (SLABS + SPLIT_K - 1) / SPLIT_K;
 /* Shared tiles in vectors, rows padded by one vector so that matrix loads spread over the banks:
- * A (filter) [m][k], B (gathered input) [k][n]. */
+ * A (filter) [m][k], B (gathered input) [k][n]; STAGED, B [n][k] (8 channels a vector), loaded
+ * as column-major matrices. */
 const uint A_ROW_VECTORS = TILE_K / HALVES;
 const uint A_LD = A_ROW_VECTORS + 1;
 const uint B_ROW_VECTORS = TILE_N / HALVES;
@@ -808,11 +914,15 @@ const uint A_VECTORS = TILE_M * A_ROW_VECTORS;
 const uint B_VECTORS = TILE_K * B_ROW_VECTORS;
 const uint A_LOADS = (A_VECTORS + THREADS - 1) / THREADS;
 const uint B_LOADS = B_VECTORS / THREADS;       /* conv.c: THREADS divides B_VECTORS and is a multiple of B_ROW_VECTORS */
+const uint STAGED_B_ROW_VECTORS = TILE_K / HALVES;
+const uint STAGED_B_LD = STAGED_B_ROW_VECTORS + 1;
+const uint STAGED_B_LOADS = TILE_N * STAGED_B_ROW_VECTORS / THREADS;
 const uint MAX_LOADS = CONV_COOPMAT_MAX_TILE * TILE_K / HALVES / CONV_COOPMAT_MIN_THREADS;
 /* Epilogue scratch: one 16 x 16 fp32 matrix per subgroup, 4 vectors a row. */
 const uint SCRATCH_LD = MAT / 4;
 
-shared uvec4 smem[A_SIZE + TILE_K * B_LD];
+/* TILE_N * STAGED_B_LD is at least TILE_K * B_LD: room for either layout of B. */
+shared uvec4 smem[A_SIZE + TILE_N * STAGED_B_LD];
 
 uvec4 a_next[MAX_LOADS], b_next[MAX_LOADS];
 fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT_N> acc[ACC_ROWS][ACC_COLUMNS];
@@ -821,6 +931,10 @@ fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT_N> acc[ACC_ROWS][ACC_COLUMNS];
  * window starts (NO_INPUT past the matrix and in the OutputPadding tail). */
 uint column_base[HALVES];
 ivec3 column_start[HALVES];
+/* STAGED: where the windows of this thread's positions start in the input's copy, plus its
+ * channels' offset in a slab; NO_POSITION past the matrix and in the OutputPadding tail. */
+const uint NO_POSITION = 0xffffffffu;
+uint staged_base[MAX_LOADS];
 
 void init_columns(uint n, uint g)
 {
@@ -833,13 +947,23 @@ void init_columns(uint n, uint g)
     }
 }
 
-uvec4 pack_vector(float16_t values[HALVES])
+void init_staged(uint n0)
 {
-    return uvec4(packFloat2x16(f16vec2(values[0], values[1])), packFloat2x16(f16vec2(values[2], values[3])),
-            packFloat2x16(f16vec2(values[4], values[5])), packFloat2x16(f16vec2(values[6], values[7])));
+    [[unroll]] for (uint q = 0; q < STAGED_B_LOADS; ++q)
+    {
+        uint n = n0 + (gl_LocalInvocationIndex + q * THREADS) / STAGED_B_ROW_VECTORS;
+        uvec3 position = split_position(n % OUT_POSITIONS);
+        uint image = n / OUT_POSITIONS;
+
+        staged_base[q] = NO_POSITION;
+        if (n < GEMM_N && in_extent(position))
+            staged_base[q] = (((image * STAGED_D + position.x * STRIDE_D) * STAGED_H + position.y * STRIDE_H) * STAGED_W
+                    + position.z * STRIDE_W) * STAGED_C + (gl_LocalInvocationIndex % STAGED_B_ROW_VECTORS) * HALVES;
+    }
 }
 
-/* Row k0.. of the filter for channels m0.., 8 values of K per vector, zero outside the matrix. */
+/* Row k0.. of the filter for channels m0.., 8 values of K per vector, zero outside the matrix;
+ * STAGED, rows of the filter's copy. */
 void fetch_a(ConvInput filter_tensor, uint g, uint m0, uint k0)
 {
     [[unroll]] for (uint q = 0; q < A_LOADS; ++q)
@@ -851,11 +975,13 @@ void fetch_a(ConvInput filter_tensor, uint g, uint m0, uint k0)
         a_next[q] = uvec4(0);
         if (v >= A_VECTORS || m >= GEMM_M)
             continue;
-        if (FILTER_VECTOR)
+        if (FILTER_VECTOR || STAGED)
         {
             /* conv.c: packed {channels, K} rows, K a multiple of 8, 16-byte aligned. */
-            if (k < GEMM_K)
-                a_next[q] = ConvVectors(filter_tensor).v[(filter_channel_offset(g, 0, m) + k) / HALVES];
+            uint row = STAGED ? m * REDUCTION : filter_channel_offset(g, 0, m);
+
+            if (k < REDUCTION)
+                a_next[q] = ConvVectors(filter_tensor).v[(row + k) / HALVES];
             continue;
         }
         [[unroll]] for (uint e = 0; e < HALVES; ++e)
@@ -894,6 +1020,29 @@ void fetch_b(ConvInput input_tensor, uint k0)
     }
 }
 
+/* STAGED: slab k0 (one tap, TILE_K channels) of the input's copy at this thread's positions. */
+void fetch_staged_b(StagedVectors staged, uint k0)
+{
+    uvec3 step = uvec3(tap_step(split_tap(k0 / STAGED_C)));
+    uint offset = ((step.x * STAGED_H + step.y) * STAGED_W + step.z) * STAGED_C + k0 % STAGED_C;
+
+    [[unroll]] for (uint q = 0; q < STAGED_B_LOADS; ++q)
+    {
+        b_next[q] = uvec4(0);
+        if (staged_base[q] != NO_POSITION)
+            b_next[q] = staged.v[(staged_base[q] + offset) / HALVES];
+    }
+}
+
+void fetch_slab(ConvInput filter_tensor, ConvInput input_tensor, StagedVectors staged, uint g, uint m0, uint k0)
+{
+    fetch_a(filter_tensor, g, m0, k0);
+    if (STAGED)
+        fetch_staged_b(staged, k0);
+    else
+        fetch_b(input_tensor, k0);
+}
+
 void store_tiles()
 {
     [[unroll]] for (uint q = 0; q < A_LOADS; ++q)
@@ -903,10 +1052,14 @@ void store_tiles()
         if (v < A_VECTORS)
             smem[(v / A_ROW_VECTORS) * A_LD + v % A_ROW_VECTORS] = a_next[q];
     }
-    [[unroll]] for (uint q = 0; q < B_LOADS; ++q)
+    [[unroll]] for (uint q = 0; q < (STAGED ? STAGED_B_LOADS : B_LOADS); ++q)
     {
         uint v = gl_LocalInvocationIndex + q * THREADS;
-        smem[A_SIZE + (v / B_ROW_VECTORS) * B_LD + v % B_ROW_VECTORS] = b_next[q];
+
+        if (STAGED)
+            smem[A_SIZE + (v / STAGED_B_ROW_VECTORS) * STAGED_B_LD + v % STAGED_B_ROW_VECTORS] = b_next[q];
+        else
+            smem[A_SIZE + (v / B_ROW_VECTORS) * B_LD + v % B_ROW_VECTORS] = b_next[q];
     }
 }
 
@@ -922,7 +1075,10 @@ void multiply(uint sm, uint sn)
             coopMatLoadNV(a[i], smem, (sm + i * MAT) * A_LD + k / HALVES, A_LD, false);
         [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
         {
-            coopMatLoadNV(b, smem, A_SIZE + k * B_LD + (sn + j * MAT_N) / HALVES, B_LD, false);
+            if (STAGED)
+                coopMatLoadNV(b, smem, A_SIZE + (sn + j * MAT_N) * STAGED_B_LD + k / HALVES, STAGED_B_LD, true);
+            else
+                coopMatLoadNV(b, smem, A_SIZE + k * B_LD + (sn + j * MAT_N) / HALVES, B_LD, false);
             [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
                 acc[i][j] = coopMatMulAddNV(a[i], b, acc[i][j]);
         }
@@ -990,9 +1146,15 @@ void main()
     uint sm = (gl_SubgroupID / SUBGROUPS_N) * SUB_M;
     uint sn = (gl_SubgroupID % SUBGROUPS_N) * SUB_N;
     ConvInput input_tensor = ConvInput(tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI));
-    ConvInput filter_tensor = ConvInput(tensor_address(FILTER_SLOT, FILTER_OFFSET_LO, FILTER_OFFSET_HI));
+    StagedVectors staged = StagedVectors(tensor_address(STAGED_IN_SLOT, STAGED_IN_OFFSET_LO, STAGED_IN_OFFSET_HI));
+    ConvInput filter_tensor = ConvInput(STAGED
+            ? tensor_address(STAGED_FILTER_SLOT, STAGED_FILTER_OFFSET_LO, STAGED_FILTER_OFFSET_HI)
+            : tensor_address(FILTER_SLOT, FILTER_OFFSET_LO, FILTER_OFFSET_HI));
 
-    init_columns(n0 + (gl_LocalInvocationIndex % B_ROW_VECTORS) * HALVES, g);
+    if (STAGED)
+        init_staged(n0);
+    else
+        init_columns(n0 + (gl_LocalInvocationIndex % B_ROW_VECTORS) * HALVES, g);
     [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
     {
         [[unroll]] for (uint j = 0; j < ACC_COLUMNS; ++j)
@@ -1002,8 +1164,7 @@ void main()
     /* A part past the last slab (more parts than slabs) only writes zeros. */
     if (s_first < s_end)
     {
-        fetch_a(filter_tensor, g, m0, s_first * TILE_K);
-        fetch_b(input_tensor, s_first * TILE_K);
+        fetch_slab(filter_tensor, input_tensor, staged, g, m0, s_first * TILE_K);
     }
     for (uint s = s_first; s < s_end; ++s)
     {
@@ -1014,8 +1175,7 @@ void main()
         /* Issued before the arithmetic, so that their latency hides behind it. */
         if (s + 1 < s_end)
         {
-            fetch_a(filter_tensor, g, m0, (s + 1) * TILE_K);
-            fetch_b(input_tensor, (s + 1) * TILE_K);
+            fetch_slab(filter_tensor, input_tensor, staged, g, m0, (s + 1) * TILE_K);
         }
         multiply(sm, sn);
     }

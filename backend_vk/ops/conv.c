@@ -18,13 +18,15 @@
  *
  * Kernels: FLOAT16 convolutions with at least 16 output channels per group and 16 reduction
  * values run on cooperative matrices where the device has them (conv.comp's CONV_COOPMAT, as
- * gemm_coopmat.comp); otherwise a 1x1 convolution with unit strides and no padding is a plain
+ * gemm_coopmat.comp), forward ones of one group with taps and channels enough (staging_pays) on
+ * channels-last copies of the input and filter that CONV_STAGE makes in the temporary resource
+ * first ("coopmat-nhwc"); otherwise a 1x1 convolution with unit strides and no padding is a plain
  * GEMM over channels and runs gemm.comp (batches = images x groups, bias as C); shapes whose
  * GEMM tiles would be mostly empty (few output channels per group such as depthwise, or tiny
  * reductions) or too few to fill the device run the direct kernel; large ones (128 tiles of 64 x
  * 64 outputs) the register-tiled implicit GEMM (CONV_TILED); the rest the implicit-GEMM kernel
- * with small thread tiles. VKDML_CONV_KERNEL=direct|implicit-gemm|tiled|gemm-1x1|coopmat forces
- * one (benchmarks; E_NOTIMPL where it cannot run the shape); VKDML_CONV_TUNE overrides the
+ * with small thread tiles. VKDML_CONV_KERNEL=direct|implicit-gemm|tiled|gemm-1x1|coopmat|
+ * coopmat-nhwc forces one (benchmarks; E_NOTIMPL where it cannot run the shape); VKDML_CONV_TUNE overrides the
  * tiling of the tiled kernel ("tile_m,tile_n[,tile_k[,split_k]]") or the cooperative-matrix one
  * ("tile_m,tile_n,subgroups_m,subgroups_n[,split_k]"); a tiling the kernel cannot take is
  * ignored. Both kernels can split K over several workgroups per tile when the tiles are too few
@@ -75,6 +77,7 @@ enum conv_path
     CONV_PATH_IMPLICIT_GEMM,
     CONV_PATH_COOPMAT,
     CONV_PATH_TILED,
+    CONV_PATH_COOPMAT_NHWC,             /* CONV_COOPMAT on channels-last copies (CONV_STAGE) */
 };
 
 static const DML_BUFFER_TENSOR_DESC *conv_tensor(const struct vkdml_operator_view *op, enum conv_tensor which)
@@ -579,12 +582,66 @@ static const char *coopmat_unsuitable(const struct vkdml_compile *compile, const
     return NULL;
 }
 
+/* The channels-last copies' geometry (conv_interface.h): C' and the padded span the windows read. */
+struct staging
+{
+    uint32_t channels, sizes[3];
+    uint64_t input_bytes, filter_bytes;
+};
+
+/* Each copy is at most this large: the kernels index them by 32-bit element counts. */
+#define CONV_STAGED_MAX_BYTES (1ull << 30)
+
+static void staging_init(const struct conv_shape *shape, struct staging *staging)
+{
+    unsigned int i;
+
+    staging->channels = (shape->in_channels + CONV_COOPMAT_TILE_K - 1) / CONV_COOPMAT_TILE_K * CONV_COOPMAT_TILE_K;
+    /* Positions past the extents (OutputPadding) read nothing. */
+    for (i = 0; i < 3; ++i)
+        staging->sizes[i] = shape->extents[i] ? (shape->extents[i] - 1) * shape->strides[i]
+                + (shape->kernel[i] - 1) * shape->dilations[i] + 1 : 1;
+    staging->input_bytes = (uint64_t)shape->batch * product3(staging->sizes) * staging->channels * 2;
+    staging->filter_bytes = (uint64_t)shape->out_channels * product3(shape->kernel) * staging->channels * 2;
+}
+
+/* NULL when CONV_COOPMAT can run on channels-last copies, else why not. */
+static const char *staging_unsuitable(const struct vkdml_compile *compile, const struct conv_shape *shape)
+{
+    struct staging staging;
+    const char *why_not;
+
+    if ((why_not = coopmat_unsuitable(compile, shape)))
+        return why_not;
+    if (shape->backward || shape->groups != 1)
+        return "it takes forward convolutions of one group";
+    staging_init(shape, &staging);
+    if (staging.input_bytes > CONV_STAGED_MAX_BYTES || staging.filter_bytes > CONV_STAGED_MAX_BYTES)
+        return "the copies would exceed 1 GiB";
+    return NULL;
+}
+
+/* Measured on an H200 (fp16, batch 32, TFLOP/s, gathering against copies): 3x3 C64 56x56 48.7 /
+ * 64.3, C128 28x28 42.6 / 72.5, C256 14x14 52.0 / 86.7, C512 7x7 28.9 / 65.4 (batch 1 C64 56x56:
+ * 8.3 / 11.1); but the 7x7 stem's 3 channels padded to 32 28.2 / 9.3, and a 1x1 (C64 56x56 K256),
+ * whose every input value is read once per tile anyway, 14.9 / 14.3. So: taps to reuse the copy
+ * over, and at most a fifth of the copy's channels padding. */
+static bool staging_pays(const struct conv_shape *shape)
+{
+    struct staging staging;
+
+    staging_init(shape, &staging);
+    return product3(shape->kernel) > 1 && staging.channels * 4 <= shape->in_channels * 5;
+}
+
 static enum conv_path choose_path(const struct vkdml_compile *compile, const struct conv_shape *shape)
 {
     uint64_t gemm_m = (uint64_t)shape->batch * product3(shape->out_sizes);
     uint32_t gemm_n = shape->out_channels / shape->groups;
     uint32_t gemm_k = shape->in_channels / shape->groups * product3(shape->kernel);
 
+    if (!staging_unsuitable(compile, shape) && staging_pays(shape))
+        return CONV_PATH_COOPMAT_NHWC;
     if (!coopmat_unsuitable(compile, shape))
         return CONV_PATH_COOPMAT;
     if (is_gemm_1x1(shape))
@@ -605,7 +662,7 @@ static enum conv_path choose_path(const struct vkdml_compile *compile, const str
     return CONV_PATH_IMPLICIT_GEMM;
 }
 
-static const char *const path_names[] = {"gemm-1x1", "direct", "implicit-gemm", "coopmat", "tiled"};
+static const char *const path_names[] = {"gemm-1x1", "direct", "implicit-gemm", "coopmat", "tiled", "coopmat-nhwc"};
 
 /* The kernel for `shape`: choose_path()'s, or the one VKDML_CONV_KERNEL names (read at every
  * compilation, so that benchmarks can compare the kernels on one shape). */
@@ -626,12 +683,15 @@ static HRESULT plan_path(const struct vkdml_compile *compile, const struct conv_
                     "strides, no padding and positions that read as one dimension.");
         if (i == CONV_PATH_COOPMAT && (why_not = coopmat_unsuitable(compile, shape)))
             return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=coopmat: %s.", why_not);
+        if (i == CONV_PATH_COOPMAT_NHWC && (why_not = staging_unsuitable(compile, shape)))
+            return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=coopmat-nhwc: %s.", why_not);
         if (i == CONV_PATH_TILED && (why_not = tiled_shared_missing(compile)))
             return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=tiled: %s.", why_not);
         *path = i;
         return S_OK;
     }
-    WARN("Ignoring VKDML_CONV_KERNEL=%s: not auto, direct, implicit-gemm, tiled, gemm-1x1 or coopmat.", value);
+    WARN("Ignoring VKDML_CONV_KERNEL=%s: not auto, direct, implicit-gemm, tiled, gemm-1x1, coopmat or coopmat-nhwc.",
+            value);
     return S_OK;
 }
 
@@ -861,17 +921,20 @@ static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct conv
 
     if (split_k == 1)
         return S_OK;
-    compile->temporary_size = vkdml_split_k_partial_size(conv_outputs(shape), split_k);
+    /* Channels-last copies may follow the partial sums. */
+    compile->temporary_size = VKDML_MAX(compile->temporary_size, vkdml_split_k_partial_size(conv_outputs(shape), split_k));
     if (FAILED(hr = spread_groups(compile, count, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, fp32 ? VKDML_KERNEL_CONV_SPLIT_REDUCE_F32
             : VKDML_KERNEL_CONV_SPLIT_REDUCE_F16, spec, CONV_TILED_SPEC_COUNT, NULL, 0, groups, true);
 }
 
-/* The tiled or cooperative-matrix kernel over `tiles` tiles of `split_k` parts of K each, then
- * split-K's reduction (`spec` gets the split constants). */
+/* The tiled or cooperative-matrix kernel over `tiles` tiles of `split_k` parts of K each (after
+ * the dispatches before it with `barrier_before`), then split-K's reduction (`spec` gets the split
+ * constants). */
 static HRESULT add_tile_dispatches(struct vkdml_compile *compile, const struct conv_shape *shape,
-        enum vkdml_kernel_id kernel, uint32_t *spec, uint32_t spec_count, uint64_t tiles, uint32_t split_k)
+        enum vkdml_kernel_id kernel, uint32_t *spec, uint32_t spec_count, uint64_t tiles, uint32_t split_k,
+        bool barrier_before)
 {
     uint32_t groups[3];
     HRESULT hr;
@@ -879,7 +942,8 @@ static HRESULT add_tile_dispatches(struct vkdml_compile *compile, const struct c
     spec[CONV_SPEC_SPLIT_K] = split_k;
     spec[CONV_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
     if (FAILED(hr = spread_groups(compile, tiles * split_k, groups))
-            || FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, spec_count, NULL, 0, groups, false)))
+            || FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, spec_count, NULL, 0, groups,
+            barrier_before)))
         return hr;
     return add_split_reduce(compile, shape, spec, split_k);
 }
@@ -900,7 +964,7 @@ static HRESULT compile_tiled(struct vkdml_compile *compile, const struct conv_sh
             shape->backward ? "backward" : "forward", tiles * tiling.split_k, tiling.tile_m, tiling.tile_n,
             tiling.tile_k, tiling.split_k);
     return add_tile_dispatches(compile, shape, choose_kernel(compile, CONV_PATH_TILED), spec, CONV_TILED_SPEC_COUNT,
-            tiles, tiling.split_k);
+            tiles, tiling.split_k, false);
 }
 
 /* ---- conv.comp's CONV_COOPMAT ---- */
@@ -987,12 +1051,49 @@ static bool filter_vectorizable(const struct vkdml_compile *compile, const struc
             && (shape->in_channels / shape->groups * taps) % 8 == 0 && compile->inputs[CONV_FILTER].offset % 16 == 0;
 }
 
-static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_shape *shape)
+/* The copies after split-K's partial sums in the temporary resource: their constants, and the
+ * two dispatches that make them (the convolution waits for both). */
+static HRESULT add_staging(struct vkdml_compile *compile, const struct conv_shape *shape, uint32_t *spec,
+        uint32_t split_k)
+{
+    struct vkdml_tensor_location input = {compile->temporary_slot}, filter = {compile->temporary_slot};
+    uint32_t stage_spec[CONV_STAGE_SPEC_COUNT], groups[3];
+    struct staging staging;
+    unsigned int i;
+    HRESULT hr;
+
+    staging_init(shape, &staging);
+    input.offset = (vkdml_split_k_partial_size(conv_outputs(shape), split_k) + 255) & ~(uint64_t)255;
+    filter.offset = (input.offset + staging.input_bytes + 255) & ~(uint64_t)255;
+    compile->temporary_size = filter.offset + staging.filter_bytes;
+    spec[CONV_SPEC_STAGED] = 1;
+    spec[CONV_SPEC_STAGED_CHANNELS] = staging.channels;
+    memcpy(&spec[CONV_SPEC_STAGED_SIZES], staging.sizes, sizeof(staging.sizes));
+    set_location(&spec[CONV_SPEC_STAGED_IN_LOCATION], &input);
+    set_location(&spec[CONV_SPEC_STAGED_FILTER_LOCATION], &filter);
+    memcpy(stage_spec, spec, CONV_COOPMAT_SPEC_COUNT * sizeof(*spec));
+    for (i = 0; i < 2; ++i)
+    {
+        uint64_t bytes = i ? staging.filter_bytes : staging.input_bytes;
+
+        stage_spec[CONV_SPEC_STAGE_FILTER] = i;
+        if (FAILED(hr = spread_groups(compile, (bytes / 16 + CONV_STAGE_THREADS - 1) / CONV_STAGE_THREADS, groups))
+                || FAILED(hr = vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_STAGE_F16, stage_spec,
+                CONV_STAGE_SPEC_COUNT, NULL, 0, groups, false)))
+            return hr;
+    }
+    TRACE("Channels-last copies: %u channels, span %ux%ux%u, %" PRIu64 " + %" PRIu64 " bytes.", staging.channels,
+            staging.sizes[0], staging.sizes[1], staging.sizes[2], staging.input_bytes, staging.filter_bytes);
+    return S_OK;
+}
+
+static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_shape *shape, bool staged)
 {
     uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0};
     struct coopmat_tiling tiling;
     enum vkdml_kernel_id kernel;
     uint64_t tiles;
+    HRESULT hr;
 
     fill_conv_spec(compile, shape, spec);
     choose_coopmat_tiling(shape, &tiling);
@@ -1000,14 +1101,17 @@ static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_
     spec[CONV_SPEC_TILE_N] = tiling.tile_n;
     spec[CONV_SPEC_SUBGROUPS_M] = tiling.subgroups_m;
     spec[CONV_SPEC_SUBGROUPS_N] = tiling.subgroups_n;
-    spec[CONV_SPEC_FILTER_VECTOR] = filter_vectorizable(compile, shape);
+    spec[CONV_SPEC_FILTER_VECTOR] = !staged && filter_vectorizable(compile, shape);
     spec[CONV_SPEC_THREADS] = tiling.subgroups_m * tiling.subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
+    if (staged && FAILED(hr = add_staging(compile, shape, spec, tiling.split_k)))
+        return hr;
     tiles = coopmat_tiles(shape, &tiling);
-    TRACE("Convolution kernel: coopmat, %s, %" PRIu64 " workgroups of %ux%u tiles in %u part(s) of K, filter %s.",
-            shape->backward ? "backward" : "forward", tiles * tiling.split_k, tiling.tile_m, tiling.tile_n,
-            tiling.split_k, spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered");
+    TRACE("Convolution kernel: %s, %s, %" PRIu64 " workgroups of %ux%u tiles in %u part(s) of K, filter %s.",
+            path_names[staged ? CONV_PATH_COOPMAT_NHWC : CONV_PATH_COOPMAT], shape->backward ? "backward" : "forward",
+            tiles * tiling.split_k, tiling.tile_m, tiling.tile_n, tiling.split_k,
+            staged ? "copied" : spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered");
     kernel = compile->vk->caps.coopmat_khr ? VKDML_KERNEL_CONV_COOPMAT_F16_KHR : VKDML_KERNEL_CONV_COOPMAT_F16;
-    return add_tile_dispatches(compile, shape, kernel, spec, CONV_COOPMAT_SPEC_COUNT, tiles, tiling.split_k);
+    return add_tile_dispatches(compile, shape, kernel, spec, CONV_COOPMAT_SPEC_COUNT, tiles, tiling.split_k, staged);
 }
 
 HRESULT vkdml_conv_compile(struct vkdml_compile *compile)
@@ -1021,8 +1125,8 @@ HRESULT vkdml_conv_compile(struct vkdml_compile *compile)
         return hr;
     if (path == CONV_PATH_GEMM_1X1)
         return compile_gemm_1x1(compile, &shape);
-    if (path == CONV_PATH_COOPMAT)
-        return compile_coopmat(compile, &shape);
+    if (path == CONV_PATH_COOPMAT || path == CONV_PATH_COOPMAT_NHWC)
+        return compile_coopmat(compile, &shape, path == CONV_PATH_COOPMAT_NHWC);
     if (path == CONV_PATH_TILED)
         return compile_tiled(compile, &shape);
     return compile_conv(compile, &shape, path);

@@ -92,7 +92,22 @@
 #define CONV_SPEC_SUBGROUPS_N 68        /* ... and along the positions */
 #define CONV_SPEC_FILTER_VECTOR 69      /* the filter reads as packed {channels, K} rows in 16-byte vectors */
 #define CONV_SPEC_THREADS 70            /* workgroup size: 32 x SUBGROUPS_M x SUBGROUPS_N */
-#define CONV_COOPMAT_SPEC_COUNT 71
+/* Channels-last staging (forward, one group): CONV_STAGE copies the input into the temporary
+ * resource as {N, D', H', W', C'} with the padding written out as zeros (D', H', W': the span the
+ * windows read) and C' the channels rounded up to CONV_COOPMAT_TILE_K, and the filter as
+ * {OutputChannels, taps, C'} (flipped for CONVOLUTION mode). CONV_COOPMAT with STAGED then runs
+ * K = taps x C' as plain cross-correlation: every slab one tap, 16-byte loads along the channels,
+ * no bounds tests. */
+#define CONV_SPEC_STAGED 71
+#define CONV_SPEC_STAGED_CHANNELS 72    /* C' */
+#define CONV_SPEC_STAGED_SIZES 73       /* D', H', W' */
+#define CONV_SPEC_STAGED_IN_LOCATION 76
+#define CONV_SPEC_STAGED_FILTER_LOCATION 79
+#define CONV_COOPMAT_SPEC_COUNT 82
+/* CONV_STAGE: the constants above and which of the two it copies. */
+#define CONV_SPEC_STAGE_FILTER 82
+#define CONV_STAGE_SPEC_COUNT 83
+#define CONV_STAGE_THREADS 256
 
 #ifdef VULKAN
 

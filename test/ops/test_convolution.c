@@ -116,9 +116,11 @@ enum conv_path
     PATH_1X1,                       /* gemm.comp over channels */
     PATH_COOPMAT,                   /* FLOAT16 on cooperative matrices, where the device has them */
     PATH_TILED,                     /* the register-tiled implicit GEMM for large shapes */
+    PATH_COOPMAT_NHWC,              /* the same on channels-last copies (forward, one group) */
 };
 
-static const char *const path_names[] = {"any", "direct", "implicit-gemm", "gemm-1x1", "coopmat", "tiled"};
+static const char *const path_names[] = {"any", "direct", "implicit-gemm", "gemm-1x1", "coopmat", "tiled",
+        "coopmat-nhwc"};
 
 struct conv_case
 {
@@ -410,7 +412,8 @@ static void check_path(const struct conv_case *test, const char *path)
     if (test->path == PATH_ANY || !path[0])
         return;
     /* Devices with cooperative matrices take every FLOAT16 convolution with enough channels. */
-    if (test->type == F16 && test->force == PATH_ANY && !strcmp(path, path_names[PATH_COOPMAT]))
+    if (test->type == F16 && test->force == PATH_ANY
+            && (!strcmp(path, path_names[PATH_COOPMAT]) || !strcmp(path, path_names[PATH_COOPMAT_NHWC])))
         return;
     if (strcmp(path, path_names[test->path]))
         fail_msg("%s: compiled for the %s kernel, expected %s", test->name, path, path_names[test->path]);
@@ -944,44 +947,57 @@ static void test_tiled_kernel(void **state)
     set_conv_tune(NULL);
 }
 
-/* Each case, and the wide sweep in FLOAT16 with 16 channels per group, on the kernel forced,
- * over its default tiling and the others it can take. */
+/* On the gathering kernel, every case; on channels-last copies, those it takes. */
+static void force_coopmat(struct conv_case *test, enum conv_path path)
+{
+    if (path == PATH_COOPMAT_NHWC && (test->direction == BWD || test->groups != 1))
+        path = PATH_COOPMAT;
+    test->path = test->force = path;
+}
+
+/* Each case, and the wide sweep in FLOAT16 with 16 channels per group, on the kernel forced
+ * (gathering the input, and on channels-last copies), over its default tiling and the others it
+ * can take. */
 static void test_coopmat_kernel(void **state)
 {
     static const char *const tunings[] = {NULL, "64,64,2,2", "128,128,2,4", "256,64,4,2", "64,128,2,4,3",
             "64,64,2,2,4"};
+    static const enum conv_path paths[] = {PATH_COOPMAT, PATH_COOPMAT_NHWC};
     struct dml_test_context *context = *state;
     struct conv_case test;
+    unsigned int i, p, t;
     char name[160];
-    unsigned int i, t;
 
     if (!coopmat_available(context))
     {
         print_message("Skipping: the device has no cooperative-matrix convolution kernel.\n");
         return;
     }
-    for (t = 0; t < ARRAY_SIZE(tunings); ++t)
+    for (p = 0; p < ARRAY_SIZE(paths); ++p)
     {
-        set_conv_tune(tunings[t]);
-        for (i = 0; i < ARRAY_SIZE(coopmat_cases); ++i)
+        for (t = 0; t < ARRAY_SIZE(tunings); ++t)
         {
-            test = coopmat_cases[i];
-            test.path = test.force = PATH_COOPMAT;
-            run_case(context, &test);
-        }
-        for (i = 0; i < 128; i += t ? 7 : 1)
-        {
-            sweep_case(&test, name, sizeof(name), i, true);
-            test.type = F16;
-            test.in_channels = test.groups * 8;
-            test.out_channels = test.groups * 16;
-            test.path = test.force = PATH_COOPMAT;
-            run_case(context, &test);
+            set_conv_tune(tunings[t]);
+            for (i = 0; i < ARRAY_SIZE(coopmat_cases); ++i)
+            {
+                test = coopmat_cases[i];
+                force_coopmat(&test, paths[p]);
+                run_case(context, &test);
+            }
+            for (i = 0; i < 128; i += t ? 7 : 1)
+            {
+                sweep_case(&test, name, sizeof(name), i, true);
+                test.type = F16;
+                test.in_channels = test.groups * 8;
+                test.out_channels = test.groups * 16;
+                force_coopmat(&test, paths[p]);
+                run_case(context, &test);
+            }
         }
     }
     set_conv_tune(NULL);
-    print_message("Ran %u cases and the sweep on the cooperative-matrix kernel, %u tilings.\n",
-            (unsigned int)ARRAY_SIZE(coopmat_cases), (unsigned int)ARRAY_SIZE(tunings));
+    print_message("Ran %u cases and the sweep on the cooperative-matrix kernel, gathering and on channels-last "
+            "copies, %u tilings.\n", (unsigned int)ARRAY_SIZE(coopmat_cases), (unsigned int)ARRAY_SIZE(tunings));
 }
 
 static int forced_teardown(void **state)
