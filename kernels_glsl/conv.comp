@@ -885,6 +885,12 @@ layout(constant_id = CONV_SPEC_TILE_N) const uint TILE_N = 128;
 layout(constant_id = CONV_SPEC_SUBGROUPS_M) const uint SUBGROUPS_M = 2;
 layout(constant_id = CONV_SPEC_SUBGROUPS_N) const uint SUBGROUPS_N = 4;
 layout(constant_id = CONV_SPEC_FILTER_VECTOR) const bool FILTER_VECTOR = false;
+layout(constant_id = CONV_SPEC_OUT_VECTOR) const bool OUT_VECTOR = false;
+
+layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer OutputVectors
+{
+    uvec4 v[];
+};
 
 const uint THREADS = gl_WorkGroupSize.x;
 const uint MAT = CONV_COOPMAT_MATRIX;
@@ -1085,6 +1091,21 @@ void multiply(uint sm, uint sn)
     }
 }
 
+/* OUT_VECTOR: the sums of positions n..n + 7 of `channel` through bias and activation, one store. */
+void store_vector(uint channel, uint n, uvec4 low, uvec4 high)
+{
+    OutputVectors out_vectors = OutputVectors(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI));
+    float16_t values[HALVES];
+    float bias = 0.0;
+
+    if (HAS_BIAS)
+        bias = float(ConvInput(tensor_address(BIAS_SLOT, BIAS_OFFSET_LO, BIAS_OFFSET_HI)).v[channel * BIAS_STRIDE]);
+    [[unroll]] for (uint e = 0; e < HALVES; ++e)
+        values[e] = float16_t(vkdml_activation(uintBitsToFloat(e < 4 ? low[e] : high[e - 4]) + bias));
+    out_vectors.v[output_offset(n / OUT_POSITIONS, channel, split_position(n % OUT_POSITIONS)) / HALVES]
+            = pack_vector(values);
+}
+
 /* Lane l takes channel l / 2 and positions (l % 2) * 8.. of each 16 x 16 block (two accumulators
  * side by side): bias, activation and store, or with split-K this part's sums into the temporary
  * resource. */
@@ -1111,6 +1132,12 @@ void epilogue(uint part, uint g, uint m0, uint n0, uint sm, uint sn)
 
             if (m >= GEMM_M)
                 continue;
+            if (OUT_VECTOR && SPLIT_K == 1)
+            {
+                if (n < GEMM_N)
+                    store_vector(g * OUT_C_PER_GROUP + m, n, low, high);
+                continue;
+            }
             [[unroll]] for (uint e = 0; e < HALVES; ++e)
             {
                 uint p = n + e;

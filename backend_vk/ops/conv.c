@@ -621,11 +621,12 @@ static const char *staging_unsuitable(const struct vkdml_compile *compile, const
     return NULL;
 }
 
-/* Measured on an H200 (fp16, batch 32, TFLOP/s, gathering against copies): 3x3 C64 56x56 48.7 /
- * 64.3, C128 28x28 42.6 / 72.5, C256 14x14 52.0 / 86.7, C512 7x7 28.9 / 65.4 (batch 1 C64 56x56:
- * 8.3 / 11.1); but the 7x7 stem's 3 channels padded to 32 28.2 / 9.3, and a 1x1 (C64 56x56 K256),
- * whose every input value is read once per tile anyway, 14.9 / 14.3. So: taps to reuse the copy
- * over, and at most a fifth of the copy's channels padding. */
+/* Measured on an H200 (fp16, batch 32, TFLOP/s, gathering against copies, vector stores where
+ * the positions allow): 3x3 C64 56x56 64.8 / 100.7, C128 28x28 50.9 / 94.5, C256 14x14 52.3 /
+ * 87.4 (batch 1 C64 56x56 before vector stores: 8.3 / 11.1); but 1x1 convolutions, whose every
+ * input value is read once per tile anyway, C64 56x56 K256 40.1 / 45.6 and C256 K64 52.0 / 21.7
+ * (the copy outweighs the arithmetic), and the 7x7 stem's 3 channels padded to 32 28.2 / 9.3.
+ * So: taps to reuse the copy over, and at most a fifth of the copy's channels padding. */
 static bool staging_pays(const struct conv_shape *shape)
 {
     struct staging staging;
@@ -1087,6 +1088,17 @@ static HRESULT add_staging(struct vkdml_compile *compile, const struct conv_shap
     return S_OK;
 }
 
+/* Output positions packed (unit W stride, rows and planes back to back), a multiple of 8 per image,
+ * channel and image strides multiples of 8, offset 16-byte aligned: conv.comp's OUT_VECTOR. */
+static bool output_vectorizable(const struct vkdml_compile *compile, const struct conv_shape *shape)
+{
+    const uint32_t *os = shape->out_strides;
+    uint32_t stride;
+
+    return flat_spatial_stride(shape->out_sizes, os, &stride) && stride == 1 && product3(shape->out_sizes) % 8 == 0
+            && os[1] % 8 == 0 && (shape->batch == 1 || os[0] % 8 == 0) && compile->outputs[0].offset % 16 == 0;
+}
+
 static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_shape *shape, bool staged)
 {
     uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0};
@@ -1102,14 +1114,16 @@ static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_
     spec[CONV_SPEC_SUBGROUPS_M] = tiling.subgroups_m;
     spec[CONV_SPEC_SUBGROUPS_N] = tiling.subgroups_n;
     spec[CONV_SPEC_FILTER_VECTOR] = !staged && filter_vectorizable(compile, shape);
+    spec[CONV_SPEC_OUT_VECTOR] = output_vectorizable(compile, shape);
     spec[CONV_SPEC_THREADS] = tiling.subgroups_m * tiling.subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
     if (staged && FAILED(hr = add_staging(compile, shape, spec, tiling.split_k)))
         return hr;
     tiles = coopmat_tiles(shape, &tiling);
-    TRACE("Convolution kernel: %s, %s, %" PRIu64 " workgroups of %ux%u tiles in %u part(s) of K, filter %s.",
-            path_names[staged ? CONV_PATH_COOPMAT_NHWC : CONV_PATH_COOPMAT], shape->backward ? "backward" : "forward",
-            tiles * tiling.split_k, tiling.tile_m, tiling.tile_n, tiling.split_k,
-            staged ? "copied" : spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered");
+    TRACE("Convolution kernel: %s, %s, %" PRIu64 " workgroups of %ux%u tiles in %u part(s) of K, filter %s, "
+            "output %s.", path_names[staged ? CONV_PATH_COOPMAT_NHWC : CONV_PATH_COOPMAT],
+            shape->backward ? "backward" : "forward", tiles * tiling.split_k, tiling.tile_m, tiling.tile_n,
+            tiling.split_k, staged ? "copied" : spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered",
+            spec[CONV_SPEC_OUT_VECTOR] ? "in vectors" : "by elements");
     kernel = compile->vk->caps.coopmat_khr ? VKDML_KERNEL_CONV_COOPMAT_F16_KHR : VKDML_KERNEL_CONV_COOPMAT_F16;
     return add_tile_dispatches(compile, shape, kernel, spec, CONV_COOPMAT_SPEC_COUNT, tiles, tiling.split_k, staged);
 }

@@ -103,10 +103,13 @@
 #define CONV_SPEC_STAGED_SIZES 73       /* D', H', W' */
 #define CONV_SPEC_STAGED_IN_LOCATION 76
 #define CONV_SPEC_STAGED_FILTER_LOCATION 79
-#define CONV_COOPMAT_SPEC_COUNT 82
+/* Each 8 positions a thread stores lie whole and contiguous in one image's channel row, 16-byte
+ * aligned: one vector store. */
+#define CONV_SPEC_OUT_VECTOR 82
+#define CONV_COOPMAT_SPEC_COUNT 83
 /* CONV_STAGE: the constants above and which of the two it copies. */
-#define CONV_SPEC_STAGE_FILTER 82
-#define CONV_STAGE_SPEC_COUNT 83
+#define CONV_SPEC_STAGE_FILTER 83
+#define CONV_STAGE_SPEC_COUNT 84
 #define CONV_STAGE_THREADS 256
 
 #ifdef VULKAN
