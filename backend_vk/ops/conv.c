@@ -1007,12 +1007,15 @@ static uint64_t coopmat_tiles(const struct conv_shape *shape, const struct coopm
     return (m + t->tile_m - 1) / t->tile_m * ((n + t->tile_n - 1) / t->tile_n) * shape->groups;
 }
 
-/* 64 x 128 tiles where they give a large GPU a workgroup per unit, else 64 x 64; K whole.
- * Measured on an H200 (ResNet-50 3x3 layers, batch 32): 64 x 128 beat 128 x 128, 128 x 64,
- * 256 x 64 and 64 x 256 both with 64 channels at 56 x 56 (784 tiles) and with 256 at 14 x 14
- * (196 tiles): the gather of the input is the cost, and taller tiles leave too few workgroups.
- * Splitting K loses there (C256 14x14, TFLOP/s: 1 part 47.8, 2 parts 38.4, 4 parts 40.5; 64 x 64
- * in 2 parts 33.5). VKDML_CONV_TUNE="tile_m,tile_n,subgroups_m,subgroups_n[,split_k]" overrides it. */
+/* 64 x 128 tiles where they give a large GPU a workgroup per unit, K whole; else 64 x 64, K split
+ * by the tiled kernel's rule. Measured on an H200 (ResNet-50 3x3 layers, batch 32): 64 x 128 beat
+ * 128 x 128, 128 x 64, 256 x 64 and 64 x 256 both with 64 channels at 56 x 56 (784 tiles) and
+ * with 256 at 14 x 14 (196 tiles): the gather of the input is the cost, and taller tiles leave too
+ * few workgroups. Splitting K loses there (C256 14x14, TFLOP/s: 1 part 47.8, 2 parts 38.4, 4 parts
+ * 40.5; 64 x 64 in 2 parts 33.5) but wins at batch 1 (64 x 64 tiles, microseconds whole / split
+ * as chosen: C256 14x14 50.4 / 25.3 in 4, C512 7x7 90.9 / 27.0 in 8, C128 28x28 27.7 / 24.3 in 2;
+ * C64 56x56's 49 tiles stay whole, 18.1).
+ * VKDML_CONV_TUNE="tile_m,tile_n,subgroups_m,subgroups_n[,split_k]" overrides it. */
 static void choose_coopmat_tiling(const struct conv_shape *shape, struct coopmat_tiling *tiling)
 {
     static const struct coopmat_tiling candidates[] =
@@ -1030,6 +1033,8 @@ static void choose_coopmat_tiling(const struct conv_shape *shape, struct coopmat
         if (coopmat_tiles(shape, tiling) >= CONV_ENOUGH_GROUPS)
             break;
     }
+    if (coopmat_tiles(shape, tiling) < CONV_ENOUGH_GROUPS)
+        tiling->split_k = choose_split_k(shape, coopmat_tiles(shape, tiling), CONV_COOPMAT_TILE_K);
     if (!value || !*value)
         return;
     if (sscanf(value, "%u,%u,%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.subgroups_m,
