@@ -9,7 +9,7 @@
  * DML_OPERATOR_GEMM, fp16 tensors on cooperative matrices (16 x 16 A by 16 x 8 B fp16 products
  * with fp32 accumulation): Output = FusedActivation(Alpha * op(A) x op(B) + Beta * C), rounded to
  * fp16 once, at the end. gemm.c selects it only on devices with that shape and a subgroup size of
- * 32, and only when A and B can be read 16 bytes at a time. Written against
+ * 32. A and B are read 16 bytes at a time where their layout allows, else gathered. Written against
  * GL_NV_cooperative_matrix (what glslang 12 compiles) and also embedded in KHR form
  * (tools/spirv-coopmat-khr.py), which needs A and B of different types: hence 16 x 8 B.
  *
@@ -77,8 +77,15 @@ const uint SUB_N = TILE_N / SUBGROUPS_N;
 const uint ACC_ROWS = SUB_M / MAT;
 const uint ACC_COLUMNS = SUB_N / MAT_N;
 
-const bool A_ROW_MAJOR = A_VECTOR == GEMM_VECTOR_ROW_MAJOR;     /* K contiguous: [m][k] */
-const bool B_ROW_MAJOR = B_VECTOR == GEMM_VECTOR_ROW_MAJOR;     /* N contiguous: [k][n] */
+/* Shared layouts: A [m][k] or [k][m], B [k][n] or [n][k], as the matrix reads along its contiguous
+ * dimension; A or B without 16-byte vectors (GEMM_VECTOR_NONE) are gathered 8 values at a time
+ * along their unit stride where they have one (gemm.c's coopmat_row_major). */
+const bool A_SCALAR = A_VECTOR == GEMM_VECTOR_NONE;
+const bool B_SCALAR = B_VECTOR == GEMM_VECTOR_NONE;
+/* A selection: glslang 12 compiles || and && of spec constants here into control flow outside any
+ * function (invalid SPIR-V). */
+const bool A_ROW_MAJOR = A_SCALAR ? A_STRIDE_M != 1 : A_VECTOR == GEMM_VECTOR_ROW_MAJOR;
+const bool B_ROW_MAJOR = B_SCALAR ? B_STRIDE_K != 1 : B_VECTOR == GEMM_VECTOR_ROW_MAJOR;
 /* Shared tiles in vectors: rows of the stored layout, each padded by one vector. */
 const uint A_ROWS = A_ROW_MAJOR ? TILE_M : TILE_K;
 const uint A_ROW_VECTORS = (A_ROW_MAJOR ? TILE_K : TILE_M) / HALVES;
@@ -153,8 +160,20 @@ bool in_k(uint k)
     return FULL_K || k < K;
 }
 
+/* The first `count` (at most 8) values `stride` apart from `first`, zero after them. */
+uvec4 gather(HalfInput tensor, uint first, uint stride, uint count)
+{
+    float16_t values[HALVES];
+
+    [[unroll]] for (uint e = 0; e < HALVES; ++e)
+        values[e] = e < count ? tensor.v[first + e * stride] : float16_t(0.0);
+    return uvec4(packFloat2x16(f16vec2(values[0], values[1])), packFloat2x16(f16vec2(values[2], values[3])),
+            packFloat2x16(f16vec2(values[4], values[5])), packFloat2x16(f16vec2(values[6], values[7])));
+}
+
 /* Slab k0 of the tile's A rows (m0..) into a_next, zero outside the matrix; vectors run along
- * the contiguous dimension, so a vector is either whole inside or whole outside. */
+ * the contiguous dimension, so a vector is either whole inside or whole outside (gathered ones
+ * may end part of the way). */
 void fetch_a(VectorInput a, uint base, uint m0, uint k0)
 {
     [[unroll]] for (uint q = 0; q < A_LOADS; ++q)
@@ -164,7 +183,10 @@ void fetch_a(VectorInput a, uint base, uint m0, uint k0)
         uint m = m0 + (A_ROW_MAJOR ? row : column), k = k0 + (A_ROW_MAJOR ? column : row);
 
         a_next[q] = uvec4(0);
-        if (in_m(m) && in_k(k))
+        if (A_SCALAR && m < M && k < K)
+            a_next[q] = gather(HalfInput(a), base + m * A_STRIDE_M + k * A_STRIDE_K,
+                    A_ROW_MAJOR ? A_STRIDE_K : A_STRIDE_M, A_ROW_MAJOR ? K - k : M - m);
+        else if (!A_SCALAR && in_m(m) && in_k(k))
             a_next[q] = a.v[(base + m * A_STRIDE_M + k * A_STRIDE_K) / HALVES];
     }
 }
@@ -178,7 +200,10 @@ void fetch_b(VectorInput b, uint base, uint n0, uint k0)
         uint k = k0 + (B_ROW_MAJOR ? row : column), n = n0 + (B_ROW_MAJOR ? column : row);
 
         b_next[q] = uvec4(0);
-        if (in_n(n) && in_k(k))
+        if (B_SCALAR && n < N && k < K)
+            b_next[q] = gather(HalfInput(b), base + k * B_STRIDE_K + n * B_STRIDE_N,
+                    B_ROW_MAJOR ? B_STRIDE_N : B_STRIDE_K, B_ROW_MAJOR ? N - n : K - k);
+        else if (!B_SCALAR && in_n(n) && in_k(k))
             b_next[q] = b.v[(base + k * B_STRIDE_K + n * B_STRIDE_N) / HALVES];
     }
 }

@@ -6,7 +6,7 @@
  *     which this kernel does coalesced (the problem transposed, Output^T = B^T x A^T, when N is
  *     the small side, so that the kernel's M always is);
  *   - gemm_coopmat.comp (FLOAT16 on devices with 16x8x16 fp16 cooperative matrices and 32-wide
- *     subgroups, when A and B can be read in 16-byte vectors);
+ *     subgroups; A and B in 16-byte vectors where their layouts allow, else gathered);
  *   - gemm_tiled.comp (FLOAT32 with at least GEMM_TILED_MIN_TILES output tiles of 128 x 128, or
  *     with fewer but a long K that split-K spreads over that many workgroups);
  *   - gemm.comp, the general kernel: everything else.
@@ -556,12 +556,22 @@ static const char *plan_tiled(const struct vkdml_compile *compile, const struct 
 
 /* Shared memory of gemm_coopmat.comp: the stages of A and B in 16-byte vectors, each stored row
  * padded by one vector (as the kernel lays them out), which also hold the epilogue's scratch. */
+/* Whether gemm_coopmat.comp stages a matrix in its second dimension's order (A [m][k], B [k][n]):
+ * when it reads 16-byte vectors along it, or gathers values along it (no vectors, and the first
+ * dimension's stride is not 1). */
+static bool coopmat_row_major(uint32_t vector_mode, uint32_t first_stride)
+{
+    return vector_mode == GEMM_VECTOR_ROW_MAJOR || (vector_mode == GEMM_VECTOR_NONE && first_stride != 1);
+}
+
 static uint32_t coopmat_shared_size(const uint32_t *spec, const struct gemm_tuning *t)
 {
     uint32_t k = t->tile_k, a, b;
 
-    a = spec[GEMM_SPEC_A_VECTOR] == GEMM_VECTOR_ROW_MAJOR ? t->tile_m * (k / 8 + 1) : k * (t->tile_m / 8 + 1);
-    b = spec[GEMM_SPEC_B_VECTOR] == GEMM_VECTOR_ROW_MAJOR ? k * (t->tile_n / 8 + 1) : t->tile_n * (k / 8 + 1);
+    a = coopmat_row_major(spec[GEMM_SPEC_A_VECTOR], spec[GEMM_SPEC_A_STRIDES + 2])
+            ? t->tile_m * (k / 8 + 1) : k * (t->tile_m / 8 + 1);
+    b = coopmat_row_major(spec[GEMM_SPEC_B_VECTOR], spec[GEMM_SPEC_B_STRIDES + 2])
+            ? k * (t->tile_n / 8 + 1) : t->tile_n * (k / 8 + 1);
     return t->stages * (a + b) * 16;
 }
 
@@ -637,9 +647,6 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
     if ((why_not = vkdml_caps_coopmat_f16_missing(&compile->vk->caps)))
         return why_not;
     set_vector_modes(compile, layout, plan->spec);
-    if (!plan->spec[GEMM_SPEC_A_VECTOR] || !plan->spec[GEMM_SPEC_B_VECTOR])
-        return "A and B must be readable in 16-byte vectors (one contiguous dimension, a multiple of 8 "
-                "elements; other strides and the offset multiples of 16 bytes)";
     default_coopmat_tuning(plan->spec, shared_limit(compile), &tuning);
     requested = tuning;
     read_tuning(&requested);

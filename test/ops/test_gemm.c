@@ -638,8 +638,9 @@ static void test_split_k(void **state)
     }
 }
 
-/* Cooperative-matrix layouts: A and B contiguous along either dimension (K, M, N a multiple of 8);
- * the epilogue's vector and strided paths; edge tiles and a partial slab of K. */
+/* Cooperative-matrix layouts: A and B contiguous along either dimension (K, M, N a multiple of 8),
+ * or gathered (odd sizes, padded strides); the epilogue's vector and strided paths; edge tiles and
+ * a partial slab of K. */
 static const struct gemm_case coopmat_cases[] =
 {
     {"coopmat: 128x128x64, full tiles", F16, 2, 1, 1, 128, 128, 64, NONE, NONE, false, 1.0f, 0.0f,
@@ -658,6 +659,12 @@ static const struct gemm_case coopmat_cases[] =
             PACKED, PACKED, PACKED, PACKED, &dml_test_relu, 0, DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION},
     {"coopmat: 264x256x256, rank 3", F16, 3, 1, 2, 264, 256, 256, NONE, NONE, false, 1.0f, 0.0f,
             PACKED, PACKED, PACKED, PACKED},
+    {"coopmat: gathered A and B, odd K and N, padded strides", F16, 4, 2, 1, 70, 91, 333, NONE, TRANS, true,
+            1.0f, 1.0f, PADDED, PADDED, PADDED, PADDED, &dml_test_elu},
+    {"coopmat: gathered along M (TransA, odd M) and K (column-major B, odd K)", F16, 4, 1, 2, 45, 40, 53, TRANS,
+            NONE, false, 1.0f, 0.0f, PACKED, COLUMNS, PACKED, PACKED},
+    {"coopmat: gathered, A broadcast over batches, B one scalar", F16, 4, 3, 1, 33, 24, 19, NONE, NONE, true,
+            2.0f, 1.0f, BROADCAST, SCALAR, ROW, PACKED},
 };
 
 /* The device has the cooperative-matrix kernel when a plain fp16 GEMM compiles with it forced. */
