@@ -1,9 +1,14 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#ifdef VKDML_GEMM_FLOAT16
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 /*
- * DML_OPERATOR_GEMM, fp32, the register-tiled kernel for large matrices (gemm_interface.h has
- * the constants; gemm.c picks it when there are enough 128 x 128 output tiles):
- * Output = FusedActivation(Alpha * op(A) x op(B) + Beta * C).
+ * DML_OPERATOR_GEMM, the register-tiled kernel for large matrices (gemm_interface.h has the
+ * constants; gemm.c picks it when there are enough 128 x 128 output tiles), fp32 arithmetic:
+ * Output = FusedActivation(Alpha * op(A) x op(B) + Beta * C). Variants (kernels_glsl/meson.build):
+ * FLOAT32; VKDML_GEMM_FLOAT16, fp16 tensors (16-bit storage only), for devices without the
+ * cooperative-matrix kernel. Vectors are 4 values either way (16 or 8 bytes).
  *
  * A workgroup of 256 threads computes a 128 x 128 output tile. Each thread accumulates 8 x 8
  * outputs as 2 x 2 blocks of 4 x 4, 64 rows and columns apart, so its shared-memory reads are
@@ -14,7 +19,7 @@
  * [k][n]); A's rows are padded by 4 floats so that transposing stores from K-contiguous A spread
  * over the banks.
  *
- * Global loads are 16-byte vectors where the layout allows (GEMM_VECTOR_ROW_MAJOR /
+ * Global loads are vectors of 4 values where the layout allows (GEMM_VECTOR_ROW_MAJOR /
  * _COLUMN_MAJOR), otherwise scalars through the strides with the fastest-moving thread index
  * along the smaller stride; both keep warps coalesced. Edge tiles zero-fill what lies outside
  * the matrices; full tiles skip the checks (specialization folds them away).
@@ -32,21 +37,33 @@
 
 layout(local_size_x = GEMM_TILED_THREADS, local_size_y = 1, local_size_z = 1) in;
 
-layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer ScalarInput
+#ifdef VKDML_GEMM_FLOAT16
+# define SCALAR_T float16_t
+# define VECTOR_T f16vec4
+# define SCALAR_ALIGN 2
+# define VECTOR_ALIGN 8
+#else
+# define SCALAR_T float
+# define VECTOR_T vec4
+# define SCALAR_ALIGN 4
+# define VECTOR_ALIGN 16
+#endif
+
+layout(buffer_reference, std430, buffer_reference_align = SCALAR_ALIGN) readonly buffer ScalarInput
 {
-    float v[];
+    SCALAR_T v[];
 };
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer VectorInput
+layout(buffer_reference, std430, buffer_reference_align = VECTOR_ALIGN) readonly buffer VectorInput
 {
-    vec4 v[];
+    VECTOR_T v[];
 };
-layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer ScalarOutput
+layout(buffer_reference, std430, buffer_reference_align = SCALAR_ALIGN) writeonly buffer ScalarOutput
 {
-    float v[];
+    SCALAR_T v[];
 };
-layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer VectorOutput
+layout(buffer_reference, std430, buffer_reference_align = VECTOR_ALIGN) writeonly buffer VectorOutput
 {
-    vec4 v[];
+    VECTOR_T v[];
 };
 
 layout(constant_id = GEMM_SPEC_TILE_K) const uint TILE_K = 8;
@@ -143,14 +160,14 @@ void fetch_a(uint base, uint m0, uint k0)
             uint m = m0 + v / (TILE_K / 4), k = k0 + (v % (TILE_K / 4)) * 4;
             a_next[q] = vec4(0.0);
             if (in_m(m) && in_k(k))
-                a_next[q] = vector.v[(base + m * A_STRIDE_M + k) / 4];
+                a_next[q] = vec4(vector.v[(base + m * A_STRIDE_M + k) / 4]);
         }
         else if (A_VECTOR == GEMM_VECTOR_COLUMN_MAJOR)
         {
             uint k = k0 + v / (TILE / 4), m = m0 + (v % (TILE / 4)) * 4;
             a_next[q] = vec4(0.0);
             if (in_m(m) && in_k(k))
-                a_next[q] = vector.v[(base + k * A_STRIDE_K + m) / 4];
+                a_next[q] = vec4(vector.v[(base + k * A_STRIDE_K + m) / 4]);
         }
         else
         {
@@ -161,7 +178,7 @@ void fetch_a(uint base, uint m0, uint k0)
                 uint k = k0 + (A_K_FASTEST ? e % TILE_K : e / TILE);
                 a_next[q][c] = 0.0;
                 if (in_m(m) && in_k(k))
-                    a_next[q][c] = scalar.v[base + m * A_STRIDE_M + k * A_STRIDE_K];
+                    a_next[q][c] = float(scalar.v[base + m * A_STRIDE_M + k * A_STRIDE_K]);
             }
         }
     }
@@ -215,14 +232,14 @@ void fetch_b(uint base, uint n0, uint k0)
             uint k = k0 + v / (TILE / 4), n = n0 + (v % (TILE / 4)) * 4;
             b_next[q] = vec4(0.0);
             if (in_n(n) && in_k(k))
-                b_next[q] = vector.v[(base + k * B_STRIDE_K + n) / 4];
+                b_next[q] = vec4(vector.v[(base + k * B_STRIDE_K + n) / 4]);
         }
         else if (B_VECTOR == GEMM_VECTOR_COLUMN_MAJOR)
         {
             uint n = n0 + v / (TILE_K / 4), k = k0 + (v % (TILE_K / 4)) * 4;
             b_next[q] = vec4(0.0);
             if (in_n(n) && in_k(k))
-                b_next[q] = vector.v[(base + n * B_STRIDE_N + k) / 4];
+                b_next[q] = vec4(vector.v[(base + n * B_STRIDE_N + k) / 4]);
         }
         else
         {
@@ -233,7 +250,7 @@ void fetch_b(uint base, uint n0, uint k0)
                 uint k = k0 + (B_N_FASTEST ? e / TILE : e % TILE_K);
                 b_next[q][c] = 0.0;
                 if (in_n(n) && in_k(k))
-                    b_next[q][c] = scalar.v[base + k * B_STRIDE_K + n * B_STRIDE_N];
+                    b_next[q][c] = float(scalar.v[base + k * B_STRIDE_K + n * B_STRIDE_N]);
             }
         }
     }
@@ -386,26 +403,26 @@ void main()
                 continue;
             }
             if (HAS_C && C_VECTOR == GEMM_VECTOR_ROW_MAJOR)
-                c = c_vector.v[(c_base + m * C_STRIDE_M + n) / 4];
+                c = vec4(c_vector.v[(c_base + m * C_STRIDE_M + n) / 4]);
             else if (HAS_C)
             {
                 [[unroll]] for (uint e = 0; e < 4; ++e)
                 {
                     if (in_n(n + e))
-                        c[e] = c_scalar.v[c_base + m * C_STRIDE_M + (n + e) * C_STRIDE_N];
+                        c[e] = float(c_scalar.v[c_base + m * C_STRIDE_M + (n + e) * C_STRIDE_N]);
                 }
             }
             [[unroll]] for (uint e = 0; e < 4; ++e)
                 value[e] = gemm_epilogue(acc[i][j][e], c[e]);
 
             if (OUT_VECTOR == GEMM_VECTOR_ROW_MAJOR)
-                out_vector.v[(out_base + m * OUT_STRIDE_M + n) / 4] = value;
+                out_vector.v[(out_base + m * OUT_STRIDE_M + n) / 4] = VECTOR_T(value);
             else
             {
                 [[unroll]] for (uint e = 0; e < 4; ++e)
                 {
                     if (in_n(n + e))
-                        out_scalar.v[out_base + m * OUT_STRIDE_M + (n + e) * OUT_STRIDE_N] = value[e];
+                        out_scalar.v[out_base + m * OUT_STRIDE_M + (n + e) * OUT_STRIDE_N] = SCALAR_T(value[e]);
                 }
             }
         }

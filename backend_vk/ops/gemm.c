@@ -7,11 +7,12 @@
  *     the small side, so that the kernel's M always is);
  *   - gemm_coopmat.comp (FLOAT16 on devices with 16x8x16 fp16 cooperative matrices and 32-wide
  *     subgroups; A and B in 16-byte vectors where their layouts allow, else gathered);
- *   - gemm_tiled.comp (FLOAT32 with at least GEMM_TILED_MIN_TILES output tiles of 128 x 128, or
- *     with fewer but a long K that split-K spreads over that many workgroups);
+ *   - gemm_tiled.comp (FLOAT32, and FLOAT16 the cooperative-matrix kernel cannot take, with at
+ *     least GEMM_TILED_MIN_TILES output tiles of 128 x 128, or with fewer but a long K that split-K
+ *     spreads over that many workgroups);
  *   - gemm.comp, the general kernel: everything else.
- * The fast kernels take every layout their preconditions admit, and read and write 16 bytes at
- * a time wherever sizes, strides and offsets allow. VKDML_GEMM_KERNEL=general|tiled|coopmat|gemv
+ * The fast kernels take every layout their preconditions admit, and read and write vectors
+ * wherever sizes, strides and offsets allow. VKDML_GEMM_KERNEL=general|tiled|coopmat|gemv
  * forces one kernel (a debugging and benchmarking knob): compilation fails with E_NOTIMPL where
  * that kernel cannot run the operator. VKDML_GEMM_TUNE="tile_m,tile_n,tile_k,stages,group_m
  * [,subgroups_m,subgroups_n[,split_k]]" (0: the default) overrides the fast kernels' tiling, for
@@ -451,24 +452,27 @@ static bool vectorizable(const struct gemm_matrix *matrix, const struct vkdml_te
 }
 
 static uint32_t vector_mode(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
-        unsigned int size, bool column_major)
+        unsigned int size, unsigned int lanes, bool column_major)
 {
-    if (vectorizable(matrix, location, size, 3))
+    if (vectorizable_by(matrix, location, size, 3, lanes))
         return GEMM_VECTOR_ROW_MAJOR;
-    if (column_major && vectorizable(matrix, location, size, 2))
+    if (column_major && vectorizable_by(matrix, location, size, 2, lanes))
         return GEMM_VECTOR_COLUMN_MAJOR;
     return GEMM_VECTOR_NONE;
 }
 
-static void set_vector_modes(const struct vkdml_compile *compile, const struct gemm_layout *layout, uint32_t *spec)
+/* The fast kernels' vector modes for vectors of `lanes` elements (gemm_coopmat.comp: 16 bytes;
+ * gemm_tiled.comp: 4 values of either type). */
+static void set_vector_modes(const struct vkdml_compile *compile, const struct gemm_layout *layout,
+        unsigned int lanes, uint32_t *spec)
 {
     unsigned int size = element_size(compile);
 
-    spec[GEMM_SPEC_A_VECTOR] = vector_mode(&layout->a, &compile->inputs[GEMM_A], size, true);
-    spec[GEMM_SPEC_B_VECTOR] = vector_mode(&layout->b, &compile->inputs[GEMM_B], size, true);
+    spec[GEMM_SPEC_A_VECTOR] = vector_mode(&layout->a, &compile->inputs[GEMM_A], size, lanes, true);
+    spec[GEMM_SPEC_B_VECTOR] = vector_mode(&layout->b, &compile->inputs[GEMM_B], size, lanes, true);
     if (layout->has_c)
-        spec[GEMM_SPEC_C_VECTOR] = vector_mode(&layout->c, &compile->inputs[GEMM_C], size, false);
-    spec[GEMM_SPEC_OUT_VECTOR] = vector_mode(&layout->out, &compile->outputs[0], size, false);
+        spec[GEMM_SPEC_C_VECTOR] = vector_mode(&layout->c, &compile->inputs[GEMM_C], size, lanes, false);
+    spec[GEMM_SPEC_OUT_VECTOR] = vector_mode(&layout->out, &compile->outputs[0], size, lanes, false);
 }
 
 static uint64_t tiles_of(const uint32_t *spec, uint32_t tile_m, uint32_t tile_n)
@@ -531,8 +535,6 @@ static const char *plan_tiled(const struct vkdml_compile *compile, const struct 
     struct gemm_tuning tuning = tiled_default;
     uint32_t shared;
 
-    if (gemm_tensor(compile->op, GEMM_A)->DataType != DML_TENSOR_DATA_TYPE_FLOAT32)
-        return "it is the FLOAT32 kernel";
     read_tuning(&tuning);
     if (tuning.tile_k != 8 && tuning.tile_k != 16)
         tuning.tile_k = 8;
@@ -542,20 +544,19 @@ static const char *plan_tiled(const struct vkdml_compile *compile, const struct 
         shared = 2 * (tuning.tile_k = 8) * (2 * GEMM_TILED_TILE + 4) * 4;
     if (shared > shared_limit(compile))
         return "the device has too little shared memory";
-    plan->kernel = VKDML_KERNEL_GEMM_TILED_F32;
+    /* fp32 arithmetic for FLOAT16 too: half precision is a permission. */
+    plan->kernel = element_size(compile) == 2 ? VKDML_KERNEL_GEMM_TILED_F16 : VKDML_KERNEL_GEMM_TILED_F32;
     plan->spec_count = GEMM_SPLIT_SPEC_COUNT;
     plan->tile_m = plan->tile_n = GEMM_TILED_TILE;
     plan->spec[GEMM_SPEC_TILE_M] = plan->spec[GEMM_SPEC_TILE_N] = GEMM_TILED_TILE;
     plan->spec[GEMM_SPEC_TILE_K] = tuning.tile_k;
     plan->spec[GEMM_SPEC_GROUP_M] = tuning.group_m;
-    set_vector_modes(compile, layout, plan->spec);
+    set_vector_modes(compile, layout, GEMM_TILED_VECTOR, plan->spec);
     plan->split_k = tuned_split_k(plan->spec, tuning.split_k,
             choose_split_k(plan->spec, GEMM_TILED_TILE, GEMM_TILED_TILE, tuning.tile_k));
     return NULL;
 }
 
-/* Shared memory of gemm_coopmat.comp: the stages of A and B in 16-byte vectors, each stored row
- * padded by one vector (as the kernel lays them out), which also hold the epilogue's scratch. */
 /* Whether gemm_coopmat.comp stages a matrix in its second dimension's order (A [m][k], B [k][n]):
  * when it reads 16-byte vectors along it, or gathers values along it (no vectors, and the first
  * dimension's stride is not 1). */
@@ -564,6 +565,8 @@ static bool coopmat_row_major(uint32_t vector_mode, uint32_t first_stride)
     return vector_mode == GEMM_VECTOR_ROW_MAJOR || (vector_mode == GEMM_VECTOR_NONE && first_stride != 1);
 }
 
+/* Shared memory of gemm_coopmat.comp: the stages of A and B in 16-byte vectors, each stored row
+ * padded by one vector (as the kernel lays them out), which also hold the epilogue's scratch. */
 static uint32_t coopmat_shared_size(const uint32_t *spec, const struct gemm_tuning *t)
 {
     uint32_t k = t->tile_k, a, b;
@@ -646,7 +649,7 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
         return "it is the FLOAT16 kernel";
     if ((why_not = vkdml_caps_coopmat_f16_missing(&compile->vk->caps)))
         return why_not;
-    set_vector_modes(compile, layout, plan->spec);
+    set_vector_modes(compile, layout, 16 / element_size(compile), plan->spec);
     default_coopmat_tuning(plan->spec, shared_limit(compile), &tuning);
     requested = tuning;
     read_tuning(&requested);
@@ -859,12 +862,18 @@ static const char *plan_gemv(const struct vkdml_compile *compile, const struct g
  * multiply-add) is small against the arithmetic. */
 #define GEMM_TILED_SPLIT_MIN_K 4096
 
-static bool tiled_pays(const uint32_t *spec)
+static bool tiled_pays(const struct vkdml_compile *compile, const struct gemm_layout *layout, const uint32_t *spec)
 {
     uint64_t tiles = tiles_of(spec, GEMM_TILED_TILE, GEMM_TILED_TILE);
+    unsigned int size = element_size(compile);
     uint32_t split_k = 1;
 
     if (gemm_outputs(spec) < GEMM_TILED_MIN_FILL * tiles * GEMM_TILED_TILE * GEMM_TILED_TILE)
+        return false;
+    /* FLOAT16 with neither A nor B in vectors loses to the general kernel (H200, no cooperative
+     * matrices: 4095^3 16.7 against 24.4 TFLOP/s; A in vectors, 333x4096x777: 17.5 against 8.0). */
+    if (size == 2 && !vector_mode(&layout->a, &compile->inputs[GEMM_A], size, GEMM_TILED_VECTOR, true)
+            && !vector_mode(&layout->b, &compile->inputs[GEMM_B], size, GEMM_TILED_VECTOR, true))
         return false;
     if (spec[GEMM_SPEC_K] >= GEMM_TILED_SPLIT_MIN_K)
         split_k = choose_split_k(spec, GEMM_TILED_TILE, GEMM_TILED_TILE, tiled_default.tile_k);
@@ -888,7 +897,7 @@ static HRESULT plan_gemm(const struct vkdml_compile *compile, const struct gemm_
         if (!(why_not = plan_coopmat(compile, layout, plan)))
             return S_OK;
     }
-    if (requested == GEMM_KERNEL_TILED || (requested == GEMM_KERNEL_AUTO && tiled_pays(plan->spec)))
+    if (requested == GEMM_KERNEL_TILED || (requested == GEMM_KERNEL_AUTO && tiled_pays(compile, layout, plan->spec)))
     {
         if (!(why_not = plan_tiled(compile, layout, plan)))
             return S_OK;

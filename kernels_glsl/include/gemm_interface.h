@@ -92,6 +92,7 @@
  * (rows and columns 64 apart), so a workgroup's tile is 128 x 128; TILE_K is 8 or 16. */
 #define GEMM_TILED_THREADS 256
 #define GEMM_TILED_TILE 128
+#define GEMM_TILED_VECTOR 4             /* values per vector load and store (fp32 and fp16 tensors) */
 
 /* gemm_coopmat.comp: SUBGROUPS_M x SUBGROUPS_N subgroups of 32 (4 to 8 of them), each computing
  * (TILE_M / SUBGROUPS_M) x (TILE_N / SUBGROUPS_N) outputs as 16 x 16 fp32 accumulator matrices

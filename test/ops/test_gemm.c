@@ -543,27 +543,24 @@ static const struct gemm_case tiled_cases[] =
             PACKED, PACKED, PACKED, COLUMNS},
     {"tiled: OWNED_BY_DML A and B", F32, 2, 1, 1, 100, 96, 64, NONE, TRANS, true, 1.0f, 1.0f,
             PACKED, PACKED, ROW, PACKED, &dml_test_tanh, OWN_A | OWN_B},
+    {"tiled: FLOAT16, vectors everywhere, edge tiles", F16, 4, 1, 2, 136, 132, 48, NONE, NONE, true, 0.5f, -1.0f,
+            PACKED, PACKED, PACKED, PACKED},
+    {"tiled: FLOAT16, TransA and TransB, partial slab", F16, 4, 1, 1, 132, 68, 28, TRANS, TRANS, false, 1.0f, 0.0f,
+            PACKED, PACKED, PACKED, PACKED},
+    {"tiled: FLOAT16, padded strides (scalars), odd sizes, C, ELU", F16, 4, 2, 1, 70, 91, 33, NONE, TRANS, true,
+            1.0f, 1.0f, PADDED, PADDED, PADDED, PADDED, &dml_test_elu},
+    {"tiled: FLOAT16, column-major A, B and output", F16, 4, 1, 1, 136, 140, 20, NONE, NONE, false, 1.0f, 0.0f,
+            COLUMNS, COLUMNS, PACKED, COLUMNS},
 };
 
-/* Every FLOAT32 case of `cases`. */
-static void run_float32_cases(void **state, const struct gemm_case *cases, size_t count)
-{
-    size_t i;
-
-    for (i = 0; i < count; ++i)
-    {
-        if (cases[i].type == F32)
-            run_case(*state, &cases[i]);
-    }
-}
-
+/* Both types: FLOAT16 through 8-byte vectors and 2-byte scalars. */
 static void test_tiled_kernel(void **state)
 {
     run_cases(state, tiled_cases, ARRAY_SIZE(tiled_cases));
-    run_float32_cases(state, shape_cases, ARRAY_SIZE(shape_cases));
-    run_float32_cases(state, c_cases, ARRAY_SIZE(c_cases));
-    run_float32_cases(state, activation_cases, ARRAY_SIZE(activation_cases));
-    run_float32_cases(state, owned_cases, ARRAY_SIZE(owned_cases));
+    run_cases(state, shape_cases, ARRAY_SIZE(shape_cases));
+    run_cases(state, c_cases, ARRAY_SIZE(c_cases));
+    run_cases(state, activation_cases, ARRAY_SIZE(activation_cases));
+    run_cases(state, owned_cases, ARRAY_SIZE(owned_cases));
 }
 
 /* Enough 128 x 128 tiles that the tiled kernel is chosen without VKDML_GEMM_KERNEL. */
@@ -572,6 +569,9 @@ static void test_tiled_by_size(void **state)
     static const struct gemm_case large[] =
     {
         {"2x16 batches of 250x136x20", F32, 4, 2, 16, 250, 136, 20, NONE, NONE, true, 1.0f, 1.0f,
+                PACKED, PACKED, ROW, PACKED, &dml_test_sigmoid},
+        /* The tiled kernel where the device has no cooperative-matrix one (lavapipe). */
+        {"FLOAT16: 2x16 batches of 250x136x20", F16, 4, 2, 16, 250, 136, 20, NONE, NONE, true, 1.0f, 1.0f,
                 PACKED, PACKED, ROW, PACKED, &dml_test_sigmoid},
     };
 
@@ -619,6 +619,8 @@ static const struct split_case split_cases[] =
             NONE, NONE, true, -1.0f, 2.0f, PACKED, PACKED, PACKED, PACKED}},
     {"tiled", "0,0,0,0,0,0,0,3", 3, {"split 3: OWNED_BY_DML A and B", F32, 2, 1, 1, 100, 96, 64, NONE, TRANS, true,
             1.0f, 1.0f, PACKED, PACKED, ROW, PACKED, &dml_test_clip, OWN_A | OWN_B}},
+    {"tiled", "0,0,0,0,0,0,0,3", 3, {"split 3: FLOAT16, C bias row, odd N", F16, 4, 1, 2, 70, 91, 150, NONE, NONE, true,
+            1.0f, 1.0f, PACKED, PACKED, ROW, PACKED, &dml_test_relu}},
     /* A split the kernels cannot take is ignored: the default. */
     {"tiled", "0,0,0,0,0,0,0,17", 1, {"split 17 ignored", F32, 2, 1, 1, 64, 64, 32, NONE, NONE, false, 1.0f, 0.0f,
             PACKED, PACKED, PACKED, PACKED}},
@@ -628,7 +630,7 @@ static void test_split_k(void **state)
 {
     size_t i;
 
-    expected_kernel = "gemm_tiled_f32";
+    expected_kernel = "gemm_tiled";
     for (i = 0; i < ARRAY_SIZE(split_cases); ++i)
     {
         set_gemm_kernel(split_cases[i].kernel);
