@@ -26,10 +26,10 @@
  * reductions) or too few to fill the device run the direct kernel; large ones (128 tiles of 64 x
  * 64 outputs) the register-tiled implicit GEMM (CONV_TILED); the rest the implicit-GEMM kernel
  * with small thread tiles. VKDML_CONV_KERNEL=direct|implicit-gemm|tiled|gemm-1x1|coopmat|
- * coopmat-nhwc forces one (benchmarks; E_NOTIMPL where it cannot run the shape); VKDML_CONV_TUNE overrides the
- * tiling of the tiled kernel ("tile_m,tile_n[,tile_k[,split_k]]") or the cooperative-matrix one
- * ("tile_m,tile_n,subgroups_m,subgroups_n[,split_k]"); a tiling the kernel cannot take is
- * ignored. Both kernels can split K over several workgroups per tile when the tiles are too few
+ * coopmat-nhwc forces one (benchmarks; E_NOTIMPL where it cannot run the shape); VKDML_CONV_TUNE
+ * overrides the tiling of the tiled kernel ("tile_m,tile_n[,tile_k[,split_k]]") or the
+ * cooperative-matrix one ("tile_m,tile_n,subgroups_m,subgroups_n[,split_k]"); a tiling the kernel
+ * cannot take is ignored. Both kernels can split K over several workgroups per tile when the tiles are too few
  * for the device: their fp32 partial sums go to the temporary resource, and a second dispatch
  * (CONV_SPLIT_REDUCE) adds them up before bias, activation and store.
  */
@@ -923,7 +923,8 @@ static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct conv
     if (split_k == 1)
         return S_OK;
     /* Channels-last copies may follow the partial sums. */
-    compile->temporary_size = VKDML_MAX(compile->temporary_size, vkdml_split_k_partial_size(conv_outputs(shape), split_k));
+    compile->temporary_size = VKDML_MAX(compile->temporary_size,
+            vkdml_split_k_partial_size(conv_outputs(shape), split_k));
     if (FAILED(hr = spread_groups(compile, count, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, fp32 ? VKDML_KERNEL_CONV_SPLIT_REDUCE_F32
