@@ -20,6 +20,7 @@ struct vkdml_backend_device
     struct vkdml_mutex pipelines_mutex;
     struct vkdml_pipeline_entry *pipelines[VKDML_PIPELINE_BUCKETS];
     struct vkdml_mutex label_mutex;         /* guards every program's label (SetName vs. recording) */
+    struct vkdml_knobs knobs;               /* read at creation */
 };
 
 /* One recorded dispatch of a program. */

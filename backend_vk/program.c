@@ -300,6 +300,7 @@ HRESULT vkdml_backend_compile_operator(struct vkdml_backend_device *device, cons
     compile.vk = device->vk;
     compile.op = op;
     compile.flags = flags;
+    compile.knobs = &device->knobs;
     compile.inputs = locations;
     compile.outputs = locations + op->input_count;
     compile.temporary_slot = slots;
