@@ -992,39 +992,69 @@ static bool filter_vectorizable(const struct vkdml_compile *compile, const struc
             && (shape->in_channels / shape->groups * taps) % 8 == 0 && compile->inputs[CONV_FILTER].offset % 16 == 0;
 }
 
-/* The copies after split-K's partial sums in the temporary resource: their constants, and the
- * two dispatches that make them (the convolution waits for both). */
+/* An OWNED_BY_DML filter is copied channels-last once, by the initializer, into the persistent
+ * resource (vkdml_conv_initialize); any other filter at every execution. */
+static bool filter_staged_once(const struct vkdml_compile *compile)
+{
+    return conv_tensor(compile->op, CONV_FILTER)->Flags & DML_TENSOR_FLAG_OWNED_BY_DML;
+}
+
+/* The channels-last copy of the input (filter false) or filter, `bytes` of it (spec: the
+ * convolution's constants, staging ones included). */
+static HRESULT add_stage_dispatch(struct vkdml_compile *compile, const uint32_t *spec, bool filter, uint64_t bytes)
+{
+    uint32_t stage_spec[CONV_STAGE_SPEC_COUNT], groups[3];
+    HRESULT hr;
+
+    memcpy(stage_spec, spec, CONV_COOPMAT_SPEC_COUNT * sizeof(*spec));
+    stage_spec[CONV_SPEC_STAGE_FILTER] = filter;
+    if (FAILED(hr = vkdml_spread_groups(compile, (bytes / 16 + CONV_STAGE_THREADS - 1) / CONV_STAGE_THREADS, groups)))
+        return hr;
+    return vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_STAGE_F16, stage_spec, CONV_STAGE_SPEC_COUNT, NULL, 0,
+            groups, false);
+}
+
+/* The copies' constants: the input's after split-K's partial sums in the temporary resource, the
+ * filter's after it or in the persistent resource (filter_staged_once). */
+static void set_staging_spec(struct vkdml_compile *compile, const struct conv_shape *shape, uint32_t *spec,
+        uint32_t split_k, struct staging *staging)
+{
+    struct vkdml_tensor_location input = {compile->temporary_slot}, filter = {compile->temporary_slot};
+
+    staging_init(shape, staging);
+    input.offset = VKDML_ALIGN_UP(vkdml_split_k_partial_size(conv_outputs(shape), split_k), 256);
+    compile->temporary_size = VKDML_MAX(compile->temporary_size, input.offset + staging->input_bytes);
+    if (filter_staged_once(compile))
+    {
+        filter = vkdml_compile_reserve_persistent(compile, staging->filter_bytes);
+    }
+    else
+    {
+        filter.offset = VKDML_ALIGN_UP(compile->temporary_size, 256);
+        compile->temporary_size = filter.offset + staging->filter_bytes;
+    }
+    spec[CONV_SPEC_STAGED] = 1;
+    spec[CONV_SPEC_STAGED_CHANNELS] = staging->channels;
+    memcpy(&spec[CONV_SPEC_STAGED_SIZES], staging->sizes, sizeof(staging->sizes));
+    vkdml_set_location(&spec[CONV_SPEC_STAGED_IN_LOCATION], &input);
+    vkdml_set_location(&spec[CONV_SPEC_STAGED_FILTER_LOCATION], &filter);
+}
+
+/* The copies the convolution reads, made before it (it waits for them). */
 static HRESULT add_staging(struct vkdml_compile *compile, const struct conv_shape *shape, uint32_t *spec,
         uint32_t split_k)
 {
-    struct vkdml_tensor_location input = {compile->temporary_slot}, filter = {compile->temporary_slot};
-    uint32_t stage_spec[CONV_STAGE_SPEC_COUNT], groups[3];
     struct staging staging;
-    unsigned int i;
     HRESULT hr;
 
-    staging_init(shape, &staging);
-    input.offset = (vkdml_split_k_partial_size(conv_outputs(shape), split_k) + 255) & ~(uint64_t)255;
-    filter.offset = (input.offset + staging.input_bytes + 255) & ~(uint64_t)255;
-    compile->temporary_size = filter.offset + staging.filter_bytes;
-    spec[CONV_SPEC_STAGED] = 1;
-    spec[CONV_SPEC_STAGED_CHANNELS] = staging.channels;
-    memcpy(&spec[CONV_SPEC_STAGED_SIZES], staging.sizes, sizeof(staging.sizes));
-    vkdml_set_location(&spec[CONV_SPEC_STAGED_IN_LOCATION], &input);
-    vkdml_set_location(&spec[CONV_SPEC_STAGED_FILTER_LOCATION], &filter);
-    memcpy(stage_spec, spec, CONV_COOPMAT_SPEC_COUNT * sizeof(*spec));
-    for (i = 0; i < 2; ++i)
-    {
-        uint64_t bytes = i ? staging.filter_bytes : staging.input_bytes;
-
-        stage_spec[CONV_SPEC_STAGE_FILTER] = i;
-        if (FAILED(hr = vkdml_spread_groups(compile, (bytes / 16 + CONV_STAGE_THREADS - 1) / CONV_STAGE_THREADS, groups))
-                || FAILED(hr = vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_STAGE_F16, stage_spec,
-                CONV_STAGE_SPEC_COUNT, NULL, 0, groups, false)))
-            return hr;
-    }
-    TRACE("Channels-last copies: %u channels, span %ux%ux%u, %" PRIu64 " + %" PRIu64 " bytes.", staging.channels,
-            staging.sizes[0], staging.sizes[1], staging.sizes[2], staging.input_bytes, staging.filter_bytes);
+    set_staging_spec(compile, shape, spec, split_k, &staging);
+    if (FAILED(hr = add_stage_dispatch(compile, spec, false, staging.input_bytes)))
+        return hr;
+    if (!filter_staged_once(compile) && FAILED(hr = add_stage_dispatch(compile, spec, true, staging.filter_bytes)))
+        return hr;
+    TRACE("Channels-last copies: %u channels, span %ux%ux%u, %" PRIu64 " + %" PRIu64 " bytes%s.", staging.channels,
+            staging.sizes[0], staging.sizes[1], staging.sizes[2], staging.input_bytes, staging.filter_bytes,
+            filter_staged_once(compile) ? ", the filter's made once by the initializer" : "");
     return S_OK;
 }
 
@@ -1039,6 +1069,20 @@ static bool output_vectorizable(const struct vkdml_compile *compile, const struc
             && os[1] % 8 == 0 && (shape->batch == 1 || os[0] % 8 == 0) && compile->outputs[0].offset % 16 == 0;
 }
 
+static void fill_coopmat_spec(const struct vkdml_compile *compile, const struct conv_shape *shape, bool staged,
+        uint32_t spec[CONV_COOPMAT_SPEC_COUNT], struct coopmat_tiling *tiling)
+{
+    fill_conv_spec(compile, shape, spec);
+    choose_coopmat_tiling(compile, shape, tiling);
+    spec[CONV_SPEC_TILE_M] = tiling->tile_m;
+    spec[CONV_SPEC_TILE_N] = tiling->tile_n;
+    spec[CONV_SPEC_SUBGROUPS_M] = tiling->subgroups_m;
+    spec[CONV_SPEC_SUBGROUPS_N] = tiling->subgroups_n;
+    spec[CONV_SPEC_FILTER_VECTOR] = !staged && filter_vectorizable(compile, shape);
+    spec[CONV_SPEC_OUT_VECTOR] = output_vectorizable(compile, shape);
+    spec[CONV_SPEC_THREADS] = tiling->subgroups_m * tiling->subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
+}
+
 static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_shape *shape, bool staged)
 {
     uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0};
@@ -1047,15 +1091,7 @@ static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_
     uint64_t tiles;
     HRESULT hr;
 
-    fill_conv_spec(compile, shape, spec);
-    choose_coopmat_tiling(compile, shape, &tiling);
-    spec[CONV_SPEC_TILE_M] = tiling.tile_m;
-    spec[CONV_SPEC_TILE_N] = tiling.tile_n;
-    spec[CONV_SPEC_SUBGROUPS_M] = tiling.subgroups_m;
-    spec[CONV_SPEC_SUBGROUPS_N] = tiling.subgroups_n;
-    spec[CONV_SPEC_FILTER_VECTOR] = !staged && filter_vectorizable(compile, shape);
-    spec[CONV_SPEC_OUT_VECTOR] = output_vectorizable(compile, shape);
-    spec[CONV_SPEC_THREADS] = tiling.subgroups_m * tiling.subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
+    fill_coopmat_spec(compile, shape, staged, spec, &tiling);
     if (staged && FAILED(hr = add_staging(compile, shape, spec, tiling.split_k)))
         return hr;
     tiles = coopmat_tiles(shape, &tiling);
@@ -1084,4 +1120,29 @@ HRESULT vkdml_conv_compile(struct vkdml_compile *compile)
     if (path == CONV_PATH_TILED)
         return compile_tiled(compile, &shape);
     return compile_conv(compile, &shape, path);
+}
+
+/* The initializer's part: the channels-last copy of an OWNED_BY_DML filter, into the persistent
+ * space vkdml_conv_compile reserved (set_staging_spec reserves it again, at the same offset). */
+HRESULT vkdml_conv_initialize(struct vkdml_compile *compile)
+{
+    uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0};
+    uint64_t temporary_size = compile->temporary_size;
+    struct coopmat_tiling tiling;
+    struct staging staging;
+    struct conv_shape shape;
+    enum conv_path path;
+    HRESULT hr;
+
+    conv_shape_init(&shape, compile->op);
+    if (FAILED(hr = plan_path(compile, &shape, &path)))
+        return hr;
+    if (path != CONV_PATH_COOPMAT_NHWC || !filter_staged_once(compile))
+        return S_OK;
+    fill_coopmat_spec(compile, &shape, true, spec, &tiling);
+    set_staging_spec(compile, &shape, spec, tiling.split_k, &staging);
+    /* The input's copy is the executions': the initializer needs no temporary space for it. */
+    compile->temporary_size = temporary_size;
+    TRACE("Initializer: the filter's channels-last copy, %" PRIu64 " bytes.", staging.filter_bytes);
+    return add_stage_dispatch(compile, spec, true, staging.filter_bytes);
 }

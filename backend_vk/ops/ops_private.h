@@ -85,6 +85,7 @@ struct vkdml_compile
     const struct vkdml_tensor_location *outputs;    /* [op->output_count] */
     uint32_t temporary_slot;
     uint32_t persistent_slot;
+    uint64_t persistent_size;           /* the persistent resource so far (vkdml_compile_reserve_persistent) */
     uint64_t temporary_size;            /* what the dispatches use so far: a family (or a service it calls)
                                          * places its data after it, 256-byte aligned, and grows it */
     struct vkdml_program *program;
@@ -99,6 +100,12 @@ HRESULT vkdml_compile_add_dispatch(struct vkdml_compile *compile, enum vkdml_ker
         const uint32_t *spec, uint32_t spec_count, const void *push, uint32_t push_size,
         const uint32_t groups[3], bool barrier_before);
 
+/* Reserves `size` bytes of the operator's persistent resource (after its OWNED_BY_DML inputs,
+ * 256-byte aligned) for data that the family's `initialize` hook writes, and returns where. The
+ * hook, run when an initializer is compiled, makes the same reservations in the same order and
+ * gets the same offsets (in the initializer's slot of the persistent resource). */
+struct vkdml_tensor_location vkdml_compile_reserve_persistent(struct vkdml_compile *compile, uint64_t size);
+
 /* Logs "CreateOperator(NAME): <message>" (ERR, or FIXME for E_NOTIMPL) and returns hr. */
 HRESULT vkdml_op_error(const struct vkdml_operator_view *op, HRESULT hr, const char *fmt, ...) VKDML_PRINTF(3, 4);
 
@@ -111,6 +118,14 @@ struct vkdml_op_entry
      * of them a device with `caps` runs. Families without it report no types. */
     void (*support)(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
             uint32_t *device_data_types);
+    /* Optional: for an operator whose compile() reserved persistent space, adds the initializer's
+     * dispatches that write it once (transformed weights; README "DirectML in vkdml: decisions").
+     * `compile` then describes the initializer: op and flags are the operator's, inputs[i] the
+     * initializer's binding of input i (bound only when OWNED_BY_DML), persistent_slot the
+     * operator's persistent resource, temporary_slot the initializer's temporary resource; it has
+     * no outputs (they point at the temporary slot). Dispatches run after the OWNED_BY_DML copies
+     * only with barrier_before. */
+    HRESULT (*initialize)(struct vkdml_compile *compile);
 };
 
 /* Indexed by DML_OPERATOR_TYPE. */
@@ -125,6 +140,8 @@ VKDML_OP_FAMILY(elementwise)
 VKDML_OP_FAMILY(gemm)
 VKDML_OP_FAMILY(conv)
 VKDML_OP_FAMILY(fold)
+
+HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
 void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
         uint32_t *device_data_types);
