@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vkdml_common.h"
+#include "dml_op_schema.h"
 
 #define LEVEL_UNSET (-1)
 
@@ -118,4 +119,11 @@ const char *vkdml_debug_sprintf(const char *fmt, ...)
     vsnprintf(buffer, sizeof(buffers[0]), fmt, args);
     va_end(args);
     return buffer;
+}
+
+const char *debugstr_data_type(uint32_t data_type)
+{
+    const char *name = vkdml_data_type_name(data_type);
+
+    return name ? name : vkdml_debug_sprintf("UNKNOWN(%d)", (int)data_type);
 }

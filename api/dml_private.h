@@ -64,8 +64,6 @@ struct vkdml_desc_copy
 };
 HRESULT vkdml_copy_operator_desc(const DML_OPERATOR_DESC *desc, struct vkdml_desc_copy *copy);
 
-/* "FLOAT32", "UINT8", ... */
-const char *debugstr_data_type(DML_TENSOR_DATA_TYPE data_type);
 /* "{2,3,4}" */
 const char *debugstr_sizes(UINT count, const UINT *sizes);
 

@@ -13,13 +13,6 @@
 
 #define MAX_DEPTH 2     /* an operator, and the activations nested in it */
 
-const char *debugstr_data_type(DML_TENSOR_DATA_TYPE data_type)
-{
-    const char *name = vkdml_data_type_name(data_type);
-
-    return name ? name : vkdml_debug_sprintf("UNKNOWN(%d)", (int)data_type);
-}
-
 const char *debugstr_sizes(UINT count, const UINT *sizes)
 {
     char buffer[256];

@@ -62,6 +62,9 @@ void vkdml_log(enum vkdml_log_level level, enum vkdml_log_source source, const c
 
 /* Formats into one of a small ring of thread-local buffers, for use inside a log call. */
 const char *vkdml_debug_sprintf(const char *fmt, ...) VKDML_PRINTF(1, 2);
+/* A DML_TENSOR_DATA_TYPE's name without the prefix ("FLOAT16"), "UNKNOWN(<value>)" for others: the
+ * one name of data types in messages, of api/ and of the backend. */
+const char *debugstr_data_type(uint32_t data_type);
 
 /* ---- Mutex ---- */
 

@@ -67,6 +67,7 @@ HRESULT vkdml_backend_device_create(ID3D12Device *d3d12_iface, struct vkdml_back
     vk_procs = &device->vk->procs;
     device->pipelines_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
     device->label_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
+    vkdml_knobs_read(&device->knobs);
 
     VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VKDML_PUSH_CONSTANT_SIZE};
     VkPipelineLayoutCreateInfo info =

@@ -20,6 +20,7 @@ struct vkdml_backend_device
     struct vkdml_mutex pipelines_mutex;
     struct vkdml_pipeline_entry *pipelines[VKDML_PIPELINE_BUCKETS];
     struct vkdml_mutex label_mutex;         /* guards every program's label (SetName vs. recording) */
+    struct vkdml_knobs knobs;               /* read at creation */
 };
 
 /* One recorded dispatch of a program. */
@@ -48,6 +49,12 @@ struct vkdml_program
     uint32_t input_count;
     struct vkdml_owned_input *owned;
     uint32_t owned_count;
+    uint64_t owned_size;                    /* the persistent resource's OWNED_BY_DML part */
+    /* The operator (its compiled operator keeps it alive) and flags, for the family's initialize
+     * hook; `family_init` when its compile() reserved persistent space for the hook to write. */
+    const struct vkdml_operator_view *op;
+    DML_EXECUTION_FLAGS flags;
+    bool family_init;
     /* The name of its debug labels and profiler entries: SetName's, else type_label. */
     char label[64];
     char type_label[64];                    /* "GEMM", "INITIALIZER" */

@@ -185,6 +185,15 @@ HRESULT vkdml_compile_add_dispatch(struct vkdml_compile *compile, enum vkdml_ker
             groups, barrier_before);
 }
 
+struct vkdml_tensor_location vkdml_compile_reserve_persistent(struct vkdml_compile *compile, uint64_t size)
+{
+    struct vkdml_tensor_location location = {compile->persistent_slot};
+
+    location.offset = VKDML_ALIGN_UP(compile->persistent_size, DML_PERSISTENT_BUFFER_ALIGNMENT);
+    compile->persistent_size = location.offset + size;
+    return location;
+}
+
 HRESULT vkdml_op_error(const struct vkdml_operator_view *op, HRESULT hr, const char *fmt, ...)
 {
     char message[512];
@@ -275,7 +284,7 @@ static HRESULT place_owned_inputs(const struct vkdml_operator_view *op, struct v
         program->owned[program->owned_count++] = (struct vkdml_owned_input){i, offset, tensor->TotalTensorSizeInBytes};
         offset = VKDML_ALIGN_UP(offset + tensor->TotalTensorSizeInBytes, DML_PERSISTENT_BUFFER_ALIGNMENT);
     }
-    program->properties.PersistentResourceSize = offset;
+    program->owned_size = offset;
     return S_OK;
 }
 
@@ -300,6 +309,7 @@ HRESULT vkdml_backend_compile_operator(struct vkdml_backend_device *device, cons
     compile.vk = device->vk;
     compile.op = op;
     compile.flags = flags;
+    compile.knobs = &device->knobs;
     compile.inputs = locations;
     compile.outputs = locations + op->input_count;
     compile.temporary_slot = slots;
@@ -307,12 +317,17 @@ HRESULT vkdml_backend_compile_operator(struct vkdml_backend_device *device, cons
     compile.program = program;
     if (FAILED(hr = place_owned_inputs(op, program, locations, compile.persistent_slot)))
         goto fail;
+    compile.persistent_size = program->owned_size;
     for (i = 0; i < op->output_count; ++i)
         locations[op->input_count + i] = (struct vkdml_tensor_location){op->input_count + i, 0};
     if (FAILED(hr = entry->compile(&compile)))
         goto fail;
 
     program->input_count = op->input_count;
+    program->op = op;
+    program->flags = flags;
+    program->family_init = compile.persistent_size != program->owned_size;
+    program->properties.PersistentResourceSize = compile.persistent_size;
     program->properties.RequiredDescriptorCount = slots + 2;
     program->properties.TemporaryResourceSize = compile.temporary_size;
     free(locations);
@@ -356,27 +371,67 @@ static HRESULT add_owned_copies(struct vkdml_backend_device *device, struct vkdm
     return S_OK;
 }
 
+/* The family's initializer dispatches for a target whose compile() reserved persistent space:
+ * its `initialize` hook with a compilation of the initializer (ops_private.h). */
+static HRESULT add_family_init(struct vkdml_backend_device *device, struct vkdml_program *init,
+        const struct vkdml_program *target, uint32_t base_slot, uint32_t temporary_slot)
+{
+    const struct vkdml_op_entry *entry = &vkdml_op_table[target->op->type];
+    struct vkdml_tensor_location *locations;
+    struct vkdml_compile compile = {0};
+    uint32_t i, count = target->op->input_count + target->op->output_count;
+    HRESULT hr;
+
+    if (!entry->initialize)
+        return vkdml_op_error(target->op, E_NOTIMPL, "the family has no initializer for its persistent data.");
+    if (!(locations = calloc(count ? count : 1, sizeof(*locations))))
+        return E_OUTOFMEMORY;
+    for (i = 0; i < count; ++i)
+        locations[i] = (struct vkdml_tensor_location){i < target->op->input_count ? base_slot + i : temporary_slot};
+    compile.device = device;
+    compile.vk = device->vk;
+    compile.op = target->op;
+    compile.flags = target->flags;
+    compile.knobs = &device->knobs;
+    compile.inputs = locations;
+    compile.outputs = locations + target->op->input_count;
+    compile.temporary_slot = temporary_slot;
+    compile.persistent_slot = base_slot + target->input_count;
+    compile.persistent_size = target->owned_size;
+    compile.temporary_size = init->properties.TemporaryResourceSize;
+    compile.program = init;
+    hr = entry->initialize(&compile);
+    init->properties.TemporaryResourceSize = VKDML_MAX(init->properties.TemporaryResourceSize, compile.temporary_size);
+    free(locations);
+    return hr;
+}
+
 HRESULT vkdml_backend_compile_initializer(struct vkdml_backend_device *device, UINT target_count,
         const struct vkdml_program *const *targets, struct vkdml_program **out)
 {
     struct vkdml_program *program;
-    uint32_t slot = 0, i;
-    HRESULT hr;
+    uint32_t slot = 0, slots = 0, i;
+    HRESULT hr = S_OK;
 
     if (!(program = calloc(1, sizeof(*program))))
         return E_OUTOFMEMORY;
     program_set_type_label(program, "INITIALIZER");
+    /* Per target: its inputs and its persistent resource; then the temporary resource. */
     for (i = 0; i < target_count; ++i)
+        slots += targets[i]->input_count + 1;
+    for (i = 0; i < target_count && SUCCEEDED(hr); ++i)
     {
-        if (FAILED(hr = add_owned_copies(device, program, targets[i], slot)))
-        {
-            vkdml_backend_program_destroy(device, program);
-            return hr;
-        }
+        hr = add_owned_copies(device, program, targets[i], slot);
+        if (SUCCEEDED(hr) && targets[i]->family_init)
+            hr = add_family_init(device, program, targets[i], slot, slots);
         slot += targets[i]->input_count + 1;
     }
-    /* Per target: its inputs and its persistent resource; then the temporary resource. */
-    program->properties.RequiredDescriptorCount = slot + 1;
+    if (FAILED(hr))
+    {
+        vkdml_backend_program_destroy(device, program);
+        return hr;
+    }
+    program->properties.RequiredDescriptorCount = slots + 1;
     *out = program;
     return S_OK;
 }

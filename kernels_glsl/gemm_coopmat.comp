@@ -299,7 +299,7 @@ void store_output(uint base, uint m, uint n, float value[HALVES])
 /* Split-K: a part's raw sums of outputs (m, n..n + 7), those inside the matrix. */
 void store_partial(Tile tile, uint m, uint n, uvec4 low, uvec4 high)
 {
-    PartialSums scalar = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    PartialSums scalar = PartialSums(tensor_address(PARTIAL_SLOT, PARTIAL_OFFSET_LO, PARTIAL_OFFSET_HI));
     uint index = partial_index(tile.part, tile.batch, m, n);
 
     if (N % 4 == 0)

@@ -48,7 +48,7 @@ void main()
 
     uint n = index % N, m = (index / N) % M, batch = index / (N * M);
     uint b0 = batch / BATCH1, b1 = batch % BATCH1;
-    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, PARTIAL_OFFSET_LO, PARTIAL_OFFSET_HI));
     float sum = 0.0, c = 0.0;
 
     for (uint part = 0; part < SPLIT_K; ++part)

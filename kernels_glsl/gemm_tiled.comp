@@ -291,7 +291,7 @@ void store_b(uint stage)
 /* Split-K: a part's raw sums of outputs (m, n..n + 3), those inside the matrix. */
 void store_partial(Tile tile, uint m, uint n, vec4 sums)
 {
-    PartialSums scalar = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    PartialSums scalar = PartialSums(tensor_address(PARTIAL_SLOT, PARTIAL_OFFSET_LO, PARTIAL_OFFSET_HI));
     uint index = partial_index(tile.part, tile.batch, m, n);
 
     if (N % 4 == 0)

@@ -21,7 +21,8 @@
  * gemm_coopmat.comp), forward ones of one group with taps and channels enough (staging_pays) on
  * channels-last copies of the input and filter that CONV_STAGE makes in the temporary resource
  * first ("coopmat-nhwc"); otherwise a 1x1 convolution with unit strides and no padding is a plain
- * GEMM over channels and runs gemm.comp (batches = images x groups, bias as C); shapes whose
+ * GEMM over channels and runs the GEMM service (gemm.c's kernel choice; batches = images x groups,
+ * bias as C); shapes whose
  * GEMM tiles would be mostly empty (few output channels per group such as depthwise, or tiny
  * reductions) or too few to fill the device run the direct kernel; large ones (128 tiles of 64 x
  * 64 outputs) the register-tiled implicit GEMM (CONV_TILED); the rest the implicit-GEMM kernel
@@ -41,7 +42,6 @@
 
 #include "ops_private.h"
 #include "conv_interface.h"
-#include "gemm_interface.h"
 
 _Static_assert(CONV_COOPMAT_SUBGROUP_SIZE == VKDML_COOPMAT_SUBGROUP_SIZE, "the coopmat kernels' subgroups");
 _Static_assert(CONV_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT == CONV_SPEC_COUNT,
@@ -70,14 +70,15 @@ struct conv_shape
     uint32_t bias_stride;
 };
 
+/* Named by VKDML_CONV_KERNEL's values (vkdml_conv_kernel_names). */
 enum conv_path
 {
-    CONV_PATH_GEMM_1X1,
-    CONV_PATH_DIRECT,
-    CONV_PATH_IMPLICIT_GEMM,
-    CONV_PATH_COOPMAT,
-    CONV_PATH_TILED,
-    CONV_PATH_COOPMAT_NHWC,             /* CONV_COOPMAT on channels-last copies (CONV_STAGE) */
+    CONV_PATH_GEMM_1X1 = VKDML_CONV_KERNEL_GEMM_1X1,    /* the GEMM service */
+    CONV_PATH_DIRECT = VKDML_CONV_KERNEL_DIRECT,
+    CONV_PATH_IMPLICIT_GEMM = VKDML_CONV_KERNEL_IMPLICIT_GEMM,
+    CONV_PATH_COOPMAT = VKDML_CONV_KERNEL_COOPMAT,
+    CONV_PATH_TILED = VKDML_CONV_KERNEL_TILED,
+    CONV_PATH_COOPMAT_NHWC = VKDML_CONV_KERNEL_COOPMAT_NHWC,   /* CONV_COOPMAT on channels-last copies (CONV_STAGE) */
 };
 
 static const DML_BUFFER_TENSOR_DESC *conv_tensor(const struct vkdml_operator_view *op, enum conv_tensor which)
@@ -96,7 +97,7 @@ static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
  * after C with size 1; NULL strides are packed. */
 static void tensor_5d(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t sizes[5], uint32_t strides[5])
 {
-    uint32_t rank = tensor->DimensionCount, missing = 5 - rank, stride = 1, i, d;
+    uint32_t rank = tensor->DimensionCount, missing = 5 - rank, i, d;
 
     for (i = 0; i < 5; ++i)
     {
@@ -107,8 +108,7 @@ static void tensor_5d(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t sizes[5], u
     {
         d = i < 2 ? i : i + missing;
         sizes[d] = tensor->Sizes[i];
-        strides[d] = tensor->Strides ? tensor->Strides[i] : stride;
-        stride *= tensor->Sizes[i];
+        strides[d] = vkdml_tensor_stride(tensor, i);
     }
 }
 
@@ -313,20 +313,14 @@ static HRESULT validate_bias(const struct vkdml_operator_view *op)
 static HRESULT validate_index_range(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc)
 {
     const DML_BUFFER_TENSOR_DESC *t;
-    uint32_t sizes[5], strides[5];
-    uint64_t last, reach;
     unsigned int i, d;
+    uint64_t reach;
+    HRESULT hr;
 
     for (i = 0; i < CONV_TENSOR_COUNT; ++i)
     {
-        if (!(t = conv_tensor(op, i)))
-            continue;
-        tensor_5d(t, sizes, strides);
-        for (d = 0, last = 0; d < 5; ++d)
-            last += (uint64_t)(sizes[d] - 1) * strides[d];
-        if (last > INT32_MAX)
-            return vkdml_op_error(op, E_NOTIMPL, "%s spans %" PRIu64 " elements; at most 2^31 are implemented.",
-                    tensor_names[i], last + 1);
+        if ((t = conv_tensor(op, i)) && FAILED(hr = vkdml_check_index_range(op, t, tensor_names[i])))
+            return hr;
     }
     for (i = 0; i < desc->DimensionCount; ++i)
     {
@@ -526,6 +520,15 @@ static uint32_t choose_split_k(const struct conv_shape *shape, uint64_t tiles, u
 
 /* ---- CONV_TILED's tiling ---- */
 
+/* VKDML_CONV_TUNE's numbers, as given, into the first `count` fields. */
+static void tuning_fields(const struct vkdml_tuning_knob *knob, uint32_t *const *fields, unsigned int count)
+{
+    unsigned int i;
+
+    for (i = 0; i < knob->count && i < count; ++i)
+        *fields[i] = knob->values[i];
+}
+
 /* The first of these tilings whose tiles are at most an eighth padding and number at least half
  * a large GPU's units, K split (choose_split_k) if they are still too few;
  * VKDML_CONV_TUNE="tile_m,tile_n[,tile_k[,split_k]]" (channels and positions 64, 128 or 256, at
@@ -543,7 +546,7 @@ static void choose_tiled_tiling(const struct vkdml_compile *compile, const struc
         {256, 64, 16, 1}, {128, 128, 16, 1}, {64, 128, 8, 1}, {64, 64, 8, 1},
     };
     uint64_t m = shape->out_channels / shape->groups, n = (uint64_t)shape->batch * product3(shape->out_sizes);
-    const char *value = getenv("VKDML_CONV_TUNE");
+    const struct vkdml_tuning_knob *knob = &compile->knobs->conv_tune;
     struct tiled_tiling requested = {0, 0, 8, 1};
     unsigned int i;
 
@@ -558,13 +561,14 @@ static void choose_tiled_tiling(const struct vkdml_compile *compile, const struc
     if (!valid_tiled_tiling(compile, tiling))
         tiling->tile_k = 8;
     tiling->split_k = choose_split_k(shape, tiled_tiles(shape, tiling), tiling->tile_k);
-    if (!value || !*value)
+    if (!knob->count)
         return;
-    if (sscanf(value, "%u,%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.tile_k, &requested.split_k) >= 2
-            && valid_tiled_tiling(compile, &requested) && valid_split_k(shape, requested.split_k))
+    tuning_fields(knob, (uint32_t *[]){&requested.tile_m, &requested.tile_n, &requested.tile_k, &requested.split_k}, 4);
+    if (knob->count <= 4 && valid_tiled_tiling(compile, &requested) && valid_split_k(shape, requested.split_k))
         *tiling = requested;
     else
-        WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n[,tile_k[,split_k]] the tiled kernel can take.", value);
+        WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n[,tile_k[,split_k]] the tiled kernel can take.",
+                knob->text);
 }
 
 /* NULL when conv.comp's CONV_COOPMAT can run the convolution, else why not. */
@@ -663,84 +667,33 @@ static enum conv_path choose_path(const struct vkdml_compile *compile, const str
     return CONV_PATH_IMPLICIT_GEMM;
 }
 
-static const char *const path_names[] = {"gemm-1x1", "direct", "implicit-gemm", "coopmat", "tiled", "coopmat-nhwc"};
-
-/* The kernel for `shape`: choose_path()'s, or the one VKDML_CONV_KERNEL names (read at every
- * compilation, so that benchmarks can compare the kernels on one shape). */
+/* The kernel for `shape`: choose_path()'s, or the one VKDML_CONV_KERNEL names (so that
+ * benchmarks can compare the kernels on one shape). */
 static HRESULT plan_path(const struct vkdml_compile *compile, const struct conv_shape *shape, enum conv_path *path)
 {
-    const char *value = getenv("VKDML_CONV_KERNEL"), *why_not;
-    unsigned int i;
+    enum vkdml_conv_kernel_knob requested = compile->knobs->conv_kernel;
+    const char *why_not;
 
     *path = choose_path(compile, shape);
-    if (!value || !*value || !strcmp(value, "auto"))
+    if (requested == VKDML_CONV_KERNEL_AUTO)
         return S_OK;
-    for (i = 0; i < ARRAY_SIZE(path_names); ++i)
-    {
-        if (strcmp(value, path_names[i]))
-            continue;
-        if (i == CONV_PATH_GEMM_1X1 && !is_gemm_1x1(shape))
-            return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=gemm-1x1 needs a 1x1 kernel, unit "
-                    "strides, no padding and positions that read as one dimension.");
-        if (i == CONV_PATH_COOPMAT && (why_not = coopmat_unsuitable(compile, shape)))
-            return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=coopmat: %s.", why_not);
-        if (i == CONV_PATH_COOPMAT_NHWC && (why_not = staging_unsuitable(compile, shape)))
-            return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=coopmat-nhwc: %s.", why_not);
-        if (i == CONV_PATH_TILED && (why_not = tiled_shared_missing(compile)))
-            return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=tiled: %s.", why_not);
-        *path = i;
-        return S_OK;
-    }
-    WARN("Ignoring VKDML_CONV_KERNEL=%s: not auto, direct, implicit-gemm, tiled, gemm-1x1, coopmat or coopmat-nhwc.",
-            value);
+    if (requested == VKDML_CONV_KERNEL_GEMM_1X1 && !is_gemm_1x1(shape))
+        return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=gemm-1x1 needs a 1x1 kernel, unit "
+                "strides, no padding and positions that read as one dimension.");
+    if (requested == VKDML_CONV_KERNEL_COOPMAT && (why_not = coopmat_unsuitable(compile, shape)))
+        return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=coopmat: %s.", why_not);
+    if (requested == VKDML_CONV_KERNEL_COOPMAT_NHWC && (why_not = staging_unsuitable(compile, shape)))
+        return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=coopmat-nhwc: %s.", why_not);
+    if (requested == VKDML_CONV_KERNEL_TILED && (why_not = tiled_shared_missing(compile)))
+        return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_CONV_KERNEL=tiled: %s.", why_not);
+    *path = (enum conv_path)requested;
     return S_OK;
-}
-
-static uint32_t float_bits(float value)
-{
-    uint32_t bits;
-
-    memcpy(&bits, &value, sizeof(bits));
-    return bits;
-}
-
-static void set_location(uint32_t *spec, const struct vkdml_tensor_location *location)
-{
-    spec[0] = location->slot;
-    spec[1] = (uint32_t)location->offset;
-    spec[2] = (uint32_t)(location->offset >> 32);
-}
-
-/* Spreads `count` workgroups over x, then y and z, as maxComputeWorkGroupCount allows; the
- * kernels linearize the group id and skip the few surplus groups of the rounding. */
-static HRESULT spread_groups(const struct vkdml_compile *compile, uint64_t count, uint32_t groups[3])
-{
-    const uint32_t *max = compile->vk->caps.properties.limits.maxComputeWorkGroupCount;
-    uint64_t x, y, z;
-
-    z = (count + (uint64_t)max[0] * max[1] - 1) / ((uint64_t)max[0] * max[1]);
-    y = (count + max[0] * z - 1) / (max[0] * z);
-    x = (count + y * z - 1) / (y * z);
-    if (z > max[2] || x * y * z > UINT32_MAX)
-        return vkdml_op_error(compile->op, E_NOTIMPL,
-                "%" PRIu64 " workgroups exceed the device's workgroup counts.", count);
-    groups[0] = (uint32_t)x;
-    groups[1] = (uint32_t)y;
-    groups[2] = (uint32_t)z;
-    return S_OK;
-}
-
-/* Half-precision accumulation is a permission, not a request: only where fp16 math exists. */
-static bool half_compute(const struct vkdml_compile *compile)
-{
-    return (compile->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) && compile->vk->caps.shader_float16;
 }
 
 static enum vkdml_kernel_id choose_kernel(const struct vkdml_compile *compile, enum conv_path path)
 {
     static const enum vkdml_kernel_id kernels[][3] =
     {
-        [CONV_PATH_GEMM_1X1] = {VKDML_KERNEL_GEMM_F32, VKDML_KERNEL_GEMM_F16, VKDML_KERNEL_GEMM_F16_HALF_COMPUTE},
         [CONV_PATH_DIRECT] = {VKDML_KERNEL_CONV_DIRECT_F32, VKDML_KERNEL_CONV_DIRECT_F16,
                 VKDML_KERNEL_CONV_DIRECT_F16_HALF_COMPUTE},
         [CONV_PATH_IMPLICIT_GEMM] = {VKDML_KERNEL_CONV_GEMM_F32, VKDML_KERNEL_CONV_GEMM_F16,
@@ -751,78 +704,58 @@ static enum vkdml_kernel_id choose_kernel(const struct vkdml_compile *compile, e
 
     if (conv_tensor(compile->op, CONV_INPUT)->DataType == DML_TENSOR_DATA_TYPE_FLOAT32)
         return kernels[path][0];
-    return kernels[path][half_compute(compile) ? 2 : 1];
+    return kernels[path][vkdml_half_compute(compile) ? 2 : 1];
 }
 
-/* ---- The 1x1 path: gemm.comp over {image, group} batches ---- */
+/* ---- The 1x1 path: the GEMM service over {image, group} batches ---- */
 
 /* Per batch {image, group}: Output{K, P} = Filter{K, C} x Input{C, P} + Bias{K, 1}, with K and C
  * the output and input channels of the group and P the positions; a backward filter is read
  * transposed. */
-static void fill_gemm_spec(const struct vkdml_compile *compile, const struct conv_shape *shape,
-        uint32_t spec[GEMM_SPEC_COUNT])
+static HRESULT compile_gemm_1x1(struct vkdml_compile *compile, const struct conv_shape *shape)
 {
     const DML_CONVOLUTION_OPERATOR_DESC *desc = compile->op->desc;
     uint32_t c_per_group = shape->in_channels / shape->groups, k_per_group = shape->out_channels / shape->groups;
     const uint32_t *fs = shape->filter_strides;
-    uint32_t *a = &spec[GEMM_SPEC_A_STRIDES], *b = &spec[GEMM_SPEC_B_STRIDES], *out = &spec[GEMM_SPEC_OUT_STRIDES];
-    uint32_t *bias = &spec[GEMM_SPEC_C_STRIDES];
+    struct vkdml_gemm_problem problem;
+    uint32_t *a, *b, *out, *bias;
 
-    spec[GEMM_SPEC_M] = k_per_group;
-    spec[GEMM_SPEC_N] = product3(shape->out_sizes);
-    spec[GEMM_SPEC_K] = c_per_group;
-    spec[GEMM_SPEC_BATCH1] = shape->groups;
-    spec[GEMM_SPEC_BATCH_COUNT] = shape->batch * shape->groups;
-    a[0] = 0;
+    memset(&problem, 0, sizeof(problem));
+    problem.data_type = conv_tensor(compile->op, CONV_INPUT)->DataType;
+    problem.m = k_per_group;
+    problem.n = product3(shape->out_sizes);
+    problem.k = c_per_group;
+    problem.batches[0] = shape->batch;
+    problem.batches[1] = shape->groups;
+    a = problem.a.strides;
     a[1] = shape->backward ? c_per_group * fs[0] : k_per_group * fs[0];
     a[2] = shape->backward ? fs[1] : fs[0];
     a[3] = shape->backward ? fs[0] : fs[1];
+    b = problem.b.strides;
     b[0] = shape->in_strides[0];
     b[1] = c_per_group * shape->in_strides[1];
     b[2] = shape->in_strides[1];
     flat_spatial_stride(shape->in_sizes, shape->in_strides, &b[3]);
+    out = problem.output.strides;
     out[0] = shape->out_strides[0];
     out[1] = k_per_group * shape->out_strides[1];
     out[2] = shape->out_strides[1];
     flat_spatial_stride(shape->out_sizes, shape->out_strides, &out[3]);
-    set_location(&spec[GEMM_SPEC_A_LOCATION], &compile->inputs[CONV_FILTER]);
-    set_location(&spec[GEMM_SPEC_B_LOCATION], &compile->inputs[CONV_INPUT]);
-    set_location(&spec[GEMM_SPEC_OUT_LOCATION], &compile->outputs[0]);
-    if (conv_tensor(compile->op, CONV_BIAS))
+    problem.a.location = compile->inputs[CONV_FILTER];
+    problem.b.location = compile->inputs[CONV_INPUT];
+    problem.output.location = compile->outputs[0];
+    if ((problem.has_c = !!conv_tensor(compile->op, CONV_BIAS)))
     {
-        bias[0] = bias[3] = 0;
+        bias = problem.c.strides;
         bias[1] = k_per_group * shape->bias_stride;
         bias[2] = shape->bias_stride;
-        set_location(&spec[GEMM_SPEC_C_LOCATION], &compile->inputs[CONV_BIAS]);
-        spec[GEMM_SPEC_HAS_C] = 1;
+        problem.c.location = compile->inputs[CONV_BIAS];
     }
-    spec[GEMM_SPEC_ALPHA] = float_bits(1.0f);
-    spec[GEMM_SPEC_BETA] = float_bits(1.0f);
-    spec[GEMM_SPEC_THREAD_M] = (uint32_t)VKDML_MIN((spec[GEMM_SPEC_M] + GEMM_THREADS_Y - 1) / GEMM_THREADS_Y,
-            GEMM_MAX_THREAD_TILE);
-    spec[GEMM_SPEC_THREAD_N] = (uint32_t)VKDML_MIN((spec[GEMM_SPEC_N] + GEMM_THREADS_X - 1) / GEMM_THREADS_X,
-            GEMM_MAX_THREAD_TILE);
-    vkdml_fused_activation_spec(desc->FusedActivation, &spec[GEMM_SPEC_ACTIVATION]);
-}
-
-static HRESULT compile_gemm_1x1(struct vkdml_compile *compile, const struct conv_shape *shape)
-{
-    uint32_t spec[GEMM_SPEC_COUNT] = {0}, groups[3], tile_m, tile_n;
-    uint64_t tiles;
-    HRESULT hr;
-
-    fill_gemm_spec(compile, shape, spec);
-    tile_m = GEMM_THREADS_Y * spec[GEMM_SPEC_THREAD_M];
-    tile_n = GEMM_THREADS_X * spec[GEMM_SPEC_THREAD_N];
-    tiles = ((uint64_t)spec[GEMM_SPEC_M] + tile_m - 1) / tile_m;
-    tiles *= ((uint64_t)spec[GEMM_SPEC_N] + tile_n - 1) / tile_n;
-    tiles *= spec[GEMM_SPEC_BATCH_COUNT];
-    if (FAILED(hr = spread_groups(compile, tiles, groups)))
-        return hr;
-    TRACE("Convolution kernel: gemm-1x1, %u GEMMs of {%u,%u,%u}.", spec[GEMM_SPEC_BATCH_COUNT], spec[GEMM_SPEC_M],
-            spec[GEMM_SPEC_N], spec[GEMM_SPEC_K]);
-    return vkdml_compile_add_dispatch(compile, choose_kernel(compile, CONV_PATH_GEMM_1X1), spec, GEMM_SPEC_COUNT,
-            NULL, 0, groups, false);
+    problem.alpha = problem.beta = 1.0f;
+    problem.activation = desc->FusedActivation;
+    TRACE("Convolution kernel: gemm-1x1, %u GEMMs of {%u,%u,%u}.", shape->batch * shape->groups, problem.m,
+            problem.n, problem.k);
+    return vkdml_gemm_add_dispatches(compile, &problem);
 }
 
 /* ---- conv.comp ---- */
@@ -850,11 +783,11 @@ static void fill_conv_spec(const struct vkdml_compile *compile, const struct con
     spec[CONV_SPEC_FLIP] = shape->flip;
     spec[CONV_SPEC_HAS_BIAS] = !!conv_tensor(compile->op, CONV_BIAS);
     spec[CONV_SPEC_BIAS_STRIDE] = shape->bias_stride;
-    set_location(&spec[CONV_SPEC_IN_LOCATION], &compile->inputs[CONV_INPUT]);
-    set_location(&spec[CONV_SPEC_FILTER_LOCATION], &compile->inputs[CONV_FILTER]);
+    vkdml_set_location(&spec[CONV_SPEC_IN_LOCATION], &compile->inputs[CONV_INPUT]);
+    vkdml_set_location(&spec[CONV_SPEC_FILTER_LOCATION], &compile->inputs[CONV_FILTER]);
     if (spec[CONV_SPEC_HAS_BIAS])
-        set_location(&spec[CONV_SPEC_BIAS_LOCATION], &compile->inputs[CONV_BIAS]);
-    set_location(&spec[CONV_SPEC_OUT_LOCATION], &compile->outputs[0]);
+        vkdml_set_location(&spec[CONV_SPEC_BIAS_LOCATION], &compile->inputs[CONV_BIAS]);
+    vkdml_set_location(&spec[CONV_SPEC_OUT_LOCATION], &compile->outputs[0]);
     spec[CONV_SPEC_THREAD_M] = spec[CONV_SPEC_THREAD_N] = 1;
     vkdml_fused_activation_spec(desc->FusedActivation, &spec[CONV_SPEC_ACTIVATION]);
 }
@@ -901,10 +834,10 @@ static HRESULT compile_conv(struct vkdml_compile *compile, const struct conv_sha
         count = ((uint64_t)shape->batch * shape->out_channels * product3(shape->out_sizes) + CONV_DIRECT_THREADS - 1)
                 / CONV_DIRECT_THREADS;
     }
-    if (FAILED(hr = spread_groups(compile, count, groups)))
+    if (FAILED(hr = vkdml_spread_groups(compile, count, groups)))
         return hr;
     TRACE("Convolution kernel: %s, %s, %" PRIu64 " workgroups of thread tiles %ux%u.",
-            path_names[path], shape->backward ? "backward" : "forward", count,
+            vkdml_conv_kernel_names[path], shape->backward ? "backward" : "forward", count,
             spec[CONV_SPEC_THREAD_M], spec[CONV_SPEC_THREAD_N]);
     return vkdml_compile_add_dispatch(compile, choose_kernel(compile, path), spec, CONV_SPEC_COUNT, NULL, 0,
             groups, false);
@@ -925,7 +858,7 @@ static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct conv
     /* Channels-last copies may follow the partial sums. */
     compile->temporary_size = VKDML_MAX(compile->temporary_size,
             vkdml_split_k_partial_size(conv_outputs(shape), split_k));
-    if (FAILED(hr = spread_groups(compile, count, groups)))
+    if (FAILED(hr = vkdml_spread_groups(compile, count, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, fp32 ? VKDML_KERNEL_CONV_SPLIT_REDUCE_F32
             : VKDML_KERNEL_CONV_SPLIT_REDUCE_F16, spec, CONV_TILED_SPEC_COUNT, NULL, 0, groups, true);
@@ -943,7 +876,7 @@ static HRESULT add_tile_dispatches(struct vkdml_compile *compile, const struct c
 
     spec[CONV_SPEC_SPLIT_K] = split_k;
     spec[CONV_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
-    if (FAILED(hr = spread_groups(compile, tiles * split_k, groups))
+    if (FAILED(hr = vkdml_spread_groups(compile, tiles * split_k, groups))
             || FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, spec_count, NULL, 0, groups,
             barrier_before)))
         return hr;
@@ -1017,14 +950,15 @@ static uint64_t coopmat_tiles(const struct conv_shape *shape, const struct coopm
  * as chosen: C256 14x14 50.4 / 25.3 in 4, C512 7x7 90.9 / 27.0 in 8, C128 28x28 27.7 / 24.3 in 2;
  * C64 56x56's 49 tiles stay whole, 18.1).
  * VKDML_CONV_TUNE="tile_m,tile_n,subgroups_m,subgroups_n[,split_k]" overrides it. */
-static void choose_coopmat_tiling(const struct conv_shape *shape, struct coopmat_tiling *tiling)
+static void choose_coopmat_tiling(const struct vkdml_compile *compile, const struct conv_shape *shape,
+        struct coopmat_tiling *tiling)
 {
     static const struct coopmat_tiling candidates[] =
     {
         {64, 128, 2, 4, 1},
         {64, 64, 2, 2, 1},
     };
-    const char *value = getenv("VKDML_CONV_TUNE");
+    const struct vkdml_tuning_knob *knob = &compile->knobs->conv_tune;
     struct coopmat_tiling requested = {0, 0, 0, 0, 1};
     unsigned int i;
 
@@ -1036,15 +970,15 @@ static void choose_coopmat_tiling(const struct conv_shape *shape, struct coopmat
     }
     if (coopmat_tiles(shape, tiling) < CONV_ENOUGH_GROUPS)
         tiling->split_k = choose_split_k(shape, coopmat_tiles(shape, tiling), CONV_COOPMAT_TILE_K);
-    if (!value || !*value)
+    if (!knob->count)
         return;
-    if (sscanf(value, "%u,%u,%u,%u,%u", &requested.tile_m, &requested.tile_n, &requested.subgroups_m,
-            &requested.subgroups_n, &requested.split_k) >= 4 && valid_coopmat_tiling(&requested)
-            && valid_split_k(shape, requested.split_k))
+    tuning_fields(knob, (uint32_t *[]){&requested.tile_m, &requested.tile_n, &requested.subgroups_m,
+            &requested.subgroups_n, &requested.split_k}, 5);
+    if (knob->count >= 4 && valid_coopmat_tiling(&requested) && valid_split_k(shape, requested.split_k))
         *tiling = requested;
     else
         WARN("Ignoring VKDML_CONV_TUNE=%s: want tile_m,tile_n,subgroups_m,subgroups_n[,split_k] the kernel can take.",
-                value);
+                knob->text);
 }
 
 /* Forward filters {channels, input channels, taps} packed, as 16-byte vectors along K. */
@@ -1058,39 +992,69 @@ static bool filter_vectorizable(const struct vkdml_compile *compile, const struc
             && (shape->in_channels / shape->groups * taps) % 8 == 0 && compile->inputs[CONV_FILTER].offset % 16 == 0;
 }
 
-/* The copies after split-K's partial sums in the temporary resource: their constants, and the
- * two dispatches that make them (the convolution waits for both). */
+/* An OWNED_BY_DML filter is copied channels-last once, by the initializer, into the persistent
+ * resource (vkdml_conv_initialize); any other filter at every execution. */
+static bool filter_staged_once(const struct vkdml_compile *compile)
+{
+    return conv_tensor(compile->op, CONV_FILTER)->Flags & DML_TENSOR_FLAG_OWNED_BY_DML;
+}
+
+/* The channels-last copy of the input (filter false) or filter, `bytes` of it (spec: the
+ * convolution's constants, staging ones included). */
+static HRESULT add_stage_dispatch(struct vkdml_compile *compile, const uint32_t *spec, bool filter, uint64_t bytes)
+{
+    uint32_t stage_spec[CONV_STAGE_SPEC_COUNT], groups[3];
+    HRESULT hr;
+
+    memcpy(stage_spec, spec, CONV_COOPMAT_SPEC_COUNT * sizeof(*spec));
+    stage_spec[CONV_SPEC_STAGE_FILTER] = filter;
+    if (FAILED(hr = vkdml_spread_groups(compile, (bytes / 16 + CONV_STAGE_THREADS - 1) / CONV_STAGE_THREADS, groups)))
+        return hr;
+    return vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_STAGE_F16, stage_spec, CONV_STAGE_SPEC_COUNT, NULL, 0,
+            groups, false);
+}
+
+/* The copies' constants: the input's after split-K's partial sums in the temporary resource, the
+ * filter's after it or in the persistent resource (filter_staged_once). */
+static void set_staging_spec(struct vkdml_compile *compile, const struct conv_shape *shape, uint32_t *spec,
+        uint32_t split_k, struct staging *staging)
+{
+    struct vkdml_tensor_location input = {compile->temporary_slot}, filter = {compile->temporary_slot};
+
+    staging_init(shape, staging);
+    input.offset = VKDML_ALIGN_UP(vkdml_split_k_partial_size(conv_outputs(shape), split_k), 256);
+    compile->temporary_size = VKDML_MAX(compile->temporary_size, input.offset + staging->input_bytes);
+    if (filter_staged_once(compile))
+    {
+        filter = vkdml_compile_reserve_persistent(compile, staging->filter_bytes);
+    }
+    else
+    {
+        filter.offset = VKDML_ALIGN_UP(compile->temporary_size, 256);
+        compile->temporary_size = filter.offset + staging->filter_bytes;
+    }
+    spec[CONV_SPEC_STAGED] = 1;
+    spec[CONV_SPEC_STAGED_CHANNELS] = staging->channels;
+    memcpy(&spec[CONV_SPEC_STAGED_SIZES], staging->sizes, sizeof(staging->sizes));
+    vkdml_set_location(&spec[CONV_SPEC_STAGED_IN_LOCATION], &input);
+    vkdml_set_location(&spec[CONV_SPEC_STAGED_FILTER_LOCATION], &filter);
+}
+
+/* The copies the convolution reads, made before it (it waits for them). */
 static HRESULT add_staging(struct vkdml_compile *compile, const struct conv_shape *shape, uint32_t *spec,
         uint32_t split_k)
 {
-    struct vkdml_tensor_location input = {compile->temporary_slot}, filter = {compile->temporary_slot};
-    uint32_t stage_spec[CONV_STAGE_SPEC_COUNT], groups[3];
     struct staging staging;
-    unsigned int i;
     HRESULT hr;
 
-    staging_init(shape, &staging);
-    input.offset = (vkdml_split_k_partial_size(conv_outputs(shape), split_k) + 255) & ~(uint64_t)255;
-    filter.offset = (input.offset + staging.input_bytes + 255) & ~(uint64_t)255;
-    compile->temporary_size = filter.offset + staging.filter_bytes;
-    spec[CONV_SPEC_STAGED] = 1;
-    spec[CONV_SPEC_STAGED_CHANNELS] = staging.channels;
-    memcpy(&spec[CONV_SPEC_STAGED_SIZES], staging.sizes, sizeof(staging.sizes));
-    set_location(&spec[CONV_SPEC_STAGED_IN_LOCATION], &input);
-    set_location(&spec[CONV_SPEC_STAGED_FILTER_LOCATION], &filter);
-    memcpy(stage_spec, spec, CONV_COOPMAT_SPEC_COUNT * sizeof(*spec));
-    for (i = 0; i < 2; ++i)
-    {
-        uint64_t bytes = i ? staging.filter_bytes : staging.input_bytes;
-
-        stage_spec[CONV_SPEC_STAGE_FILTER] = i;
-        if (FAILED(hr = spread_groups(compile, (bytes / 16 + CONV_STAGE_THREADS - 1) / CONV_STAGE_THREADS, groups))
-                || FAILED(hr = vkdml_compile_add_dispatch(compile, VKDML_KERNEL_CONV_STAGE_F16, stage_spec,
-                CONV_STAGE_SPEC_COUNT, NULL, 0, groups, false)))
-            return hr;
-    }
-    TRACE("Channels-last copies: %u channels, span %ux%ux%u, %" PRIu64 " + %" PRIu64 " bytes.", staging.channels,
-            staging.sizes[0], staging.sizes[1], staging.sizes[2], staging.input_bytes, staging.filter_bytes);
+    set_staging_spec(compile, shape, spec, split_k, &staging);
+    if (FAILED(hr = add_stage_dispatch(compile, spec, false, staging.input_bytes)))
+        return hr;
+    if (!filter_staged_once(compile) && FAILED(hr = add_stage_dispatch(compile, spec, true, staging.filter_bytes)))
+        return hr;
+    TRACE("Channels-last copies: %u channels, span %ux%ux%u, %" PRIu64 " + %" PRIu64 " bytes%s.", staging.channels,
+            staging.sizes[0], staging.sizes[1], staging.sizes[2], staging.input_bytes, staging.filter_bytes,
+            filter_staged_once(compile) ? ", the filter's made once by the initializer" : "");
     return S_OK;
 }
 
@@ -1105,6 +1069,20 @@ static bool output_vectorizable(const struct vkdml_compile *compile, const struc
             && os[1] % 8 == 0 && (shape->batch == 1 || os[0] % 8 == 0) && compile->outputs[0].offset % 16 == 0;
 }
 
+static void fill_coopmat_spec(const struct vkdml_compile *compile, const struct conv_shape *shape, bool staged,
+        uint32_t spec[CONV_COOPMAT_SPEC_COUNT], struct coopmat_tiling *tiling)
+{
+    fill_conv_spec(compile, shape, spec);
+    choose_coopmat_tiling(compile, shape, tiling);
+    spec[CONV_SPEC_TILE_M] = tiling->tile_m;
+    spec[CONV_SPEC_TILE_N] = tiling->tile_n;
+    spec[CONV_SPEC_SUBGROUPS_M] = tiling->subgroups_m;
+    spec[CONV_SPEC_SUBGROUPS_N] = tiling->subgroups_n;
+    spec[CONV_SPEC_FILTER_VECTOR] = !staged && filter_vectorizable(compile, shape);
+    spec[CONV_SPEC_OUT_VECTOR] = output_vectorizable(compile, shape);
+    spec[CONV_SPEC_THREADS] = tiling->subgroups_m * tiling->subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
+}
+
 static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_shape *shape, bool staged)
 {
     uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0};
@@ -1113,20 +1091,12 @@ static HRESULT compile_coopmat(struct vkdml_compile *compile, const struct conv_
     uint64_t tiles;
     HRESULT hr;
 
-    fill_conv_spec(compile, shape, spec);
-    choose_coopmat_tiling(shape, &tiling);
-    spec[CONV_SPEC_TILE_M] = tiling.tile_m;
-    spec[CONV_SPEC_TILE_N] = tiling.tile_n;
-    spec[CONV_SPEC_SUBGROUPS_M] = tiling.subgroups_m;
-    spec[CONV_SPEC_SUBGROUPS_N] = tiling.subgroups_n;
-    spec[CONV_SPEC_FILTER_VECTOR] = !staged && filter_vectorizable(compile, shape);
-    spec[CONV_SPEC_OUT_VECTOR] = output_vectorizable(compile, shape);
-    spec[CONV_SPEC_THREADS] = tiling.subgroups_m * tiling.subgroups_n * CONV_COOPMAT_SUBGROUP_SIZE;
+    fill_coopmat_spec(compile, shape, staged, spec, &tiling);
     if (staged && FAILED(hr = add_staging(compile, shape, spec, tiling.split_k)))
         return hr;
     tiles = coopmat_tiles(shape, &tiling);
     TRACE("Convolution kernel: %s, %s, %" PRIu64 " workgroups of %ux%u tiles in %u part(s) of K, filter %s, "
-            "output %s.", path_names[staged ? CONV_PATH_COOPMAT_NHWC : CONV_PATH_COOPMAT],
+            "output %s.", vkdml_conv_kernel_names[staged ? CONV_PATH_COOPMAT_NHWC : CONV_PATH_COOPMAT],
             shape->backward ? "backward" : "forward", tiles * tiling.split_k, tiling.tile_m, tiling.tile_n,
             tiling.split_k, staged ? "copied" : spec[CONV_SPEC_FILTER_VECTOR] ? "in vectors" : "gathered",
             spec[CONV_SPEC_OUT_VECTOR] ? "in vectors" : "by elements");
@@ -1150,4 +1120,29 @@ HRESULT vkdml_conv_compile(struct vkdml_compile *compile)
     if (path == CONV_PATH_TILED)
         return compile_tiled(compile, &shape);
     return compile_conv(compile, &shape, path);
+}
+
+/* The initializer's part: the channels-last copy of an OWNED_BY_DML filter, into the persistent
+ * space vkdml_conv_compile reserved (set_staging_spec reserves it again, at the same offset). */
+HRESULT vkdml_conv_initialize(struct vkdml_compile *compile)
+{
+    uint32_t spec[CONV_COOPMAT_SPEC_COUNT] = {0};
+    uint64_t temporary_size = compile->temporary_size;
+    struct coopmat_tiling tiling;
+    struct staging staging;
+    struct conv_shape shape;
+    enum conv_path path;
+    HRESULT hr;
+
+    conv_shape_init(&shape, compile->op);
+    if (FAILED(hr = plan_path(compile, &shape, &path)))
+        return hr;
+    if (path != CONV_PATH_COOPMAT_NHWC || !filter_staged_once(compile))
+        return S_OK;
+    fill_coopmat_spec(compile, &shape, true, spec, &tiling);
+    set_staging_spec(compile, &shape, spec, tiling.split_k, &staging);
+    /* The input's copy is the executions': the initializer needs no temporary space for it. */
+    compile->temporary_size = temporary_size;
+    TRACE("Initializer: the filter's channels-last copy, %" PRIu64 " bytes.", staging.filter_bytes);
+    return add_stage_dispatch(compile, spec, true, staging.filter_bytes);
 }

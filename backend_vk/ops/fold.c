@@ -52,18 +52,6 @@ static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
     return name ? name : vkdml_debug_sprintf("%d", (int)type);
 }
 
-/* Element stride of dimension `dim`; NULL strides are packed. */
-static uint32_t stride_of(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t dim)
-{
-    uint32_t stride = 1, i;
-
-    if (tensor->Strides)
-        return tensor->Strides[dim];
-    for (i = dim + 1; i < tensor->DimensionCount; ++i)
-        stride *= tensor->Sizes[i];
-    return stride;
-}
-
 /* Blocks along spatial dimension `i`; 0 when the dilated window does not fit. */
 static uint64_t blocks_along(const DML_FOLD_OPERATOR_DESC *desc, uint32_t size, unsigned int i)
 {
@@ -164,20 +152,13 @@ static HRESULT validate_types(struct vkdml_backend_device *device, const struct 
 /* The kernel indexes elements and coordinates with 32-bit signed arithmetic. */
 static HRESULT validate_index_range(const struct vkdml_operator_view *op, const DML_FOLD_OPERATOR_DESC *desc)
 {
-    const DML_BUFFER_TENSOR_DESC *tensors[2] = {op->inputs[0], op->outputs[0]};
-    static const char *const names[2] = {"InputTensor", "OutputTensor"};
     const DML_BUFFER_TENSOR_DESC *image = fold_tensors(op).image;
-    uint64_t last;
-    unsigned int i, d;
+    unsigned int i;
+    HRESULT hr;
 
-    for (i = 0; i < 2; ++i)
-    {
-        for (d = 0, last = 0; d < tensors[i]->DimensionCount; ++d)
-            last += (uint64_t)(tensors[i]->Sizes[d] - 1) * stride_of(tensors[i], d);
-        if (last > INT32_MAX)
-            return vkdml_op_error(op, E_NOTIMPL, "%s spans %" PRIu64 " elements; at most 2^31 are implemented.",
-                    names[i], last + 1);
-    }
+    if (FAILED(hr = vkdml_check_index_range(op, op->inputs[0], "InputTensor"))
+            || FAILED(hr = vkdml_check_index_range(op, op->outputs[0], "OutputTensor")))
+        return hr;
     for (i = 0; i < desc->DimensionCount; ++i)
     {
         if ((uint64_t)desc->StartPadding[i] + desc->EndPadding[i] + (uint64_t)desc->Dilations[i] * desc->WindowSizes[i]
@@ -206,13 +187,6 @@ HRESULT vkdml_fold_validate(struct vkdml_backend_device *device, const struct vk
 
 /* ---- Compilation ---- */
 
-static void set_location(uint32_t *spec, const struct vkdml_tensor_location *location)
-{
-    spec[0] = location->slot;
-    spec[1] = (uint32_t)location->offset;
-    spec[2] = (uint32_t)(location->offset >> 32);
-}
-
 /* Desc dimension i is kernel dimension FOLD_MAX_SPATIAL - DimensionCount + i; the leading ones
  * keep the neutral values set here. */
 static void fill_spatial_spec(const DML_FOLD_OPERATOR_DESC *desc, const struct fold_tensors *t,
@@ -229,7 +203,7 @@ static void fill_spatial_spec(const DML_FOLD_OPERATOR_DESC *desc, const struct f
     {
         d = first + i;
         spec[FOLD_SPEC_IMAGE_SIZES + d] = t->image->Sizes[i + 2];
-        spec[FOLD_SPEC_IMAGE_STRIDES + 2 + d] = stride_of(t->image, i + 2);
+        spec[FOLD_SPEC_IMAGE_STRIDES + 2 + d] = vkdml_tensor_stride(t->image, i + 2);
         spec[FOLD_SPEC_WINDOW + d] = desc->WindowSizes[i];
         spec[FOLD_SPEC_STRIDES + d] = desc->Strides[i];
         spec[FOLD_SPEC_DILATIONS + d] = desc->Dilations[i];
@@ -247,14 +221,14 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[FOLD_SP
     spec[FOLD_SPEC_FOLD] = t.fold;
     spec[FOLD_SPEC_BATCH] = t.image->Sizes[0];
     spec[FOLD_SPEC_CHANNELS] = t.image->Sizes[1];
-    spec[FOLD_SPEC_IMAGE_STRIDES + 0] = stride_of(t.image, 0);
-    spec[FOLD_SPEC_IMAGE_STRIDES + 1] = stride_of(t.image, 1);
-    spec[FOLD_SPEC_COLUMN_STRIDES + 0] = stride_of(t.columns, rank - 3);
-    spec[FOLD_SPEC_COLUMN_STRIDES + 1] = stride_of(t.columns, rank - 2);
-    spec[FOLD_SPEC_COLUMN_STRIDES + 2] = stride_of(t.columns, rank - 1);
+    spec[FOLD_SPEC_IMAGE_STRIDES + 0] = vkdml_tensor_stride(t.image, 0);
+    spec[FOLD_SPEC_IMAGE_STRIDES + 1] = vkdml_tensor_stride(t.image, 1);
+    spec[FOLD_SPEC_COLUMN_STRIDES + 0] = vkdml_tensor_stride(t.columns, rank - 3);
+    spec[FOLD_SPEC_COLUMN_STRIDES + 1] = vkdml_tensor_stride(t.columns, rank - 2);
+    spec[FOLD_SPEC_COLUMN_STRIDES + 2] = vkdml_tensor_stride(t.columns, rank - 1);
     fill_spatial_spec(desc, &t, spec);
-    set_location(&spec[FOLD_SPEC_IN_LOCATION], &compile->inputs[0]);
-    set_location(&spec[FOLD_SPEC_OUT_LOCATION], &compile->outputs[0]);
+    vkdml_set_location(&spec[FOLD_SPEC_IN_LOCATION], &compile->inputs[0]);
+    vkdml_set_location(&spec[FOLD_SPEC_OUT_LOCATION], &compile->outputs[0]);
 }
 
 static enum vkdml_kernel_id choose_kernel(DML_TENSOR_DATA_TYPE type)
@@ -271,27 +245,16 @@ static enum vkdml_kernel_id choose_kernel(DML_TENSOR_DATA_TYPE type)
     }
 }
 
-/* One thread per output element, spread over x, then y and z. */
+/* One thread per output element. */
 static HRESULT output_groups(const struct vkdml_compile *compile, uint32_t groups[3])
 {
-    const uint32_t *max = compile->vk->caps.properties.limits.maxComputeWorkGroupCount;
     const DML_BUFFER_TENSOR_DESC *output = compile->op->outputs[0];
-    uint64_t count = 1, x, y, z;
+    uint64_t count = 1;
     uint32_t i;
 
     for (i = 0; i < output->DimensionCount; ++i)
         count *= output->Sizes[i];
-    count = (count + FOLD_THREADS - 1) / FOLD_THREADS;
-    z = (count + (uint64_t)max[0] * max[1] - 1) / ((uint64_t)max[0] * max[1]);
-    y = (count + max[0] * z - 1) / (max[0] * z);
-    x = (count + y * z - 1) / (y * z);
-    if (z > max[2] || x * y * z > UINT32_MAX)
-        return vkdml_op_error(compile->op, E_NOTIMPL, "%" PRIu64 " workgroups exceed the device's workgroup counts.",
-                count);
-    groups[0] = (uint32_t)x;
-    groups[1] = (uint32_t)y;
-    groups[2] = (uint32_t)z;
-    return S_OK;
+    return vkdml_spread_groups(compile, (count + FOLD_THREADS - 1) / FOLD_THREADS, groups);
 }
 
 HRESULT vkdml_fold_compile(struct vkdml_compile *compile)

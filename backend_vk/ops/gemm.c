@@ -57,13 +57,6 @@ enum gemm_tensor
 
 static const char *const tensor_names[GEMM_TENSOR_COUNT] = {"ATensor", "BTensor", "CTensor", "OutputTensor"};
 
-/* A tensor as the kernel sees it: 4-D {batch0, batch1, rows, columns}, transposes applied. */
-struct gemm_matrix
-{
-    uint32_t sizes[4];
-    uint32_t strides[4];
-};
-
 static const DML_BUFFER_TENSOR_DESC *gemm_tensor(const struct vkdml_operator_view *op, enum gemm_tensor which)
 {
     return which == GEMM_OUTPUT ? op->outputs[0] : op->inputs[which];
@@ -74,35 +67,6 @@ static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
     const char *name = vkdml_data_type_name(type);
 
     return name ? name : vkdml_debug_sprintf("%d", (int)type);
-}
-
-/* Exchanges the matrix's rows and columns (the batch dimensions stay). */
-static void transpose_matrix(struct gemm_matrix *matrix)
-{
-    uint32_t swap;
-
-    swap = matrix->sizes[2], matrix->sizes[2] = matrix->sizes[3], matrix->sizes[3] = swap;
-    swap = matrix->strides[2], matrix->strides[2] = matrix->strides[3], matrix->strides[3] = swap;
-}
-
-/* Leading dimensions DirectML leaves out (rank 2 or 3) are batches of 1; NULL strides are packed. */
-static void gemm_matrix_init(struct gemm_matrix *matrix, const DML_BUFFER_TENSOR_DESC *tensor, bool transpose)
-{
-    uint32_t pad = 4 - tensor->DimensionCount, stride = 1, i;
-
-    for (i = 0; i < pad; ++i)
-    {
-        matrix->sizes[i] = 1;
-        matrix->strides[i] = 0;
-    }
-    for (i = 4; i-- > pad;)
-    {
-        matrix->sizes[i] = tensor->Sizes[i - pad];
-        matrix->strides[i] = tensor->Strides ? tensor->Strides[i - pad] : stride;
-        stride *= matrix->sizes[i];
-    }
-    if (transpose)
-        transpose_matrix(matrix);
 }
 
 /* ---- Validation ---- */
@@ -198,24 +162,17 @@ static HRESULT validate_shapes(const struct vkdml_operator_view *op, const DML_G
     return S_OK;
 }
 
-/* The kernel indexes elements with 32-bit signed SPIR-V access chains. */
+/* The kernels index elements with 32-bit signed SPIR-V access chains. */
 static HRESULT validate_index_range(const struct vkdml_operator_view *op)
 {
     const DML_BUFFER_TENSOR_DESC *t;
-    struct gemm_matrix matrix;
-    uint64_t last;
-    unsigned int i, d;
+    unsigned int i;
+    HRESULT hr;
 
     for (i = 0; i < GEMM_TENSOR_COUNT; ++i)
     {
-        if (!(t = gemm_tensor(op, i)))
-            continue;
-        gemm_matrix_init(&matrix, t, false);
-        for (d = 0, last = 0; d < 4; ++d)
-            last += (uint64_t)(matrix.sizes[d] - 1) * matrix.strides[d];
-        if (last > INT32_MAX)
-            return vkdml_op_error(op, E_NOTIMPL, "%s spans %" PRIu64 " elements; at most 2^31 are implemented.",
-                    tensor_names[i], last + 1);
+        if ((t = gemm_tensor(op, i)) && FAILED(hr = vkdml_check_index_range(op, t, tensor_names[i])))
+            return hr;
     }
     return S_OK;
 }
@@ -255,26 +212,28 @@ HRESULT vkdml_gemm_validate(struct vkdml_backend_device *device, const struct vk
     return validate_index_range(op);
 }
 
-/* ---- Compilation ---- */
+/* ---- The GEMM service: a problem's matrices ---- */
 
-static uint32_t float_bits(float value)
+/* A matrix as the kernels see it: 4-D {batch0, batch1, rows, columns} and where it lives. */
+struct gemm_matrix
 {
-    uint32_t bits;
+    uint32_t sizes[4];
+    uint32_t strides[4];
+    struct vkdml_tensor_location location;
+};
 
-    memcpy(&bits, &value, sizeof(bits));
-    return bits;
+/* Exchanges the matrix's rows and columns (the batch dimensions stay). */
+static void transpose_matrix(struct gemm_matrix *matrix)
+{
+    uint32_t swap;
+
+    swap = matrix->sizes[2], matrix->sizes[2] = matrix->sizes[3], matrix->sizes[3] = swap;
+    swap = matrix->strides[2], matrix->strides[2] = matrix->strides[3], matrix->strides[3] = swap;
 }
 
 static void set_strides(uint32_t *spec, const struct gemm_matrix *matrix)
 {
     memcpy(spec, matrix->strides, sizeof(matrix->strides));
-}
-
-static void set_location(uint32_t *spec, const struct vkdml_tensor_location *location)
-{
-    spec[0] = location->slot;
-    spec[1] = (uint32_t)location->offset;
-    spec[2] = (uint32_t)(location->offset >> 32);
 }
 
 /* Outputs per thread along a dimension of `size`: up to GEMM_MAX_THREAD_TILE, fewer when the
@@ -284,48 +243,40 @@ static uint32_t thread_tile(uint32_t size, uint32_t threads)
     return (uint32_t)VKDML_MIN((size + (uint64_t)threads - 1) / threads, GEMM_MAX_THREAD_TILE);
 }
 
-/* Spreads `tiles` workgroups over as few layers (z), then rows (y), as maxComputeWorkGroupCount
- * allows, with rows as even as possible; the kernel linearizes the group id and skips the few
- * surplus groups of the rounding. */
-static HRESULT tile_groups(const struct vkdml_compile *compile, uint64_t tiles, uint32_t groups[3])
-{
-    const uint32_t *max = compile->vk->caps.properties.limits.maxComputeWorkGroupCount;
-    uint64_t x, y, z;
-
-    z = (tiles + (uint64_t)max[0] * max[1] - 1) / ((uint64_t)max[0] * max[1]);
-    y = (tiles + max[0] * z - 1) / (max[0] * z);
-    x = (tiles + y * z - 1) / (y * z);
-    if (z > max[2] || x * y * z > UINT32_MAX)
-        return vkdml_op_error(compile->op, E_NOTIMPL,
-                "%" PRIu64 " output tiles exceed the device's workgroup counts.", tiles);
-    groups[0] = (uint32_t)x;
-    groups[1] = (uint32_t)y;
-    groups[2] = (uint32_t)z;
-    return S_OK;
-}
-
-/* The four matrices as the kernels see them (transposes folded into the strides). */
+/* The four matrices of a problem, and the problem. */
 struct gemm_layout
 {
+    const struct vkdml_gemm_problem *problem;
     struct gemm_matrix a, b, c, out;
     bool has_c;
 };
 
-static void gemm_layout_init(const struct vkdml_operator_view *op, struct gemm_layout *layout)
+static void matrix_init(struct gemm_matrix *matrix, const struct vkdml_gemm_problem *problem,
+        const struct vkdml_gemm_operand *operand, uint32_t rows, uint32_t columns)
 {
-    const DML_GEMM_OPERATOR_DESC *desc = op->desc;
+    matrix->sizes[0] = problem->batches[0];
+    matrix->sizes[1] = problem->batches[1];
+    matrix->sizes[2] = rows;
+    matrix->sizes[3] = columns;
+    memcpy(matrix->strides, operand->strides, sizeof(matrix->strides));
+    matrix->location = operand->location;
+}
 
-    gemm_matrix_init(&layout->a, gemm_tensor(op, GEMM_A), desc->TransA == DML_MATRIX_TRANSFORM_TRANSPOSE);
-    gemm_matrix_init(&layout->b, gemm_tensor(op, GEMM_B), desc->TransB == DML_MATRIX_TRANSFORM_TRANSPOSE);
-    gemm_matrix_init(&layout->out, gemm_tensor(op, GEMM_OUTPUT), false);
-    if ((layout->has_c = !!gemm_tensor(op, GEMM_C)))
-        gemm_matrix_init(&layout->c, gemm_tensor(op, GEMM_C), false);
+static void gemm_layout_init(const struct vkdml_gemm_problem *problem, struct gemm_layout *layout)
+{
+    memset(layout, 0, sizeof(*layout));
+    layout->problem = problem;
+    matrix_init(&layout->a, problem, &problem->a, problem->m, problem->k);
+    matrix_init(&layout->b, problem, &problem->b, problem->k, problem->n);
+    matrix_init(&layout->out, problem, &problem->output, problem->m, problem->n);
+    if ((layout->has_c = problem->has_c))
+        matrix_init(&layout->c, problem, &problem->c, problem->m, problem->n);
 }
 
 /* Shapes, strides, tensor locations and attributes: gemm.comp's constants. */
-static void fill_spec(const struct vkdml_compile *compile, const struct gemm_layout *layout, uint32_t *spec)
+static void fill_spec(const struct gemm_layout *layout, uint32_t *spec)
 {
-    const DML_GEMM_OPERATOR_DESC *desc = compile->op->desc;
+    const struct vkdml_gemm_problem *problem = layout->problem;
 
     spec[GEMM_SPEC_M] = layout->out.sizes[2];
     spec[GEMM_SPEC_N] = layout->out.sizes[3];
@@ -335,20 +286,20 @@ static void fill_spec(const struct vkdml_compile *compile, const struct gemm_lay
     set_strides(&spec[GEMM_SPEC_A_STRIDES], &layout->a);
     set_strides(&spec[GEMM_SPEC_B_STRIDES], &layout->b);
     set_strides(&spec[GEMM_SPEC_OUT_STRIDES], &layout->out);
-    set_location(&spec[GEMM_SPEC_A_LOCATION], &compile->inputs[GEMM_A]);
-    set_location(&spec[GEMM_SPEC_B_LOCATION], &compile->inputs[GEMM_B]);
-    set_location(&spec[GEMM_SPEC_OUT_LOCATION], &compile->outputs[0]);
+    vkdml_set_location(&spec[GEMM_SPEC_A_LOCATION], &layout->a.location);
+    vkdml_set_location(&spec[GEMM_SPEC_B_LOCATION], &layout->b.location);
+    vkdml_set_location(&spec[GEMM_SPEC_OUT_LOCATION], &layout->out.location);
     if (layout->has_c)
     {
         set_strides(&spec[GEMM_SPEC_C_STRIDES], &layout->c);
-        set_location(&spec[GEMM_SPEC_C_LOCATION], &compile->inputs[GEMM_C]);
+        vkdml_set_location(&spec[GEMM_SPEC_C_LOCATION], &layout->c.location);
         spec[GEMM_SPEC_HAS_C] = 1;
     }
-    spec[GEMM_SPEC_ALPHA] = float_bits(desc->Alpha);
-    spec[GEMM_SPEC_BETA] = float_bits(desc->Beta);
+    spec[GEMM_SPEC_ALPHA] = vkdml_float_bits(problem->alpha);
+    spec[GEMM_SPEC_BETA] = vkdml_float_bits(problem->beta);
     spec[GEMM_SPEC_THREAD_M] = thread_tile(layout->out.sizes[2], GEMM_THREADS_Y);
     spec[GEMM_SPEC_THREAD_N] = thread_tile(layout->out.sizes[3], GEMM_THREADS_X);
-    vkdml_fused_activation_spec(desc->FusedActivation, &spec[GEMM_SPEC_ACTIVATION]);
+    vkdml_fused_activation_spec(problem->activation, &spec[GEMM_SPEC_ACTIVATION]);
 }
 
 /* ---- Kernel choice ---- */
@@ -359,34 +310,6 @@ static void fill_spec(const struct vkdml_compile *compile, const struct gemm_lay
 #define GEMM_TILED_MIN_TILES 96
 #define GEMM_TILED_MIN_FILL 0.5
 
-enum gemm_kernel
-{
-    GEMM_KERNEL_AUTO,
-    GEMM_KERNEL_GENERAL,
-    GEMM_KERNEL_TILED,
-    GEMM_KERNEL_COOPMAT,
-    GEMM_KERNEL_GEMV,
-};
-
-static const char *const kernel_names[] = {"auto", "general", "tiled", "coopmat", "gemv"};
-
-/* VKDML_GEMM_KERNEL, read at every compilation so that tests and benchmarks can switch it. */
-static enum gemm_kernel requested_kernel(void)
-{
-    const char *value = getenv("VKDML_GEMM_KERNEL");
-    unsigned int i;
-
-    if (!value || !*value)
-        return GEMM_KERNEL_AUTO;
-    for (i = 0; i < ARRAY_SIZE(kernel_names); ++i)
-    {
-        if (!strcmp(value, kernel_names[i]))
-            return i;
-    }
-    WARN("Ignoring VKDML_GEMM_KERNEL=%s: not auto, general, tiled, coopmat or gemv.", value);
-    return GEMM_KERNEL_AUTO;
-}
-
 /* The fast kernels' tiling; VKDML_GEMM_TUNE overrides what it names (checked by the callers). */
 struct gemm_tuning
 {
@@ -394,47 +317,35 @@ struct gemm_tuning
     uint32_t split_k;                   /* workgroups per tile, each summing a part of K */
 };
 
-static void read_tuning(struct gemm_tuning *tuning)
+/* VKDML_GEMM_TUNE's numbers, where it has them, over `tuning`. */
+static void read_tuning(const struct vkdml_compile *compile, struct gemm_tuning *tuning)
 {
-    const char *value = getenv("VKDML_GEMM_TUNE");
-    struct gemm_tuning t = {0};
-    int fields;
+    const struct vkdml_tuning_knob *knob = &compile->knobs->gemm_tune;
+    uint32_t *fields[] = {&tuning->tile_m, &tuning->tile_n, &tuning->tile_k, &tuning->stages, &tuning->group_m,
+            &tuning->subgroups_m, &tuning->subgroups_n, &tuning->split_k};
+    unsigned int i;
 
-    if (!value || !*value)
-        return;
-    fields = sscanf(value, "%u,%u,%u,%u,%u,%u,%u,%u", &t.tile_m, &t.tile_n, &t.tile_k, &t.stages, &t.group_m,
-            &t.subgroups_m, &t.subgroups_n, &t.split_k);
-    if (fields != 5 && fields != 7 && fields != 8)
+    for (i = 0; i < knob->count && i < ARRAY_SIZE(fields); ++i)
     {
-        WARN("Ignoring VKDML_GEMM_TUNE=%s: want tile_m,tile_n,tile_k,stages,group_m[,subgroups_m,subgroups_n"
-                "[,split_k]].", value);
-        return;
+        if (knob->values[i])
+            *fields[i] = knob->values[i];
     }
-    tuning->tile_m = t.tile_m ? t.tile_m : tuning->tile_m;
-    tuning->tile_n = t.tile_n ? t.tile_n : tuning->tile_n;
-    tuning->tile_k = t.tile_k ? t.tile_k : tuning->tile_k;
-    tuning->stages = t.stages ? t.stages : tuning->stages;
-    tuning->group_m = t.group_m ? t.group_m : tuning->group_m;
-    tuning->subgroups_m = t.subgroups_m ? t.subgroups_m : tuning->subgroups_m;
-    tuning->subgroups_n = t.subgroups_n ? t.subgroups_n : tuning->subgroups_n;
-    tuning->split_k = t.split_k ? t.split_k : tuning->split_k;
 }
 
-static unsigned int element_size(const struct vkdml_compile *compile)
+static unsigned int element_size(const struct gemm_layout *layout)
 {
-    return gemm_tensor(compile->op, GEMM_A)->DataType == DML_TENSOR_DATA_TYPE_FLOAT16 ? 2 : 4;
+    return vkdml_element_size(layout->problem->data_type);
 }
 
 /* Vectors of `lanes` elements along dimension `dim` (2: the matrix's first, 3: its second) are
  * whole inside the matrix and aligned: that dimension is contiguous and a multiple of the vector,
  * every other stride in use is a multiple of the vector, and the tensor's offset is a multiple of
  * the vector's bytes (bindings themselves are 16-byte aligned: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). */
-static bool vectorizable_by(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
-        unsigned int size, unsigned int dim, unsigned int lanes)
+static bool vectorizable_by(const struct gemm_matrix *matrix, unsigned int size, unsigned int dim, unsigned int lanes)
 {
     unsigned int d;
 
-    if (matrix->strides[dim] != 1 || matrix->sizes[dim] % lanes || location->offset % (lanes * size))
+    if (matrix->strides[dim] != 1 || matrix->sizes[dim] % lanes || matrix->location.offset % (lanes * size))
         return false;
     for (d = 0; d < 4; ++d)
     {
@@ -445,34 +356,31 @@ static bool vectorizable_by(const struct gemm_matrix *matrix, const struct vkdml
 }
 
 /* The same for 16-byte vectors, the fast kernels' loads and stores. */
-static bool vectorizable(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
-        unsigned int size, unsigned int dim)
+static bool vectorizable(const struct gemm_matrix *matrix, unsigned int size, unsigned int dim)
 {
-    return vectorizable_by(matrix, location, size, dim, 16 / size);
+    return vectorizable_by(matrix, size, dim, 16 / size);
 }
 
-static uint32_t vector_mode(const struct gemm_matrix *matrix, const struct vkdml_tensor_location *location,
-        unsigned int size, unsigned int lanes, bool column_major)
+static uint32_t vector_mode(const struct gemm_matrix *matrix, unsigned int size, unsigned int lanes, bool column_major)
 {
-    if (vectorizable_by(matrix, location, size, 3, lanes))
+    if (vectorizable_by(matrix, size, 3, lanes))
         return GEMM_VECTOR_ROW_MAJOR;
-    if (column_major && vectorizable_by(matrix, location, size, 2, lanes))
+    if (column_major && vectorizable_by(matrix, size, 2, lanes))
         return GEMM_VECTOR_COLUMN_MAJOR;
     return GEMM_VECTOR_NONE;
 }
 
 /* The fast kernels' vector modes for vectors of `lanes` elements (gemm_coopmat.comp: 16 bytes;
  * gemm_tiled.comp: 4 values of either type). */
-static void set_vector_modes(const struct vkdml_compile *compile, const struct gemm_layout *layout,
-        unsigned int lanes, uint32_t *spec)
+static void set_vector_modes(const struct gemm_layout *layout, unsigned int lanes, uint32_t *spec)
 {
-    unsigned int size = element_size(compile);
+    unsigned int size = element_size(layout);
 
-    spec[GEMM_SPEC_A_VECTOR] = vector_mode(&layout->a, &compile->inputs[GEMM_A], size, lanes, true);
-    spec[GEMM_SPEC_B_VECTOR] = vector_mode(&layout->b, &compile->inputs[GEMM_B], size, lanes, true);
+    spec[GEMM_SPEC_A_VECTOR] = vector_mode(&layout->a, size, lanes, true);
+    spec[GEMM_SPEC_B_VECTOR] = vector_mode(&layout->b, size, lanes, true);
     if (layout->has_c)
-        spec[GEMM_SPEC_C_VECTOR] = vector_mode(&layout->c, &compile->inputs[GEMM_C], size, lanes, false);
-    spec[GEMM_SPEC_OUT_VECTOR] = vector_mode(&layout->out, &compile->outputs[0], size, lanes, false);
+        spec[GEMM_SPEC_C_VECTOR] = vector_mode(&layout->c, size, lanes, false);
+    spec[GEMM_SPEC_OUT_VECTOR] = vector_mode(&layout->out, size, lanes, false);
 }
 
 static uint64_t tiles_of(const uint32_t *spec, uint32_t tile_m, uint32_t tile_n)
@@ -512,14 +420,15 @@ static uint32_t choose_split_k(const uint32_t *spec, uint32_t tile_m, uint32_t t
 
 /* VKDML_GEMM_TUNE's split_k (`requested`, 0 where it names none) where the kernels can take it,
  * else the default `split_k`. */
-static uint32_t tuned_split_k(const uint32_t *spec, uint32_t requested, uint32_t split_k)
+static uint32_t tuned_split_k(const struct vkdml_compile *compile, const uint32_t *spec, uint32_t requested,
+        uint32_t split_k)
 {
     if (!requested)
         return split_k;
     if (vkdml_split_k_valid(gemm_outputs(spec), requested))
         return requested;
     WARN("Ignoring split_k=%u of VKDML_GEMM_TUNE=%s: want 1 to %u parts whose sums take at most 1 GiB.",
-            requested, getenv("VKDML_GEMM_TUNE"), VKDML_MAX_SPLIT_K);
+            requested, compile->knobs->gemm_tune.text, VKDML_MAX_SPLIT_K);
     return split_k;
 }
 
@@ -535,7 +444,7 @@ static const char *plan_tiled(const struct vkdml_compile *compile, const struct 
     struct gemm_tuning tuning = tiled_default;
     uint32_t shared;
 
-    read_tuning(&tuning);
+    read_tuning(compile, &tuning);
     if (tuning.tile_k != 8 && tuning.tile_k != 16)
         tuning.tile_k = 8;
     /* Two stages of A (rows padded by 4 floats) and B, K-major. */
@@ -545,14 +454,14 @@ static const char *plan_tiled(const struct vkdml_compile *compile, const struct 
     if (shared > shared_limit(compile))
         return "the device has too little shared memory";
     /* fp32 arithmetic for FLOAT16 too: half precision is a permission. */
-    plan->kernel = element_size(compile) == 2 ? VKDML_KERNEL_GEMM_TILED_F16 : VKDML_KERNEL_GEMM_TILED_F32;
+    plan->kernel = element_size(layout) == 2 ? VKDML_KERNEL_GEMM_TILED_F16 : VKDML_KERNEL_GEMM_TILED_F32;
     plan->spec_count = GEMM_SPLIT_SPEC_COUNT;
     plan->tile_m = plan->tile_n = GEMM_TILED_TILE;
     plan->spec[GEMM_SPEC_TILE_M] = plan->spec[GEMM_SPEC_TILE_N] = GEMM_TILED_TILE;
     plan->spec[GEMM_SPEC_TILE_K] = tuning.tile_k;
     plan->spec[GEMM_SPEC_GROUP_M] = tuning.group_m;
-    set_vector_modes(compile, layout, GEMM_TILED_VECTOR, plan->spec);
-    plan->split_k = tuned_split_k(plan->spec, tuning.split_k,
+    set_vector_modes(layout, GEMM_TILED_VECTOR, plan->spec);
+    plan->split_k = tuned_split_k(compile, plan->spec, tuning.split_k,
             choose_split_k(plan->spec, GEMM_TILED_TILE, GEMM_TILED_TILE, tuning.tile_k));
     return NULL;
 }
@@ -642,20 +551,20 @@ static void default_coopmat_tuning(const uint32_t *spec, uint32_t shared_limit, 
 static const char *plan_coopmat(const struct vkdml_compile *compile, const struct gemm_layout *layout,
         struct gemm_plan *plan)
 {
-    const char *tune = getenv("VKDML_GEMM_TUNE"), *why_not;
+    const char *tune = compile->knobs->gemm_tune.text, *why_not;
     struct gemm_tuning tuning, requested;
 
-    if (gemm_tensor(compile->op, GEMM_A)->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
+    if (layout->problem->data_type != DML_TENSOR_DATA_TYPE_FLOAT16)
         return "it is the FLOAT16 kernel";
     if ((why_not = vkdml_caps_coopmat_f16_missing(&compile->vk->caps)))
         return why_not;
-    set_vector_modes(compile, layout, 16 / element_size(compile), plan->spec);
+    set_vector_modes(layout, 16 / element_size(layout), plan->spec);
     default_coopmat_tuning(plan->spec, shared_limit(compile), &tuning);
     requested = tuning;
-    read_tuning(&requested);
+    read_tuning(compile, &requested);
     if (valid_coopmat_tuning(plan->spec, &requested, shared_limit(compile)))
         tuning = requested;
-    else if (tune)
+    else if (*tune)
         WARN("Ignoring VKDML_GEMM_TUNE=%s: gemm_coopmat.comp cannot take that tiling here.", tune);
     if (!valid_coopmat_tuning(plan->spec, &tuning, shared_limit(compile)))
         return "the device has too little shared memory";
@@ -672,30 +581,24 @@ static const char *plan_coopmat(const struct vkdml_compile *compile, const struc
     /* Whole K unless the tiles are fewer than a large GPU's units: conv.c's cooperative-matrix
      * kernel measured slower split at 196 tiles, while 512x16384x512 here (64 tiles of 64x64) went
      * from 31.0 to 89.1 TFLOP/s in 4 parts (H200); more parts are unmeasured, hence the cap. */
-    plan->split_k = tuned_split_k(plan->spec, tuning.split_k,
+    plan->split_k = tuned_split_k(compile, plan->spec, tuning.split_k,
             tiles_of(plan->spec, tuning.tile_m, tuning.tile_n) < GEMM_COOPMAT_MIN_TILES
             ? VKDML_MIN(choose_split_k(plan->spec, tuning.tile_m, tuning.tile_n, tuning.tile_k),
             GEMM_COOPMAT_MAX_DEFAULT_SPLIT) : 1);
     return NULL;
 }
 
-/* FLOAT16 arithmetic: half-precision accumulation is a permission, not a request, taken only where
- * fp16 math exists. */
-static bool half_compute(const struct vkdml_compile *compile)
+static void plan_general(const struct vkdml_compile *compile, const struct gemm_layout *layout,
+        struct gemm_plan *plan)
 {
-    return (compile->flags & DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION) && compile->vk->caps.shader_float16;
-}
-
-static void plan_general(const struct vkdml_compile *compile, struct gemm_plan *plan)
-{
-    DML_TENSOR_DATA_TYPE type = gemm_tensor(compile->op, GEMM_A)->DataType;
+    DML_TENSOR_DATA_TYPE type = layout->problem->data_type;
 
     plan->spec_count = GEMM_SPEC_COUNT;
     plan->tile_m = GEMM_THREADS_Y * plan->spec[GEMM_SPEC_THREAD_M];
     plan->tile_n = GEMM_THREADS_X * plan->spec[GEMM_SPEC_THREAD_N];
     if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
         plan->kernel = VKDML_KERNEL_GEMM_F32;
-    else if (half_compute(compile))
+    else if (vkdml_half_compute(compile))
         plan->kernel = VKDML_KERNEL_GEMM_F16_HALF_COMPUTE;
     else
         plan->kernel = VKDML_KERNEL_GEMM_F16;
@@ -747,15 +650,6 @@ static void transpose_layout(const struct gemm_layout *layout, struct gemm_layou
         transpose_matrix(&transposed->c);
 }
 
-static void swap_spec(uint32_t *spec, unsigned int x, unsigned int y, unsigned int count)
-{
-    uint32_t swap;
-    unsigned int i;
-
-    for (i = 0; i < count; ++i)
-        swap = spec[x + i], spec[x + i] = spec[y + i], spec[y + i] = swap;
-}
-
 /* How gemm_gemv.comp reads B (the kernel's large operand, {K, N}) and splits its threads. */
 struct gemv_shape
 {
@@ -765,8 +659,8 @@ struct gemv_shape
     uint32_t columns, threads_n;
 };
 
-static void choose_gemv_shape(const struct gemm_matrix *b, const struct vkdml_tensor_location *b_location,
-        unsigned int size, uint32_t small, struct gemv_shape *shape)
+static void choose_gemv_shape(const struct gemm_matrix *b, unsigned int size, uint32_t small,
+        struct gemv_shape *shape)
 {
     uint32_t max_columns = GEMM_GEMV_MAX_PARTIALS / small, k = b->sizes[2], n = b->sizes[3];
     uint32_t k_blocks = (k + 16 / size - 1) / (16 / size), threads_k, lanes;
@@ -776,14 +670,14 @@ static void choose_gemv_shape(const struct gemm_matrix *b, const struct vkdml_te
     shape->b_vector = GEMM_VECTOR_NONE;
     /* Threads run along B's contiguous direction: along K when B has 16-byte vectors there, else
      * along its smaller stride; N on a tie (K = 1: B is one row, with vectors along N). */
-    if ((shape->k_fastest = vectorizable(b, b_location, size, 2)))
+    if ((shape->k_fastest = vectorizable(b, size, 2)))
         shape->b_vector = GEMM_VECTOR_COLUMN_MAJOR;
     else if (!(shape->k_fastest = b->strides[2] < b->strides[3]))
     {
         /* The widest vector along N, 16 bytes down to 4, whose partials (rows x lanes) fit. */
         for (lanes = VKDML_MIN(16 / size, round_down_pow2(max_columns)); lanes >= 2 && lanes * size >= 4; lanes /= 2)
         {
-            if (vectorizable_by(b, b_location, size, 3, lanes))
+            if (vectorizable_by(b, size, 3, lanes))
             {
                 shape->b_vector = GEMM_VECTOR_ROW_MAJOR;
                 shape->columns = lanes;
@@ -806,11 +700,10 @@ static void choose_gemv_shape(const struct gemm_matrix *b, const struct vkdml_te
 static const char *plan_gemv(const struct vkdml_compile *compile, const struct gemm_layout *layout,
         struct gemm_plan *plan)
 {
-    const struct vkdml_tensor_location *a_location = &compile->inputs[GEMM_A], *b_location = &compile->inputs[GEMM_B];
-    DML_TENSOR_DATA_TYPE type = gemm_tensor(compile->op, GEMM_A)->DataType;
+    DML_TENSOR_DATA_TYPE type = layout->problem->data_type;
     uint32_t m = layout->out.sizes[2], n = layout->out.sizes[3], small = VKDML_MIN(m, n), shared;
-    unsigned int size = element_size(compile);
-    bool transposed = n < m, half = type == DML_TENSOR_DATA_TYPE_FLOAT16 && half_compute(compile);
+    unsigned int size = element_size(layout);
+    bool transposed = n < m, half = type == DML_TENSOR_DATA_TYPE_FLOAT16 && vkdml_half_compute(compile);
     struct gemm_layout view = *layout;
     struct gemv_shape shape;
 
@@ -818,20 +711,14 @@ static const char *plan_gemv(const struct vkdml_compile *compile, const struct g
         return vkdml_debug_sprintf("M=%u and N=%u are both above GEMM_GEMV_MAX_SIDE=%u", m, n, GEMM_GEMV_MAX_SIDE);
     /* The kernel's M is the small side. */
     if (transposed)
-    {
         transpose_layout(layout, &view);
-        a_location = &compile->inputs[GEMM_B];
-        b_location = &compile->inputs[GEMM_A];
-    }
-    choose_gemv_shape(&view.b, b_location, size, small, &shape);
+    choose_gemv_shape(&view.b, size, small, &shape);
     shared = GEMM_GEMV_THREADS * small * shape.columns * (half ? 2 : 4);
     if (shared > shared_limit(compile))
         return "the device has too little shared memory";
 
-    fill_spec(compile, &view, plan->spec);
-    if (transposed)
-        swap_spec(plan->spec, GEMM_SPEC_A_LOCATION, GEMM_SPEC_B_LOCATION, 3);
-    plan->spec[GEMM_SPEC_A_VECTOR] = vectorizable(&view.a, a_location, size, 3)
+    fill_spec(&view, plan->spec);
+    plan->spec[GEMM_SPEC_A_VECTOR] = vectorizable(&view.a, size, 3)
             ? GEMM_VECTOR_ROW_MAJOR : GEMM_VECTOR_NONE;
     plan->spec[GEMM_SPEC_B_VECTOR] = shape.b_vector;
     plan->spec[GEMM_SPEC_GEMV_THREADS_N] = shape.threads_n;
@@ -865,15 +752,15 @@ static const char *plan_gemv(const struct vkdml_compile *compile, const struct g
 static bool tiled_pays(const struct vkdml_compile *compile, const struct gemm_layout *layout, const uint32_t *spec)
 {
     uint64_t tiles = tiles_of(spec, GEMM_TILED_TILE, GEMM_TILED_TILE);
-    unsigned int size = element_size(compile);
+    unsigned int size = element_size(layout);
     uint32_t split_k = 1;
 
     if (gemm_outputs(spec) < GEMM_TILED_MIN_FILL * tiles * GEMM_TILED_TILE * GEMM_TILED_TILE)
         return false;
     /* FLOAT16 with neither A nor B in vectors loses to the general kernel (H200, no cooperative
      * matrices: 4095^3 16.7 against 24.4 TFLOP/s; A in vectors, 333x4096x777: 17.5 against 8.0). */
-    if (size == 2 && !vector_mode(&layout->a, &compile->inputs[GEMM_A], size, GEMM_TILED_VECTOR, true)
-            && !vector_mode(&layout->b, &compile->inputs[GEMM_B], size, GEMM_TILED_VECTOR, true))
+    if (size == 2 && !vector_mode(&layout->a, size, GEMM_TILED_VECTOR, true)
+            && !vector_mode(&layout->b, size, GEMM_TILED_VECTOR, true))
         return false;
     if (spec[GEMM_SPEC_K] >= GEMM_TILED_SPLIT_MIN_K)
         split_k = choose_split_k(spec, GEMM_TILED_TILE, GEMM_TILED_TILE, tiled_default.tile_k);
@@ -883,52 +770,66 @@ static bool tiled_pays(const struct vkdml_compile *compile, const struct gemm_la
 /* The fastest kernel whose preconditions hold, or the one VKDML_GEMM_KERNEL names. */
 static HRESULT plan_gemm(const struct vkdml_compile *compile, const struct gemm_layout *layout, struct gemm_plan *plan)
 {
-    enum gemm_kernel requested = requested_kernel();
+    enum vkdml_gemm_kernel_knob requested = compile->knobs->gemm_kernel;
     const char *why_not = NULL;
 
     /* First: with one small side the cooperative-matrix and tiled kernels' tiles are mostly empty. */
-    if (requested == GEMM_KERNEL_GEMV || requested == GEMM_KERNEL_AUTO)
+    if (requested == VKDML_GEMM_KERNEL_GEMV || requested == VKDML_GEMM_KERNEL_AUTO)
     {
         if (!(why_not = plan_gemv(compile, layout, plan)))
             return S_OK;
     }
-    if (requested == GEMM_KERNEL_COOPMAT || requested == GEMM_KERNEL_AUTO)
+    if (requested == VKDML_GEMM_KERNEL_COOPMAT || requested == VKDML_GEMM_KERNEL_AUTO)
     {
         if (!(why_not = plan_coopmat(compile, layout, plan)))
             return S_OK;
     }
-    if (requested == GEMM_KERNEL_TILED || (requested == GEMM_KERNEL_AUTO && tiled_pays(compile, layout, plan->spec)))
+    if (requested == VKDML_GEMM_KERNEL_TILED
+            || (requested == VKDML_GEMM_KERNEL_AUTO && tiled_pays(compile, layout, plan->spec)))
     {
         if (!(why_not = plan_tiled(compile, layout, plan)))
             return S_OK;
     }
-    if (requested != GEMM_KERNEL_AUTO && requested != GEMM_KERNEL_GENERAL)
+    if (requested != VKDML_GEMM_KERNEL_AUTO && requested != VKDML_GEMM_KERNEL_GENERAL)
         return vkdml_op_error(compile->op, E_NOTIMPL, "VKDML_GEMM_KERNEL=%s cannot run this operator: %s.",
-                kernel_names[requested], why_not);
-    plan_general(compile, plan);
+                vkdml_gemm_kernel_names[requested], why_not);
+    plan_general(compile, layout, plan);
     return S_OK;
 }
 
-/* After a fast kernel that wrote split_k parts' sums: the temporary resource they need, and the
- * dispatch that adds them up, one thread per output (the main kernel's constants). */
-static HRESULT add_split_reduce(struct vkdml_compile *compile, struct gemm_plan *plan)
+/* After a fast kernel that wrote split_k parts' sums (at GEMM_SPEC_PARTIAL_OFFSET): the dispatch
+ * that adds them up, one thread per output (the main kernel's constants). */
+static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct gemm_layout *layout,
+        const struct gemm_plan *plan)
 {
     uint64_t count = (gemm_outputs(plan->spec) + GEMM_SPLIT_REDUCE_THREADS - 1) / GEMM_SPLIT_REDUCE_THREADS;
-    bool fp32 = gemm_tensor(compile->op, GEMM_A)->DataType == DML_TENSOR_DATA_TYPE_FLOAT32;
+    bool fp32 = layout->problem->data_type == DML_TENSOR_DATA_TYPE_FLOAT32;
     uint32_t groups[3];
     HRESULT hr;
 
     if (plan->split_k == 1)
         return S_OK;
-    compile->temporary_size = vkdml_split_k_partial_size(gemm_outputs(plan->spec), plan->split_k);
-    if (FAILED(hr = tile_groups(compile, count, groups)))
+    if (FAILED(hr = vkdml_spread_groups(compile, count, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, fp32 ? VKDML_KERNEL_GEMM_SPLIT_REDUCE_F32
             : VKDML_KERNEL_GEMM_SPLIT_REDUCE_F16, plan->spec, GEMM_SPLIT_SPEC_COUNT, NULL, 0, groups, true);
 }
 
-/* One dispatch over every output tile of every batch (and part of K, then the parts' sum). */
-HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
+/* Split-K's partial sums go after what the caller already keeps in the temporary resource. */
+static void place_partial_sums(struct vkdml_compile *compile, struct gemm_plan *plan)
+{
+    uint64_t offset = VKDML_ALIGN_UP(compile->temporary_size, 256);
+
+    plan->spec[GEMM_SPEC_SPLIT_K] = plan->split_k;
+    plan->spec[GEMM_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
+    if (plan->split_k == 1)
+        return;
+    plan->spec[GEMM_SPEC_PARTIAL_OFFSET] = (uint32_t)offset;
+    plan->spec[GEMM_SPEC_PARTIAL_OFFSET + 1] = (uint32_t)(offset >> 32);
+    compile->temporary_size = offset + vkdml_split_k_partial_size(gemm_outputs(plan->spec), plan->split_k);
+}
+
+HRESULT vkdml_gemm_add_dispatches(struct vkdml_compile *compile, const struct vkdml_gemm_problem *problem)
 {
     struct gemm_layout layout;
     struct gemm_plan plan;
@@ -938,21 +839,65 @@ HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
 
     memset(&plan, 0, sizeof(plan));
     plan.split_k = 1;
-    gemm_layout_init(compile->op, &layout);
-    fill_spec(compile, &layout, plan.spec);
+    gemm_layout_init(problem, &layout);
+    fill_spec(&layout, plan.spec);
     if (FAILED(hr = plan_gemm(compile, &layout, &plan)))
         return hr;
-    plan.spec[GEMM_SPEC_SPLIT_K] = plan.split_k;
-    plan.spec[GEMM_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
+    place_partial_sums(compile, &plan);
     tiles = tiles_of(plan.spec, plan.tile_m, plan.tile_n);
-    if (FAILED(hr = tile_groups(compile, tiles * plan.split_k, groups)))
+    if (FAILED(hr = vkdml_spread_groups(compile, tiles * plan.split_k, groups)))
         return hr;
     TRACE("GEMM %u batches of {%u,%u,%u}: %s, %ux%u tiles, K in %u part(s), %u x %u x %u workgroups.",
-            plan.spec[GEMM_SPEC_BATCH_COUNT], layout.out.sizes[2], layout.out.sizes[3], layout.a.sizes[3],
+            plan.spec[GEMM_SPEC_BATCH_COUNT], problem->m, problem->n, problem->k,
             vkdml_kernel_get(plan.kernel)->name, plan.tile_m, plan.tile_n, plan.split_k, groups[0], groups[1],
             groups[2]);
     if (FAILED(hr = vkdml_compile_add_dispatch(compile, plan.kernel, plan.spec, plan.spec_count, NULL, 0, groups,
             false)))
         return hr;
-    return add_split_reduce(compile, &plan);
+    return add_split_reduce(compile, &layout, &plan);
+}
+
+/* ---- DML_OPERATOR_GEMM: its desc as a problem ---- */
+
+/* Leading dimensions DirectML leaves out (rank 2 or 3) are batches of 1 (stride 0); the transpose
+ * is folded into the strides. */
+static void gemm_operand_init(struct vkdml_gemm_operand *operand, const DML_BUFFER_TENSOR_DESC *tensor,
+        const struct vkdml_tensor_location *location, bool transpose)
+{
+    uint32_t pad = 4 - tensor->DimensionCount, swap, i;
+
+    memset(operand->strides, 0, sizeof(operand->strides));
+    for (i = pad; i < 4; ++i)
+        operand->strides[i] = vkdml_tensor_stride(tensor, i - pad);
+    if (transpose)
+        swap = operand->strides[2], operand->strides[2] = operand->strides[3], operand->strides[3] = swap;
+    operand->location = *location;
+}
+
+HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
+{
+    const struct vkdml_operator_view *op = compile->op;
+    const DML_BUFFER_TENSOR_DESC *output = gemm_tensor(op, GEMM_OUTPUT), *a = gemm_tensor(op, GEMM_A);
+    const DML_GEMM_OPERATOR_DESC *desc = op->desc;
+    bool trans_a = desc->TransA == DML_MATRIX_TRANSFORM_TRANSPOSE;
+    uint32_t rank = output->DimensionCount;
+    struct vkdml_gemm_problem problem;
+
+    memset(&problem, 0, sizeof(problem));
+    problem.data_type = output->DataType;
+    problem.m = output->Sizes[rank - 2];
+    problem.n = output->Sizes[rank - 1];
+    problem.k = a->Sizes[trans_a ? rank - 2 : rank - 1];
+    problem.batches[0] = rank == 4 ? output->Sizes[0] : 1;
+    problem.batches[1] = rank >= 3 ? output->Sizes[rank - 3] : 1;
+    gemm_operand_init(&problem.a, a, &compile->inputs[GEMM_A], trans_a);
+    gemm_operand_init(&problem.b, gemm_tensor(op, GEMM_B), &compile->inputs[GEMM_B],
+            desc->TransB == DML_MATRIX_TRANSFORM_TRANSPOSE);
+    gemm_operand_init(&problem.output, output, &compile->outputs[0], false);
+    if ((problem.has_c = !!gemm_tensor(op, GEMM_C)))
+        gemm_operand_init(&problem.c, gemm_tensor(op, GEMM_C), &compile->inputs[GEMM_C], false);
+    problem.alpha = desc->Alpha;
+    problem.beta = desc->Beta;
+    problem.activation = desc->FusedActivation;
+    return vkdml_gemm_add_dispatches(compile, &problem);
 }

@@ -24,17 +24,70 @@ struct vkdml_tensor_location
     uint64_t offset;
 };
 
+/* ---- Debug knobs (toolkit.c; README "Environment"): the kernel choice, forced or tuned ---- */
+
+enum vkdml_gemm_kernel_knob
+{
+    VKDML_GEMM_KERNEL_AUTO,
+    VKDML_GEMM_KERNEL_GENERAL,
+    VKDML_GEMM_KERNEL_TILED,
+    VKDML_GEMM_KERNEL_COOPMAT,
+    VKDML_GEMM_KERNEL_GEMV,
+    VKDML_GEMM_KERNEL_COUNT,
+};
+
+enum vkdml_conv_kernel_knob
+{
+    VKDML_CONV_KERNEL_AUTO,
+    VKDML_CONV_KERNEL_GEMM_1X1,
+    VKDML_CONV_KERNEL_DIRECT,
+    VKDML_CONV_KERNEL_IMPLICIT_GEMM,
+    VKDML_CONV_KERNEL_COOPMAT,
+    VKDML_CONV_KERNEL_TILED,
+    VKDML_CONV_KERNEL_COOPMAT_NHWC,
+    VKDML_CONV_KERNEL_COUNT,
+};
+
+/* The values VKDML_GEMM_KERNEL and VKDML_CONV_KERNEL take, by enum value ("auto" first). */
+extern const char *const vkdml_gemm_kernel_names[VKDML_GEMM_KERNEL_COUNT];
+extern const char *const vkdml_conv_kernel_names[VKDML_CONV_KERNEL_COUNT];
+
+/* A tiling knob: comma-separated numbers whose meaning the family gives (0: its default). */
+struct vkdml_tuning_knob
+{
+    char text[64];                      /* the value as set, for messages */
+    uint32_t values[8];
+    uint32_t count;                     /* 0: unset, or unreadable (warned) */
+};
+
+/* VKDML_GEMM_KERNEL, VKDML_GEMM_TUNE, VKDML_CONV_KERNEL and VKDML_CONV_TUNE, read once when a
+ * backend device is created (a value that does not parse: one warning then, and the default);
+ * setting them later changes nothing for that device. Whether a tiling suits an operator is the
+ * family's check, at compilation. (VKDML_COOPMAT picks the Vulkan extension, so device.c reads it
+ * when it creates the Vulkan device.) */
+struct vkdml_knobs
+{
+    enum vkdml_gemm_kernel_knob gemm_kernel;
+    enum vkdml_conv_kernel_knob conv_kernel;
+    struct vkdml_tuning_knob gemm_tune, conv_tune;
+};
+
+void vkdml_knobs_read(struct vkdml_knobs *knobs);
+
 struct vkdml_compile
 {
     struct vkdml_backend_device *device;
     const struct vkdml_vk_device *vk;
     const struct vkdml_operator_view *op;
     DML_EXECUTION_FLAGS flags;
+    const struct vkdml_knobs *knobs;                /* the device's */
     const struct vkdml_tensor_location *inputs;     /* [op->input_count] */
     const struct vkdml_tensor_location *outputs;    /* [op->output_count] */
     uint32_t temporary_slot;
     uint32_t persistent_slot;
-    uint64_t temporary_size;            /* a family sets what its dispatches need (256-byte aligned use) */
+    uint64_t persistent_size;           /* the persistent resource so far (vkdml_compile_reserve_persistent) */
+    uint64_t temporary_size;            /* what the dispatches use so far: a family (or a service it calls)
+                                         * places its data after it, 256-byte aligned, and grows it */
     struct vkdml_program *program;
 };
 
@@ -46,6 +99,12 @@ struct vkdml_compile
 HRESULT vkdml_compile_add_dispatch(struct vkdml_compile *compile, enum vkdml_kernel_id kernel,
         const uint32_t *spec, uint32_t spec_count, const void *push, uint32_t push_size,
         const uint32_t groups[3], bool barrier_before);
+
+/* Reserves `size` bytes of the operator's persistent resource (after its OWNED_BY_DML inputs,
+ * 256-byte aligned) for data that the family's `initialize` hook writes, and returns where. The
+ * hook, run when an initializer is compiled, makes the same reservations in the same order and
+ * gets the same offsets (in the initializer's slot of the persistent resource). */
+struct vkdml_tensor_location vkdml_compile_reserve_persistent(struct vkdml_compile *compile, uint64_t size);
 
 /* Logs "CreateOperator(NAME): <message>" (ERR, or FIXME for E_NOTIMPL) and returns hr. */
 HRESULT vkdml_op_error(const struct vkdml_operator_view *op, HRESULT hr, const char *fmt, ...) VKDML_PRINTF(3, 4);
@@ -59,6 +118,14 @@ struct vkdml_op_entry
      * of them a device with `caps` runs. Families without it report no types. */
     void (*support)(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
             uint32_t *device_data_types);
+    /* Optional: for an operator whose compile() reserved persistent space, adds the initializer's
+     * dispatches that write it once (transformed weights; README "DirectML in vkdml: decisions").
+     * `compile` then describes the initializer: op and flags are the operator's, inputs[i] the
+     * initializer's binding of input i (bound only when OWNED_BY_DML), persistent_slot the
+     * operator's persistent resource, temporary_slot the initializer's temporary resource; it has
+     * no outputs (they point at the temporary slot). Dispatches run after the OWNED_BY_DML copies
+     * only with barrier_before. */
+    HRESULT (*initialize)(struct vkdml_compile *compile);
 };
 
 /* Indexed by DML_OPERATOR_TYPE. */
@@ -74,8 +141,64 @@ VKDML_OP_FAMILY(gemm)
 VKDML_OP_FAMILY(conv)
 VKDML_OP_FAMILY(fold)
 
+HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
+
 void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
         uint32_t *device_data_types);
+
+/* ---- The ops toolkit (toolkit.c): helpers every family uses the same way ---- */
+
+/* Spreads `count` workgroups over x, then y and z, as maxComputeWorkGroupCount allows, with rows
+ * as even as possible; the kernels linearize the group id and skip the few surplus groups of the
+ * rounding. E_NOTIMPL (logged) beyond the device's counts. */
+HRESULT vkdml_spread_groups(const struct vkdml_compile *compile, uint64_t count, uint32_t groups[3]);
+/* A tensor location as the kernels' three specialization constants: slot, offset low, high. */
+void vkdml_set_location(uint32_t spec[3], const struct vkdml_tensor_location *location);
+/* The element stride of dimension `dim`; packed (row-major) when the desc has no Strides. */
+uint32_t vkdml_tensor_stride(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t dim);
+/* The element offset of a tensor's last element: sum of (size - 1) * stride. */
+uint64_t vkdml_tensor_last_element(const DML_BUFFER_TENSOR_DESC *tensor);
+/* The kernels index elements with 32-bit signed SPIR-V access chains: E_NOTIMPL (logged, naming
+ * the tensor `name`) when the tensor spans more than 2^31 elements. */
+HRESULT vkdml_check_index_range(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
+        const char *name);
+/* The bits of a float, for a specialization constant the kernel reads with uintBitsToFloat. */
+uint32_t vkdml_float_bits(float value);
+/* Bytes per element (vkdml_data_type_bits / 8; 0 for sub-byte and unknown types). */
+unsigned int vkdml_element_size(DML_TENSOR_DATA_TYPE type);
+/* FLOAT16 arithmetic: DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION is a permission, not a
+ * request, taken only where the device has fp16 math. */
+bool vkdml_half_compute(const struct vkdml_compile *compile);
+
+/* ---- GEMM as a service (gemm.c) ---- */
+
+/* An operand: where it lives and its element strides {batch0, batch1, rows, columns}, a transpose
+ * already folded in (exchange the last two); 0-strides broadcast. */
+struct vkdml_gemm_operand
+{
+    struct vkdml_tensor_location location;
+    uint32_t strides[4];
+};
+
+/* Output = activation(alpha * A x B + beta * C) over batches[0] x batches[1] matrices: A is
+ * M x K, B K x N, C (optional) and Output M x N, all of `data_type` (FLOAT32 or FLOAT16). */
+struct vkdml_gemm_problem
+{
+    DML_TENSOR_DATA_TYPE data_type;
+    uint32_t m, n, k;
+    uint32_t batches[2];
+    struct vkdml_gemm_operand a, b, c, output;
+    bool has_c;
+    float alpha, beta;
+    const DML_OPERATOR_DESC *activation;            /* fused (validated by the caller), or NULL */
+};
+
+/* Adds the dispatches of the problem's kernel, chosen as for DML_OPERATOR_GEMM (gemm.c: GEMV,
+ * cooperative matrix, tiled or general; split-K and its reduction; VKDML_GEMM_KERNEL and
+ * VKDML_GEMM_TUNE apply). Split-K's partial sums go into the temporary resource after
+ * compile->temporary_size, which grows by them; the first dispatch does not wait for earlier
+ * ones. The caller checks the index range of its tensors (vkdml_check_index_range). */
+HRESULT vkdml_gemm_add_dispatches(struct vkdml_compile *compile, const struct vkdml_gemm_problem *problem);
 
 /* ---- Helpers shared by families ---- */
 

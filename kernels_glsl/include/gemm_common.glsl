@@ -54,6 +54,8 @@ layout(constant_id = GEMM_SPEC_BETA) const float BETA = 0.0;
 /* Split-K (gemm_interface.h): the fast kernels' partial sums and gemm_split_reduce.comp's. */
 layout(constant_id = GEMM_SPEC_SPLIT_K) const uint SPLIT_K = 1;
 layout(constant_id = GEMM_SPEC_PARTIAL_SLOT) const uint PARTIAL_SLOT = 0;
+layout(constant_id = GEMM_SPEC_PARTIAL_OFFSET) const uint PARTIAL_OFFSET_LO = 0;
+layout(constant_id = GEMM_SPEC_PARTIAL_OFFSET + 1) const uint PARTIAL_OFFSET_HI = 0;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer PartialSums
 {
@@ -64,7 +66,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer P
     vec4 v[];
 };
 
-/* Partial sums {SPLIT_K, BATCH_COUNT, M, N} at the start of the temporary resource. */
+/* Partial sums {SPLIT_K, BATCH_COUNT, M, N} at PARTIAL_OFFSET in the temporary resource. */
 uint partial_index(uint part, uint batch, uint m, uint n)
 {
     return ((part * BATCH_COUNT + batch) * M + m) * N + n;

@@ -72,12 +72,14 @@
 
 /* Split-K (gemm_tiled.comp, gemm_coopmat.comp): with SPLIT_K > 1, SPLIT_K workgroups per tile
  * each sum a part of K into fp32 partial sums {SPLIT_K, BATCH_COUNT, M, N} (N fastest) in the
- * temporary resource (its descriptor slot here), instead of the epilogue and store;
- * gemm_split_reduce.comp (one thread per output, the same constants) adds them up and runs the
- * epilogue. The fast kernels take the constants up to GEMM_SPLIT_SPEC_COUNT (the GEMV ones unused). */
+ * temporary resource (its descriptor slot and the byte offset there, after what the calling
+ * family keeps in it), instead of the epilogue and store; gemm_split_reduce.comp (one thread per
+ * output, the same constants) adds them up and runs the epilogue. The fast kernels take the
+ * constants up to GEMM_SPLIT_SPEC_COUNT (the GEMV ones unused). */
 #define GEMM_SPEC_SPLIT_K 57
 #define GEMM_SPEC_PARTIAL_SLOT 58
-#define GEMM_SPLIT_SPEC_COUNT 59
+#define GEMM_SPEC_PARTIAL_OFFSET 59     /* low, high (16-byte aligned) */
+#define GEMM_SPLIT_SPEC_COUNT 61
 #define GEMM_SPLIT_REDUCE_THREADS 256
 
 /* Vector access: 16 bytes at a time along the matrix's rows (its second logical dimension: K for

@@ -116,7 +116,7 @@ static void bench_kernel(struct dml_test_context *context, const struct config *
     IDMLBindingTable *table;
     ID3D12Resource *persistent, *temporary;
 
-    dml_test_set_env("VKDML_CONV_KERNEL", kernel);
+    dml_test_set_knob(context, "VKDML_CONV_KERNEL", kernel);
     if (!(compiled = compile(context, desc)))
         return;
     persistent = dml_test_initialize(context, compiled, NULL, 0);

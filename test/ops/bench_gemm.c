@@ -72,8 +72,8 @@ static void bench(struct dml_test_context *context, const struct config *c)
     HRESULT hr;
     int i;
 
-    dml_test_set_env("VKDML_GEMM_KERNEL", c->kernel);
-    dml_test_set_env("VKDML_GEMM_TUNE", c->tune);
+    dml_test_set_knob(context, "VKDML_GEMM_KERNEL", c->kernel);
+    dml_test_set_knob(context, "VKDML_GEMM_TUNE", c->tune);
     dml_test_tensor_init(&a, c->type, 2, a_sizes, NULL);
     dml_test_tensor_init(&b, c->type, 2, b_sizes, NULL);
     dml_test_tensor_init(&out, c->type, 2, out_sizes, NULL);
@@ -82,8 +82,6 @@ static void bench(struct dml_test_context *context, const struct config *c)
             (void **)&compiled);
     /* The compiled operator keeps its own reference. */
     IDMLOperator_Release(op);
-    dml_test_set_env("VKDML_GEMM_KERNEL", NULL);
-    dml_test_set_env("VKDML_GEMM_TUNE", NULL);
     if (hr == E_NOTIMPL)
     {
         printf("%s %ux%ux%u %s %s: not available\n", dml_test_type_name(c->type), c->m, c->n, c->k,

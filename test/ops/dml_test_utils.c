@@ -28,6 +28,16 @@ static int create_d3d12_objects(struct test_context *d3d)
     return 0;
 }
 
+static HRESULT create_dml_objects(struct dml_test_context *context)
+{
+    HRESULT hr;
+
+    if (FAILED(hr = DMLCreateDevice(context->d3d.device, DML_CREATE_DEVICE_FLAG_NONE, &IID_IDMLDevice,
+            (void **)&context->dml)))
+        return hr;
+    return IDMLDevice_CreateCommandRecorder(context->dml, &IID_IDMLCommandRecorder, (void **)&context->recorder);
+}
+
 int dml_test_setup(void **state)
 {
     struct dml_test_context *context;
@@ -36,11 +46,7 @@ int dml_test_setup(void **state)
     if (!(context = calloc(1, sizeof(*context))))
         return -1;
     *state = context;
-    if (create_d3d12_objects(&context->d3d)
-            || FAILED(DMLCreateDevice(context->d3d.device, DML_CREATE_DEVICE_FLAG_NONE, &IID_IDMLDevice,
-            (void **)&context->dml))
-            || FAILED(IDMLDevice_CreateCommandRecorder(context->dml, &IID_IDMLCommandRecorder,
-            (void **)&context->recorder)))
+    if (create_d3d12_objects(&context->d3d) || FAILED(create_dml_objects(context)))
     {
         fprintf(stderr, "Creating the D3D12 or DML objects failed.\n");
         return -1;
@@ -63,10 +69,13 @@ static int release_last_of(void *object, const char *name)
     return 0;
 }
 
+static const char *const knobs[] = {"VKDML_GEMM_KERNEL", "VKDML_GEMM_TUNE", "VKDML_CONV_KERNEL", "VKDML_CONV_TUNE"};
+
 int dml_test_teardown(void **state)
 {
     struct dml_test_context *context = *state;
     struct test_context *d3d;
+    unsigned int i;
     int ret = 0;
 
     if (!context)
@@ -89,6 +98,8 @@ int dml_test_teardown(void **state)
     ret |= release_last_of(d3d->device, "device");
     free(context);
     *state = NULL;
+    for (i = 0; i < ARRAY_SIZE(knobs); ++i)
+        dml_test_set_env(knobs[i], NULL);
     if (vkdml_test_log_teardown(state))
         ret = -1;
     vkdml_test_log_reset();
@@ -744,4 +755,18 @@ void dml_test_set_env(const char *name, const char *value)
     else
         unsetenv(name);
 #endif
+}
+
+void dml_test_set_knob(struct dml_test_context *context, const char *name, const char *value)
+{
+    const char *current = getenv(name);
+
+    if (!strcmp(current ? current : "", value ? value : ""))
+        return;
+    dml_test_set_env(name, value);
+    assert_int_equal(release_unknown(context->recorder), 0);
+    assert_int_equal(release_unknown(context->dml), 0);
+    context->recorder = NULL;
+    context->dml = NULL;
+    check_hr(create_dml_objects(context), S_OK);
 }

@@ -177,7 +177,13 @@ uint32_t dml_test_random(uint32_t *state);
 /* Uniform in [lo, hi). */
 float dml_test_random_float(uint32_t *state, float lo, float hi);
 
-/* Sets (value NULL: removes) an environment variable, such as the kernel knobs VKDML_*_KERNEL. */
+/* Sets (value NULL: removes) an environment variable. */
 void dml_test_set_env(const char *name, const char *value);
+/* Sets (NULL: removes) a debug knob that a DML device reads when it is created (VKDML_GEMM_KERNEL,
+ * VKDML_GEMM_TUNE, VKDML_CONV_KERNEL, VKDML_CONV_TUNE) and, when that changes its value, gives the
+ * context a new DML device and recorder that read it: every object of the old device must be
+ * released by then (asserted). dml_test_teardown removes these knobs, so a failed test leaves
+ * none set. */
+void dml_test_set_knob(struct dml_test_context *context, const char *name, const char *value);
 
 #endif /* VKDML_TEST_OPS_DML_TEST_UTILS_H */

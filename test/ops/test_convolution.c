@@ -383,9 +383,9 @@ static void fill_desc(DML_CONVOLUTION_OPERATOR_DESC *desc, struct conv_attribute
 
 /* ---- Which kernel compilation picked: its TRACE line ---- */
 
-static void set_kernel(const char *name)
+static void set_kernel(struct dml_test_context *context, const char *name)
 {
-    dml_test_set_env("VKDML_CONV_KERNEL", name);
+    dml_test_set_knob(context, "VKDML_CONV_KERNEL", name);
 }
 
 /* Compiles with VKDML_CONV_KERNEL naming `force` (unless PATH_ANY); `path` receives the kernel's
@@ -396,12 +396,10 @@ static IDMLCompiledOperator *compile_traced(struct dml_test_context *context, co
     IDMLCompiledOperator *compiled;
     char trace[256];
 
-    if (force != PATH_ANY)
-        set_kernel(path_names[force]);
+    /* Set before the compilation, for the device it makes: the knob stays until the next case. */
+    set_kernel(context, force != PATH_ANY ? path_names[force] : NULL);
     compiled = dml_test_compile_traced(context, DML_OPERATOR_CONVOLUTION, desc, flags, "Convolution kernel: ",
             trace, sizeof(trace));
-    if (force != PATH_ANY)
-        set_kernel(NULL);
     snprintf(path, 32, "%.*s", (int)strcspn(trace, ",."), trace);
     return compiled;
 }
@@ -803,7 +801,7 @@ static void test_forced_kernels(void **state)
     run_cases(state, forced_direct_cases, ARRAY_SIZE(forced_direct_cases));
 
     /* A kernel that cannot run the shape: E_NOTIMPL at compilation, with a FIXME line. */
-    set_kernel("gemm-1x1");
+    set_kernel(context, "gemm-1x1");
     conv_run_init(&run, &forced_gemm_cases[0]);
     fill_desc(&desc, &attributes, &run);
     check_hr(dml_test_create_operator(context, DML_OPERATOR_CONVOLUTION, &desc, &op), S_OK);
@@ -811,16 +809,15 @@ static void test_forced_kernels(void **state)
     compiled = (IDMLCompiledOperator *)(uintptr_t)0xdeadbeef;
     check_hr(IDMLDevice_CompileOperator(context->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
             (void **)&compiled), E_NOTIMPL);
-    set_kernel(NULL);
     assert_null(compiled);
     assert_int_equal(vkdml_test_log_counts()->errors, 0);
     assert_true(vkdml_test_log_counts()->fixmes >= 1);
     vkdml_test_log_reset();
     release_last(op);
     conv_run_cleanup(&run);
+    set_kernel(context, NULL);
 }
 
-/* A failed test leaves the variable set: later tests must not inherit it. */
 /* ---- The cooperative-matrix kernel (FLOAT16, only where the device has it) ---- */
 
 /* The kernel exists when a FLOAT16 convolution compiles with it forced. */
@@ -839,11 +836,10 @@ static bool coopmat_available(struct dml_test_context *context)
         return false;
     conv_run_init(&run, &probe);
     fill_desc(&desc, &attributes, &run);
+    set_kernel(context, path_names[PATH_COOPMAT]);
     check_hr(dml_test_create_operator(context, DML_OPERATOR_CONVOLUTION, &desc, &op), S_OK);
-    set_kernel(path_names[PATH_COOPMAT]);
     hr = IDMLDevice_CompileOperator(context->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
             (void **)&compiled);
-    set_kernel(NULL);
     if (hr != E_NOTIMPL)
         check_hr(hr, S_OK);
     if (compiled)
@@ -879,9 +875,9 @@ static const struct conv_case coopmat_cases[] =
             .start_pad = {0, 3}, .end_pad = {1, 0}, .mode = CONV, .direction = FWD, .in_layout = LAYOUT_PADDED},
 };
 
-static void set_conv_tune(const char *value)
+static void set_conv_tune(struct dml_test_context *context, const char *value)
 {
-    dml_test_set_env("VKDML_CONV_TUNE", value);
+    dml_test_set_knob(context, "VKDML_CONV_TUNE", value);
 }
 
 /* ---- The register-tiled kernel ---- */
@@ -926,7 +922,7 @@ static void test_tiled_kernel(void **state)
 
     for (t = 0; t < ARRAY_SIZE(tunings); ++t)
     {
-        set_conv_tune(tunings[t]);
+        set_conv_tune(context, tunings[t]);
         for (i = 0; i < ARRAY_SIZE(tiled_cases); ++i)
         {
             test = tiled_cases[i];
@@ -944,7 +940,7 @@ static void test_tiled_kernel(void **state)
             run_case(context, &test);
         }
     }
-    set_conv_tune(NULL);
+    set_conv_tune(context, NULL);
 }
 
 /* On the gathering kernel, every case; on channels-last copies, those it takes. */
@@ -977,7 +973,7 @@ static void test_coopmat_kernel(void **state)
     {
         for (t = 0; t < ARRAY_SIZE(tunings); ++t)
         {
-            set_conv_tune(tunings[t]);
+            set_conv_tune(context, tunings[t]);
             for (i = 0; i < ARRAY_SIZE(coopmat_cases); ++i)
             {
                 test = coopmat_cases[i];
@@ -995,16 +991,9 @@ static void test_coopmat_kernel(void **state)
             }
         }
     }
-    set_conv_tune(NULL);
+    set_conv_tune(context, NULL);
     print_message("Ran %u cases and the sweep on the cooperative-matrix kernel, gathering and on channels-last "
             "copies, %u tilings.\n", (unsigned int)ARRAY_SIZE(coopmat_cases), (unsigned int)ARRAY_SIZE(tunings));
-}
-
-static int forced_teardown(void **state)
-{
-    set_kernel(NULL);
-    set_conv_tune(NULL);
-    return dml_test_teardown(state);
 }
 
 /* ---- Invalid descs ---- */
@@ -1289,9 +1278,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fused_activations, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_owned_by_dml, dml_test_setup, dml_test_teardown),
-        cmocka_unit_test_setup_teardown(test_forced_kernels, dml_test_setup, forced_teardown),
-        cmocka_unit_test_setup_teardown(test_coopmat_kernel, dml_test_setup, forced_teardown),
-        cmocka_unit_test_setup_teardown(test_tiled_kernel, dml_test_setup, forced_teardown),
+        cmocka_unit_test_setup_teardown(test_forced_kernels, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_coopmat_kernel, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_tiled_kernel, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_attributes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_channels, dml_test_setup, dml_test_teardown),

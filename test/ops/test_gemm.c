@@ -489,33 +489,32 @@ static void test_many_batches(void **state)
 
 /* ---- The fast kernels, forced through VKDML_GEMM_KERNEL ---- */
 
-static void set_gemm_kernel(const char *kernel)
-{
-    dml_test_set_env("VKDML_GEMM_KERNEL", kernel);
-}
-
+/* The DML device reads the knobs when it is created: a setup sets them first. */
 static int tiled_setup(void **state)
 {
-    set_gemm_kernel("tiled");
+    dml_test_set_env("VKDML_GEMM_KERNEL", "tiled");
     return dml_test_setup(state);
 }
 
 static int coopmat_setup(void **state)
 {
-    set_gemm_kernel("coopmat");
+    dml_test_set_env("VKDML_GEMM_KERNEL", "coopmat");
     return dml_test_setup(state);
 }
 
 static int general_setup(void **state)
 {
-    set_gemm_kernel("general");
+    dml_test_set_env("VKDML_GEMM_KERNEL", "general");
     return dml_test_setup(state);
+}
+
+static void set_gemm_kernel(struct dml_test_context *context, const char *kernel)
+{
+    dml_test_set_knob(context, "VKDML_GEMM_KERNEL", kernel);
 }
 
 static int kernel_teardown(void **state)
 {
-    set_gemm_kernel(NULL);
-    dml_test_set_env("VKDML_GEMM_TUNE", NULL);
     expected_kernel = NULL;
     expected_parts = 0;
     return dml_test_teardown(state);
@@ -633,8 +632,8 @@ static void test_split_k(void **state)
     expected_kernel = "gemm_tiled";
     for (i = 0; i < ARRAY_SIZE(split_cases); ++i)
     {
-        set_gemm_kernel(split_cases[i].kernel);
-        dml_test_set_env("VKDML_GEMM_TUNE", split_cases[i].tune);
+        set_gemm_kernel(*state, split_cases[i].kernel);
+        dml_test_set_knob(*state, "VKDML_GEMM_TUNE", split_cases[i].tune);
         expected_parts = split_cases[i].parts;
         run_case(*state, &split_cases[i].test);
     }
@@ -709,10 +708,10 @@ static void test_coopmat_kernel(void **state)
     }
     for (i = 0; i < ARRAY_SIZE(tunings); ++i)
     {
-        dml_test_set_env("VKDML_GEMM_TUNE", tunings[i]);
+        dml_test_set_knob(context, "VKDML_GEMM_TUNE", tunings[i]);
         run_cases(state, coopmat_cases, ARRAY_SIZE(coopmat_cases));
     }
-    dml_test_set_env("VKDML_GEMM_TUNE", NULL);
+    dml_test_set_knob(context, "VKDML_GEMM_TUNE", NULL);
     print_message("Ran %u cases on the cooperative-matrix kernel, %u tilings.\n",
             (unsigned int)ARRAY_SIZE(coopmat_cases), (unsigned int)ARRAY_SIZE(tunings));
 }
@@ -783,9 +782,9 @@ static void run_gemv_case(void **state, const struct gemm_case *test)
 {
     expected_kernel = "gemm_gemv";
     run_case(*state, test);
-    set_gemm_kernel("gemv");
+    set_gemm_kernel(*state, "gemv");
     run_case(*state, test);
-    set_gemm_kernel(NULL);
+    set_gemm_kernel(*state, NULL);
     expected_kernel = NULL;
 }
 
@@ -831,13 +830,13 @@ static void check_gemv_refuses(struct dml_test_context *context)
     IDMLOperator *op;
 
     dml_test_tensor_init(&t, F32, 2, sizes, NULL);
+    set_gemm_kernel(context, "gemv");
     check_hr(dml_test_create_operator(context, DML_OPERATOR_GEMM, &desc, &op), S_OK);
-    set_gemm_kernel("gemv");
     check_hr(IDMLDevice_CompileOperator(context->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
             (void **)&compiled), E_NOTIMPL);
-    set_gemm_kernel(NULL);
     assert_null(compiled);
     release_last(op);
+    set_gemm_kernel(context, NULL);
 }
 
 static void test_gemv_kernel(void **state)
