@@ -13,7 +13,7 @@
  * Values: float inputs are uniform in [-1, 1); integer inputs the same values spread over [-8, 8)
  * (signed) or [0, 16) (unsigned), so sums and products stay in range and shift amounts stay small.
  */
-#include "vkdml-bench.h"
+#include "operators.h"
 
 #include <math.h>
 #include <stdio.h>
