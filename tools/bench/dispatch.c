@@ -110,8 +110,8 @@ static bool create_chain(struct bench *b, struct chain *c, struct dispatch_resul
     chain_workload(&c->w);
     for (i = 0; i < CHAIN_ELEMENTS; ++i)
     {
-        c->x0[i] = random_float(&seed);
-        c->bias0[i] = random_float(&seed);
+        c->x0[i] = ref_random_float(&seed, -1.0f, 1.0f);
+        c->bias0[i] = ref_random_float(&seed, -1.0f, 1.0f);
     }
     chain_expected(c->x0, c->bias0, c->expected);
     if (FAILED(hr = compile_workload(b, &c->w, &c->compiled))

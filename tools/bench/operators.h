@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "dml_op_schema.h"
+#include "reference/fp16.h"     /* host fp16, shared with test/ops */
+#include "reference/rng.h"      /* the random generator, shared with test/ops */
 
 #define MAX_RANK 8
 #define MAX_DIMS 9
@@ -37,9 +39,6 @@ bool is_float_type(DML_TENSOR_DATA_TYPE type);
 /* `count` values into memory as `type` stores them (integers from integral floats). */
 void store_values(void *dst, const float *src, size_t count, DML_TENSOR_DATA_TYPE type);
 double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type);
-uint32_t random_next(uint32_t *state);
-/* Uniform in [-1, 1). */
-float random_float(uint32_t *state);
 /* Pseudo-random values as `type` stores them (see operators.c); NULL when out of memory. */
 float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed);
 

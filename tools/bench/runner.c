@@ -394,7 +394,7 @@ static UINT64 check_index(const struct workload *w, UINT64 count, UINT64 i, uint
         return i;
     if (i == CHECK_SAMPLES - 1)
         return count - 1;
-    return (((UINT64)random_next(state) << 32) | random_next(state)) % count;
+    return (((UINT64)ref_random(state) << 32) | ref_random(state)) % count;
 }
 
 static bool check_run(struct bench *b, const struct workload *w, struct run *run, struct result *r)
