@@ -1,8 +1,9 @@
 /*
  * ID3D12Device of the D3D12 shim: creation (D3D12CreateDevice, vkdml_create_d3d12_device), the
  * device's own methods, CheckFeatureSupport and the small queries. Resources and heaps are made in
- * resource.c, descriptor heaps and views in descriptor.c, queues/allocators/lists in command.c,
- * fences in fence.c; the methods here validate what they can and hand over.
+ * resource.c, descriptor heaps and views in descriptor.c, queues in queue.c, allocators in
+ * command_allocator.c, lists in command_list.c, fences in fence.c; the methods here validate what
+ * they can and hand over.
  */
 
 #include <inttypes.h>

@@ -13,7 +13,7 @@
  * fence lives, and a fence's destruction first takes its entries out and waits until the thread
  * no longer sleeps on its semaphore.
  *
- * A CPU Signal may satisfy a queue Wait held back on the CPU (command.c): it submits the work that
+ * A CPU Signal may satisfy a queue Wait held back on the CPU (queue.c): it submits the work that
  * was waiting, under the queue mutex it already holds to order itself against queue Signals. The
  * waiter thread never takes that mutex, so the two cannot deadlock.
  *

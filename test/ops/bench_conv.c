@@ -48,7 +48,7 @@ static double spot_check(struct dml_test_context *context, const struct config *
     dml_test_read_buffer(context, output, 0, data, count * dml_test_element_size(c->type));
     for (i = 0; i < 32; ++i)
     {
-        size_t index = dml_test_random(&random) % count;
+        size_t index = ref_random(&random) % count;
         UINT ox = index % out_sizes[3], oy = (index / out_sizes[3]) % out_sizes[2];
         UINT k = (index / ((size_t)out_sizes[2] * out_sizes[3])) % c->k, n = index / ((size_t)out_sizes[1] * out_sizes[2] * out_sizes[3]);
         UINT g = k / kpg;

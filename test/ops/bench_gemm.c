@@ -40,7 +40,7 @@ static double spot_check(struct dml_test_context *context, const struct config *
     dml_test_read_buffer(context, output, 0, data, bytes);
     for (i = 0; i < 64; ++i)
     {
-        UINT m = dml_test_random(&random) % c->m, n = dml_test_random(&random) % c->n;
+        UINT m = ref_random(&random) % c->m, n = ref_random(&random) % c->n;
         size_t index = (size_t)m * c->n + n;
         double sum = 0.0, magnitude = 0.0, got;
 

@@ -22,11 +22,11 @@ float *bench_random_values(DML_TENSOR_DATA_TYPE type, size_t count, uint32_t see
     assert_true(values && *bytes);
     for (i = 0; i < count; ++i)
     {
-        values[i] = dml_test_random_float(&random, -1.0f, 1.0f);
+        values[i] = ref_random_float(&random, -1.0f, 1.0f);
         if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
         {
-            ((uint16_t *)*bytes)[i] = dml_test_float_to_half(values[i]);
-            values[i] = dml_test_half_to_float(((uint16_t *)*bytes)[i]);
+            ((uint16_t *)*bytes)[i] = ref_float_to_half(values[i]);
+            values[i] = ref_half_to_float(((uint16_t *)*bytes)[i]);
         }
         else
         {

@@ -500,9 +500,9 @@ void dml_test_float_tensor_init(struct dml_test_float_tensor *tensor, DML_TENSOR
     assert_non_null(tensor->values);
     for (i = 0; i < tensor->span; ++i)
     {
-        tensor->values[i] = dml_test_random_float(&random, -1.0f, 1.0f);
+        tensor->values[i] = ref_random_float(&random, -1.0f, 1.0f);
         if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-            tensor->values[i] = dml_test_half_to_float(dml_test_float_to_half(tensor->values[i]));
+            tensor->values[i] = ref_round_to_half(tensor->values[i]);
     }
 }
 
@@ -521,7 +521,7 @@ static void *float_tensor_bytes(const struct dml_test_float_tensor *tensor)
     for (i = 0; i < tensor->span; ++i)
     {
         if (tensor->t.buffer.DataType == DML_TENSOR_DATA_TYPE_FLOAT16)
-            ((uint16_t *)bytes)[i] = dml_test_float_to_half(tensor->values[i]);
+            ((uint16_t *)bytes)[i] = ref_float_to_half(tensor->values[i]);
         else
             ((float *)bytes)[i] = tensor->values[i];
     }
@@ -530,7 +530,7 @@ static void *float_tensor_bytes(const struct dml_test_float_tensor *tensor)
 
 float dml_test_read_float(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t index)
 {
-    return type == DML_TENSOR_DATA_TYPE_FLOAT16 ? dml_test_half_to_float(((const uint16_t *)bytes)[index])
+    return type == DML_TENSOR_DATA_TYPE_FLOAT16 ? ref_half_to_float(((const uint16_t *)bytes)[index])
             : ((const float *)bytes)[index];
 }
 
@@ -675,72 +675,6 @@ double dml_test_sum_tolerance(DML_TENSOR_DATA_TYPE type, DML_EXECUTION_FLAGS fla
 }
 
 /* ---- Host data ---- */
-
-uint16_t dml_test_float_to_half(float value)
-{
-    uint32_t x, sign, mantissa, half, remainder, halfway, shift;
-    int exponent;
-
-    memcpy(&x, &value, sizeof(x));
-    sign = (x >> 16) & 0x8000;
-    exponent = (int)((x >> 23) & 0xff) - 127 + 15;
-    mantissa = x & 0x7fffff;
-    if (((x >> 23) & 0xff) == 0xff)
-        return sign | 0x7c00 | (mantissa ? 0x200 : 0);
-    if (exponent >= 31)
-        return sign | 0x7c00;
-    if (exponent <= 0)
-    {
-        /* Subnormal: the implicit bit joins the mantissa, which shifts further. */
-        if (exponent < -10)
-            return sign;
-        mantissa |= 0x800000;
-        shift = 14 - exponent;
-        half = mantissa >> shift;
-    }
-    else
-    {
-        shift = 13;
-        half = ((uint32_t)exponent << 10) | (mantissa >> shift);
-    }
-    /* Round to nearest even; a carry out of the mantissa correctly bumps the exponent. */
-    remainder = mantissa & ((1u << shift) - 1);
-    halfway = 1u << (shift - 1);
-    if (remainder > halfway || (remainder == halfway && (half & 1)))
-        ++half;
-    return sign | half;
-}
-
-float dml_test_half_to_float(uint16_t half)
-{
-    uint32_t exponent = (half >> 10) & 0x1f, mantissa = half & 0x3ff, x;
-    float value;
-
-    if (!exponent)
-    {
-        value = ldexpf((float)mantissa, -24);
-        return (half & 0x8000) ? -value : value;
-    }
-    x = ((uint32_t)(half & 0x8000) << 16) | (exponent == 31 ? 0x7f800000 | (mantissa << 13)
-            : ((exponent + 112) << 23) | (mantissa << 13));
-    memcpy(&value, &x, sizeof(value));
-    return value;
-}
-
-uint32_t dml_test_random(uint32_t *state)
-{
-    uint32_t x = *state;
-
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *state = x;
-}
-
-float dml_test_random_float(uint32_t *state, float lo, float hi)
-{
-    return lo + (hi - lo) * (float)(dml_test_random(state) >> 8) * (1.0f / 16777216.0f);
-}
 
 void dml_test_set_env(const char *name, const char *value)
 {

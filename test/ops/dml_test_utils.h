@@ -3,8 +3,8 @@
  * D3D12 device (vkdml_create_d3d12_device) with a queue, allocator, list and fence
  * (../d3d12/d3d12_test.h), a DML device, a command recorder and a shader-visible descriptor heap;
  * tensor descs; UAV buffers with upload/readback; and "run this compiled operator on these
- * buffers" (initialize once, bind, RecordDispatch, execute, wait). Host fp16 conversion and a
- * deterministic random generator for reference data.
+ * buffers" (initialize once, bind, RecordDispatch, execute, wait). Host fp16 conversion and the
+ * deterministic random generator come from test/reference, which vkdml-bench shares.
  *
  * Every helper asserts (cmocka) on failure; the teardown fails the test unless every object's
  * final Release returns 0 and nothing unexpected was logged. dml_test_utils.c defines the
@@ -19,6 +19,8 @@
 #include <DirectML.h>
 
 #include "d3d12/d3d12_test.h"
+#include "reference/fp16.h"
+#include "reference/rng.h"
 
 #ifndef ARRAY_SIZE
 # define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -166,16 +168,7 @@ double dml_test_fused_activation(const DML_OPERATOR_DESC *activation, double x, 
 double dml_test_sum_tolerance(DML_TENSOR_DATA_TYPE type, DML_EXECUTION_FLAGS flags, UINT terms, double magnitude,
         double value, double slope);
 
-/* ---- Host data ---- */
-
-/* IEEE binary16 <-> binary32, round to nearest even; NaN stays NaN. */
-uint16_t dml_test_float_to_half(float value);
-float dml_test_half_to_float(uint16_t half);
-
-/* xorshift32; *state must not be 0. */
-uint32_t dml_test_random(uint32_t *state);
-/* Uniform in [lo, hi). */
-float dml_test_random_float(uint32_t *state, float lo, float hi);
+/* ---- Host data (fp16 conversion and the random generator: reference/fp16.h, reference/rng.h) ---- */
 
 /* Sets (value NULL: removes) an environment variable. */
 void dml_test_set_env(const char *name, const char *value);

@@ -60,7 +60,7 @@ double ewt_round(DML_TENSOR_DATA_TYPE type, double v)
     if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
         return (float)v;
     if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-        return dml_test_half_to_float(dml_test_float_to_half((float)v));
+        return ref_round_to_half((float)v);
     return v;
 }
 
@@ -290,7 +290,7 @@ static struct ewt_value read_value(DML_TENSOR_DATA_TYPE type, const uint8_t *byt
     switch (type)
     {
         case DML_TENSOR_DATA_TYPE_FLOAT32: memcpy(&f32, p, 4); v.f = f32; break;
-        case DML_TENSOR_DATA_TYPE_FLOAT16: memcpy(&u16, p, 2); v.f = dml_test_half_to_float(u16); break;
+        case DML_TENSOR_DATA_TYPE_FLOAT16: memcpy(&u16, p, 2); v.f = ref_half_to_float(u16); break;
         case DML_TENSOR_DATA_TYPE_FLOAT64: memcpy(&v.f, p, 8); break;
         default:
             memcpy(&v.u, p, dml_test_element_size(type));      /* little-endian: the low bytes */
@@ -310,7 +310,7 @@ static void write_value(DML_TENSOR_DATA_TYPE type, uint8_t *bytes, UINT64 elemen
     switch (type)
     {
         case DML_TENSOR_DATA_TYPE_FLOAT32: f32 = (float)v.f; memcpy(p, &f32, 4); break;
-        case DML_TENSOR_DATA_TYPE_FLOAT16: u16 = dml_test_float_to_half((float)v.f); memcpy(p, &u16, 2); break;
+        case DML_TENSOR_DATA_TYPE_FLOAT16: u16 = ref_float_to_half((float)v.f); memcpy(p, &u16, 2); break;
         case DML_TENSOR_DATA_TYPE_FLOAT64: memcpy(p, &v.f, 8); break;
         default: memcpy(p, &v.u, size); break;
     }
@@ -318,9 +318,9 @@ static void write_value(DML_TENSOR_DATA_TYPE type, uint8_t *bytes, UINT64 elemen
 
 static uint64_t random64(uint32_t *rng)
 {
-    uint64_t hi = dml_test_random(rng);
+    uint64_t hi = ref_random(rng);
 
-    return hi << 32 | dml_test_random(rng);
+    return hi << 32 | ref_random(rng);
 }
 
 static struct ewt_value random_value(const struct ewt_case *c, UINT input, uint32_t *rng)
@@ -333,7 +333,7 @@ static struct ewt_value random_value(const struct ewt_case *c, UINT input, uint3
     {
         if (lo == 0.0 && hi == 0.0)
             lo = -10.0, hi = 10.0;
-        return ewt_f(lo + (hi - lo) * (dml_test_random(rng) / 4294967296.0));
+        return ewt_f(lo + (hi - lo) * (ref_random(rng) / 4294967296.0));
     }
     if (lo == 0.0 && hi == 0.0)
         return ewt_i((int64_t)ewt_wrap(type, random64(rng)));
@@ -384,7 +384,7 @@ static void init_buffers(const struct ewt_case *c, struct case_buffers *b, uint3
         b->size[t] = c->binding_offset + ((tensor->buffer.TotalTensorSizeInBytes + 64 + 3) & ~3ull);
         assert_non_null(b->initial[t] = malloc(b->size[t]));
         for (i = 0; i < b->size[t]; ++i)
-            b->initial[t][i] = (uint8_t)dml_test_random(rng);
+            b->initial[t][i] = (uint8_t)ref_random(rng);
         if (t != EWT_OUT)
             fill_input(c, b, t, rng);
     }

@@ -23,7 +23,7 @@ static uint64_t float_bits(DML_TENSOR_DATA_TYPE type, double v)
     float f = (float)v;
 
     if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-        return dml_test_float_to_half(f);
+        return ref_float_to_half(f);
     if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
     {
         memcpy(&bits, &f, 4);
@@ -40,7 +40,7 @@ static double bits_float(DML_TENSOR_DATA_TYPE type, uint64_t bits)
     float f;
 
     if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-        return dml_test_half_to_float((uint16_t)bits);
+        return ref_half_to_float((uint16_t)bits);
     if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
     {
         memcpy(&f, &u32, 4);

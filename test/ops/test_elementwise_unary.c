@@ -59,7 +59,7 @@ static double clamp_nan(double x, double lo, double hi)
 static double scalar_float(DML_TENSOR_DATA_TYPE type, const DML_SCALAR_UNION *s)
 {
     if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-        return dml_test_half_to_float(s->UInt16);
+        return ref_half_to_float(s->UInt16);
     return type == DML_TENSOR_DATA_TYPE_FLOAT64 ? s->Float64 : s->Float32;
 }
 
@@ -463,8 +463,8 @@ static void test_clip1(void **state)
         }
         else if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
         {
-            desc.Min.UInt16 = dml_test_float_to_half(-0.75f);
-            desc.Max.UInt16 = dml_test_float_to_half(2.0f);
+            desc.Min.UInt16 = ref_float_to_half(-0.75f);
+            desc.Max.UInt16 = ref_float_to_half(2.0f);
         }
         else
         {

@@ -61,14 +61,14 @@ static void tensor_fill(struct tensor *t, unsigned int seed)
         switch (t->t.buffer.DataType)
         {
             case U32:
-                t->values[i] = dml_test_random(&random) % 2 ? 4294967295.0 - dml_test_random(&random) % 100
-                        : dml_test_random(&random) % 1000;
+                t->values[i] = ref_random(&random) % 2 ? 4294967295.0 - ref_random(&random) % 100
+                        : ref_random(&random) % 1000;
                 break;
             case I32:
-                t->values[i] = (double)(int32_t)(dml_test_random(&random) % 2001) - 1000.0;
+                t->values[i] = (double)(int32_t)(ref_random(&random) % 2001) - 1000.0;
                 break;
             default:
-                t->values[i] = (double)(int32_t)(dml_test_random(&random) % 65) - 32.0;
+                t->values[i] = (double)(int32_t)(ref_random(&random) % 65) - 32.0;
                 break;
         }
     }
@@ -90,7 +90,7 @@ static void *tensor_bytes(const struct tensor *t)
         switch (t->t.buffer.DataType)
         {
             case F16:
-                ((uint16_t *)bytes)[i] = dml_test_float_to_half((float)t->values[i]);
+                ((uint16_t *)bytes)[i] = ref_float_to_half((float)t->values[i]);
                 break;
             case F32:
                 ((float *)bytes)[i] = (float)t->values[i];
@@ -111,7 +111,7 @@ static double read_element(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t 
     switch (type)
     {
         case F16:
-            return dml_test_half_to_float(((const uint16_t *)bytes)[index]);
+            return ref_half_to_float(((const uint16_t *)bytes)[index]);
         case F32:
             return ((const float *)bytes)[index];
         case I32:

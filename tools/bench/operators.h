@@ -1,10 +1,11 @@
 /*
- * vkdml-bench's two halves: vkdml-bench-ops.c says what an operator workload is (which operators the
+ * vkdml-bench's two halves: operators.c says what an operator workload is (which operators the
  * bench can build, their tensors and descs from a shape, their data types and values, the CPU
- * references); vkdml-bench.c runs, times, checks and reports workloads through the DirectML API.
+ * references); the other files (bench.h) run, time, check and report workloads through the
+ * DirectML API.
  */
-#ifndef VKDML_BENCH_H
-#define VKDML_BENCH_H
+#ifndef VKDML_BENCH_OPERATORS_H
+#define VKDML_BENCH_OPERATORS_H
 
 #include <DirectML.h>
 
@@ -13,6 +14,8 @@
 #include <stdint.h>
 
 #include "dml_op_schema.h"
+#include "reference/fp16.h"     /* host fp16, shared with test/ops */
+#include "reference/rng.h"      /* the random generator, shared with test/ops */
 
 #define MAX_RANK 8
 #define MAX_DIMS 9
@@ -36,10 +39,7 @@ bool is_float_type(DML_TENSOR_DATA_TYPE type);
 /* `count` values into memory as `type` stores them (integers from integral floats). */
 void store_values(void *dst, const float *src, size_t count, DML_TENSOR_DATA_TYPE type);
 double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type);
-uint32_t random_next(uint32_t *state);
-/* Uniform in [-1, 1). */
-float random_float(uint32_t *state);
-/* Pseudo-random values as `type` stores them (see vkdml-bench-ops.c); NULL when out of memory. */
+/* Pseudo-random values as `type` stores them (see operators.c); NULL when out of memory. */
 float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed);
 
 /* ---- Tensors ---- */
@@ -75,7 +75,7 @@ struct family
     uint32_t types;                     /* what its operators take where vkdml does not report it */
 };
 
-struct reference;                       /* vkdml-bench-ops.c */
+struct reference;                       /* operators.c */
 
 /* One DML_OPERATOR_TYPE as the bench sees it. */
 struct op_info
@@ -139,4 +139,4 @@ double reference_value(const struct workload *w, float *const *inputs, UINT64 in
 /* Whether the operator has a reference for some type (fp32 and fp16, all of them so far). */
 bool op_has_reference(const struct op_info *op);
 
-#endif /* VKDML_BENCH_H */
+#endif /* VKDML_BENCH_OPERATORS_H */

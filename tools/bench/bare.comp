@@ -17,7 +17,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer Vec4s
     vec4 v[];
 };
 
-/* struct bare_push in vkdml-bench.c */
+/* struct bare_push in bare.c */
 layout(push_constant) uniform Push
 {
     Vec4s a;

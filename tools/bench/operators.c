@@ -13,7 +13,7 @@
  * Values: float inputs are uniform in [-1, 1); integer inputs the same values spread over [-8, 8)
  * (signed) or [0, 16) (unsigned), so sums and products stay in range and shift amounts stay small.
  */
-#include "vkdml-bench.h"
+#include "operators.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -102,44 +102,6 @@ void type_set_text(uint32_t set, char *text, size_t size)
     }
 }
 
-/* IEEE binary16, round to nearest even. */
-static uint16_t float_to_half(float value)
-{
-    uint32_t bits, sign, magnitude;
-    float f;
-
-    memcpy(&bits, &value, sizeof(bits));
-    sign = (bits >> 16) & 0x8000u;
-    magnitude = bits & 0x7fffffffu;
-    if (magnitude > 0x7f800000u)
-        return (uint16_t)(sign | 0x7e00u);
-    if (magnitude >= 0x477ff000u)   /* 65520 and above round to infinity */
-        return (uint16_t)(sign | 0x7c00u);
-    if (magnitude < 0x38800000u)    /* below 2^-14: a subnormal, in units of 2^-24 */
-    {
-        memcpy(&f, &magnitude, sizeof(f));
-        return (uint16_t)(sign | (uint32_t)lrintf(f * 16777216.0f));
-    }
-    magnitude += 0xfffu + ((magnitude >> 13) & 1u);
-    return (uint16_t)(sign | ((magnitude - 0x38000000u) >> 13));
-}
-
-static float half_to_float(uint16_t half)
-{
-    uint32_t sign = (uint32_t)(half & 0x8000u) << 16, exponent = (half >> 10) & 0x1fu, mantissa = half & 0x3ffu;
-    uint32_t bits;
-    float f;
-
-    if (!exponent)
-    {
-        f = ldexpf((float)mantissa, -24);
-        return sign ? -f : f;
-    }
-    bits = sign | (exponent == 31 ? 0x7f800000u : (exponent + 112) << 23) | (mantissa << 13);
-    memcpy(&f, &bits, sizeof(f));
-    return f;
-}
-
 /* One element as `type` stores it; integers little-endian, from an integral value. */
 static void store_value(void *dst, double value, DML_TENSOR_DATA_TYPE type)
 {
@@ -154,7 +116,7 @@ static void store_value(void *dst, double value, DML_TENSOR_DATA_TYPE type)
     }
     else if (type == FP16)
     {
-        half = float_to_half((float)value);
+        half = ref_float_to_half((float)value);
         memcpy(dst, &half, sizeof(half));
     }
     else if (type == DML_TENSOR_DATA_TYPE_FLOAT64)
@@ -189,7 +151,7 @@ double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type)
     if (type == FP32)
         return memcpy(&f, p, sizeof(f)), f;
     if (type == FP16)
-        return memcpy(&half, p, sizeof(half)), half_to_float(half);
+        return memcpy(&half, p, sizeof(half)), ref_half_to_float(half);
     if (type == DML_TENSOR_DATA_TYPE_FLOAT64)
         return memcpy(&value, p, sizeof(value)), value;
     memcpy(&bits, p, size);
@@ -198,26 +160,13 @@ double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type)
     return types[type_index(type)].kind == 'i' ? (double)(int64_t)bits : (double)bits;
 }
 
-uint32_t random_next(uint32_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 17;
-    *state ^= *state << 5;
-    return *state;
-}
-
-float random_float(uint32_t *state)
-{
-    return (float)(random_next(state) >> 8) * (2.0f / 16777216.0f) - 1.0f;
-}
-
 /* `value` of [-1, 1) as `type` holds it: rounded for floats, spread for integers (see the top). */
 static double typed_value(DML_TENSOR_DATA_TYPE type, double value)
 {
     int i = type_index(type);
 
     if (i < 0 || types[i].kind == 'f')
-        return type == FP16 ? half_to_float(float_to_half((float)value)) : type == FP32 ? (float)value : value;
+        return type == FP16 ? ref_round_to_half((float)value) : type == FP32 ? (float)value : value;
     return floor((types[i].kind == 'u' ? value + 1.0 : value) * INT_SPREAD);
 }
 
@@ -227,7 +176,7 @@ float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed)
     size_t i;
 
     for (i = 0; values && i < count; ++i)
-        values[i] = (float)typed_value(type, random_float(&seed));
+        values[i] = (float)typed_value(type, ref_random_float(&seed, -1.0f, 1.0f));
     return values;
 }
 
@@ -815,7 +764,7 @@ static double output_rounding(const struct workload *w, double value, double *to
 {
     if (w->output.buffer.DataType == FP32)
         return (float)value;
-    value = half_to_float(float_to_half((float)value));
+    value = ref_round_to_half((float)value);
     *tolerance += fabs(value) * (1.0 / 1024.0) + 1.0 / 16777216.0;
     return value;
 }

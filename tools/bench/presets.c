@@ -1,0 +1,99 @@
+/*
+ * vkdml-bench's named workloads (presets) and the groups that run several of them.
+ */
+#include "bench.h"
+
+#include <string.h>
+
+/* Group names: every preset in one of them runs under that name (also through --preset). */
+const struct preset_group groups[] =
+{
+    {"gpu", GROUP_GPU}, {"memory", GROUP_MEMORY}, {"gemm", GROUP_GEMM}, {"conv", GROUP_CONV},
+    {"smoke", GROUP_SMOKE}, {"all", ~0u},
+};
+const size_t group_count = ARRAY_SIZE(groups);
+
+#define GPU_MEM (GROUP_GPU | GROUP_MEMORY)
+#define GPU_GEMM (GROUP_GPU | GROUP_GEMM)
+#define GPU_CONV (GROUP_GPU | GROUP_CONV)
+/* performance.md measured PyTorch's element-wise operators in fp32 only: fp16 and broadcast cases
+ * are held to the same bandwidth. IDENTITY (a copy) is held to RELU's, the same traffic. */
+const struct preset presets[] =
+{
+    {"add-256MiB", "add", FP32, "67108864", false, GPU_MEM, 4294, "PyTorch add fp32 64Mi", 0.9},
+    /* vkdml's ADD against a plain Vulkan kernel's, same bytes, same timing: what Vulkan itself allows. */
+    {"bare-add-256MiB", BARE_ADD_OP, FP32, "67108864", false, GPU_MEM, 4294, "PyTorch add fp32 64Mi", 0.9},
+    {"add-256MiB-fp16", "add", FP16, "134217728", false, GPU_MEM, 4294, "PyTorch add fp32 64Mi, as bandwidth", 0.9},
+    {"add-broadcast-256MiB", "add", FP32, "8192x8192", true, GPU_MEM, 4294, "PyTorch add fp32 64Mi, as bandwidth",
+            0.9},
+    {"add-broadcast-256MiB-fp16", "add", FP16, "8192x16384", true, GPU_MEM, 4294,
+            "PyTorch add fp32 64Mi, as bandwidth", 0.9},
+    {"multiply-256MiB", "multiply", FP32, "67108864", false, GPU_MEM, 4294, "PyTorch add fp32 64Mi, as bandwidth", 0.9},
+    {"relu-256MiB", "relu", FP32, "67108864", false, GPU_MEM, 4148, "PyTorch relu fp32 64Mi", 0.9},
+    {"relu-256MiB-fp16", "relu", FP16, "134217728", false, GPU_MEM, 4148, "PyTorch relu fp32 64Mi, as bandwidth", 0.9},
+    {"identity-256MiB", "identity", FP32, "67108864", false, GPU_MEM, 4148, "PyTorch relu fp32 64Mi, as bandwidth",
+            0.9},
+    {"identity-256MiB-fp16", "identity", FP16, "134217728", false, GPU_MEM, 4148,
+            "PyTorch relu fp32 64Mi, as bandwidth", 0.9},
+    /* 1 GiB per tensor: what fixed costs remain at 256 MiB. */
+    {"add-1GiB", "add", FP32, "268435456", false, GPU_MEM, 4294, "PyTorch add fp32 64Mi, as bandwidth", 0.9},
+    {"identity-1GiB", "identity", FP32, "268435456", false, GPU_MEM, 4148, "PyTorch relu fp32 64Mi, as bandwidth", 0.9},
+    {"softmax-8192", "softmax1", FP32, "8192x8192", false, GPU_MEM, 1938, "PyTorch softmax fp32 8192^2", 0.9},
+    {"gemm-4096-fp32", "gemm", FP32, "4096x4096x4096", false, GPU_GEMM, 51.4, "cuBLAS fp32 (TF32 off) 4096^3", 0.6},
+    {"gemm-8192-fp32", "gemm", FP32, "8192x8192x8192", false, GPU_GEMM, 51.0, "cuBLAS fp32 (TF32 off) 8192^3", 0.6},
+    {"gemm-4096-fp16", "gemm", FP16, "4096x4096x4096", false, GPU_GEMM, 748, "cuBLAS fp16 4096^3", 0.35},
+    {"gemm-1024-fp16", "gemm", FP16, "1024x1024x1024", false, GPU_GEMM, 202, "cuBLAS fp16 1024^3", 0},
+    {"gemm-64-fp32", "gemm", FP32, "64x64x64", false, GPU_GEMM | GROUP_SMOKE, 0, NULL, 0},
+    /* Batch-1 inference (M = 1): bound by reading B once, so rated in GB/s, against add's bandwidth. */
+    {"gemv-4096-fp32", "gemm", FP32, "1x4096x4096", false, GPU_GEMM, 0, NULL, 0},
+    {"gemv-4096-fp16", "gemm", FP16, "1x4096x4096", false, GPU_GEMM, 0, NULL, 0},
+    {"conv-resnet50", "convolution", FP32, "32x64x56x56x64x3x3", false, GPU_CONV, 30.7,
+            "cuDNN fp32 N32 C64 56^2 K64 3x3", 0.5},
+    {"conv-resnet50-c256", "convolution", FP32, "32x256x14x14x256x3x3", false, GPU_CONV, 42.1,
+            "cuDNN fp32 N32 C256 14^2 K256 3x3", 0.5},
+    {"conv-resnet50-1x1", "convolution", FP32, "32x64x56x56x256x1x1", false, GPU_CONV, 26.3,
+            "cuDNN fp32 N32 C64 56^2 K256 1x1", 0.5},
+    {"conv-resnet50-stem", "convolution", FP32, "32x3x224x224x64x7x7x2x3", false, GPU_CONV, 20.3,
+            "cuDNN fp32 N32 C3 224^2 K64 7x7 s2", 0.5},
+    {"conv-resnet50-fp16", "convolution", FP16, "32x64x56x56x64x3x3", false, GPU_CONV, 139,
+            "cuDNN fp16 N32 C64 56^2 K64 3x3", 0.3},
+    {"conv-resnet50-c256-fp16", "convolution", FP16, "32x256x14x14x256x3x3", false, GPU_CONV, 215,
+            "cuDNN fp16 N32 C256 14^2 K256 3x3", 0.3},
+    {"small-dispatch", DISPATCH_OP, FP32, "1024", false, GROUP_GPU | GROUP_SMOKE, 0, NULL, 0},
+    /* Odd sizes, every family and layout: correctness under --check, not speed. */
+    {"add-smoke", "add", FP32, "3x5x67", false, GROUP_SMOKE, 0, NULL, 0},
+    {"add-smoke-fp16", "add", FP16, "1001", false, GROUP_SMOKE, 0, NULL, 0},
+    {"add-broadcast-smoke", "add", FP32, "37x64", true, GROUP_SMOKE, 0, NULL, 0},
+    {"add-broadcast-smoke-fp16", "add", FP16, "5x3x72", true, GROUP_SMOKE, 0, NULL, 0},
+    {"multiply-smoke", "multiply", FP32, "4099", false, GROUP_SMOKE, 0, NULL, 0},
+    {"relu-smoke", "relu", FP32, "4099", false, GROUP_SMOKE, 0, NULL, 0},
+    {"relu-smoke-fp16", "relu", FP16, "2047", false, GROUP_SMOKE, 0, NULL, 0},
+    {"identity-smoke", "identity", FP32, "7x9x11", false, GROUP_SMOKE, 0, NULL, 0},
+    {"sigmoid-smoke", "sigmoid", FP32, "999", false, GROUP_SMOKE, 0, NULL, 0},
+    {"gemm-smoke", "gemm", FP32, "33x17x45", false, GROUP_SMOKE, 0, NULL, 0},
+    {"gemm-smoke-fp16", "gemm", FP16, "64x32x48", false, GROUP_SMOKE, 0, NULL, 0},
+    {"gemv-smoke", "gemm", FP32, "3x300x37", false, GROUP_SMOKE, 0, NULL, 0},
+    {"gemv-smoke-fp16", "gemm", FP16, "1x256x40", false, GROUP_SMOKE, 0, NULL, 0},
+    {"conv-smoke", "convolution", FP32, "2x3x9x9x4x3x3", false, GROUP_SMOKE, 0, NULL, 0},
+    {"conv-smoke-stride", "convolution", FP32, "1x5x11x11x6x3x3x2x1", false, GROUP_SMOKE, 0, NULL, 0},
+    {"softmax-smoke", "softmax1", FP32, "7x33", false, GROUP_SMOKE, 0, NULL, 0},
+    {"bare-add-smoke", BARE_ADD_OP, FP32, "4096", false, GROUP_SMOKE, 0, NULL, 0},
+};
+#undef GPU_MEM
+#undef GPU_GEMM
+#undef GPU_CONV
+
+const size_t preset_count = ARRAY_SIZE(presets);
+_Static_assert(ARRAY_SIZE(presets) <= MAX_PRESETS, "struct selection has room for MAX_PRESETS presets");
+
+const struct preset *find_preset(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(presets); ++i)
+    {
+        if (!strcmp(presets[i].name, name))
+            return &presets[i];
+    }
+    return NULL;
+}
