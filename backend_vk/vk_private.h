@@ -10,7 +10,7 @@
 
 #include "vk_coopmat_khr.h"
 
-#include "vkdml_common.h"
+#include "vkdml_com.h"
 #include "vkdml_kernels.h"
 
 struct vkdml_vk_instance_procs
@@ -32,6 +32,8 @@ const char *vkdml_vk_result_string(VkResult vr);
 /* Logs a failed Vulkan call with the call's text and the result, then evaluates to the result. */
 #define VK_CHECK(expr) vkdml_vk_check((expr), #expr, __func__)
 VkResult vkdml_vk_check(VkResult vr, const char *expr, const char *function);
+/* The HRESULT a failed Vulkan call turns into at the COM boundary. */
+HRESULT hresult_from_vk_result(VkResult vr);
 
 /* ---- Instance ---- */
 

@@ -33,9 +33,6 @@
 # define VKDML_RETVAL_WIN32 0
 #endif
 
-HRESULT hresult_from_vk_result(VkResult vr);
-
-
 /* ---- Device (device.c) ---- */
 
 struct d3d12_device
