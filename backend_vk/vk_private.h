@@ -122,6 +122,12 @@ static inline void vkdml_vk_queue_unlock(struct vkdml_vk_device *device)
         device->unlock_queue(device->queue_lock_user_data, device->queue);
 }
 
+/* The one mapping from Vulkan features to the flags of struct vkdml_vk_caps that they give: for a
+ * device vkdml creates (what it enabled), an engine's device (what the engine enabled) and an
+ * adapter without a device (what it has: the support matrix). Other members are left alone. */
+void vkdml_vk_caps_set_features(struct vkdml_vk_caps *caps, const VkPhysicalDeviceFeatures *core,
+        const VkPhysicalDeviceVulkan11Features *vulkan11, const VkPhysicalDeviceVulkan12Features *vulkan12);
+
 /* Creates a logical device with one compute queue on adapter `index` of `instance`. */
 VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t index,
         struct vkdml_vk_device **device);
