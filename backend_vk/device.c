@@ -391,6 +391,7 @@ VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t ind
         goto out_destroy_device;
     }
     device->procs.vkGetDeviceQueue(device->vk_device, device->queue_family, 0, &device->queue);
+    vkdml_vk_pipeline_cache_init(device, VK_NULL_HANDLE);
 
     INFO("Using adapter %u \"%s\" (%s, Vulkan %u.%u), queue family %u, %u bytes of shared memory per workgroup.",
             index, device->adapter.name, device->adapter.driver_name, VK_API_VERSION_MAJOR(device->adapter.api_version),
@@ -415,6 +416,7 @@ void vkdml_vk_device_destroy(struct vkdml_vk_device *device)
     if (!device)
         return;
     vk_procs = &device->procs;
+    vkdml_vk_pipeline_cache_cleanup(device);
     /* An engine's device stays: its queues may be busy with the engine's own work, which
      * vkDeviceWaitIdle would race with. */
     if (!device->imported)

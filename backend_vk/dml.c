@@ -95,6 +95,8 @@ void vkdml_backend_device_destroy(struct vkdml_backend_device *device)
     vk_procs = &device->vk->procs;
     vkdml_pipeline_cache_destroy(device);
     VK_CALL(vkDestroyPipelineLayout(device->vk->vk_device, device->layout, NULL));
+    /* Applications often keep the D3D12 device to the end: persist what this DML device compiled now. */
+    vkdml_vk_pipeline_cache_save(device->vk);
     d3d12_device_release(device->d3d12);
     free(device);
 }

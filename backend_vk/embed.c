@@ -116,6 +116,12 @@ static HRESULT check_device_desc(const struct vkdml_vulkan_device_desc *desc)
     return S_OK;
 }
 
+/* Fields of later versions are read only when the engine's struct has them. */
+static VkPipelineCache desc_pipeline_cache(const struct vkdml_vulkan_device_desc *desc)
+{
+    return desc->struct_size >= VKDML_VULKAN_DEVICE_DESC_SIZE_2 ? desc->pipeline_cache : VK_NULL_HANDLE;
+}
+
 /* ---- The instance ---- */
 
 static HRESULT import_instance(const struct vkdml_vulkan_device_desc *desc, struct vkdml_vk_instance **out)
@@ -380,6 +386,7 @@ static HRESULT import_device(struct vkdml_vk_instance *instance, const struct vk
     device->unlock_queue = desc->unlock_queue;
     device->queue_lock_user_data = desc->queue_lock_user_data;
     record_imported_caps(device, &features, api_version);
+    vkdml_vk_pipeline_cache_init(device, desc_pipeline_cache(desc));
     INFO("Using the engine's VkDevice %p on \"%s\" (Vulkan %u.%u), queue %u of family %u.", (void *)desc->device,
             device->adapter.name, VK_API_VERSION_MAJOR(api_version), VK_API_VERSION_MINOR(api_version),
             desc->queue_index, desc->queue_family_index);
