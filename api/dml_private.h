@@ -1,7 +1,7 @@
 /*
  * The DirectML object layer: IDMLDevice1, IDMLOperator, IDMLCompiledOperator,
  * IDMLOperatorInitializer, IDMLBindingTable, IDMLCommandRecorder, in the C COM style of the
- * D3D12 shim. Backend-independent: Vulkan work goes through backend_vk/vkdml_backend.h.
+ * D3D12 shim. Backend-independent: Vulkan work goes through vkdml_backend.h.
  *
  * Files: dml_device.c (device, debug device, DMLCreateDevice*), dml_operator.c (operators and
  * compiled operators), dml_initializer.c, dml_binding_table.c, dml_command_recorder.c,

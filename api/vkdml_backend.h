@@ -1,6 +1,7 @@
 /*
  * The boundary between the DirectML object layer (api/dml_*.c) and the Vulkan backend: the DML
- * objects call only these functions, never Vulkan or the D3D12 shim's internals.
+ * objects call only these functions, never Vulkan or the D3D12 shim's internals. It lives with
+ * the layer that consumes it; backend_vk/ implements it (dml.c, program.c, embed.c, profiler.c).
  *
  * Descriptor layout of a compiled operator's binding table (RequiredDescriptorCount =
  * input_count + output_count + 2):
