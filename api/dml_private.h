@@ -145,7 +145,7 @@ struct dml_binding_table
     struct vkdml_private_store private_store;
     IDMLDispatchable *dispatchable_iface;   /* holds a reference */
     struct dml_dispatchable dispatchable;
-    struct vkdml_descriptor *records;       /* host view of the CPU descriptor range */
+    D3D12_CPU_DESCRIPTOR_HANDLE cpu_handle; /* the descriptor range; 0 without a dispatchable */
     D3D12_GPU_DESCRIPTOR_HANDLE gpu_handle;
     UINT size_in_descriptors;
     /* Which slots hold a binding, for the completeness check at RecordDispatch. */
