@@ -100,9 +100,10 @@ static char *cache_file_path(const struct vkdml_vk_device *device)
 }
 
 /* Why the file cannot be used, or NULL. */
-static const char *check_header(const struct cache_file_header *header, const struct cache_file_header *expected,
-        size_t file_size, const uint8_t *data)
+static const char *check_file(const uint8_t *contents, size_t file_size, const struct cache_file_header *expected)
 {
+    const struct cache_file_header *header = (const struct cache_file_header *)contents;
+
     if (file_size < sizeof(*header) || memcmp(header->magic, expected->magic, sizeof(header->magic)))
         return "not a vkdml pipeline cache";
     if (header->header_version != expected->header_version)
@@ -116,7 +117,7 @@ static const char *check_header(const struct cache_file_header *header, const st
         return "written by a vkdml build with other kernels";
     if (header->data_size != file_size - sizeof(*header))
         return "truncated";
-    if (header->data_hash != hash64(HASH64_INIT, data, header->data_size))
+    if (header->data_hash != hash64(HASH64_INIT, contents + sizeof(*header), header->data_size))
         return "corrupt";
     return NULL;
 }
@@ -161,8 +162,7 @@ static uint8_t *load_cache_file(const struct vkdml_vk_device *device, const char
     if (!(contents = read_file(path, &size)))
         return NULL;
     expected_header(device, &expected);
-    if ((reason = check_header((const struct cache_file_header *)contents, &expected, size,
-            contents + sizeof(expected))))
+    if ((reason = check_file(contents, size, &expected)))
     {
         INFO("Ignoring the pipeline cache file %s: %s.", path, reason);
         free(contents);
