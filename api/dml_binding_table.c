@@ -1,7 +1,7 @@
 /*
- * IDMLBindingTable: writes software descriptor records (descriptor_interface.h) into the
+ * IDMLBindingTable: checks each binding and has the backend write its descriptor into the
  * application's descriptor heap range, in the slot layout of vkdml_backend.h. Kernels read the
- * records when the dispatch executes, which gives DESCRIPTORS_VOLATILE semantics for free.
+ * descriptors when the dispatch executes, which gives DESCRIPTORS_VOLATILE semantics for free.
  * Misuse in the void Bind* methods removes the DML device, as DirectML documents.
  */
 
@@ -71,8 +71,8 @@ static bool heap_allowed(D3D12_HEAP_TYPE type, bool allow_upload)
 }
 
 /* Writes the record for one buffer binding after checking it; false (device removed) on misuse. */
-static bool write_buffer(struct dml_binding_table *table, struct vkdml_descriptor *record,
-        const DML_BUFFER_BINDING *binding, const struct binding_rule *rule)
+static bool write_buffer(struct dml_binding_table *table, UINT slot, const DML_BUFFER_BINDING *binding,
+        const struct binding_rule *rule)
 {
     struct vkdml_resource_info info;
 
@@ -111,17 +111,14 @@ static bool write_buffer(struct dml_binding_table *table, struct vkdml_descripto
                 "-byte buffer.", rule->what, (uint64_t)binding->Offset, (uint64_t)binding->SizeInBytes, info.size);
         return false;
     }
-    record->address = info.gpu_address + binding->Offset;
-    record->size = binding->SizeInBytes;
-    record->kind = VKDML_DESCRIPTOR_KIND_UAV_BUFFER;
-    record->stride = 0;
-    record->resource = (uint64_t)(uintptr_t)binding->Buffer;
+    vkdml_backend_write_descriptor(table->device->backend, table->cpu_handle, slot, binding->Buffer, binding->Offset,
+            binding->SizeInBytes);
     return true;
 }
 
-static void write_none(struct vkdml_descriptor *record)
+static void write_none(struct dml_binding_table *table, UINT slot)
 {
-    memset(record, 0, sizeof(*record));
+    vkdml_backend_write_descriptor(table->device->backend, table->cpu_handle, slot, NULL, 0, 0);
 }
 
 static const DML_BUFFER_BINDING *buffer_of(const DML_BINDING_DESC *binding)
@@ -155,12 +152,12 @@ static bool bind_tensor(struct dml_binding_table *table, UINT slot, const DML_BU
                     ? "an OWNED_BY_DML tensor is bound at initialization only" : "the optional tensor is absent");
             return false;
         }
-        write_none(&table->records[slot]);
+        write_none(table, slot);
         return true;
     }
     rule.min_size = tensor->TotalTensorSizeInBytes;
     rule.alignment = tensor_alignment(tensor);
-    return write_buffer(table, &table->records[slot], buffer_of(binding), &rule);
+    return write_buffer(table, slot, buffer_of(binding), &rule);
 }
 
 static bool check_count(struct dml_binding_table *table, const char *method, UINT count, const DML_BINDING_DESC *bindings,
@@ -212,13 +209,13 @@ static bool bind_initializer_inputs(struct dml_binding_table *table, UINT count,
 
             if (!tensor || !(tensor->Flags & DML_TENSOR_FLAG_OWNED_BY_DML))
             {
-                write_none(&table->records[base + j]);
+                write_none(table, base + j);
                 continue;
             }
             rule.min_size = tensor->TotalTensorSizeInBytes;
             rule.alignment = tensor_alignment(tensor);
             rule.allow_upload = true;
-            if (!write_buffer(table, &table->records[base + j],
+            if (!write_buffer(table, base + j,
                     array && array->BindingCount ? &array->Bindings[j] : NULL, &rule))
                 return false;
         }
@@ -273,11 +270,11 @@ static bool bind_initializer_outputs(struct dml_binding_table *table, UINT count
 
         if (!target->properties.PersistentResourceSize)
         {
-            write_none(&table->records[slot]);
+            write_none(table, slot);
             continue;
         }
         if (bindings[t].Type != DML_BINDING_TYPE_BUFFER
-                || !write_buffer(table, &table->records[slot], buffer_of(&bindings[t]), &rule))
+                || !write_buffer(table, slot, buffer_of(&bindings[t]), &rule))
         {
             if (bindings[t].Type != DML_BINDING_TYPE_BUFFER)
                 remove_device(table, "BindOutputs", "%s must be a BUFFER binding.", rule.what);
@@ -329,7 +326,7 @@ static bool bind_resource(struct dml_binding_table *table, UINT slot, const DML_
             remove_device(table, method, "the dispatchable needs %" PRIu64 " bytes here; NULL/NONE is only for size 0.", size);
             return false;
         }
-        write_none(&table->records[slot]);
+        write_none(table, slot);
         return true;
     }
     if (binding->Type != DML_BINDING_TYPE_BUFFER)
@@ -339,10 +336,10 @@ static bool bind_resource(struct dml_binding_table *table, UINT slot, const DML_
     }
     if (!size && !(buffer_of(binding) && buffer_of(binding)->Buffer))
     {
-        write_none(&table->records[slot]);
+        write_none(table, slot);
         return true;
     }
-    return write_buffer(table, &table->records[slot], buffer_of(binding), &rule);
+    return write_buffer(table, slot, buffer_of(binding), &rule);
 }
 
 static void STDMETHODCALLTYPE dml_binding_table_BindTemporaryResource(IDMLBindingTable *iface,
@@ -390,14 +387,13 @@ static void clear_target(struct dml_binding_table *table)
         IDMLDispatchable_Release(table->dispatchable_iface);
     table->dispatchable_iface = NULL;
     memset(&table->dispatchable, 0, sizeof(table->dispatchable));
-    table->records = NULL;
+    table->cpu_handle.ptr = 0;
     table->inputs_bound = table->outputs_bound = table->temporary_bound = table->persistent_bound = false;
 }
 
 static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TABLE_DESC *desc, const char *caller)
 {
     struct dml_dispatchable dispatchable;
-    struct vkdml_descriptor *records;
 
     if (!desc)
     {
@@ -416,8 +412,8 @@ static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TAB
                 desc->SizeInDescriptors, dispatchable.properties.RequiredDescriptorCount);
         return E_INVALIDARG;
     }
-    if (!(records = vkdml_backend_cpu_descriptors(table->device->backend, desc->CPUDescriptorHandle,
-            desc->SizeInDescriptors, caller))
+    if (!vkdml_backend_check_cpu_descriptors(table->device->backend, desc->CPUDescriptorHandle,
+            desc->SizeInDescriptors, caller)
             || !vkdml_backend_check_gpu_descriptors(table->device->backend, desc->GPUDescriptorHandle,
             desc->SizeInDescriptors, caller))
         return E_INVALIDARG;
@@ -426,7 +422,7 @@ static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TAB
     clear_target(table);
     table->dispatchable_iface = desc->Dispatchable;
     table->dispatchable = dispatchable;
-    table->records = records;
+    table->cpu_handle = desc->CPUDescriptorHandle;
     table->gpu_handle = desc->GPUDescriptorHandle;
     table->size_in_descriptors = desc->SizeInDescriptors;
     return S_OK;

@@ -1,7 +1,7 @@
 /*
  * The DirectML object layer: IDMLDevice1, IDMLOperator, IDMLCompiledOperator,
  * IDMLOperatorInitializer, IDMLBindingTable, IDMLCommandRecorder, in the C COM style of the
- * D3D12 shim. Backend-independent: Vulkan work goes through backend_vk/vkdml_backend.h.
+ * D3D12 shim. Backend-independent: Vulkan work goes through vkdml_backend.h.
  *
  * Files: dml_device.c (device, debug device, DMLCreateDevice*), dml_operator.c (operators and
  * compiled operators), dml_initializer.c, dml_binding_table.c, dml_command_recorder.c,
@@ -143,7 +143,7 @@ struct dml_binding_table
     struct vkdml_private_store private_store;
     IDMLDispatchable *dispatchable_iface;   /* holds a reference */
     struct dml_dispatchable dispatchable;
-    struct vkdml_descriptor *records;       /* host view of the CPU descriptor range */
+    D3D12_CPU_DESCRIPTOR_HANDLE cpu_handle; /* the descriptor range; 0 without a dispatchable */
     D3D12_GPU_DESCRIPTOR_HANDLE gpu_handle;
     UINT size_in_descriptors;
     /* Which slots hold a binding, for the completeness check at RecordDispatch. */

@@ -75,8 +75,11 @@ extern "C" {
 #endif
 
 /* The first version of struct vkdml_vulkan_device_desc ends after `flags`; later versions append
- * fields and keep accepting this size. */
+ * fields and keep accepting this size (fields past struct_size count as zero). */
 #define VKDML_VULKAN_DEVICE_DESC_SIZE_1 ((uint32_t)offsetof(struct vkdml_vulkan_device_desc, flags) + 4u)
+/* The second version ends after `pipeline_cache`. */
+#define VKDML_VULKAN_DEVICE_DESC_SIZE_2 \
+    ((uint32_t)(offsetof(struct vkdml_vulkan_device_desc, pipeline_cache) + sizeof(VkPipelineCache)))
 
 /* flags of struct vkdml_vulkan_device_desc */
 enum vkdml_vulkan_device_flags
@@ -142,6 +145,12 @@ struct vkdml_vulkan_device_desc
     void *queue_lock_user_data;
     /* enum vkdml_vulkan_device_flags. */
     uint32_t flags;
+    /* Version 2. Optional: the engine's VkPipelineCache on `device`, which vkdml then creates all its
+     * pipelines through instead of a cache of its own (and ignores VKDML_PIPELINE_CACHE_DIR); the
+     * engine persists it. vkdml never destroys it. It must outlive the ID3D12Device and must not
+     * have been created with VK_PIPELINE_CACHE_CREATE_EXTERNALLY_SYNCHRONIZED_BIT: vkdml uses it
+     * from whichever threads compile operators. VK_NULL_HANDLE: none. */
+    VkPipelineCache pipeline_cache;
 };
 
 /* Creates vkdml's D3D12 shim device (ID3D12Device) on the engine's Vulkan objects and, when

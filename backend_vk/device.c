@@ -79,18 +79,24 @@ void vkdml_vk_device_read_properties(struct vkdml_vk_device *device)
     caps->subgroup_size = subgroup.subgroupSize;
 }
 
+void vkdml_vk_caps_set_features(struct vkdml_vk_caps *caps, const VkPhysicalDeviceFeatures *core,
+        const VkPhysicalDeviceVulkan11Features *vulkan11, const VkPhysicalDeviceVulkan12Features *vulkan12)
+{
+    caps->shader_float16 = vulkan12->shaderFloat16;
+    caps->shader_int8 = vulkan12->shaderInt8;
+    caps->shader_int16 = core->shaderInt16;
+    caps->shader_int64 = core->shaderInt64;
+    caps->shader_float64 = core->shaderFloat64;
+    caps->storage_8bit = vulkan12->storageBuffer8BitAccess;
+    caps->storage_16bit = vulkan11->storageBuffer16BitAccess;
+}
+
 static void record_caps(struct vkdml_vk_device *device, const struct device_features *enabled)
 {
     struct vkdml_vk_caps *caps = &device->caps;
 
     vkdml_vk_device_read_properties(device);
-    caps->shader_float16 = enabled->vulkan12.shaderFloat16;
-    caps->shader_int8 = enabled->vulkan12.shaderInt8;
-    caps->shader_int16 = enabled->features.features.shaderInt16;
-    caps->shader_int64 = enabled->features.features.shaderInt64;
-    caps->shader_float64 = enabled->features.features.shaderFloat64;
-    caps->storage_8bit = enabled->vulkan12.storageBuffer8BitAccess;
-    caps->storage_16bit = enabled->vulkan11.storageBuffer16BitAccess;
+    vkdml_vk_caps_set_features(caps, &enabled->features.features, &enabled->vulkan11, &enabled->vulkan12);
     caps->coopmat_khr = enabled->coopmat_khr.cooperativeMatrix;
     caps->coopmat_f16 = enabled->coopmat_nv.cooperativeMatrix || caps->coopmat_khr;
 }
@@ -385,6 +391,7 @@ VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t ind
         goto out_destroy_device;
     }
     device->procs.vkGetDeviceQueue(device->vk_device, device->queue_family, 0, &device->queue);
+    vkdml_vk_pipeline_cache_init(device, VK_NULL_HANDLE);
 
     INFO("Using adapter %u \"%s\" (%s, Vulkan %u.%u), queue family %u, %u bytes of shared memory per workgroup.",
             index, device->adapter.name, device->adapter.driver_name, VK_API_VERSION_MAJOR(device->adapter.api_version),
@@ -409,6 +416,7 @@ void vkdml_vk_device_destroy(struct vkdml_vk_device *device)
     if (!device)
         return;
     vk_procs = &device->procs;
+    vkdml_vk_pipeline_cache_cleanup(device);
     /* An engine's device stays: its queues may be busy with the engine's own work, which
      * vkDeviceWaitIdle would race with. */
     if (!device->imported)

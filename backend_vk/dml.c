@@ -96,6 +96,8 @@ void vkdml_backend_device_destroy(struct vkdml_backend_device *device)
     vk_procs = &device->vk->procs;
     vkdml_pipeline_cache_destroy(device);
     VK_CALL(vkDestroyPipelineLayout(device->vk->vk_device, device->layout, NULL));
+    /* Applications often keep the D3D12 device to the end: persist what this DML device compiled now. */
+    vkdml_vk_pipeline_cache_save(device->vk);
     d3d12_device_release(device->d3d12);
     free(device);
 }
@@ -186,16 +188,26 @@ HRESULT vkdml_backend_get_resource(struct vkdml_backend_device *device, ID3D12Re
     return S_OK;
 }
 
-struct vkdml_descriptor *vkdml_backend_cpu_descriptors(struct vkdml_backend_device *device,
-        D3D12_CPU_DESCRIPTOR_HANDLE handle, UINT count, const char *caller)
+bool vkdml_backend_check_cpu_descriptors(struct vkdml_backend_device *device, D3D12_CPU_DESCRIPTOR_HANDLE handle,
+        UINT count, const char *caller)
 {
-    return d3d12_device_descriptor_from_cpu_handle(device->d3d12, handle, count, caller);
+    return d3d12_device_descriptor_from_cpu_handle(device->d3d12, handle, count, caller) != NULL;
 }
 
 bool vkdml_backend_check_gpu_descriptors(struct vkdml_backend_device *device, D3D12_GPU_DESCRIPTOR_HANDLE handle,
         UINT count, const char *caller)
 {
     return d3d12_device_heap_from_gpu_handle(device->d3d12, handle, count, caller) != NULL;
+}
+
+void vkdml_backend_write_descriptor(struct vkdml_backend_device *device, D3D12_CPU_DESCRIPTOR_HANDLE table,
+        UINT slot, ID3D12Resource *resource, uint64_t offset, uint64_t size)
+{
+    /* The CPU handle of a software descriptor heap is the host address of its records. */
+    struct vkdml_descriptor *record = (struct vkdml_descriptor *)table.ptr + slot;
+
+    d3d12_write_buffer_descriptor(record, resource ? unsafe_impl_from_ID3D12Resource(resource) : NULL, offset, size,
+            VKDML_DESCRIPTOR_KIND_UAV_BUFFER, 0);
 }
 
 /* ---- Recording ---- */

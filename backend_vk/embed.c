@@ -116,6 +116,12 @@ static HRESULT check_device_desc(const struct vkdml_vulkan_device_desc *desc)
     return S_OK;
 }
 
+/* Fields of later versions are read only when the engine's struct has them. */
+static VkPipelineCache desc_pipeline_cache(const struct vkdml_vulkan_device_desc *desc)
+{
+    return desc->struct_size >= VKDML_VULKAN_DEVICE_DESC_SIZE_2 ? desc->pipeline_cache : VK_NULL_HANDLE;
+}
+
 /* ---- The instance ---- */
 
 static HRESULT import_instance(const struct vkdml_vulkan_device_desc *desc, struct vkdml_vk_instance **out)
@@ -149,23 +155,25 @@ static HRESULT import_instance(const struct vkdml_vulkan_device_desc *desc, stru
 
 /* ---- The device ---- */
 
-/* What the engine enabled, gathered from whichever feature structs it chained. */
+/* What the engine enabled, gathered from whichever feature structs it chained into the 1.0, 1.1
+ * and 1.2 structs (and synchronization2), as vkdml_vk_caps_set_features() reads them. */
 struct enabled_features
 {
     VkPhysicalDeviceFeatures core;
-    bool buffer_device_address, timeline_semaphore, synchronization2;
-    bool shader_float16, shader_int8, storage_16bit, storage_8bit;
+    VkPhysicalDeviceVulkan11Features vulkan11;
+    VkPhysicalDeviceVulkan12Features vulkan12;
+    bool synchronization2;
 };
 
 static void collect_12_features(const VkBaseInStructure *s, struct enabled_features *f)
 {
     const VkPhysicalDeviceVulkan12Features *v12 = (const void *)s;
 
-    f->buffer_device_address |= v12->bufferDeviceAddress;
-    f->timeline_semaphore |= v12->timelineSemaphore;
-    f->shader_float16 |= v12->shaderFloat16;
-    f->shader_int8 |= v12->shaderInt8;
-    f->storage_8bit |= v12->storageBuffer8BitAccess;
+    f->vulkan12.bufferDeviceAddress |= v12->bufferDeviceAddress;
+    f->vulkan12.timelineSemaphore |= v12->timelineSemaphore;
+    f->vulkan12.shaderFloat16 |= v12->shaderFloat16;
+    f->vulkan12.shaderInt8 |= v12->shaderInt8;
+    f->vulkan12.storageBuffer8BitAccess |= v12->storageBuffer8BitAccess;
 }
 
 static void collect_feature_struct(const VkBaseInStructure *s, struct enabled_features *f)
@@ -176,7 +184,8 @@ static void collect_feature_struct(const VkBaseInStructure *s, struct enabled_fe
             f->core = ((const VkPhysicalDeviceFeatures2 *)(const void *)s)->features;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES:
-            f->storage_16bit |= ((const VkPhysicalDeviceVulkan11Features *)(const void *)s)->storageBuffer16BitAccess;
+            f->vulkan11.storageBuffer16BitAccess |=
+                    ((const VkPhysicalDeviceVulkan11Features *)(const void *)s)->storageBuffer16BitAccess;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES:
             collect_12_features(s, f);
@@ -185,11 +194,11 @@ static void collect_feature_struct(const VkBaseInStructure *s, struct enabled_fe
             f->synchronization2 |= ((const VkPhysicalDeviceVulkan13Features *)(const void *)s)->synchronization2;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES:
-            f->buffer_device_address |=
+            f->vulkan12.bufferDeviceAddress |=
                     ((const VkPhysicalDeviceBufferDeviceAddressFeatures *)(const void *)s)->bufferDeviceAddress;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:
-            f->timeline_semaphore |=
+            f->vulkan12.timelineSemaphore |=
                     ((const VkPhysicalDeviceTimelineSemaphoreFeatures *)(const void *)s)->timelineSemaphore;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES:
@@ -197,15 +206,17 @@ static void collect_feature_struct(const VkBaseInStructure *s, struct enabled_fe
                     ((const VkPhysicalDeviceSynchronization2Features *)(const void *)s)->synchronization2;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES:
-            f->shader_float16 |= ((const VkPhysicalDeviceShaderFloat16Int8Features *)(const void *)s)->shaderFloat16;
-            f->shader_int8 |= ((const VkPhysicalDeviceShaderFloat16Int8Features *)(const void *)s)->shaderInt8;
+            f->vulkan12.shaderFloat16 |=
+                    ((const VkPhysicalDeviceShaderFloat16Int8Features *)(const void *)s)->shaderFloat16;
+            f->vulkan12.shaderInt8 |= ((const VkPhysicalDeviceShaderFloat16Int8Features *)(const void *)s)->shaderInt8;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
-            f->storage_16bit |=
+            f->vulkan11.storageBuffer16BitAccess |=
                     ((const VkPhysicalDevice16BitStorageFeatures *)(const void *)s)->storageBuffer16BitAccess;
             break;
         case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
-            f->storage_8bit |= ((const VkPhysicalDevice8BitStorageFeatures *)(const void *)s)->storageBuffer8BitAccess;
+            f->vulkan12.storageBuffer8BitAccess |=
+                    ((const VkPhysicalDevice8BitStorageFeatures *)(const void *)s)->storageBuffer8BitAccess;
             break;
         default:
             break;
@@ -231,9 +242,9 @@ static HRESULT check_enabled_features(const struct vkdml_vulkan_device_desc *des
 {
     const char *missing = NULL;
 
-    if (!f->buffer_device_address)
+    if (!f->vulkan12.bufferDeviceAddress)
         missing = "bufferDeviceAddress (VkPhysicalDeviceVulkan12Features or VkPhysicalDeviceBufferDeviceAddressFeatures)";
-    else if (!f->timeline_semaphore)
+    else if (!f->vulkan12.timelineSemaphore)
         missing = "timelineSemaphore (VkPhysicalDeviceVulkan12Features or VkPhysicalDeviceTimelineSemaphoreFeatures)";
     else if (!f->synchronization2)
         missing = "synchronization2 (VkPhysicalDeviceVulkan13Features or VkPhysicalDeviceSynchronization2Features)";
@@ -315,13 +326,7 @@ static void record_imported_caps(struct vkdml_vk_device *device, const struct en
     struct vkdml_vk_caps *caps = &device->caps;
 
     vkdml_vk_device_read_properties(device);
-    caps->shader_float16 = f->shader_float16;
-    caps->shader_int8 = f->shader_int8;
-    caps->shader_int16 = f->core.shaderInt16;
-    caps->shader_int64 = f->core.shaderInt64;
-    caps->shader_float64 = f->core.shaderFloat64;
-    caps->storage_8bit = f->storage_8bit;
-    caps->storage_16bit = f->storage_16bit;
+    vkdml_vk_caps_set_features(caps, &f->core, &f->vulkan11, &f->vulkan12);
     caps->synchronization2_khr = api_version < VK_API_VERSION_1_3;
 }
 
@@ -381,6 +386,7 @@ static HRESULT import_device(struct vkdml_vk_instance *instance, const struct vk
     device->unlock_queue = desc->unlock_queue;
     device->queue_lock_user_data = desc->queue_lock_user_data;
     record_imported_caps(device, &features, api_version);
+    vkdml_vk_pipeline_cache_init(device, desc_pipeline_cache(desc));
     INFO("Using the engine's VkDevice %p on \"%s\" (Vulkan %u.%u), queue %u of family %u.", (void *)desc->device,
             device->adapter.name, VK_API_VERSION_MAJOR(api_version), VK_API_VERSION_MINOR(api_version),
             desc->queue_index, desc->queue_family_index);

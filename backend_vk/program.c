@@ -1,7 +1,8 @@
 /*
  * Compiled programs: the dispatches an operator or initializer records, built by the operator
  * families through vkdml_compile_add_dispatch(), with pipelines from a per-device cache keyed by
- * (kernel, specialization constants) so identical compiled operators share pipelines.
+ * (kernel, specialization constants) so identical compiled operators share pipelines. New ones are
+ * created through the Vulkan device's VkPipelineCache (pipeline_cache.c).
  */
 
 #include <inttypes.h>
@@ -34,54 +35,6 @@ static uint32_t key_hash(enum vkdml_kernel_id kernel, const uint32_t *spec, uint
     return hash % VKDML_PIPELINE_BUCKETS;
 }
 
-static VkResult create_pipeline(struct vkdml_backend_device *device, enum vkdml_kernel_id kernel,
-        const uint32_t *spec, uint32_t spec_count, VkPipeline *pipeline)
-{
-    const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
-    const struct vkdml_kernel *code = vkdml_kernel_get(kernel);
-    VkSpecializationMapEntry *entries = NULL;
-    VkShaderModule module;
-    uint32_t i;
-    VkResult vr;
-
-    if (spec_count && !(entries = calloc(spec_count, sizeof(*entries))))
-        return VK_ERROR_OUT_OF_HOST_MEMORY;
-    for (i = 0; i < spec_count; ++i)
-        entries[i] = (VkSpecializationMapEntry){i, i * sizeof(uint32_t), sizeof(uint32_t)};
-    VkSpecializationInfo spec_info = {spec_count, entries, spec_count * sizeof(uint32_t), spec};
-    VkShaderModuleCreateInfo module_info =
-    {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = code->size,
-        .pCode = code->code,
-    };
-
-    if ((vr = VK_CHECK(VK_CALL(vkCreateShaderModule(device->vk->vk_device, &module_info, NULL, &module)))) < 0)
-    {
-        free(entries);
-        return vr;
-    }
-    VkComputePipelineCreateInfo info =
-    {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage =
-        {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = module,
-            .pName = "main",
-            .pSpecializationInfo = spec_count ? &spec_info : NULL,
-        },
-        .layout = device->layout,
-    };
-    vr = VK_CHECK(VK_CALL(vkCreateComputePipelines(device->vk->vk_device, VK_NULL_HANDLE, 1, &info, NULL, pipeline)));
-    VK_CALL(vkDestroyShaderModule(device->vk->vk_device, module, NULL));
-    free(entries);
-    if (vr >= 0)
-        TRACE("Created a %s pipeline with %u specialization constants.", code->name, spec_count);
-    return vr;
-}
-
 HRESULT vkdml_pipeline_cache_get(struct vkdml_backend_device *device, enum vkdml_kernel_id kernel,
         const uint32_t *spec, uint32_t spec_count, VkPipeline *pipeline)
 {
@@ -100,7 +53,8 @@ HRESULT vkdml_pipeline_cache_get(struct vkdml_backend_device *device, enum vkdml
     {
         if (!(entry = calloc(1, sizeof(*entry) + spec_count * sizeof(*spec))))
             vr = VK_ERROR_OUT_OF_HOST_MEMORY;
-        else if ((vr = create_pipeline(device, kernel, spec, spec_count, &entry->pipeline)) < 0)
+        else if ((vr = vkdml_vk_compute_pipeline_create(device->vk, device->layout, kernel, spec, spec_count,
+                &entry->pipeline)) < 0)
         {
             free(entry);
             entry = NULL;

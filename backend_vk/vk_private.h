@@ -1,7 +1,8 @@
 /*
  * The Vulkan backend's objects and internal prototypes: instance and adapter selection,
- * logical device, buffers, pipelines. Every Vulkan call goes through a per-object function
- * table: VK_CALL(vkCmdDispatch(...)) expects a `const struct vkdml_vk_*_procs *vk_procs` in scope.
+ * logical device, buffers, pipelines and their cache. Every Vulkan call goes through a per-object
+ * function table: VK_CALL(vkCmdDispatch(...)) expects a `const struct vkdml_vk_*_procs *vk_procs`
+ * in scope.
  */
 #ifndef VKDML_VK_PRIVATE_H
 #define VKDML_VK_PRIVATE_H
@@ -10,7 +11,7 @@
 
 #include "vk_coopmat_khr.h"
 
-#include "vkdml_common.h"
+#include "vkdml_com.h"
 #include "vkdml_kernels.h"
 
 struct vkdml_vk_instance_procs
@@ -32,6 +33,8 @@ const char *vkdml_vk_result_string(VkResult vr);
 /* Logs a failed Vulkan call with the call's text and the result, then evaluates to the result. */
 #define VK_CHECK(expr) vkdml_vk_check((expr), #expr, __func__)
 VkResult vkdml_vk_check(VkResult vr, const char *expr, const char *function);
+/* The HRESULT a failed Vulkan call turns into at the COM boundary. */
+HRESULT hresult_from_vk_result(VkResult vr);
 
 /* ---- Instance ---- */
 
@@ -88,6 +91,16 @@ struct vkdml_vk_caps
     bool coopmat_khr;               /* ... through VK_KHR_cooperative_matrix (else the NV extension) */
 };
 
+/* The VkPipelineCache every pipeline of a device is created through (pipeline_cache.c). */
+struct vkdml_vk_pipeline_cache
+{
+    VkPipelineCache vk_cache;       /* VK_NULL_HANDLE when it could not be created */
+    bool imported;                  /* the engine's: never written or destroyed by vkdml */
+    char *path;                     /* the file it persists to; NULL without VKDML_PIPELINE_CACHE_DIR */
+    struct vkdml_mutex mutex;       /* one writer at a time; guards saved_size */
+    size_t saved_size;              /* bytes of cache data in the file, as loaded or last written */
+};
+
 struct vkdml_vk_device
 {
     struct vkdml_vk_instance *instance;
@@ -105,6 +118,7 @@ struct vkdml_vk_device
     void (*lock_queue)(void *user_data, VkQueue queue);
     void (*unlock_queue)(void *user_data, VkQueue queue);
     void *queue_lock_user_data;
+    struct vkdml_vk_pipeline_cache pipeline_cache;
 };
 
 /* Around every vkQueue* call, inside queue_mutex: the engine's lock when it shares the queue. */
@@ -119,6 +133,12 @@ static inline void vkdml_vk_queue_unlock(struct vkdml_vk_device *device)
     if (device->unlock_queue)
         device->unlock_queue(device->queue_lock_user_data, device->queue);
 }
+
+/* The one mapping from Vulkan features to the flags of struct vkdml_vk_caps that they give: for a
+ * device vkdml creates (what it enabled), an engine's device (what the engine enabled) and an
+ * adapter without a device (what it has: the support matrix). Other members are left alone. */
+void vkdml_vk_caps_set_features(struct vkdml_vk_caps *caps, const VkPhysicalDeviceFeatures *core,
+        const VkPhysicalDeviceVulkan11Features *vulkan11, const VkPhysicalDeviceVulkan12Features *vulkan12);
 
 /* Creates a logical device with one compute queue on adapter `index` of `instance`. */
 VkResult vkdml_vk_device_create(struct vkdml_vk_instance *instance, uint32_t index,
@@ -220,26 +240,21 @@ void vkdml_vk_buffer_destroy(struct vkdml_vk_device *device, struct vkdml_vk_buf
 VkResult vkdml_vk_buffer_create_placed(struct vkdml_vk_device *device, VkDeviceSize size,
         const struct vkdml_vk_memory *memory, VkDeviceSize offset, VkBuffer *buffer, VkDeviceAddress *address);
 
-/* ---- Pipelines ---- */
+/* ---- Pipelines (pipeline_cache.c) ---- */
 
-/* A compute pipeline of one registered kernel. Kernels take their buffers as device
- * addresses in push constants (no descriptor sets), so the layout is only a push range. */
-struct vkdml_vk_pipeline
-{
-    VkPipeline vk_pipeline;
-    VkPipelineLayout layout;
-    uint32_t push_constant_size;
-};
+/* Creates the device's pipeline cache, loaded from VKDML_PIPELINE_CACHE_DIR when that is set, or
+ * takes `engine_cache`, the engine's (VK_NULL_HANDLE: none). Never fails: without a cache,
+ * pipelines are created from scratch (logged). */
+void vkdml_vk_pipeline_cache_init(struct vkdml_vk_device *device, VkPipelineCache engine_cache);
+/* Writes vkdml's own cache to its file when it has grown since it was loaded or last written;
+ * failures are warnings. */
+void vkdml_vk_pipeline_cache_save(struct vkdml_vk_device *device);
+/* Saves vkdml's own cache and destroys it (an engine's stays as it is). */
+void vkdml_vk_pipeline_cache_cleanup(struct vkdml_vk_device *device);
 
-struct vkdml_vk_specialization
-{
-    uint32_t count;
-    const uint32_t *values;         /* constant_id i gets values[i] (32-bit each) */
-};
-
-VkResult vkdml_vk_pipeline_create(struct vkdml_vk_device *device, enum vkdml_kernel_id kernel,
-        const struct vkdml_vk_specialization *specialization, uint32_t push_constant_size,
-        struct vkdml_vk_pipeline *pipeline);
-void vkdml_vk_pipeline_destroy(struct vkdml_vk_device *device, struct vkdml_vk_pipeline *pipeline);
+/* A compute pipeline of an embedded kernel through the device's cache: constant_id i of the
+ * kernel gets spec[i] (32-bit each). */
+VkResult vkdml_vk_compute_pipeline_create(struct vkdml_vk_device *device, VkPipelineLayout layout,
+        enum vkdml_kernel_id kernel, const uint32_t *spec, uint32_t spec_count, VkPipeline *pipeline);
 
 #endif /* VKDML_VK_PRIVATE_H */

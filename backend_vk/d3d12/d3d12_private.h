@@ -43,9 +43,6 @@
 # define VKDML_D3D12_WIDL_HEADER 0
 #endif
 
-HRESULT hresult_from_vk_result(VkResult vr);
-
-
 /* ---- Device (device.c) ---- */
 
 struct d3d12_device

@@ -22,13 +22,7 @@ static void physical_device_caps(struct vkdml_vk_instance *instance, VkPhysicalD
 
     memset(caps, 0, sizeof(*caps));
     VK_CALL(vkGetPhysicalDeviceFeatures2(physical_device, &features));
-    caps->shader_float16 = vulkan12.shaderFloat16;
-    caps->shader_int8 = vulkan12.shaderInt8;
-    caps->shader_int16 = features.features.shaderInt16;
-    caps->shader_int64 = features.features.shaderInt64;
-    caps->shader_float64 = features.features.shaderFloat64;
-    caps->storage_8bit = vulkan12.storageBuffer8BitAccess;
-    caps->storage_16bit = vulkan11.storageBuffer16BitAccess;
+    vkdml_vk_caps_set_features(caps, &features.features, &vulkan11, &vulkan12);
 }
 
 static void fill_entry(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, bool usable,

@@ -241,16 +241,22 @@ void engine_create(struct engine *engine, const struct engine_options *options)
 {
     static const struct engine_options defaults;
     VkCommandPoolCreateInfo pool_info = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    VkPipelineCacheCreateInfo cache_info = {VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
 
+    if (!options)
+        options = &defaults;
     memset(engine, 0, sizeof(*engine));
     pthread_mutex_init(&engine->queue_mutex, NULL);
     create_instance(engine);
     choose_physical_device(engine);
-    create_device(engine, options ? options : &defaults);
+    create_device(engine, options);
     pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pool_info.queueFamilyIndex = engine->queue_family;
     VK_OK(vkCreateCommandPool(engine->device, &pool_info, NULL, &engine->command_pool));
     create_scale_pipeline(engine);
+    if (options->pipeline_cache)
+        VK_OK(vkCreatePipelineCache(engine->device, &cache_info, NULL, &engine->pipeline_cache));
+    engine->desc_version_1 = options->desc_version_1;
 }
 
 void engine_destroy(struct engine *engine)
@@ -263,6 +269,8 @@ void engine_destroy(struct engine *engine)
     vkDestroyDescriptorPool(engine->device, engine->descriptor_pool, NULL);
     vkDestroyDescriptorSetLayout(engine->device, engine->set_layout, NULL);
     vkDestroyCommandPool(engine->device, engine->command_pool, NULL);
+    /* vkdml never destroys the engine's cache: destroying it twice would be reported. */
+    vkDestroyPipelineCache(engine->device, engine->pipeline_cache, NULL);
     /* The validation layer reports every object vkdml left behind on the engine's device here. */
     vkDestroyDevice(engine->device, NULL);
     if (engine->messenger)
@@ -315,6 +323,9 @@ void engine_device_desc(struct engine *engine, struct vkdml_vulkan_device_desc *
     desc->unlock_queue = unlock_queue;
     desc->queue_lock_user_data = engine;
     desc->flags = engine->validation ? VKDML_VULKAN_DEVICE_FLAG_VALIDATION_LAYER : 0;
+    desc->pipeline_cache = engine->pipeline_cache;
+    if (engine->desc_version_1)
+        desc->struct_size = VKDML_VULKAN_DEVICE_DESC_SIZE_1;
 }
 
 static uint32_t host_memory_type(struct engine *engine, uint32_t type_bits)

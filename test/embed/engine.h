@@ -17,6 +17,8 @@ struct engine_options
 {
     bool no_float16;                    /* create the device without shaderFloat16 */
     bool no_buffer_device_address;      /* ... without bufferDeviceAddress (vkdml must refuse it) */
+    bool pipeline_cache;                /* create a VkPipelineCache and hand it to vkdml (desc.pipeline_cache) */
+    bool desc_version_1;                /* desc.struct_size of the first version, as an older engine sets it */
 };
 
 struct engine
@@ -51,6 +53,8 @@ struct engine
     VkDescriptorPool descriptor_pool;
     VkPipelineLayout pipeline_layout;
     VkPipeline scale_pipeline;
+    VkPipelineCache pipeline_cache;     /* VK_NULL_HANDLE unless engine_options.pipeline_cache */
+    bool desc_version_1;
 };
 
 struct engine_buffer

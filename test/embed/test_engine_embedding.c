@@ -10,12 +10,16 @@
  * - an engine device without bufferDeviceAddress: refused at creation;
  * - a wrapped buffer too small for a tensor: refused at binding;
  * - the shim's own queue and copies on the engine's device and wrapped buffers;
- * - the error paths of the embedding entry points, and the memory budget of adapter info.
+ * - the error paths of the embedding entry points, and the memory budget of adapter info;
+ * - the engine's VkPipelineCache: used for every pipeline, never persisted or destroyed by vkdml.
  * The profiler on vkdml's own D3D12 device is in test_profiler.c.
  * Every engine ends with vkDestroyDevice under the validation layer, which reports any Vulkan
  * object vkdml left behind (or destroyed twice) on the engine's device.
  */
 #include "embed_utils.h"
+
+#include <dirent.h>
+#include <unistd.h>
 
 static const uint32_t float_two_bits = 0x40000000u;  /* 2.0f, for vkCmdFillBuffer */
 
@@ -641,6 +645,124 @@ static void test_record_errors(void **state)
     embed_destroy(&e);
 }
 
+/* ---- The engine's pipeline cache (desc.pipeline_cache), watched through vkGetDeviceProcAddr ---- */
+
+static PFN_vkGetDeviceProcAddr real_get_device_proc_addr;
+static PFN_vkCreatePipelineCache real_create_pipeline_cache;
+static PFN_vkCreateComputePipelines real_create_compute_pipelines;
+static VkPipelineCache watched_engine_cache;
+static unsigned int caches_created, pipelines_created, pipelines_through_engine_cache;
+
+static VKAPI_ATTR VkResult VKAPI_CALL spy_create_pipeline_cache(VkDevice device, const VkPipelineCacheCreateInfo *info,
+        const VkAllocationCallbacks *allocator, VkPipelineCache *cache)
+{
+    ++caches_created;
+    return real_create_pipeline_cache(device, info, allocator, cache);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL spy_create_compute_pipelines(VkDevice device, VkPipelineCache cache,
+        uint32_t count, const VkComputePipelineCreateInfo *infos, const VkAllocationCallbacks *allocator,
+        VkPipeline *pipelines)
+{
+    pipelines_created += count;
+    if (cache && cache == watched_engine_cache)
+        pipelines_through_engine_cache += count;
+    return real_create_compute_pipelines(device, cache, count, infos, allocator, pipelines);
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL spy_get_device_proc_addr(VkDevice device, const char *name)
+{
+    if (!strcmp(name, "vkCreatePipelineCache"))
+    {
+        real_create_pipeline_cache = (PFN_vkCreatePipelineCache)real_get_device_proc_addr(device, name);
+        return (PFN_vkVoidFunction)spy_create_pipeline_cache;
+    }
+    if (!strcmp(name, "vkCreateComputePipelines"))
+    {
+        real_create_compute_pipelines = (PFN_vkCreateComputePipelines)real_get_device_proc_addr(device, name);
+        return (PFN_vkVoidFunction)spy_create_compute_pipelines;
+    }
+    return real_get_device_proc_addr(device, name);
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL cache_spy_get_instance_proc_addr(VkInstance instance,
+        const char *name)
+{
+    if (!strcmp(name, "vkGetDeviceProcAddr"))
+    {
+        real_get_device_proc_addr = (PFN_vkGetDeviceProcAddr)vkGetInstanceProcAddr(instance, name);
+        return (PFN_vkVoidFunction)spy_get_device_proc_addr;
+    }
+    return vkGetInstanceProcAddr(instance, name);
+}
+
+/* Removes the directory and what is in it; returns how many files there were. */
+static unsigned int remove_directory(const char *dir)
+{
+    unsigned int count = 0;
+    struct dirent *entry;
+    char path[512];
+    DIR *d;
+
+    assert_non_null(d = opendir(dir));
+    while ((entry = readdir(d)))
+    {
+        if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
+        assert_int_equal(remove(path), 0);
+        ++count;
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
+    return count;
+}
+
+/* ELEMENT_WISE_ADD compiled on an engine made with `options`, the pipeline calls watched, with
+ * VKDML_PIPELINE_CACHE_DIR an empty directory; returns how many files vkdml wrote there. */
+static unsigned int compile_watching_caches(const struct engine_options *options)
+{
+    char dir[] = "/tmp/vkdml-embed-cache-XXXXXX";
+    IDMLCompiledOperator *compiled;
+    struct tensor t;
+    struct embed e;
+
+    assert_non_null(mkdtemp(dir));
+    setenv("VKDML_PIPELINE_CACHE_DIR", dir, 1);
+    caches_created = pipelines_created = pipelines_through_engine_cache = 0;
+    embed_create_with_loader(&e, options, cache_spy_get_instance_proc_addr);
+    watched_engine_cache = e.engine.pipeline_cache;
+    tensor_init(&t, DML_TENSOR_DATA_TYPE_FLOAT32, 4, 4);
+    check_hr(create_add(&e, &t, &t, &t, &compiled), S_OK);
+    assert_int_equal(IDMLCompiledOperator_Release(compiled), 0);
+    embed_destroy(&e);
+    unsetenv("VKDML_PIPELINE_CACHE_DIR");
+    assert_true(pipelines_created > 0);
+    return remove_directory(dir);
+}
+
+static void test_engine_pipeline_cache(void **state)
+{
+    struct engine_options options = {.pipeline_cache = true};
+
+    /* Every pipeline through the engine's cache; vkdml makes no cache of its own and persists nothing
+     * (the engine destroys its cache last, which the validation layer checks is still alive). */
+    assert_int_equal(compile_watching_caches(&options), 0);
+    assert_int_equal(caches_created, 0);
+    assert_int_equal(pipelines_through_engine_cache, pipelines_created);
+
+    /* Without one, vkdml's own cache, persisted. */
+    assert_int_equal(compile_watching_caches(NULL), 1);
+    assert_int_equal(caches_created, 1);
+    assert_int_equal(pipelines_through_engine_cache, 0);
+
+    /* The first version of the desc ends before pipeline_cache: vkdml does not read past struct_size. */
+    options.desc_version_1 = true;
+    assert_int_equal(compile_watching_caches(&options), 1);
+    assert_int_equal(caches_created, 1);
+    assert_int_equal(pipelines_through_engine_cache, 0);
+}
+
 /* ---- Adapter memory budget ---- */
 
 static void test_memory_budget(void **state)
@@ -679,6 +801,7 @@ int main(void)
                 vkdml_test_log_teardown),
         cmocka_unit_test_setup_teardown(test_record_errors, vkdml_test_log_setup, vkdml_test_log_teardown),
         cmocka_unit_test_setup_teardown(test_memory_budget, vkdml_test_log_setup, vkdml_test_log_teardown),
+        cmocka_unit_test_setup_teardown(test_engine_pipeline_cache, vkdml_test_log_setup, vkdml_test_log_teardown),
     };
 
     vkdml_test_init_logging();

@@ -1,6 +1,7 @@
 /*
  * The boundary between the DirectML object layer (api/dml_*.c) and the Vulkan backend: the DML
- * objects call only these functions, never Vulkan or the D3D12 shim's internals.
+ * objects call only these functions, never Vulkan or the D3D12 shim's internals. It lives with
+ * the layer that consumes it; backend_vk/ implements it (dml.c, program.c, embed.c, profiler.c).
  *
  * Descriptor layout of a compiled operator's binding table (RequiredDescriptorCount =
  * input_count + output_count + 2):
@@ -11,15 +12,14 @@
  * Descriptor layout of an initializer's table: per target t, in order,
  *     input_count(t) slots for its initialization inputs, then 1 slot for its persistent resource;
  * then 1 slot for the initializer's temporary resource.
- * Every slot holds a struct vkdml_descriptor record (kernels_glsl/include/descriptor_interface.h),
- * written by the binding table and read by kernels when the dispatch executes.
+ * Every slot holds a descriptor the backend writes (vkdml_backend_write_descriptor) for the binding
+ * table and kernels read when the dispatch executes; its layout is the backend's own.
  */
 #ifndef VKDML_BACKEND_H
 #define VKDML_BACKEND_H
 
 #include "vkdml_com.h"
 #include "DirectML.h"
-#include "descriptor_interface.h"
 
 struct vkdml_backend_device;            /* the Vulkan side of one IDMLDevice */
 struct vkdml_program;                   /* a compiled operator or initializer: dispatches to record */
@@ -55,12 +55,17 @@ struct vkdml_resource_info
 /* E_INVALIDARG (logged as `caller`) for NULL, a foreign resource, or one of another device. */
 HRESULT vkdml_backend_get_resource(struct vkdml_backend_device *device, ID3D12Resource *resource,
         struct vkdml_resource_info *info, const char *caller);
-/* The records [handle, handle + count) of one live CBV_SRV_UAV heap; NULL (logged) otherwise. */
-struct vkdml_descriptor *vkdml_backend_cpu_descriptors(struct vkdml_backend_device *device,
-        D3D12_CPU_DESCRIPTOR_HANDLE handle, UINT count, const char *caller);
+/* Whether [handle, handle + count) lies in one live CBV_SRV_UAV heap (logged if not). */
+bool vkdml_backend_check_cpu_descriptors(struct vkdml_backend_device *device, D3D12_CPU_DESCRIPTOR_HANDLE handle,
+        UINT count, const char *caller);
 /* Whether [handle, handle + count) lies in one live shader-visible CBV_SRV_UAV heap (logged if not). */
 bool vkdml_backend_check_gpu_descriptors(struct vkdml_backend_device *device, D3D12_GPU_DESCRIPTOR_HANDLE handle,
         UINT count, const char *caller);
+/* Writes descriptor `slot` of the range at `table` (checked by vkdml_backend_check_cpu_descriptors):
+ * a view of bytes [offset, offset + size) of `resource` (checked by vkdml_backend_get_resource), or
+ * an empty slot, which kernels must not read, when `resource` is NULL. */
+void vkdml_backend_write_descriptor(struct vkdml_backend_device *device, D3D12_CPU_DESCRIPTOR_HANDLE table,
+        UINT slot, ID3D12Resource *resource, uint64_t offset, uint64_t size);
 
 /* ---- Operators ---- */
 
