@@ -68,7 +68,8 @@ const uint A_SIZE = TILE_M * A_LD;
 const uint A_VECTORS = TILE_M * A_ROW_VECTORS;
 const uint B_VECTORS = TILE_K * B_ROW_VECTORS;
 const uint A_LOADS = (A_VECTORS + THREADS - 1) / THREADS;
-const uint B_LOADS = B_VECTORS / THREADS;       /* conv.c: THREADS divides B_VECTORS and is a multiple of B_ROW_VECTORS */
+/* conv.c: THREADS divides B_VECTORS and is a multiple of B_ROW_VECTORS. */
+const uint B_LOADS = B_VECTORS / THREADS;
 const uint STAGED_B_ROW_VECTORS = TILE_K / HALVES;
 const uint STAGED_B_LD = STAGED_B_ROW_VECTORS + 1;
 const uint STAGED_B_LOADS = TILE_N * STAGED_B_ROW_VECTORS / THREADS;
