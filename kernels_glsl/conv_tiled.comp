@@ -2,10 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 /*
  * DML_OPERATOR_CONVOLUTION's register-tiled kernel for large shapes (conv_interface.h has the
- * arithmetic and the constants): the implicit GEMM turned around as conv_coopmat.comp, in
- * gemm_tiled.comp's register tiles (4 x 4 blocks per thread, 16-byte shared-memory reads), fp32
- * arithmetic for fp32 and fp16 tensors; with SPLIT_K, several workgroups per tile each sum a part
- * of K, and conv_split_reduce.comp adds them up.
+ * arithmetic and the constants), fp32 arithmetic for fp32 and fp16 tensors; with SPLIT_K, several
+ * workgroups per tile each sum a part of K, and conv_split_reduce.comp adds them up.
  */
 #define CONV_COMMON_SPLIT_K
 #include "conv_common.glsl"
