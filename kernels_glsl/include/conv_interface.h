@@ -1,8 +1,8 @@
 /*
- * Interface of kernels_glsl/conv.comp (DML_OPERATOR_CONVOLUTION), shared by C
- * (backend_vk/ops/conv.c) and GLSL.
+ * Interface of the DML_OPERATOR_CONVOLUTION kernels (kernels_glsl/conv_*.comp, one per algorithm,
+ * and include/conv_common.glsl), shared by C (backend_vk/ops/conv.c) and GLSL.
  *
- * The kernel sees every convolution as 3-D: {N, C, D, H, W} tensors, with the spatial dimensions
+ * The kernels see every convolution as 3-D: {N, C, D, H, W} tensors, with the spatial dimensions
  * DirectML leaves out (1-D and 2-D convolutions) given size 1. Both directions are one gather
  * per output element:
  *   FORWARD   Output[n][k][o] = sum over c, t of Input[n][c][o * Stride - StartPadding + t * Dilation]
@@ -18,7 +18,9 @@
 #ifndef VKDML_CONV_INTERFACE_H
 #define VKDML_CONV_INTERFACE_H
 
-/* Implicit GEMM (CONV_IMPLICIT_GEMM): M = N * output positions, N = output channels per group,
+#include "dml_interface.h"
+
+/* Implicit GEMM (conv_implicit_gemm.comp): M = N * output positions, N = output channels per group,
  * K = input channels per group * kernel volume. A workgroup is CONV_THREADS_M x CONV_THREADS_N
  * threads; each thread accumulates THREAD_M x THREAD_N outputs (1, 2 or 4 each, so that a
  * thread's tile rows stay the same across loads), CONV_TILE_K values of K at a time. */
@@ -26,7 +28,7 @@
 #define CONV_THREADS_N 16
 #define CONV_TILE_K 16
 #define CONV_MAX_THREAD_TILE 4
-/* Register tiles (CONV_TILED, fp32 arithmetic): CONV_TILED_THREADS threads as 16 x 16, each
+/* Register tiles (conv_tiled.comp, fp32 arithmetic): CONV_TILED_THREADS threads as 16 x 16, each
  * accumulating 4 x 4 blocks 64 apart: tiles of TILE_M channels by TILE_N positions, each 64, 128
  * or 256, at most CONV_TILED_MAX_BLOCKS blocks a thread; K staged TILE_K (8 or 16) values at a
  * time in two shared buffers. */
@@ -34,7 +36,7 @@
 #define CONV_TILED_BLOCK 64
 #define CONV_TILED_MAX_BLOCKS 4
 #define CONV_TILED_MAX_TILE_K 16
-/* Cooperative matrices (CONV_COOPMAT): 16 x 8 x 16 fp16 products, K staged 32 values at a
+/* Cooperative matrices (conv_coopmat.comp): 16 x 8 x 16 fp16 products, K staged 32 values at a
  * time; TILE_M and TILE_N are 64, 128 or 256 with whole matrices per subgroup, 4 to 8 subgroups
  * of 32 threads (so each thread keeps its 8 input positions in every slab). */
 #define CONV_COOPMAT_MATRIX 16
@@ -44,72 +46,84 @@
 #define CONV_COOPMAT_MAX_TILE 256
 #define CONV_COOPMAT_MAX_ACCUMULATORS 16
 #define CONV_COOPMAT_MIN_THREADS 128
-/* Direct (CONV_DIRECT): one output element per thread, in workgroups of CONV_DIRECT_THREADS;
- * CONV_SPLIT_REDUCE likewise. */
+/* Direct (conv_direct.comp): one output element per thread, in workgroups of CONV_DIRECT_THREADS;
+ * conv_split_reduce.comp likewise. */
 #define CONV_DIRECT_THREADS 64
 
-/* Specialization constant ids. Spatial triples are {D, H, W}; tensor strides {N, C, D, H, W}. */
+/* Specialization constant ids, each derived from the one before (its id + its constants), so that
+ * inserting one renumbers nothing by hand; glslang rejects a kernel whose ids collide. Spatial triples
+ * are {D, H, W}; tensor strides {N, C, D, H, W}. */
 #define CONV_SPEC_BATCH 0
-#define CONV_SPEC_IN_CHANNELS 1
-#define CONV_SPEC_IN_SIZES 2            /* D, H, W */
-#define CONV_SPEC_IN_STRIDES 5          /* N, C, D, H, W */
-#define CONV_SPEC_OUT_CHANNELS 10
-#define CONV_SPEC_OUT_SIZES 11          /* D, H, W */
-#define CONV_SPEC_OUT_STRIDES 14        /* N, C, D, H, W */
-#define CONV_SPEC_FILTER_STRIDES 19     /* Sizes[0], Sizes[1], D, H, W of the filter tensor */
-#define CONV_SPEC_KERNEL_SIZES 24       /* D, H, W */
-#define CONV_SPEC_STRIDES 27            /* the convolution's Strides: D, H, W */
-#define CONV_SPEC_DILATIONS 30
-#define CONV_SPEC_START_PADDING 33
-#define CONV_SPEC_EXTENTS 36            /* output positions computed: Output sizes - OutputPadding */
-#define CONV_SPEC_GROUPS 39
-#define CONV_SPEC_BACKWARD 40           /* DML_CONVOLUTION_DIRECTION_BACKWARD */
-#define CONV_SPEC_FLIP 41               /* DML_CONVOLUTION_MODE_CONVOLUTION */
-#define CONV_SPEC_HAS_BIAS 42
-#define CONV_SPEC_BIAS_STRIDE 43        /* element stride of BiasTensor's channel dimension */
+#define CONV_SPEC_IN_CHANNELS           (CONV_SPEC_BATCH + 1)
+#define CONV_SPEC_IN_SIZES              (CONV_SPEC_IN_CHANNELS + 1)         /* D, H, W */
+#define CONV_SPEC_IN_STRIDES            (CONV_SPEC_IN_SIZES + 3)            /* N, C, D, H, W */
+#define CONV_SPEC_OUT_CHANNELS          (CONV_SPEC_IN_STRIDES + 5)
+#define CONV_SPEC_OUT_SIZES             (CONV_SPEC_OUT_CHANNELS + 1)        /* D, H, W */
+#define CONV_SPEC_OUT_STRIDES           (CONV_SPEC_OUT_SIZES + 3)           /* N, C, D, H, W */
+/* Sizes[0], Sizes[1], D, H, W of the filter tensor. */
+#define CONV_SPEC_FILTER_STRIDES        (CONV_SPEC_OUT_STRIDES + 5)
+#define CONV_SPEC_KERNEL_SIZES          (CONV_SPEC_FILTER_STRIDES + 5)      /* D, H, W */
+#define CONV_SPEC_STRIDES               (CONV_SPEC_KERNEL_SIZES + 3)        /* the convolution's Strides: D, H, W */
+#define CONV_SPEC_DILATIONS             (CONV_SPEC_STRIDES + 3)
+#define CONV_SPEC_START_PADDING         (CONV_SPEC_DILATIONS + 3)
+/* Output positions computed: Output sizes - OutputPadding. */
+#define CONV_SPEC_EXTENTS               (CONV_SPEC_START_PADDING + 3)
+#define CONV_SPEC_GROUPS                (CONV_SPEC_EXTENTS + 3)
+#define CONV_SPEC_BACKWARD              (CONV_SPEC_GROUPS + 1)              /* DML_CONVOLUTION_DIRECTION_BACKWARD */
+#define CONV_SPEC_FLIP                  (CONV_SPEC_BACKWARD + 1)            /* DML_CONVOLUTION_MODE_CONVOLUTION */
+#define CONV_SPEC_HAS_BIAS              (CONV_SPEC_FLIP + 1)
+/* Element stride of BiasTensor's channel dimension. */
+#define CONV_SPEC_BIAS_STRIDE           (CONV_SPEC_HAS_BIAS + 1)
 /* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
-#define CONV_SPEC_IN_LOCATION 44
-#define CONV_SPEC_FILTER_LOCATION 47
-#define CONV_SPEC_BIAS_LOCATION 50
-#define CONV_SPEC_OUT_LOCATION 53
-#define CONV_SPEC_THREAD_M 56           /* implicit GEMM only: outputs per thread along M */
-#define CONV_SPEC_THREAD_N 57           /* implicit GEMM only: outputs per thread along N */
-#define CONV_SPEC_ACTIVATION 58         /* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h) */
-#define CONV_SPEC_COUNT 62
-/* CONV_TILED and CONV_COOPMAT take the constants above (THREAD_M and THREAD_N unused) and these. */
-#define CONV_SPEC_TILE_M 62             /* output channels per workgroup tile */
-#define CONV_SPEC_TILE_N 63             /* output positions (over all images) per workgroup tile */
-#define CONV_SPEC_TILE_K 64             /* CONV_TILED: K values per shared-memory slab */
-/* CONV_TILED and CONV_COOPMAT with SPLIT_K > 1 sum parts of K in SPLIT_K workgroups per tile,
- * into fp32 partial sums {SPLIT_K, GROUPS, channels per group, positions} in the temporary
- * resource (its slot here); CONV_SPLIT_REDUCE (the same constants up to here) adds them up,
+#define CONV_SPEC_IN_LOCATION           (CONV_SPEC_BIAS_STRIDE + 1)
+#define CONV_SPEC_FILTER_LOCATION       (CONV_SPEC_IN_LOCATION + 3)
+#define CONV_SPEC_BIAS_LOCATION         (CONV_SPEC_FILTER_LOCATION + 3)
+#define CONV_SPEC_OUT_LOCATION          (CONV_SPEC_BIAS_LOCATION + 3)
+/* Implicit GEMM only: outputs per thread along M. */
+#define CONV_SPEC_THREAD_M              (CONV_SPEC_OUT_LOCATION + 3)
+/* Implicit GEMM only: outputs per thread along N. */
+#define CONV_SPEC_THREAD_N              (CONV_SPEC_THREAD_M + 1)
+/* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h). */
+#define CONV_SPEC_ACTIVATION            (CONV_SPEC_THREAD_N + 1)
+#define CONV_SPEC_COUNT                 (CONV_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT)
+/* conv_tiled.comp and conv_coopmat.comp take the constants above (THREAD_M and THREAD_N unused) and these. */
+#define CONV_SPEC_TILE_M                CONV_SPEC_COUNT                     /* output channels per workgroup tile */
+/* Output positions (over all images) per workgroup tile. */
+#define CONV_SPEC_TILE_N                (CONV_SPEC_TILE_M + 1)
+/* conv_tiled.comp: K values per shared-memory slab. */
+#define CONV_SPEC_TILE_K                (CONV_SPEC_TILE_N + 1)
+/* conv_tiled.comp and conv_coopmat.comp with SPLIT_K > 1 sum parts of K in SPLIT_K workgroups per
+ * tile, into fp32 partial sums {SPLIT_K, GROUPS, channels per group, positions} in the temporary
+ * resource (its slot here); conv_split_reduce.comp (the same constants up to here) adds them up,
  * then bias, activation and store. */
-#define CONV_SPEC_SPLIT_K 65
-#define CONV_SPEC_PARTIAL_SLOT 66
-#define CONV_TILED_SPEC_COUNT 67
-/* CONV_COOPMAT's own. */
-#define CONV_SPEC_SUBGROUPS_M 67        /* subgroups along the channels ... */
-#define CONV_SPEC_SUBGROUPS_N 68        /* ... and along the positions */
-#define CONV_SPEC_FILTER_VECTOR 69      /* the filter reads as packed {channels, K} rows in 16-byte vectors */
-#define CONV_SPEC_THREADS 70            /* workgroup size: 32 x SUBGROUPS_M x SUBGROUPS_N */
-/* Channels-last staging (forward, one group): CONV_STAGE copies the input into the temporary
+#define CONV_SPEC_SPLIT_K               (CONV_SPEC_TILE_K + 1)
+#define CONV_SPEC_PARTIAL_SLOT          (CONV_SPEC_SPLIT_K + 1)
+#define CONV_TILED_SPEC_COUNT           (CONV_SPEC_PARTIAL_SLOT + 1)
+/* conv_coopmat.comp's own. */
+#define CONV_SPEC_SUBGROUPS_M           CONV_TILED_SPEC_COUNT               /* subgroups along the channels ... */
+#define CONV_SPEC_SUBGROUPS_N           (CONV_SPEC_SUBGROUPS_M + 1)         /* ... and along the positions */
+/* The filter reads as packed {channels, K} rows in 16-byte vectors. */
+#define CONV_SPEC_FILTER_VECTOR         (CONV_SPEC_SUBGROUPS_N + 1)
+/* Workgroup size: 32 x SUBGROUPS_M x SUBGROUPS_N. */
+#define CONV_SPEC_THREADS               (CONV_SPEC_FILTER_VECTOR + 1)
+/* Channels-last staging (forward, one group): conv_stage.comp copies the input into the temporary
  * resource as {N, D', H', W', C'} with the padding written out as zeros (D', H', W': the span the
  * windows read) and C' the channels rounded up to CONV_COOPMAT_TILE_K, and the filter as
- * {OutputChannels, taps, C'} (flipped for CONVOLUTION mode). CONV_COOPMAT with STAGED then runs
- * K = taps x C' as plain cross-correlation: every slab one tap, 16-byte loads along the channels,
- * no bounds tests. */
-#define CONV_SPEC_STAGED 71
-#define CONV_SPEC_STAGED_CHANNELS 72    /* C' */
-#define CONV_SPEC_STAGED_SIZES 73       /* D', H', W' */
-#define CONV_SPEC_STAGED_IN_LOCATION 76
-#define CONV_SPEC_STAGED_FILTER_LOCATION 79
+ * {OutputChannels, taps, C'} (flipped for CONVOLUTION mode). conv_coopmat.comp with STAGED then
+ * runs K = taps x C' as plain cross-correlation: every slab one tap, 16-byte loads along the
+ * channels, no bounds tests. */
+#define CONV_SPEC_STAGED                (CONV_SPEC_THREADS + 1)
+#define CONV_SPEC_STAGED_CHANNELS       (CONV_SPEC_STAGED + 1)              /* C' */
+#define CONV_SPEC_STAGED_SIZES          (CONV_SPEC_STAGED_CHANNELS + 1)     /* D', H', W' */
+#define CONV_SPEC_STAGED_IN_LOCATION    (CONV_SPEC_STAGED_SIZES + 3)
+#define CONV_SPEC_STAGED_FILTER_LOCATION (CONV_SPEC_STAGED_IN_LOCATION + 3)
 /* Each 8 positions a thread stores lie whole and contiguous in one image's channel row, 16-byte
  * aligned: one vector store. */
-#define CONV_SPEC_OUT_VECTOR 82
-#define CONV_COOPMAT_SPEC_COUNT 83
-/* CONV_STAGE: the constants above and which of the two it copies. */
-#define CONV_SPEC_STAGE_FILTER 83
-#define CONV_STAGE_SPEC_COUNT 84
+#define CONV_SPEC_OUT_VECTOR            (CONV_SPEC_STAGED_FILTER_LOCATION + 3)
+#define CONV_COOPMAT_SPEC_COUNT         (CONV_SPEC_OUT_VECTOR + 1)
+/* conv_stage.comp: the constants above and which of the two it copies. */
+#define CONV_SPEC_STAGE_FILTER          CONV_COOPMAT_SPEC_COUNT
+#define CONV_STAGE_SPEC_COUNT           (CONV_SPEC_STAGE_FILTER + 1)
 #define CONV_STAGE_THREADS 256
 
 #ifdef VULKAN
@@ -126,6 +140,10 @@ layout(push_constant, std430) uniform ConvPush
  * workgroup size (THREAD_M of 1, 2 or 4). */
 _Static_assert((CONV_THREADS_M * CONV_THREADS_N) % (CONV_THREADS_M * CONV_MAX_THREAD_TILE) == 0, "A tile rows");
 _Static_assert(CONV_THREADS_M * CONV_THREADS_N == CONV_TILE_K * CONV_THREADS_N, "B tile load");
+/* Each kernel's constants extend the set before (conv.c copies one set into the next): every count is
+ * the id after its set's last constant, and the next set starts there. */
+_Static_assert(CONV_SPEC_COUNT <= CONV_TILED_SPEC_COUNT && CONV_TILED_SPEC_COUNT <= CONV_COOPMAT_SPEC_COUNT
+        && CONV_COOPMAT_SPEC_COUNT <= CONV_STAGE_SPEC_COUNT, "nested constant sets");
 
 #endif
 

@@ -18,22 +18,24 @@
 #define FOLD_MAX_SPATIAL 6
 #define FOLD_THREADS 64
 
-/* Specialization constant ids. */
+/* Specialization constant ids, each derived from the one before (its id + its constants), so that
+ * inserting one renumbers nothing by hand; glslang rejects a kernel whose ids collide. */
 #define FOLD_SPEC_FOLD 0                /* 1: FOLD (write the image); 0: UNFOLD (write the columns) */
-#define FOLD_SPEC_BATCH 1
-#define FOLD_SPEC_CHANNELS 2
-#define FOLD_SPEC_IMAGE_SIZES 3         /* FOLD_MAX_SPATIAL */
-#define FOLD_SPEC_IMAGE_STRIDES 9       /* N, C, then FOLD_MAX_SPATIAL */
-#define FOLD_SPEC_COLUMN_STRIDES 17     /* N, row, block */
-#define FOLD_SPEC_WINDOW 20             /* FOLD_MAX_SPATIAL each, from here on */
-#define FOLD_SPEC_STRIDES 26
-#define FOLD_SPEC_DILATIONS 32
-#define FOLD_SPEC_START_PADDING 38
-#define FOLD_SPEC_BLOCKS 44             /* blocks per dimension */
+#define FOLD_SPEC_BATCH                 (FOLD_SPEC_FOLD + 1)
+#define FOLD_SPEC_CHANNELS              (FOLD_SPEC_BATCH + 1)
+#define FOLD_SPEC_IMAGE_SIZES           (FOLD_SPEC_CHANNELS + 1)                        /* FOLD_MAX_SPATIAL */
+#define FOLD_SPEC_IMAGE_STRIDES         (FOLD_SPEC_IMAGE_SIZES + FOLD_MAX_SPATIAL)      /* N, C, then spatial */
+#define FOLD_SPEC_COLUMN_STRIDES        (FOLD_SPEC_IMAGE_STRIDES + 2 + FOLD_MAX_SPATIAL) /* N, row, block */
+/* Window, strides, dilations, start padding and blocks per dimension: FOLD_MAX_SPATIAL each. */
+#define FOLD_SPEC_WINDOW                (FOLD_SPEC_COLUMN_STRIDES + 3)
+#define FOLD_SPEC_STRIDES               (FOLD_SPEC_WINDOW + FOLD_MAX_SPATIAL)
+#define FOLD_SPEC_DILATIONS             (FOLD_SPEC_STRIDES + FOLD_MAX_SPATIAL)
+#define FOLD_SPEC_START_PADDING         (FOLD_SPEC_DILATIONS + FOLD_MAX_SPATIAL)
+#define FOLD_SPEC_BLOCKS                (FOLD_SPEC_START_PADDING + FOLD_MAX_SPATIAL)    /* blocks per dimension */
 /* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
-#define FOLD_SPEC_IN_LOCATION 50
-#define FOLD_SPEC_OUT_LOCATION 53
-#define FOLD_SPEC_COUNT 56
+#define FOLD_SPEC_IN_LOCATION           (FOLD_SPEC_BLOCKS + FOLD_MAX_SPATIAL)
+#define FOLD_SPEC_OUT_LOCATION          (FOLD_SPEC_IN_LOCATION + 3)
+#define FOLD_SPEC_COUNT                 (FOLD_SPEC_OUT_LOCATION + 3)
 
 #ifdef VULKAN
 

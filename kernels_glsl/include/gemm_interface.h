@@ -13,6 +13,8 @@
 #ifndef VKDML_GEMM_INTERFACE_H
 #define VKDML_GEMM_INTERFACE_H
 
+#include "dml_interface.h"
+
 /* A workgroup is GEMM_THREADS_X x GEMM_THREADS_Y threads; each thread accumulates THREAD_M x
  * THREAD_N outputs (specialization constants, 1 to GEMM_MAX_THREAD_TILE: small matrices get small
  * tiles and more workgroups), so a workgroup's output tile is (16 THREAD_M) x (16 THREAD_N). A and
@@ -22,53 +24,68 @@
 #define GEMM_TILE_K 16
 #define GEMM_MAX_THREAD_TILE 4
 
-/* Specialization constant ids. */
+/* Specialization constant ids, each derived from the one before (its id + its constants), so that
+ * inserting one renumbers nothing by hand; glslang rejects a kernel whose ids collide. */
 #define GEMM_SPEC_M 0
-#define GEMM_SPEC_N 1
-#define GEMM_SPEC_K 2
-#define GEMM_SPEC_BATCH1 3              /* Sizes[1] of the output (ChannelCount); Batch0 needs no constant */
-#define GEMM_SPEC_BATCH_COUNT 4         /* Batch0 * Batch1 */
+#define GEMM_SPEC_N                     (GEMM_SPEC_M + 1)
+#define GEMM_SPEC_K                     (GEMM_SPEC_N + 1)
+/* Sizes[1] of the output (ChannelCount); Batch0 needs no constant. */
+#define GEMM_SPEC_BATCH1                (GEMM_SPEC_K + 1)
+#define GEMM_SPEC_BATCH_COUNT           (GEMM_SPEC_BATCH1 + 1)          /* Batch0 * Batch1 */
 /* Element strides, in the kernel's logical order (after TransA/TransB). */
-#define GEMM_SPEC_A_STRIDES 5           /* batch0, batch1, m, k */
-#define GEMM_SPEC_B_STRIDES 9           /* batch0, batch1, k, n */
-#define GEMM_SPEC_C_STRIDES 13          /* batch0, batch1, m, n */
-#define GEMM_SPEC_OUT_STRIDES 17        /* batch0, batch1, m, n */
+#define GEMM_SPEC_A_STRIDES             (GEMM_SPEC_BATCH_COUNT + 1)     /* batch0, batch1, m, k */
+#define GEMM_SPEC_B_STRIDES             (GEMM_SPEC_A_STRIDES + 4)       /* batch0, batch1, k, n */
+#define GEMM_SPEC_C_STRIDES             (GEMM_SPEC_B_STRIDES + 4)       /* batch0, batch1, m, n */
+#define GEMM_SPEC_OUT_STRIDES           (GEMM_SPEC_C_STRIDES + 4)       /* batch0, batch1, m, n */
 /* Tensor locations: descriptor slot, then the byte offset within the binding as low, high words. */
-#define GEMM_SPEC_A_LOCATION 21
-#define GEMM_SPEC_B_LOCATION 24
-#define GEMM_SPEC_C_LOCATION 27
-#define GEMM_SPEC_OUT_LOCATION 30
-#define GEMM_SPEC_HAS_C 33              /* 0: no CTensor (Beta ignored) */
-#define GEMM_SPEC_ALPHA 34              /* float bits */
-#define GEMM_SPEC_BETA 35               /* float bits */
-#define GEMM_SPEC_THREAD_M 36           /* outputs per thread along M, 16 rows apart */
-#define GEMM_SPEC_THREAD_N 37           /* outputs per thread along N, 16 columns apart */
-#define GEMM_SPEC_ACTIVATION 38         /* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h) */
-#define GEMM_SPEC_COUNT 42              /* gemm.comp's constants */
+#define GEMM_SPEC_A_LOCATION            (GEMM_SPEC_OUT_STRIDES + 4)
+#define GEMM_SPEC_B_LOCATION            (GEMM_SPEC_A_LOCATION + 3)
+#define GEMM_SPEC_C_LOCATION            (GEMM_SPEC_B_LOCATION + 3)
+#define GEMM_SPEC_OUT_LOCATION          (GEMM_SPEC_C_LOCATION + 3)
+#define GEMM_SPEC_HAS_C                 (GEMM_SPEC_OUT_LOCATION + 3)    /* 0: no CTensor (Beta ignored) */
+#define GEMM_SPEC_ALPHA                 (GEMM_SPEC_HAS_C + 1)           /* float bits */
+#define GEMM_SPEC_BETA                  (GEMM_SPEC_ALPHA + 1)           /* float bits */
+/* Outputs per thread along M, 16 rows apart. */
+#define GEMM_SPEC_THREAD_M              (GEMM_SPEC_BETA + 1)
+/* Outputs per thread along N, 16 columns apart. */
+#define GEMM_SPEC_THREAD_N              (GEMM_SPEC_THREAD_M + 1)
+/* VKDML_ACTIVATION_SPEC_COUNT constants (dml_interface.h). */
+#define GEMM_SPEC_ACTIVATION            (GEMM_SPEC_THREAD_N + 1)
+/* gemm.comp's constants. */
+#define GEMM_SPEC_COUNT                 (GEMM_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT)
 
 /* The fast kernels take the constants above (THREAD_M and THREAD_N unused) and these. */
-#define GEMM_SPEC_TILE_M 42             /* workgroup output tile rows */
-#define GEMM_SPEC_TILE_N 43             /* workgroup output tile columns */
-#define GEMM_SPEC_TILE_K 44             /* values of K staged through shared memory per step */
-#define GEMM_SPEC_A_VECTOR 45           /* GEMM_VECTOR_*: how tile loads read A */
-#define GEMM_SPEC_B_VECTOR 46           /* ... B */
-#define GEMM_SPEC_C_VECTOR 47           /* GEMM_VECTOR_NONE or _ROW_MAJOR: C in the epilogue */
-#define GEMM_SPEC_OUT_VECTOR 48         /* ... the output stores */
-#define GEMM_SPEC_GROUP_M 49            /* tile rows per band of the tile order (L2 reuse) */
-#define GEMM_SPEC_STAGES 50             /* gemm_coopmat.comp: shared-memory buffers, 1 or 2 */
-#define GEMM_SPEC_SUBGROUPS_M 51        /* gemm_coopmat.comp: subgroups along M ... */
-#define GEMM_SPEC_SUBGROUPS_N 52        /* ... and along N */
-#define GEMM_SPEC_THREADS 53            /* gemm_coopmat.comp: workgroup size, 32 x SUBGROUPS_M x SUBGROUPS_N */
-#define GEMM_FAST_SPEC_COUNT 54
+#define GEMM_SPEC_TILE_M                GEMM_SPEC_COUNT                 /* workgroup output tile rows */
+#define GEMM_SPEC_TILE_N                (GEMM_SPEC_TILE_M + 1)          /* workgroup output tile columns */
+/* Values of K staged through shared memory per step. */
+#define GEMM_SPEC_TILE_K                (GEMM_SPEC_TILE_N + 1)
+#define GEMM_SPEC_A_VECTOR              (GEMM_SPEC_TILE_K + 1)          /* GEMM_VECTOR_*: how tile loads read A */
+#define GEMM_SPEC_B_VECTOR              (GEMM_SPEC_A_VECTOR + 1)        /* ... B */
+/* GEMM_VECTOR_NONE or _ROW_MAJOR: C in the epilogue. */
+#define GEMM_SPEC_C_VECTOR              (GEMM_SPEC_B_VECTOR + 1)
+#define GEMM_SPEC_OUT_VECTOR            (GEMM_SPEC_C_VECTOR + 1)        /* ... and the output stores */
+/* Tile rows per band of the tile order (L2 reuse). */
+#define GEMM_SPEC_GROUP_M               (GEMM_SPEC_OUT_VECTOR + 1)
+/* gemm_coopmat.comp: shared-memory buffers, 1 or 2. */
+#define GEMM_SPEC_STAGES                (GEMM_SPEC_GROUP_M + 1)
+/* gemm_coopmat.comp: subgroups along M ... */
+#define GEMM_SPEC_SUBGROUPS_M           (GEMM_SPEC_STAGES + 1)
+#define GEMM_SPEC_SUBGROUPS_N           (GEMM_SPEC_SUBGROUPS_M + 1)     /* ... and along N */
+/* gemm_coopmat.comp: workgroup size, 32 x SUBGROUPS_M x SUBGROUPS_N. */
+#define GEMM_SPEC_THREADS               (GEMM_SPEC_SUBGROUPS_N + 1)
+#define GEMM_FAST_SPEC_COUNT            (GEMM_SPEC_THREADS + 1)
 
 /* gemm_gemv.comp takes the constants up to GEMM_FAST_SPEC_COUNT (only A_VECTOR and B_VECTOR of
  * the fast kernels' own; B's GEMM_VECTOR_ROW_MAJOR vectors are COLUMNS values wide, 4 to 16
  * bytes) and these. gemm.c transposes the problem when N is the small side, so the kernel always
  * sees M <= GEMM_GEMV_MAX_SIDE: A is the small operand, B the large one. */
-#define GEMM_SPEC_GEMV_THREADS_N 54     /* threads along N in a workgroup; GEMM_GEMV_THREADS / this along K */
-#define GEMM_SPEC_GEMV_COLUMNS 55       /* output columns per thread (the lanes of B's vectors along N) */
-#define GEMM_SPEC_GEMV_K_FASTEST 56     /* bool: the thread index runs along K (B is K-contiguous) */
-#define GEMM_GEMV_SPEC_COUNT 57
+/* Threads along N in a workgroup; GEMM_GEMV_THREADS / this along K. */
+#define GEMM_SPEC_GEMV_THREADS_N        GEMM_FAST_SPEC_COUNT
+/* Output columns per thread (the lanes of B's vectors along N). */
+#define GEMM_SPEC_GEMV_COLUMNS          (GEMM_SPEC_GEMV_THREADS_N + 1)
+/* bool: the thread index runs along K (B is K-contiguous). */
+#define GEMM_SPEC_GEMV_K_FASTEST        (GEMM_SPEC_GEMV_COLUMNS + 1)
+#define GEMM_GEMV_SPEC_COUNT            (GEMM_SPEC_GEMV_K_FASTEST + 1)
 
 /* Split-K (gemm_tiled.comp, gemm_coopmat.comp): with SPLIT_K > 1, SPLIT_K workgroups per tile
  * each sum a part of K into fp32 partial sums {SPLIT_K, BATCH_COUNT, M, N} (N fastest) in the
@@ -76,10 +93,10 @@
  * family keeps in it), instead of the epilogue and store; gemm_split_reduce.comp (one thread per
  * output, the same constants) adds them up and runs the epilogue. The fast kernels take the
  * constants up to GEMM_SPLIT_SPEC_COUNT (the GEMV ones unused). */
-#define GEMM_SPEC_SPLIT_K 57
-#define GEMM_SPEC_PARTIAL_SLOT 58
-#define GEMM_SPEC_PARTIAL_OFFSET 59     /* low, high (16-byte aligned) */
-#define GEMM_SPLIT_SPEC_COUNT 61
+#define GEMM_SPEC_SPLIT_K               GEMM_GEMV_SPEC_COUNT
+#define GEMM_SPEC_PARTIAL_SLOT          (GEMM_SPEC_SPLIT_K + 1)
+#define GEMM_SPEC_PARTIAL_OFFSET        (GEMM_SPEC_PARTIAL_SLOT + 1)   /* low, high (16-byte aligned) */
+#define GEMM_SPLIT_SPEC_COUNT           (GEMM_SPEC_PARTIAL_OFFSET + 2)
 #define GEMM_SPLIT_REDUCE_THREADS 256
 
 /* Vector access: 16 bytes at a time along the matrix's rows (its second logical dimension: K for
