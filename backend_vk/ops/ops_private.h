@@ -54,12 +54,14 @@ struct vkdml_op_entry
 {
     HRESULT (*validate)(struct vkdml_backend_device *device, const struct vkdml_operator_view *op);
     HRESULT (*compile)(struct vkdml_compile *compile);
-    /* Optional, for the support matrix (vkdml_get_operator_support()): the TYPE_BIT set of data
-     * types DirectML allows for the operator's main tensors that the family implements, and those
-     * of them a device with `caps` runs. Families without it report no types. */
-    void (*support)(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
-            uint32_t *device_data_types);
+    /* The data types the family implements where the schema records none (DirectML's page lists
+     * none); else 0: the family implements every type the schema allows. For the support matrix. */
+    uint32_t data_types;
 };
+
+/* FOLD and UNFOLD's data types (fold.comp). */
+#define VKDML_FOLD_DATA_TYPES (VKDML_DATA_TYPE_BIT(FLOAT32) | VKDML_DATA_TYPE_BIT(FLOAT16) \
+        | VKDML_DATA_TYPE_BIT(INT32) | VKDML_DATA_TYPE_BIT(UINT32))
 
 /* Indexed by DML_OPERATOR_TYPE. */
 extern const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT];
@@ -73,9 +75,6 @@ VKDML_OP_FAMILY(elementwise)
 VKDML_OP_FAMILY(gemm)
 VKDML_OP_FAMILY(conv)
 VKDML_OP_FAMILY(fold)
-
-void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
-        uint32_t *device_data_types);
 
 /* ---- Helpers shared by families ---- */
 
