@@ -51,10 +51,10 @@ def normalise(op, entry, type_names):
         if name not in fields:
             raise ValueError(f'{where}: {name} is not a tensor field ({", ".join(fields)})')
         out = {}
-        if 'types' in tensor:
+        if tensor.get('types'):     # [] or none: the page lists no types
             unknown = set(tensor['types']) - set(type_names)
-            if unknown or not tensor['types']:
-                raise ValueError(f'{where}.{name}: bad types {sorted(unknown) or "[]"}')
+            if unknown:
+                raise ValueError(f'{where}.{name}: bad types {sorted(unknown)}')
             out['types'] = [t for t in type_names if t in tensor['types']]
         if 'ranks' in tensor:
             low, high = tensor['ranks']
