@@ -53,7 +53,9 @@ static inline bool dml_device_is_debug(const struct dml_device *device)
 
 /* Checks every field of `desc` of operator `type` against the schema: tensor descs (type, data
  * type, flags, rank 1..8, sizes, strides, TotalTensorSizeInBytes, GuaranteedBaseOffsetAlignment),
- * arrays, enums, nested fused activations. One ERR line "CreateOperator(NAME): field: rule". */
+ * arrays, enums, nested fused activations; then, for an operator whose schema records DirectML's
+ * tensor support, each tensor's rank and data type and the tensors that must share them. One ERR
+ * line "CreateOperator(NAME): field: rule". */
 HRESULT vkdml_validate_operator_desc(const DML_OPERATOR_DESC *desc, const char *caller);
 
 /* A validated desc copied into one allocation, with its tensors flattened in binding order. */

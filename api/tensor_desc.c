@@ -213,11 +213,166 @@ static HRESULT validate_desc(struct validation *v, const DML_OPERATOR_DESC *desc
     return S_OK;
 }
 
+/* ---- Tensor support: DirectML's per-operator tables (tools/directml-schema.json, docs/schema.md) ---- */
+
+enum tensor_property
+{
+    PROPERTY_RANK,
+    PROPERTY_DATA_TYPE,
+};
+
+static UINT field_tensor_count(const void *desc, const struct vkdml_op_schema *schema,
+        const struct vkdml_field_schema *field)
+{
+    return field->kind == VKDML_FIELD_TENSOR_ARRAY ? field_count(desc, schema, field) : 1;
+}
+
+/* NULL for an absent optional tensor. */
+static const DML_BUFFER_TENSOR_DESC *field_tensor(const void *desc, const struct vkdml_field_schema *field, UINT index)
+{
+    const DML_TENSOR_DESC *tensors = field_pointer(desc, field);
+
+    return tensors ? tensors[index].Desc : NULL;
+}
+
+static const char *field_tensor_name(const struct vkdml_field_schema *field, UINT index)
+{
+    return field->kind == VKDML_FIELD_TENSOR_ARRAY ? vkdml_debug_sprintf("%s[%u]", field->name, index) : field->name;
+}
+
+static UINT property_value(const DML_BUFFER_TENSOR_DESC *tensor, enum tensor_property property)
+{
+    return property == PROPERTY_RANK ? tensor->DimensionCount : (UINT)tensor->DataType;
+}
+
+/* "DimensionCount=4", "DataType=FLOAT16" */
+static const char *debugstr_property(const DML_BUFFER_TENSOR_DESC *tensor, enum tensor_property property)
+{
+    if (property == PROPERTY_RANK)
+        return vkdml_debug_sprintf("DimensionCount=%u", tensor->DimensionCount);
+    return vkdml_debug_sprintf("DataType=%s", debugstr_data_type(tensor->DataType));
+}
+
+/* "FLOAT32, FLOAT16 or INT32" */
+static const char *debugstr_data_types(uint32_t set)
+{
+    unsigned int count = 0, seen = 0, t;
+    char buffer[192] = "";
+
+    for (t = 0; t < 32; ++t)
+        count += !!(set & (1u << t));
+    for (t = 0; t < 32; ++t)
+    {
+        if (!(set & (1u << t)))
+            continue;
+        snprintf(buffer + strlen(buffer), sizeof(buffer) - strlen(buffer), "%s%s",
+                !seen ? "" : seen + 1 == count ? " or " : ", ", debugstr_data_type((DML_TENSOR_DATA_TYPE)t));
+        ++seen;
+    }
+    return vkdml_debug_sprintf("%s", buffer);
+}
+
+/* The tensor's own row of the table: its rank range or its data types. */
+static HRESULT check_tensor_support(const struct validation *v, const char *name, const DML_BUFFER_TENSOR_DESC *t,
+        const struct vkdml_field_schema *field, enum tensor_property property)
+{
+    if (property == PROPERTY_RANK && (t->DimensionCount < field->min_rank || t->DimensionCount > field->max_rank))
+        return field->min_rank == field->max_rank
+                ? invalid(v, "%s.DimensionCount=%u must be %u.", name, t->DimensionCount, field->min_rank)
+                : invalid(v, "%s.DimensionCount=%u must be %u to %u.", name, t->DimensionCount, field->min_rank,
+                        field->max_rank);
+    if (property == PROPERTY_DATA_TYPE && field->data_types
+            && ((unsigned int)t->DataType >= 32 || !(field->data_types & (1u << t->DataType))))
+        return invalid(v, "%s.DataType=%s must be %s.", name, debugstr_data_type(t->DataType),
+                debugstr_data_types(field->data_types));
+    return S_OK;
+}
+
+/* The group's first present tensor must follow its own row; the others must equal it. */
+static HRESULT check_tensor_group(const struct validation *v, const void *desc, const struct vkdml_op_schema *schema,
+        const struct vkdml_tensor_group *group, enum tensor_property property)
+{
+    const DML_BUFFER_TENSOR_DESC *first = NULL, *t;
+    const char *first_name = NULL;
+    UINT g, i;
+    HRESULT hr;
+
+    for (g = 0; g < group->count; ++g)
+    {
+        const struct vkdml_field_schema *field = &schema->fields[group->fields[g]];
+
+        for (i = 0; i < field_tensor_count(desc, schema, field); ++i)
+        {
+            if (!(t = field_tensor(desc, field, i)))
+                continue;
+            if (!first)
+            {
+                first = t;
+                first_name = field_tensor_name(field, i);
+                if (FAILED(hr = check_tensor_support(v, first_name, first, field, property)))
+                    return hr;
+            }
+            else if (property_value(t, property) != property_value(first, property))
+            {
+                return invalid(v, "%s.%s must equal %s.%s.", field_tensor_name(field, i),
+                        debugstr_property(t, property), first_name, debugstr_property(first, property));
+            }
+        }
+    }
+    return S_OK;
+}
+
+static HRESULT check_tensor_property(const struct validation *v, const void *desc, const struct vkdml_op_schema *schema,
+        enum tensor_property property)
+{
+    const struct vkdml_tensor_group *groups = property == PROPERTY_RANK ? schema->same_rank : schema->same_type;
+    UINT count = property == PROPERTY_RANK ? schema->same_rank_count : schema->same_type_count, f, i;
+    const DML_BUFFER_TENSOR_DESC *t;
+    HRESULT hr;
+
+    for (i = 0; i < count; ++i)
+    {
+        if (FAILED(hr = check_tensor_group(v, desc, schema, &groups[i], property)))
+            return hr;
+    }
+    for (f = 0; f < schema->field_count; ++f)
+    {
+        const struct vkdml_field_schema *field = &schema->fields[f];
+
+        if (field->role == VKDML_ROLE_ATTRIBUTE)
+            continue;
+        for (i = 0; i < field_tensor_count(desc, schema, field); ++i)
+        {
+            if ((t = field_tensor(desc, field, i))
+                    && FAILED(hr = check_tensor_support(v, field_tensor_name(field, i), t, field, property)))
+                return hr;
+        }
+    }
+    return S_OK;
+}
+
+/* Ranks, then data types; each: the groups (so that a mismatch names the tensor the others follow),
+ * then every tensor's own row. */
+static HRESULT validate_tensor_support(const struct validation *v, const DML_OPERATOR_DESC *desc)
+{
+    const struct vkdml_op_schema *schema = vkdml_op_schema_get(desc->Type);
+    HRESULT hr;
+
+    if (!schema->tensor_support)
+        return S_OK;
+    if (FAILED(hr = check_tensor_property(v, desc->Desc, schema, PROPERTY_RANK)))
+        return hr;
+    return check_tensor_property(v, desc->Desc, schema, PROPERTY_DATA_TYPE);
+}
+
 HRESULT vkdml_validate_operator_desc(const DML_OPERATOR_DESC *desc, const char *caller)
 {
     struct validation v = {.caller = caller};
+    HRESULT hr;
 
-    return validate_desc(&v, desc, 0, false);
+    if (FAILED(hr = validate_desc(&v, desc, 0, false)))
+        return hr;
+    return validate_tensor_support(&v, desc);
 }
 
 /* ---- Deep copy ---- */

@@ -237,7 +237,7 @@ struct vkdml_operator_support
     int implemented;                /* CreateOperator takes it; otherwise it answers E_NOTIMPL */
     uint32_t data_types;            /* the types DirectML lists (FL 6_4) for the tensors the operator
                                      * computes on (InputTensor, ATensor; IF's ATensor) that vkdml
-                                     * implements; 0 when its family does not report types */
+                                     * implements; 0 when vkdml has not recorded them */
     uint32_t device_data_types;     /* those of data_types the adapter runs (8- and 16-bit storage,
                                      * shaderInt64, shaderFloat64...); 0 on an unusable adapter */
 };

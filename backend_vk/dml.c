@@ -10,39 +10,77 @@
 #include "d3d12_private.h"
 #include "dml_private_backend.h"
 
+/* What kernels need of the Vulkan device to read, write and compute each data type: the one table
+ * behind vkdml_caps_data_type_supported() (CreateOperator, CheckFeatureSupport, the support matrix)
+ * and the messages that name the missing features. */
+enum data_type_feature
+{
+    FEATURE_FLOAT16 = 0x01,     /* shaderFloat16 */
+    FEATURE_INT16 = 0x02,       /* shaderInt16 */
+    FEATURE_INT8 = 0x04,        /* shaderInt8 */
+    FEATURE_INT64 = 0x08,       /* shaderInt64 */
+    FEATURE_FLOAT64 = 0x10,     /* shaderFloat64 */
+    FEATURE_STORAGE_16 = 0x20,  /* storageBuffer16BitAccess */
+    FEATURE_STORAGE_8 = 0x40,   /* storageBuffer8BitAccess */
+};
+
+static const struct data_type_requirement
+{
+    bool implemented;           /* UINT4/INT4 belong to QUANTIZE/DEQUANTIZE, not implemented yet */
+    uint32_t features;
+    const char *names;
+}
+data_type_requirements[] =
+{
+    [DML_TENSOR_DATA_TYPE_FLOAT32] = {true, 0, NULL},
+    [DML_TENSOR_DATA_TYPE_UINT32] = {true, 0, NULL},
+    [DML_TENSOR_DATA_TYPE_INT32] = {true, 0, NULL},
+    [DML_TENSOR_DATA_TYPE_FLOAT16] = {true, FEATURE_FLOAT16 | FEATURE_STORAGE_16,
+            "shaderFloat16 and storageBuffer16BitAccess"},
+    [DML_TENSOR_DATA_TYPE_UINT16] = {true, FEATURE_INT16 | FEATURE_STORAGE_16,
+            "shaderInt16 and storageBuffer16BitAccess"},
+    [DML_TENSOR_DATA_TYPE_INT16] = {true, FEATURE_INT16 | FEATURE_STORAGE_16,
+            "shaderInt16 and storageBuffer16BitAccess"},
+    [DML_TENSOR_DATA_TYPE_UINT8] = {true, FEATURE_INT8 | FEATURE_STORAGE_8, "shaderInt8 and storageBuffer8BitAccess"},
+    [DML_TENSOR_DATA_TYPE_INT8] = {true, FEATURE_INT8 | FEATURE_STORAGE_8, "shaderInt8 and storageBuffer8BitAccess"},
+    [DML_TENSOR_DATA_TYPE_UINT64] = {true, FEATURE_INT64, "shaderInt64"},
+    [DML_TENSOR_DATA_TYPE_INT64] = {true, FEATURE_INT64, "shaderInt64"},
+    [DML_TENSOR_DATA_TYPE_FLOAT64] = {true, FEATURE_FLOAT64 | FEATURE_INT64, "shaderFloat64 and shaderInt64"},
+};
+
+static const struct data_type_requirement *data_type_requirement(DML_TENSOR_DATA_TYPE data_type)
+{
+    if ((unsigned int)data_type >= ARRAY_SIZE(data_type_requirements)
+            || !data_type_requirements[data_type].implemented)
+        return NULL;
+    return &data_type_requirements[data_type];
+}
+
+static uint32_t caps_features(const struct vkdml_vk_caps *caps)
+{
+    return (caps->shader_float16 ? FEATURE_FLOAT16 : 0) | (caps->shader_int16 ? FEATURE_INT16 : 0)
+            | (caps->shader_int8 ? FEATURE_INT8 : 0) | (caps->shader_int64 ? FEATURE_INT64 : 0)
+            | (caps->shader_float64 ? FEATURE_FLOAT64 : 0) | (caps->storage_16bit ? FEATURE_STORAGE_16 : 0)
+            | (caps->storage_8bit ? FEATURE_STORAGE_8 : 0);
+}
+
 const char *vkdml_backend_data_type_requirement(DML_TENSOR_DATA_TYPE data_type)
 {
-    switch (data_type)
-    {
-        case DML_TENSOR_DATA_TYPE_FLOAT16: return "shaderFloat16 and storageBuffer16BitAccess";
-        case DML_TENSOR_DATA_TYPE_UINT16:
-        case DML_TENSOR_DATA_TYPE_INT16: return "shaderInt16 and storageBuffer16BitAccess";
-        case DML_TENSOR_DATA_TYPE_UINT8:
-        case DML_TENSOR_DATA_TYPE_INT8: return "shaderInt8 and storageBuffer8BitAccess";
-        case DML_TENSOR_DATA_TYPE_UINT64:
-        case DML_TENSOR_DATA_TYPE_INT64: return "shaderInt64";
-        case DML_TENSOR_DATA_TYPE_FLOAT64: return "shaderFloat64 and shaderInt64";
-        default: return NULL;
-    }
+    const struct data_type_requirement *requirement = data_type_requirement(data_type);
+
+    return requirement ? requirement->names : NULL;
 }
 
 /* An engine's device may lack optional features: say once, at creation, which types that costs. */
 static void log_unavailable_data_types(struct vkdml_backend_device *device)
 {
-    static const DML_TENSOR_DATA_TYPE types[] =
-    {
-        DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_FLOAT64, DML_TENSOR_DATA_TYPE_INT8,
-        DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_UINT16,
-        DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT64,
-    };
-    unsigned int i;
+    unsigned int t;
 
-    for (i = 0; i < ARRAY_SIZE(types); ++i)
+    for (t = 0; t < ARRAY_SIZE(data_type_requirements); ++t)
     {
-        if (!vkdml_backend_data_type_supported(device, types[i]))
+        if (data_type_requirements[t].implemented && !vkdml_backend_data_type_supported(device, t))
             INFO("\"%s\": %s tensors are unavailable: they need %s, which the Vulkan device does not have "
-                    "enabled.", device->vk->adapter.name, vkdml_data_type_name(types[i]),
-                    vkdml_backend_data_type_requirement(types[i]));
+                    "enabled.", device->vk->adapter.name, vkdml_data_type_name(t), data_type_requirements[t].names);
     }
 }
 
@@ -109,29 +147,9 @@ bool vkdml_backend_data_type_supported(struct vkdml_backend_device *device, DML_
 
 bool vkdml_caps_data_type_supported(const struct vkdml_vk_caps *caps, DML_TENSOR_DATA_TYPE data_type)
 {
-    switch (data_type)
-    {
-        case DML_TENSOR_DATA_TYPE_FLOAT32:
-        case DML_TENSOR_DATA_TYPE_UINT32:
-        case DML_TENSOR_DATA_TYPE_INT32:
-            return true;
-        case DML_TENSOR_DATA_TYPE_FLOAT16:
-            return caps->shader_float16 && caps->storage_16bit;
-        case DML_TENSOR_DATA_TYPE_UINT16:
-        case DML_TENSOR_DATA_TYPE_INT16:
-            return caps->shader_int16 && caps->storage_16bit;
-        case DML_TENSOR_DATA_TYPE_UINT8:
-        case DML_TENSOR_DATA_TYPE_INT8:
-            return caps->shader_int8 && caps->storage_8bit;
-        case DML_TENSOR_DATA_TYPE_UINT64:
-        case DML_TENSOR_DATA_TYPE_INT64:
-            return caps->shader_int64;
-        case DML_TENSOR_DATA_TYPE_FLOAT64:
-            return caps->shader_float64 && caps->shader_int64;
-        default:
-            /* UINT4/INT4 belong to QUANTIZE/DEQUANTIZE, not implemented yet. */
-            return false;
-    }
+    const struct data_type_requirement *requirement = data_type_requirement(data_type);
+
+    return requirement && !(requirement->features & ~caps_features(caps));
 }
 
 const char *vkdml_caps_coopmat_f16_missing(const struct vkdml_vk_caps *caps)

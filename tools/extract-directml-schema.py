@@ -545,6 +545,17 @@ def dump(v, indent=0):
     return '{\n' + ',\n'.join(items) + '\n' + pad + '}'
 
 
+def keep_tensor_support(schema, previous):
+    """The fact sheet has no tensor-support tables: keep those of the schema being replaced
+    (tools/merge-tensor-support.py put them there)."""
+    if not previous.exists():
+        return
+    old = {op['name']: op for op in json.loads(previous.read_text(encoding='utf-8'))['operators']}
+    for op in schema['operators']:
+        if 'tensor_support' in old.get(op['name'], {}):
+            op['tensor_support'] = old[op['name']]['tensor_support']
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('factsheet', type=Path)
@@ -556,6 +567,7 @@ def main():
     except FactSheetError as e:
         print(f'{args.factsheet}: {e}', file=sys.stderr)
         return 1
+    keep_tensor_support(schema, args.output)
     args.output.write_text(dump(schema) + '\n', encoding='utf-8')
     print(f'wrote {args.output}: {len(schema["enums"])} enums, {len(schema["structs"])} structs, '
           f'{len(schema["operators"])} operator descs, {len(schema["interfaces"])} interfaces')

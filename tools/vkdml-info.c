@@ -101,7 +101,7 @@ static void print_operator(const struct vkdml_operator_support *op)
     }
     if (!op->data_types)
     {
-        printf(" implemented (data types not reported)\n");
+        printf(" implemented (data types not recorded)\n");
         return;
     }
     for (i = 0; i < sizeof(columns) / sizeof(columns[0]); ++i)

@@ -86,13 +86,6 @@ static const DML_BUFFER_TENSOR_DESC *conv_tensor(const struct vkdml_operator_vie
     return which == CONV_OUTPUT ? op->outputs[0] : op->inputs[which];
 }
 
-static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
-{
-    const char *name = vkdml_data_type_name(type);
-
-    return name ? name : vkdml_debug_sprintf("%d", (int)type);
-}
-
 /* A tensor's sizes and strides as 5-D {N, C, D, H, W}: missing spatial dimensions are inserted
  * after C with size 1; NULL strides are packed. */
 static void tensor_5d(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t sizes[5], uint32_t strides[5])
@@ -130,26 +123,6 @@ static HRESULT validate_ranks(const struct vkdml_operator_view *op, const DML_CO
     if (desc->DimensionCount != input->DimensionCount - 2)
         return vkdml_op_error(op, E_INVALIDARG, "DimensionCount=%u must be InputTensor.DimensionCount=%u - 2 "
                 "(the spatial dimensions).", desc->DimensionCount, input->DimensionCount);
-    return S_OK;
-}
-
-static HRESULT validate_types(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
-{
-    const DML_BUFFER_TENSOR_DESC *input = conv_tensor(op, CONV_INPUT), *t;
-    unsigned int i;
-
-    if (input->DataType != DML_TENSOR_DATA_TYPE_FLOAT32 && input->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
-        return vkdml_op_error(op, E_INVALIDARG, "InputTensor.DataType=%s must be FLOAT32 or FLOAT16.",
-                data_type_name(input->DataType));
-    for (i = CONV_FILTER; i < CONV_TENSOR_COUNT; ++i)
-    {
-        if ((t = conv_tensor(op, i)) && t->DataType != input->DataType)
-            return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s must equal InputTensor.DataType=%s.",
-                    tensor_names[i], data_type_name(t->DataType), data_type_name(input->DataType));
-    }
-    if (!vkdml_backend_data_type_supported(device, input->DataType))
-        return vkdml_op_error(op, E_NOTIMPL, "InputTensor.DataType=%s is not supported by this device.",
-                data_type_name(input->DataType));
     return S_OK;
 }
 
@@ -350,8 +323,6 @@ HRESULT vkdml_conv_validate(struct vkdml_backend_device *device, const struct vk
     if (FAILED(hr = validate_bias(op)))
         return hr;
     if (FAILED(hr = vkdml_validate_fused_activation(op, desc->FusedActivation)))
-        return hr;
-    if (FAILED(hr = validate_types(device, op)))
         return hr;
     return validate_index_range(op, desc);
 }

@@ -5,12 +5,14 @@
  * the kernels, their variants, domains and constants).
  *
  * DirectML's rules for these operators: every tensor has the output's DimensionCount and Sizes
- * (broadcasting is expressed with 0-strides, never with size-1 dimensions); the data types are
- * those of the operator's "Tensor support" table at FL 6_4 (`ops` below), and the tensors share
- * one type except where the operator says otherwise: predicates (comparisons, IS_NAN,
- * IS_INFINITY, BIT_COUNT) write UINT8 or UINT32 from inputs of one type, IF's ConditionTensor is
- * UINT8, POW's ExponentTensor may have any of POW's types. ScaleBias applies to float tensors
- * only; ADD1's FusedActivation follows the fused-activation rules (activation.c).
+ * (broadcasting is expressed with 0-strides, never with size-1 dimensions); the data types and
+ * ranks are those of the operator's "Tensor support" table at FL 6_4, checked generically from
+ * tools/directml-schema.json (docs/schema.md): the tensors share one type except where the
+ * operator says otherwise: predicates (comparisons, IS_NAN, IS_INFINITY, BIT_COUNT) write UINT8
+ * or UINT32 from inputs of one type, IF's ConditionTensor is UINT8, POW's ExponentTensor may have
+ * any of POW's types. Left here, as the schema cannot say them: ScaleBias applies to float tensors
+ * only; CLIP1's MinMaxDataType; ADD1's FusedActivation follows the fused-activation rules
+ * (activation.c).
  *
  * Decisions where DirectML is silent (the kernels' headers give the numerics):
  * - CLIP and THRESHOLD on integer tensors clamp to the integers inside [Min, Max]: ceil(Min) and
@@ -32,21 +34,12 @@
 #include "ops_private.h"
 #include "elementwise_interface.h"
 
-#define TYPE_BIT(t) (1u << DML_TENSOR_DATA_TYPE_##t)
-#define FLOAT_TYPES (TYPE_BIT(FLOAT32) | TYPE_BIT(FLOAT16))
-#define SIGNED_TYPES (TYPE_BIT(INT32) | TYPE_BIT(INT16) | TYPE_BIT(INT8))
-#define UNSIGNED_TYPES (TYPE_BIT(UINT32) | TYPE_BIT(UINT16) | TYPE_BIT(UINT8))
-#define INT_TYPES_32 (SIGNED_TYPES | UNSIGNED_TYPES)
-#define INT_TYPES (INT_TYPES_32 | TYPE_BIT(INT64) | TYPE_BIT(UINT64))
-#define ALL_TYPES (FLOAT_TYPES | TYPE_BIT(FLOAT64) | INT_TYPES)
-#define BOOL_TYPES (TYPE_BIT(UINT32) | TYPE_BIT(UINT8))
-
 /* How an operator's tensors relate. */
 enum ew_kind
 {
     EW_KIND_SAME,               /* every tensor has the output's type */
-    EW_KIND_PREDICATE,          /* inputs share a type; the output is UINT8/UINT32 (output_types) */
-    EW_KIND_POW,                /* ExponentTensor: any of `types` */
+    EW_KIND_PREDICATE,          /* inputs share a type; the output is UINT8/UINT32 */
+    EW_KIND_POW,                /* ExponentTensor: any of the operator's types */
     EW_KIND_IF,                 /* ConditionTensor UINT8; A, B, output share a type */
 };
 
@@ -77,106 +70,103 @@ struct ew_operator
     uint8_t kind;                       /* enum ew_kind */
     uint8_t rule;                       /* enum ew_rule */
     bool activation;                    /* an ACTIVATION_* operator: its own desc is the kernel's activation */
-    uint32_t types;                     /* TYPE_BIT() set DirectML allows for the operand tensors */
-    uint32_t output_types;              /* EW_KIND_PREDICATE: the output's */
     ew_attribute_fn attributes;         /* NULL: none */
 };
 
 /* ELEMENT_WISE_<name>: every tensor of one type, computed in that type's domain. */
-#define SAME(name, types) {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##name, EW_KIND_SAME, EW_RULE_VALUE, false, types, 0, NULL}
-#define SAME_ATTR(name, code, types, fn) {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##code, EW_KIND_SAME, EW_RULE_VALUE, false, types, 0, fn}
-#define BITWISE(name, types) {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##name, EW_KIND_SAME, EW_RULE_BITS, false, types, 0, NULL}
+#define SAME(name) {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##name, EW_KIND_SAME, EW_RULE_VALUE, false, NULL}
+#define SAME_ATTR(name, code, fn) \
+        {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##code, EW_KIND_SAME, EW_RULE_VALUE, false, fn}
+#define BITWISE(name) {DML_OPERATOR_ELEMENT_WISE_##name, EW_OP_##name, EW_KIND_SAME, EW_RULE_BITS, false, NULL}
 #define COMPARISON(name) {DML_OPERATOR_ELEMENT_WISE_LOGICAL_##name, EW_OP_##name, EW_KIND_PREDICATE, EW_RULE_VALUE, false, \
-        FLOAT_TYPES | INT_TYPES, BOOL_TYPES, NULL}
-#define ACTIVATION(name, types) {DML_OPERATOR_ACTIVATION_##name, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_VALUE, true, types, 0, NULL}
+        NULL}
+#define ACTIVATION(name) {DML_OPERATOR_ACTIVATION_##name, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_VALUE, true, NULL}
 
 static const struct ew_operator ops[] =
 {
-    {DML_OPERATOR_ELEMENT_WISE_IDENTITY, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_MOVE, false, ALL_TYPES, 0, NULL},
-    SAME(ABS, FLOAT_TYPES | SIGNED_TYPES | TYPE_BIT(INT64)),
-    SAME(ACOS, FLOAT_TYPES),
-    SAME(ACOSH, FLOAT_TYPES),
-    SAME(ASIN, FLOAT_TYPES),
-    SAME(ASINH, FLOAT_TYPES),
-    SAME(ATAN, FLOAT_TYPES),
-    SAME(ATANH, FLOAT_TYPES),
-    SAME(CEIL, FLOAT_TYPES),
-    SAME_ATTR(CLIP, CLIP, FLOAT_TYPES | INT_TYPES, clip_attributes),
-    SAME_ATTR(CLIP1, CLIP, FLOAT_TYPES | INT_TYPES, clip1_attributes),
-    SAME(COS, FLOAT_TYPES),
-    SAME(COSH, FLOAT_TYPES),
-    SAME(ERF, FLOAT_TYPES),
-    SAME(EXP, FLOAT_TYPES),
-    SAME(FLOOR, FLOAT_TYPES),
-    SAME(LOG, FLOAT_TYPES),
-    SAME(NEGATE, FLOAT_TYPES | SIGNED_TYPES | TYPE_BIT(INT64)),
-    SAME(RECIP, FLOAT_TYPES),
-    SAME_ATTR(ROUND, ROUND, FLOAT_TYPES, round_attributes),
-    SAME(SIGN, FLOAT_TYPES | INT_TYPES),
-    SAME(SIN, FLOAT_TYPES),
-    SAME(SINH, FLOAT_TYPES),
-    SAME(SQRT, FLOAT_TYPES),
-    SAME(TAN, FLOAT_TYPES),
-    SAME(TANH, FLOAT_TYPES),
-    SAME_ATTR(THRESHOLD, CLIP, FLOAT_TYPES | INT_TYPES_32, threshold_attributes),
-    SAME_ATTR(CONSTANT_POW, CONSTANT_POW, FLOAT_TYPES | INT_TYPES_32, constant_pow_attributes),
-    {DML_OPERATOR_ELEMENT_WISE_IS_NAN, EW_OP_IS_NAN, EW_KIND_PREDICATE, EW_RULE_VALUE, false, FLOAT_TYPES, BOOL_TYPES, NULL},
-    {DML_OPERATOR_ELEMENT_WISE_IS_INFINITY, EW_OP_IS_INFINITY, EW_KIND_PREDICATE, EW_RULE_VALUE, false, FLOAT_TYPES,
-            TYPE_BIT(UINT8), is_infinity_attributes},
-    SAME(LOGICAL_NOT, BOOL_TYPES),
-    BITWISE(BIT_NOT, ALL_TYPES),
-    {DML_OPERATOR_ELEMENT_WISE_BIT_COUNT, EW_OP_BIT_COUNT, EW_KIND_PREDICATE, EW_RULE_BITS, false, ALL_TYPES, BOOL_TYPES, NULL},
+    {DML_OPERATOR_ELEMENT_WISE_IDENTITY, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_MOVE, false, NULL},
+    SAME(ABS),
+    SAME(ACOS),
+    SAME(ACOSH),
+    SAME(ASIN),
+    SAME(ASINH),
+    SAME(ATAN),
+    SAME(ATANH),
+    SAME(CEIL),
+    SAME_ATTR(CLIP, CLIP, clip_attributes),
+    SAME_ATTR(CLIP1, CLIP, clip1_attributes),
+    SAME(COS),
+    SAME(COSH),
+    SAME(ERF),
+    SAME(EXP),
+    SAME(FLOOR),
+    SAME(LOG),
+    SAME(NEGATE),
+    SAME(RECIP),
+    SAME_ATTR(ROUND, ROUND, round_attributes),
+    SAME(SIGN),
+    SAME(SIN),
+    SAME(SINH),
+    SAME(SQRT),
+    SAME(TAN),
+    SAME(TANH),
+    SAME_ATTR(THRESHOLD, CLIP, threshold_attributes),
+    SAME_ATTR(CONSTANT_POW, CONSTANT_POW, constant_pow_attributes),
+    {DML_OPERATOR_ELEMENT_WISE_IS_NAN, EW_OP_IS_NAN, EW_KIND_PREDICATE, EW_RULE_VALUE, false, NULL},
+    {DML_OPERATOR_ELEMENT_WISE_IS_INFINITY, EW_OP_IS_INFINITY, EW_KIND_PREDICATE, EW_RULE_VALUE, false,
+            is_infinity_attributes},
+    SAME(LOGICAL_NOT),
+    BITWISE(BIT_NOT),
+    {DML_OPERATOR_ELEMENT_WISE_BIT_COUNT, EW_OP_BIT_COUNT, EW_KIND_PREDICATE, EW_RULE_BITS, false, NULL},
 
-    SAME(ADD, FLOAT_TYPES | INT_TYPES),
-    {DML_OPERATOR_ELEMENT_WISE_ADD1, EW_OP_ADD, EW_KIND_SAME, EW_RULE_VALUE, false, FLOAT_TYPES, 0, NULL},
-    SAME(SUBTRACT, FLOAT_TYPES | INT_TYPES),
-    SAME(MULTIPLY, FLOAT_TYPES | INT_TYPES),
-    SAME(DIVIDE, FLOAT_TYPES | INT_TYPES),
-    SAME(MAX, FLOAT_TYPES | INT_TYPES),
-    SAME(MIN, FLOAT_TYPES | INT_TYPES),
-    SAME(MEAN, FLOAT_TYPES | TYPE_BIT(INT32) | TYPE_BIT(UINT32)),
-    {DML_OPERATOR_ELEMENT_WISE_POW, EW_OP_POW, EW_KIND_POW, EW_RULE_VALUE, false, FLOAT_TYPES | INT_TYPES_32, 0, NULL},
-    SAME(ATAN_YX, FLOAT_TYPES),
-    SAME(DIFFERENCE_SQUARE, FLOAT_TYPES | TYPE_BIT(INT32) | TYPE_BIT(UINT32)),
-    SAME(MODULUS_TRUNCATE, FLOAT_TYPES | INT_TYPES),
-    SAME(MODULUS_FLOOR, FLOAT_TYPES | INT_TYPES),
-    {DML_OPERATOR_ELEMENT_WISE_IF, EW_OP_IF, EW_KIND_IF, EW_RULE_MOVE, false, ALL_TYPES, 0, NULL},
-    SAME(LOGICAL_AND, BOOL_TYPES),
-    SAME(LOGICAL_OR, BOOL_TYPES),
-    SAME(LOGICAL_XOR, BOOL_TYPES),
+    SAME(ADD),
+    {DML_OPERATOR_ELEMENT_WISE_ADD1, EW_OP_ADD, EW_KIND_SAME, EW_RULE_VALUE, false, NULL},
+    SAME(SUBTRACT),
+    SAME(MULTIPLY),
+    SAME(DIVIDE),
+    SAME(MAX),
+    SAME(MIN),
+    SAME(MEAN),
+    {DML_OPERATOR_ELEMENT_WISE_POW, EW_OP_POW, EW_KIND_POW, EW_RULE_VALUE, false, NULL},
+    SAME(ATAN_YX),
+    SAME(DIFFERENCE_SQUARE),
+    SAME(MODULUS_TRUNCATE),
+    SAME(MODULUS_FLOOR),
+    {DML_OPERATOR_ELEMENT_WISE_IF, EW_OP_IF, EW_KIND_IF, EW_RULE_MOVE, false, NULL},
+    SAME(LOGICAL_AND),
+    SAME(LOGICAL_OR),
+    SAME(LOGICAL_XOR),
     COMPARISON(EQUALS),
     COMPARISON(GREATER_THAN),
     COMPARISON(LESS_THAN),
     COMPARISON(GREATER_THAN_OR_EQUAL),
     COMPARISON(LESS_THAN_OR_EQUAL),
-    BITWISE(BIT_AND, ALL_TYPES),
-    BITWISE(BIT_OR, ALL_TYPES),
-    BITWISE(BIT_XOR, ALL_TYPES),
-    BITWISE(BIT_SHIFT_LEFT, UNSIGNED_TYPES | TYPE_BIT(UINT64)),
-    BITWISE(BIT_SHIFT_RIGHT, UNSIGNED_TYPES | TYPE_BIT(UINT64)),
+    BITWISE(BIT_AND),
+    BITWISE(BIT_OR),
+    BITWISE(BIT_XOR),
+    BITWISE(BIT_SHIFT_LEFT),
+    BITWISE(BIT_SHIFT_RIGHT),
 
-    ACTIVATION(ELU, FLOAT_TYPES),
-    ACTIVATION(CELU, FLOAT_TYPES),
-    ACTIVATION(GELU, FLOAT_TYPES),
-    ACTIVATION(HARD_SIGMOID, FLOAT_TYPES),
-    ACTIVATION(HARD_SWISH, FLOAT_TYPES),
-    {DML_OPERATOR_ACTIVATION_IDENTITY, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_MOVE, true, FLOAT_TYPES, 0, NULL},
-    ACTIVATION(LEAKY_RELU, FLOAT_TYPES),
-    ACTIVATION(LINEAR, FLOAT_TYPES),
-    {DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU, EW_OP_PRELU, EW_KIND_SAME, EW_RULE_VALUE, false,
-            FLOAT_TYPES | SIGNED_TYPES, 0, NULL},
-    ACTIVATION(PARAMETRIC_SOFTPLUS, FLOAT_TYPES),
-    ACTIVATION(RELU, FLOAT_TYPES | SIGNED_TYPES),
-    ACTIVATION(SCALED_ELU, FLOAT_TYPES),
-    ACTIVATION(SCALED_TANH, FLOAT_TYPES),
-    {DML_OPERATOR_ACTIVATION_SHRINK, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_VALUE, true, FLOAT_TYPES | INT_TYPES_32, 0,
-            shrink_attributes},
-    ACTIVATION(SIGMOID, FLOAT_TYPES),
-    ACTIVATION(SOFTPLUS, FLOAT_TYPES),
-    ACTIVATION(SOFTSIGN, FLOAT_TYPES),
-    ACTIVATION(SWISH, FLOAT_TYPES),
-    ACTIVATION(TANH, FLOAT_TYPES),
-    ACTIVATION(THRESHOLDED_RELU, FLOAT_TYPES),
+    ACTIVATION(ELU),
+    ACTIVATION(CELU),
+    ACTIVATION(GELU),
+    ACTIVATION(HARD_SIGMOID),
+    ACTIVATION(HARD_SWISH),
+    {DML_OPERATOR_ACTIVATION_IDENTITY, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_MOVE, true, NULL},
+    ACTIVATION(LEAKY_RELU),
+    ACTIVATION(LINEAR),
+    {DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU, EW_OP_PRELU, EW_KIND_SAME, EW_RULE_VALUE, false, NULL},
+    ACTIVATION(PARAMETRIC_SOFTPLUS),
+    ACTIVATION(RELU),
+    ACTIVATION(SCALED_ELU),
+    ACTIVATION(SCALED_TANH),
+    {DML_OPERATOR_ACTIVATION_SHRINK, EW_OP_IDENTITY, EW_KIND_SAME, EW_RULE_VALUE, true, shrink_attributes},
+    ACTIVATION(SIGMOID),
+    ACTIVATION(SOFTPLUS),
+    ACTIVATION(SOFTSIGN),
+    ACTIVATION(SWISH),
+    ACTIVATION(TANH),
+    ACTIVATION(THRESHOLDED_RELU),
 };
 
 #undef SAME
@@ -211,10 +201,6 @@ static bool is_signed_type(DML_TENSOR_DATA_TYPE type)
             || type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
 }
 
-static bool type_in(DML_TENSOR_DATA_TYPE type, uint32_t set)
-{
-    return (unsigned int)type < 32 && (set & (1u << type));
-}
 
 static unsigned int element_size(DML_TENSOR_DATA_TYPE type)
 {
@@ -226,21 +212,6 @@ static const char *type_name(DML_TENSOR_DATA_TYPE type)
     const char *name = vkdml_data_type_name(type);
 
     return name ? name : vkdml_debug_sprintf("%d", (int)type);
-}
-
-/* "UINT8 or UINT32", for messages. */
-static const char *type_set_name(uint32_t set)
-{
-    char buffer[128] = "";
-    unsigned int t;
-
-    for (t = 0; t < 32; ++t)
-    {
-        if (set & (1u << t))
-            snprintf(buffer + strlen(buffer), sizeof(buffer) - strlen(buffer), "%s%s", buffer[0] ? " or " : "",
-                    type_name(t));
-    }
-    return vkdml_debug_sprintf("%s", buffer);
 }
 
 /* ---- The desc ---- */
@@ -489,68 +460,6 @@ static HRESULT validate_shape(const struct vkdml_operator_view *op, uint32_t ind
     return S_OK;
 }
 
-static HRESULT type_must_equal(const struct vkdml_operator_view *op, uint32_t index, bool output, uint32_t other,
-        bool other_output)
-{
-    const DML_BUFFER_TENSOR_DESC *a = output ? op->outputs[index] : op->inputs[index];
-    const DML_BUFFER_TENSOR_DESC *b = other_output ? op->outputs[other] : op->inputs[other];
-
-    if (a->DataType == b->DataType)
-        return S_OK;
-    return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s must equal %s.DataType=%s.", tensor_name(op, output, index),
-            type_name(a->DataType), tensor_name(op, other_output, other), type_name(b->DataType));
-}
-
-static HRESULT type_must_be_in(const struct vkdml_operator_view *op, uint32_t index, bool output, uint32_t set)
-{
-    DML_TENSOR_DATA_TYPE type = (output ? op->outputs[index] : op->inputs[index])->DataType;
-
-    if (type_in(type, set))
-        return S_OK;
-    if (set == TYPE_BIT(UINT8) || set == BOOL_TYPES)
-        return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s must be %s.", tensor_name(op, output, index),
-                type_name(type), type_set_name(set));
-    return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s is not supported by this operator.",
-            tensor_name(op, output, index), type_name(type));
-}
-
-/* The data types of the operator's kind (DirectML's "Tensor constraints" and "Tensor support"). */
-static HRESULT validate_types(const struct ew_operator *info, const struct vkdml_operator_view *op)
-{
-    uint32_t operand = operand_index(info), i;
-    HRESULT hr;
-
-    switch (info->kind)
-    {
-        case EW_KIND_PREDICATE:
-            for (i = 1; i < op->input_count; ++i)
-            {
-                if (FAILED(hr = type_must_equal(op, i, false, 0, false)))
-                    return hr;
-            }
-            if (FAILED(hr = type_must_be_in(op, 0, false, info->types)))
-                return hr;
-            return type_must_be_in(op, 0, true, info->output_types);
-        case EW_KIND_POW:
-            if (FAILED(hr = type_must_equal(op, 0, false, 0, true))
-                    || FAILED(hr = type_must_be_in(op, 0, true, info->types)))
-                return hr;
-            return type_must_be_in(op, 1, false, info->types);
-        case EW_KIND_IF:
-            if (FAILED(hr = type_must_be_in(op, 0, false, TYPE_BIT(UINT8))))
-                return hr;
-            break;
-        default:
-            break;
-    }
-    for (i = operand; i < op->input_count; ++i)
-    {
-        if (FAILED(hr = type_must_equal(op, i, false, 0, true)))
-            return hr;
-    }
-    return type_must_be_in(op, 0, true, info->types);
-}
-
 /* Strides in elements, packed row-major when the desc has none. */
 static void tensor_strides(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t strides[EW_MAX_RANK])
 {
@@ -628,7 +537,7 @@ HRESULT vkdml_elementwise_validate(struct vkdml_backend_device *device, const st
         if (FAILED(hr = validate_shape(op, i)))
             return hr;
     }
-    if (FAILED(hr = validate_types(info, op)) || FAILED(hr = validate_attributes(info, op)))
+    if (FAILED(hr = validate_attributes(info, op)))
         return hr;
     for (i = 0; i < op->input_count; ++i)
     {
@@ -814,26 +723,6 @@ static bool find_variant(uint32_t op, enum ew_group group, uint32_t features, en
     return false;
 }
 
-/* The tensor types of one use of the operator: operand type `type`, in the order of its
- * bindings (inputs, then the output); returns the count. For support queries. */
-static uint32_t typical_tensor_types(const struct ew_operator *info, DML_TENSOR_DATA_TYPE type,
-        DML_TENSOR_DATA_TYPE types[EW_TENSOR_COUNT])
-{
-    const struct vkdml_op_schema *schema = vkdml_op_schema_get(info->type);
-    uint32_t count = 0, i;
-
-    for (i = 0; i < schema->field_count; ++i)
-    {
-        if (schema->fields[i].role == VKDML_ROLE_INPUT)
-            types[count++] = type;
-    }
-    if (info->kind == EW_KIND_IF)
-        types[0] = DML_TENSOR_DATA_TYPE_UINT8;
-    /* Predicates write UINT32 or UINT8: UINT32 needs nothing more. */
-    types[count++] = info->kind == EW_KIND_PREDICATE ? DML_TENSOR_DATA_TYPE_UINT32 : type;
-    return count;
-}
-
 static uint32_t tensor_features(const DML_TENSOR_DATA_TYPE *types, uint32_t count, uint32_t domain)
 {
     uint32_t features = domain_features(domain), i;
@@ -841,37 +730,6 @@ static uint32_t tensor_features(const DML_TENSOR_DATA_TYPE *types, uint32_t coun
     for (i = 0; i < count; ++i)
         features |= type_features(types[i], domain);
     return features;
-}
-
-void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
-        uint32_t *device_data_types)
-{
-    const struct ew_operator *info = find_operator(type);
-    DML_TENSOR_DATA_TYPE types[EW_TENSOR_COUNT];
-    enum vkdml_kernel_id kernel;
-    unsigned int t;
-
-    *data_types = *device_data_types = 0;
-    if (!info)
-        return;
-    *data_types = info->types;
-    for (t = 0; t < 32; ++t)
-    {
-        uint32_t count, domain, i;
-        enum ew_group group;
-        bool ok = true;
-
-        if (!type_in(t, info->types))
-            continue;
-        count = typical_tensor_types(info, t, types);
-        domain = compute_domain(info, t, false);
-        for (i = 0; i < count; ++i)
-            ok = ok && vkdml_caps_data_type_supported(caps, types[i]);
-        group = op_group(info->op, info->activation && domain == EW_DOMAIN_FLOAT);
-        if (ok && caps_have_features(caps, tensor_features(types, count, domain))
-                && find_variant(info->op, group, tensor_features(types, count, domain), &kernel))
-            *device_data_types |= 1u << t;
-    }
 }
 
 /* ---- Compilation ---- */

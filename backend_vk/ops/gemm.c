@@ -62,34 +62,7 @@ static const DML_BUFFER_TENSOR_DESC *gemm_tensor(const struct vkdml_operator_vie
     return which == GEMM_OUTPUT ? op->outputs[0] : op->inputs[which];
 }
 
-static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
-{
-    const char *name = vkdml_data_type_name(type);
-
-    return name ? name : vkdml_debug_sprintf("%d", (int)type);
-}
-
 /* ---- Validation ---- */
-
-static HRESULT validate_types(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
-{
-    const DML_BUFFER_TENSOR_DESC *a = gemm_tensor(op, GEMM_A), *t;
-    unsigned int i;
-
-    if (a->DataType != DML_TENSOR_DATA_TYPE_FLOAT32 && a->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
-        return vkdml_op_error(op, E_INVALIDARG, "ATensor.DataType=%s must be FLOAT32 or FLOAT16.",
-                data_type_name(a->DataType));
-    for (i = GEMM_B; i < GEMM_TENSOR_COUNT; ++i)
-    {
-        if ((t = gemm_tensor(op, i)) && t->DataType != a->DataType)
-            return vkdml_op_error(op, E_INVALIDARG, "%s.DataType=%s must equal ATensor.DataType=%s.",
-                    tensor_names[i], data_type_name(t->DataType), data_type_name(a->DataType));
-    }
-    if (!vkdml_backend_data_type_supported(device, a->DataType))
-        return vkdml_op_error(op, E_NOTIMPL, "ATensor.DataType=%s is not supported by this device.",
-                data_type_name(a->DataType));
-    return S_OK;
-}
 
 static HRESULT validate_ranks(const struct vkdml_operator_view *op)
 {
@@ -206,8 +179,6 @@ HRESULT vkdml_gemm_validate(struct vkdml_backend_device *device, const struct vk
     if (FAILED(hr = validate_shapes(op, desc)))
         return hr;
     if (FAILED(hr = validate_activation(op, desc->FusedActivation)))
-        return hr;
-    if (FAILED(hr = validate_types(device, op)))
         return hr;
     return validate_index_range(op);
 }

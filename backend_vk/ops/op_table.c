@@ -6,10 +6,10 @@
 
 #include "ops_private.h"
 
-#define ELEMENTWISE {vkdml_elementwise_validate, vkdml_elementwise_compile, vkdml_elementwise_support}
+#define ELEMENTWISE {vkdml_elementwise_validate, vkdml_elementwise_compile}
 #define GEMM {vkdml_gemm_validate, vkdml_gemm_compile}
 #define CONV {vkdml_conv_validate, vkdml_conv_compile, .initialize = vkdml_conv_initialize}
-#define FOLD {vkdml_fold_validate, vkdml_fold_compile}
+#define FOLD {vkdml_fold_validate, vkdml_fold_compile, .data_types = VKDML_FOLD_DATA_TYPES}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {

@@ -113,11 +113,9 @@ struct vkdml_op_entry
 {
     HRESULT (*validate)(struct vkdml_backend_device *device, const struct vkdml_operator_view *op);
     HRESULT (*compile)(struct vkdml_compile *compile);
-    /* Optional, for the support matrix (vkdml_get_operator_support()): the TYPE_BIT set of data
-     * types DirectML allows for the operator's main tensors that the family implements, and those
-     * of them a device with `caps` runs. Families without it report no types. */
-    void (*support)(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
-            uint32_t *device_data_types);
+    /* The data types the family implements where the schema records none (DirectML's page lists
+     * none); else 0: the family implements every type the schema allows. For the support matrix. */
+    uint32_t data_types;
     /* Optional: for an operator whose compile() reserved persistent space, adds the initializer's
      * dispatches that write it once (transformed weights; README "DirectML in vkdml: decisions").
      * `compile` then describes the initializer: op and flags are the operator's, inputs[i] the
@@ -127,6 +125,10 @@ struct vkdml_op_entry
      * only with barrier_before. */
     HRESULT (*initialize)(struct vkdml_compile *compile);
 };
+
+/* FOLD and UNFOLD's data types (fold.comp). */
+#define VKDML_FOLD_DATA_TYPES (VKDML_DATA_TYPE_BIT(FLOAT32) | VKDML_DATA_TYPE_BIT(FLOAT16) \
+        | VKDML_DATA_TYPE_BIT(INT32) | VKDML_DATA_TYPE_BIT(UINT32))
 
 /* Indexed by DML_OPERATOR_TYPE. */
 extern const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT];
@@ -142,9 +144,6 @@ VKDML_OP_FAMILY(conv)
 VKDML_OP_FAMILY(fold)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
-
-void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_caps *caps, uint32_t *data_types,
-        uint32_t *device_data_types);
 
 /* ---- The ops toolkit (toolkit.c): helpers every family uses the same way ---- */
 

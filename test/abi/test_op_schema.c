@@ -1,12 +1,14 @@
 /*
- * Test of api/dml_op_schema.[ch], the operator-desc and enum tables generated
- * from tools/directml-schema.json.
+ * Test of dml_op_schema.[ch], the operator-desc, tensor-support and enum tables
+ * generated at build time from tools/directml-schema.json.
  *
  * The tables are checked against abi_expected.h (enum values by feature-level
  * guard, desc sizes, field names and offsets: the fact-sheet data, not the
  * compiler's offsetof), against the fused-activation lists of the fact sheet
  * (shared/reference/directml-api.md, section 8.2), and for internal
- * consistency: array length fields, binding roles, enum ids.
+ * consistency: array length fields, binding roles, enum ids, and the tensor
+ * support (data types, ranks, same-type groups) against the implemented
+ * families' rules.
  */
 
 #include "dml_op_schema.h"
@@ -352,6 +354,106 @@ static void test_known_ops(void **state)
     assert_int_equal(field(get(DML_OPERATOR_ELEMENT_WISE_IDENTITY), "ScaleBias")->optional, 1);
 }
 
+#define TYPE_BIT(t) (1u << DML_TENSOR_DATA_TYPE_##t)
+
+static void check_groups(const struct vkdml_op_schema *op, const struct vkdml_tensor_group *groups, unsigned int count)
+{
+    unsigned int g, i, j;
+
+    assert_true(count == 0 || groups != NULL);
+    for (g = 0; g < count; ++g)
+    {
+        assert_in_range(groups[g].count, 2, ARRAY_SIZE(groups[g].fields));
+        for (i = 0; i < groups[g].count; ++i)
+        {
+            assert_in_range(groups[g].fields[i], 0, op->field_count - 1);
+            assert_int_not_equal(op->fields[groups[g].fields[i]].role, VKDML_ROLE_ATTRIBUTE);
+            for (j = 0; j < i; ++j)
+                assert_int_not_equal(groups[g].fields[i], groups[g].fields[j]);
+        }
+    }
+}
+
+/* Tensor support: every tensor field has a rank range within 1..8 and known data types, attributes
+ * have none; groups name distinct tensor fields; operators without tensor_support have nothing. */
+static void test_tensor_support_invariants(void **state)
+{
+    const uint32_t known = (TYPE_BIT(INT4) << 1) - 1 - TYPE_BIT(UNKNOWN);
+    unsigned int t, i, recorded = 0;
+
+    (void)state;
+    for (t = 1; t < VKDML_OPERATOR_TYPE_COUNT; ++t)
+    {
+        const struct vkdml_op_schema *op = get((DML_OPERATOR_TYPE)t);
+
+        recorded += op->tensor_support;
+        for (i = 0; i < op->field_count; ++i)
+        {
+            const struct vkdml_field_schema *f = &op->fields[i];
+
+            if (f->role == VKDML_ROLE_ATTRIBUTE)
+            {
+                assert_int_equal(f->data_types, 0);
+                assert_int_equal(f->min_rank, 0);
+                assert_int_equal(f->max_rank, 0);
+                continue;
+            }
+            assert_int_equal(f->data_types & ~known, 0);
+            assert_true(1 <= f->min_rank && f->min_rank <= f->max_rank && f->max_rank <= 8);
+            if (!op->tensor_support)
+            {
+                assert_int_equal(f->data_types, 0);
+                assert_int_equal(f->min_rank, 1);
+                assert_int_equal(f->max_rank, 8);
+            }
+        }
+        if (!op->tensor_support)
+        {
+            assert_int_equal(op->same_type_count + op->same_rank_count, 0);
+            continue;
+        }
+        check_groups(op, op->same_type, op->same_type_count);
+        check_groups(op, op->same_rank, op->same_rank_count);
+    }
+    assert_true(recorded >= 84);
+}
+
+/* The implemented families' rules (README's "Operator support"). */
+static void test_tensor_support_known(void **state)
+{
+    const uint32_t f32_f16 = TYPE_BIT(FLOAT32) | TYPE_BIT(FLOAT16);
+    const struct vkdml_op_schema *gemm = get(DML_OPERATOR_GEMM), *conv = get(DML_OPERATOR_CONVOLUTION);
+    const struct vkdml_op_schema *if_op = get(DML_OPERATOR_ELEMENT_WISE_IF);
+
+    (void)state;
+    assert_int_equal(gemm->tensor_support, 1);
+    assert_int_equal(field(gemm, "ATensor")->data_types, f32_f16);
+    assert_int_equal(field(gemm, "CTensor")->data_types, f32_f16);
+    assert_int_equal(field(gemm, "ATensor")->min_rank, 2);
+    assert_int_equal(field(gemm, "OutputTensor")->max_rank, 4);
+    assert_int_equal(gemm->same_type_count, 1);
+    assert_int_equal(gemm->same_type[0].count, 4);
+    assert_string_equal(gemm->fields[gemm->same_type[0].fields[0]].name, "ATensor");
+    assert_int_equal(gemm->same_rank_count, 1);
+
+    assert_int_equal(field(conv, "FilterTensor")->data_types, f32_f16);
+    assert_int_equal(field(conv, "BiasTensor")->min_rank, 3);
+    assert_int_equal(field(conv, "InputTensor")->max_rank, 5);
+    assert_string_equal(conv->fields[conv->same_type[0].fields[0]].name, "InputTensor");
+
+    assert_int_equal(field(if_op, "ConditionTensor")->data_types, TYPE_BIT(UINT8));
+    assert_int_equal(field(if_op, "ATensor")->data_types, (TYPE_BIT(INT64) << 1) - 1 - TYPE_BIT(UNKNOWN));
+    assert_string_equal(if_op->fields[if_op->same_type[0].fields[0]].name, "OutputTensor");
+    assert_int_equal(field(get(DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS), "OutputTensor")->data_types,
+            TYPE_BIT(UINT32) | TYPE_BIT(UINT8));
+    assert_int_equal(field(get(DML_OPERATOR_ELEMENT_WISE_IS_INFINITY), "OutputTensor")->data_types, TYPE_BIT(UINT8));
+    assert_int_equal(field(get(DML_OPERATOR_ACTIVATION_RELU), "InputTensor")->data_types,
+            f32_f16 | TYPE_BIT(INT32) | TYPE_BIT(INT16) | TYPE_BIT(INT8));
+    /* DirectML's FOLD page lists no data types. */
+    assert_int_equal(get(DML_OPERATOR_FOLD)->tensor_support, 1);
+    assert_int_equal(field(get(DML_OPERATOR_FOLD), "InputTensor")->data_types, 0);
+}
+
 /* Fused activations: hosts and fusible operators are exactly those of 8.2. */
 static void test_fusion(void **state)
 {
@@ -503,6 +605,8 @@ int main(void)
         cmocka_unit_test(test_ops_match_facts),
         cmocka_unit_test(test_field_invariants),
         cmocka_unit_test(test_known_ops),
+        cmocka_unit_test(test_tensor_support_invariants),
+        cmocka_unit_test(test_tensor_support_known),
         cmocka_unit_test(test_fusion),
         cmocka_unit_test(test_enum_names),
         cmocka_unit_test(test_data_type_names),

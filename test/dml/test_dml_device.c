@@ -2,7 +2,8 @@
  * IDMLDevice and the object rules of DirectML, black-box: DMLCreateDevice(1) (foreign D3D12
  * devices, feature levels, the debug flag), CheckFeatureSupport, QueryInterface and COM identity,
  * GetParentDevice/GetDevice, IDMLObject private data and names, Evict/MakeResident, reference
- * counts, E_NOTIMPL for unimplemented operators and CompileGraph, the bad-input table of
+ * counts, E_NOTIMPL for unimplemented operators and CompileGraph, the generic data-type and rank
+ * checks of DirectML's tensor support, the bad-input table of
  * HRESULT methods, and device removal after a void method's misuse.
  * Every test ends with the DML device and the D3D12 device released to zero.
  */
@@ -1101,6 +1102,109 @@ static void test_removal(void **state)
     assert_no_log_errors();
 }
 
+/* CreateOperator must fail with E_INVALIDARG and log `message`. */
+static void expect_invalid_operator(struct dml_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        const char *message)
+{
+    DML_OPERATOR_DESC op_desc = {type, desc};
+    void *out = (void *)(uintptr_t)0xdeadbeef;
+
+    check_hr(IDMLDevice_CreateOperator(context->dml, &op_desc, &IID_IDMLOperator, &out), E_INVALIDARG);
+    assert_null(out);
+    assert_logged_error(message);
+}
+
+static void gemm_tensors_init(struct dml_tensor tensors[3], DML_TENSOR_DATA_TYPE type, UINT rank)
+{
+    static const UINT a[] = {1, 1, 1, 2, 3}, b[] = {1, 1, 1, 3, 4}, out[] = {1, 1, 1, 2, 4};
+
+    dml_tensor_init(&tensors[0], type, rank, a + 5 - rank, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&tensors[1], type, rank, b + 5 - rank, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&tensors[2], type, rank, out + 5 - rank, DML_TENSOR_FLAG_NONE);
+}
+
+static void conv_tensors_init(struct dml_tensor tensors[3], DML_TENSOR_DATA_TYPE type, UINT rank)
+{
+    static const UINT input[] = {1, 1, 1, 1, 5, 5}, filter[] = {1, 1, 1, 1, 3, 3}, out[] = {1, 1, 1, 1, 3, 3};
+
+    dml_tensor_init(&tensors[0], type, rank, input + 6 - rank, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&tensors[1], type, rank, filter + 6 - rank, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&tensors[2], type, rank, out + 6 - rank, DML_TENSOR_FLAG_NONE);
+}
+
+/* The generic check of DirectML's tensor support (tools/directml-schema.json): each tensor's data
+ * type and rank, and the tensors that must share them, for every operator the schema covers. */
+static void test_tensor_support(void **state)
+{
+    static const UINT ones[] = {1, 1}, zeros[] = {0, 0}, sizes4[] = {1, 2, 3, 4}, sizes3[] = {2, 3, 4};
+    struct vkdml_operator_support support[DML_OPERATOR_UNFOLD + 1];
+    const uint32_t f32_f16 = 1u << DML_TENSOR_DATA_TYPE_FLOAT32 | 1u << DML_TENSOR_DATA_TYPE_FLOAT16;
+    struct dml_context *context = *state;
+    DML_ELEMENT_WISE_SQRT_OPERATOR_DESC sqrt_desc;
+    DML_ELEMENT_WISE_ADD_OPERATOR_DESC add;
+    DML_CONVOLUTION_OPERATOR_DESC conv;
+    struct dml_tensor tensors[3];
+    DML_GEMM_OPERATOR_DESC gemm;
+
+    memset(&gemm, 0, sizeof(gemm));
+    gemm.ATensor = &tensors[0].desc;
+    gemm.BTensor = &tensors[1].desc;
+    gemm.OutputTensor = &tensors[2].desc;
+    gemm_tensors_init(tensors, DML_TENSOR_DATA_TYPE_INT8, 4);
+    expect_invalid_operator(context, DML_OPERATOR_GEMM, &gemm,
+            "CreateOperator(GEMM): ATensor.DataType=INT8 must be FLOAT32 or FLOAT16.");
+    gemm_tensors_init(tensors, DML_TENSOR_DATA_TYPE_FLOAT32, 5);
+    expect_invalid_operator(context, DML_OPERATOR_GEMM, &gemm,
+            "CreateOperator(GEMM): ATensor.DimensionCount=5 must be 2 to 4.");
+    gemm_tensors_init(tensors, DML_TENSOR_DATA_TYPE_FLOAT32, 4);
+    tensors[2].buffer.DataType = DML_TENSOR_DATA_TYPE_FLOAT16;
+    expect_invalid_operator(context, DML_OPERATOR_GEMM, &gemm,
+            "CreateOperator(GEMM): OutputTensor.DataType=FLOAT16 must equal ATensor.DataType=FLOAT32.");
+
+    memset(&conv, 0, sizeof(conv));
+    conv.InputTensor = &tensors[0].desc;
+    conv.FilterTensor = &tensors[1].desc;
+    conv.OutputTensor = &tensors[2].desc;
+    conv.Mode = DML_CONVOLUTION_MODE_CROSS_CORRELATION;
+    conv.Direction = DML_CONVOLUTION_DIRECTION_FORWARD;
+    conv.DimensionCount = 2;
+    conv.Strides = conv.Dilations = ones;
+    conv.StartPadding = conv.EndPadding = conv.OutputPadding = zeros;
+    conv.GroupCount = 1;
+    conv_tensors_init(tensors, DML_TENSOR_DATA_TYPE_UINT32, 4);
+    expect_invalid_operator(context, DML_OPERATOR_CONVOLUTION, &conv,
+            "CreateOperator(CONVOLUTION): InputTensor.DataType=UINT32 must be FLOAT32 or FLOAT16.");
+    conv_tensors_init(tensors, DML_TENSOR_DATA_TYPE_FLOAT32, 6);
+    expect_invalid_operator(context, DML_OPERATOR_CONVOLUTION, &conv,
+            "CreateOperator(CONVOLUTION): InputTensor.DimensionCount=6 must be 3 to 5.");
+    conv_tensors_init(tensors, DML_TENSOR_DATA_TYPE_FLOAT32, 4);
+    tensors[1].buffer.DimensionCount = 3;
+    tensors[1].buffer.Sizes = &tensors[1].sizes[1];
+    expect_invalid_operator(context, DML_OPERATOR_CONVOLUTION, &conv,
+            "CreateOperator(CONVOLUTION): FilterTensor.DimensionCount=3 must equal InputTensor.DimensionCount=4.");
+
+    dml_tensor_init(&tensors[0], DML_TENSOR_DATA_TYPE_INT32, 4, sizes4, DML_TENSOR_FLAG_NONE);
+    sqrt_desc = (DML_ELEMENT_WISE_SQRT_OPERATOR_DESC){&tensors[0].desc, &tensors[0].desc, NULL};
+    expect_invalid_operator(context, DML_OPERATOR_ELEMENT_WISE_SQRT, &sqrt_desc,
+            "CreateOperator(ELEMENT_WISE_SQRT): OutputTensor.DataType=INT32 must be FLOAT32 or FLOAT16.");
+    dml_tensor_init(&tensors[0], DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes4, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&tensors[1], DML_TENSOR_DATA_TYPE_FLOAT32, 3, sizes3, DML_TENSOR_FLAG_NONE);
+    add = (DML_ELEMENT_WISE_ADD_OPERATOR_DESC){&tensors[0].desc, &tensors[1].desc, &tensors[0].desc};
+    expect_invalid_operator(context, DML_OPERATOR_ELEMENT_WISE_ADD, &add,
+            "CreateOperator(ELEMENT_WISE_ADD): BTensor.DimensionCount=3 must equal OutputTensor.DimensionCount=4.");
+
+    /* The support matrix reports the schema's types for every implemented operator. */
+    assert_int_equal(vkdml_get_operator_support(vkdml_select_adapter(NULL), ARRAY_SIZE(support), support,
+            sizeof(support[0])), 0);
+    assert_int_equal(support[DML_OPERATOR_GEMM].data_types, f32_f16);
+    assert_int_equal(support[DML_OPERATOR_CONVOLUTION].data_types, f32_f16);
+    assert_int_equal(support[DML_OPERATOR_FOLD].data_types, f32_f16 | 1u << DML_TENSOR_DATA_TYPE_INT32
+            | 1u << DML_TENSOR_DATA_TYPE_UINT32);
+    assert_int_equal(support[DML_OPERATOR_GEMM].device_data_types & ~f32_f16, 0);
+    assert_true(support[DML_OPERATOR_GEMM].device_data_types & 1u << DML_TENSOR_DATA_TYPE_FLOAT32);
+    assert_no_log_errors();
+}
+
 int main(void)
 {
 #define TEST(name) cmocka_unit_test_setup_teardown(name, dml_context_setup, dml_context_teardown)
@@ -1113,6 +1217,7 @@ int main(void)
         TEST(test_check_feature_support),
         DEBUG_TEST(test_debug_device),
         TEST(test_unimplemented),
+        TEST(test_tensor_support),
         TEST(test_parent_and_children),
         TEST(test_refcounts),
         TEST(test_private_data_and_names),

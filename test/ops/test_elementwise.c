@@ -656,10 +656,11 @@ static void test_invalid_descs(void **state)
     /* Types the operator does not take. */
     add1 = (DML_ELEMENT_WISE_ADD1_OPERATOR_DESC){&i32.desc, &i32.desc, &i32.desc, NULL};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1,
-            "CreateOperator(ELEMENT_WISE_ADD1): OutputTensor.DataType=INT32 is not supported");
+            "CreateOperator(ELEMENT_WISE_ADD1): OutputTensor.DataType=INT32 must be FLOAT32 or FLOAT16.");
     relu = (DML_ACTIVATION_RELU_OPERATOR_DESC){&u32.desc, &u32.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_RELU, &relu,
-            "CreateOperator(ACTIVATION_RELU): OutputTensor.DataType=UINT32 is not supported");
+            "CreateOperator(ACTIVATION_RELU): OutputTensor.DataType=UINT32 must be FLOAT32, FLOAT16, INT32, INT16 "
+            "or INT8.");
 
     /* ScaleBias on integers. */
     identity = (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC){&i32.desc, &i32.desc, &scale_bias};

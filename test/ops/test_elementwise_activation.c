@@ -247,10 +247,10 @@ static void test_invalid_descs(void **state)
             "to OutputTensor.Sizes[1]=5");
     prelu_desc = (DML_ACTIVATION_PARAMETERIZED_RELU_OPERATOR_DESC){&u32.desc, &u32.desc, &u32.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU, &prelu_desc,
-            "OutputTensor.DataType=UINT32 is not supported by this operator.");
+            "OutputTensor.DataType=UINT32 must be FLOAT32, FLOAT16, INT32, INT16 or INT8.");
     sigmoid_desc = (DML_ACTIVATION_SIGMOID_OPERATOR_DESC){&i32.desc, &i32.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_SIGMOID, &sigmoid_desc,
-            "CreateOperator(ACTIVATION_SIGMOID): OutputTensor.DataType=INT32 is not supported");
+            "CreateOperator(ACTIVATION_SIGMOID): OutputTensor.DataType=INT32 must be FLOAT32 or FLOAT16.");
     relu_desc = (DML_ACTIVATION_RELU_OPERATOR_DESC){&f32.desc, &f16.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ACTIVATION_RELU, &relu_desc,
             "InputTensor.DataType=FLOAT32 must equal OutputTensor.DataType=FLOAT16.");

@@ -411,10 +411,12 @@ static void test_invalid_descs(void **state)
             "CreateOperator(ELEMENT_WISE_SUBTRACT): BTensor.Sizes[1]=6 is not broadcastable to OutputTensor.Sizes[1]=5");
     sub = (DML_ELEMENT_WISE_SUBTRACT_OPERATOR_DESC){&f64.desc, &f64.desc, &f64.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SUBTRACT, &sub,
-            "OutputTensor.DataType=FLOAT64 is not supported by this operator.");
+            "OutputTensor.DataType=FLOAT64 must be FLOAT32, FLOAT16, UINT32, UINT16, UINT8, INT32, INT16, INT8, "
+            "UINT64 or INT64.");
     pow_desc = (DML_ELEMENT_WISE_POW_OPERATOR_DESC){&f32.desc, &i64.desc, &f32.desc, NULL};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_POW, &pow_desc,
-            "CreateOperator(ELEMENT_WISE_POW): ExponentTensor.DataType=INT64 is not supported by this operator.");
+            "CreateOperator(ELEMENT_WISE_POW): ExponentTensor.DataType=INT64 must be FLOAT32, FLOAT16, UINT32, UINT16, "
+            "UINT8, INT32, INT16 or INT8.");
     pow_desc = (DML_ELEMENT_WISE_POW_OPERATOR_DESC){&f32.desc, &i32.desc, &i32.desc, NULL};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_POW, &pow_desc,
             "InputTensor.DataType=FLOAT32 must equal OutputTensor.DataType=INT32.");
@@ -426,10 +428,11 @@ static void test_invalid_descs(void **state)
             "BTensor.DataType=INT32 must equal OutputTensor.DataType=FLOAT32.");
     mean = (DML_ELEMENT_WISE_MEAN_OPERATOR_DESC){&u8.desc, &u8.desc, &u8.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_MEAN, &mean,
-            "CreateOperator(ELEMENT_WISE_MEAN): OutputTensor.DataType=UINT8 is not supported by this operator.");
+            "CreateOperator(ELEMENT_WISE_MEAN): OutputTensor.DataType=UINT8 must be FLOAT32, FLOAT16, UINT32 "
+            "or INT32.");
     atan_yx = (DML_ELEMENT_WISE_ATAN_YX_OPERATOR_DESC){&i32.desc, &i32.desc, &i32.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ATAN_YX, &atan_yx,
-            "OutputTensor.DataType=INT32 is not supported");
+            "OutputTensor.DataType=INT32 must be FLOAT32 or FLOAT16.");
     assert_no_log_errors();
 }
 

@@ -347,7 +347,8 @@ static void test_invalid_descs(void **state)
             "OutputTensor.DataType=FLOAT32 must be UINT32 or UINT8.");
     equals = (DML_ELEMENT_WISE_LOGICAL_EQUALS_OPERATOR_DESC){&f64.desc, &f64.desc, &u8.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, &equals,
-            "ATensor.DataType=FLOAT64 is not supported by this operator.");
+            "ATensor.DataType=FLOAT64 must be FLOAT32, FLOAT16, UINT32, UINT16, UINT8, INT32, INT16, INT8, UINT64 "
+            "or INT64.");
     and = (DML_ELEMENT_WISE_LOGICAL_AND_OPERATOR_DESC){&u16.desc, &u16.desc, &u16.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_LOGICAL_AND, &and,
             "CreateOperator(ELEMENT_WISE_LOGICAL_AND): OutputTensor.DataType=UINT16 must be UINT32 or UINT8.");
@@ -356,7 +357,7 @@ static void test_invalid_descs(void **state)
             "OutputTensor.DataType=UINT32 must be UINT8.");
     shift_left = (DML_ELEMENT_WISE_BIT_SHIFT_LEFT_OPERATOR_DESC){&i32.desc, &i32.desc, &i32.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT, &shift_left,
-            "OutputTensor.DataType=INT32 is not supported by this operator.");
+            "OutputTensor.DataType=INT32 must be UINT32, UINT16, UINT8 or UINT64.");
     bit_count = (DML_ELEMENT_WISE_BIT_COUNT_OPERATOR_DESC){&u32.desc, &u16.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_BIT_COUNT, &bit_count,
             "CreateOperator(ELEMENT_WISE_BIT_COUNT): OutputTensor.DataType=UINT16 must be UINT32 or UINT8.");

@@ -568,7 +568,7 @@ static void test_invalid_descs(void **state)
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, &clip1, "Min must be less than or equal to Max");
     sqrt_desc = (DML_ELEMENT_WISE_SQRT_OPERATOR_DESC){&i32.desc, &i32.desc, NULL};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SQRT, &sqrt_desc,
-            "CreateOperator(ELEMENT_WISE_SQRT): OutputTensor.DataType=INT32 is not supported by this operator.");
+            "CreateOperator(ELEMENT_WISE_SQRT): OutputTensor.DataType=INT32 must be FLOAT32 or FLOAT16.");
     round_desc = (DML_ELEMENT_WISE_ROUND_OPERATOR_DESC){&f32.desc, &f16.desc, DML_ROUNDING_MODE_TOWARD_ZERO};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_ROUND, &round_desc,
             "InputTensor.DataType=FLOAT32 must equal OutputTensor.DataType=FLOAT16.");
@@ -577,7 +577,8 @@ static void test_invalid_descs(void **state)
             "ScaleBias must be NULL for INT32 tensors");
     negate = (DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC){&u32.desc, &u32.desc};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_NEGATE, &negate,
-            "CreateOperator(ELEMENT_WISE_NEGATE): OutputTensor.DataType=UINT32 is not supported");
+            "CreateOperator(ELEMENT_WISE_NEGATE): OutputTensor.DataType=UINT32 must be FLOAT32, FLOAT16, INT32, INT16, "
+            "INT8 or INT64.");
     assert_no_log_errors();
 }
 
