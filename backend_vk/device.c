@@ -185,7 +185,7 @@ static bool has_device_extension(struct vkdml_vk_device *device, const char *nam
     return found;
 }
 
-/* The kernels' shape (gemm_coopmat.comp, conv.comp's CONV_COOPMAT): A 16x16, B 16x8, fp16 x fp16
+/* The kernels' shape (gemm_coopmat.comp, conv_coopmat.comp): A 16x16, B 16x8, fp16 x fp16
  * + fp32 -> fp32, subgroup scope. The NV and KHR enums have the same values. */
 static bool is_kernel_shape(uint32_t m, uint32_t n, uint32_t k, VkComponentTypeNV a, VkComponentTypeNV b,
         VkComponentTypeNV c, VkComponentTypeNV result, VkScopeNV scope)

@@ -1,6 +1,6 @@
 /*
  * The CONVOLUTION family (DML_OPERATOR_CONVOLUTION): DirectML's rules, and one dispatch of the
- * kernel that suits the shape (kernels_glsl/conv.comp, conv_interface.h).
+ * kernel that suits the shape (kernels_glsl/conv_*.comp, one per algorithm; conv_interface.h).
  *
  * DirectML's rules (DML_CONVOLUTION_OPERATOR_DESC, FL 4_0 tensor support): Input {N, C, [D], [H],
  * W}, Filter {FilterBatch, FilterChannels, [D], [H], W}, optional Bias {1, OutputChannels, 1, ..}
@@ -17,9 +17,9 @@
  * forward-convolution input sizes with the same output size).
  *
  * Kernels: FLOAT16 convolutions with at least 16 output channels per group and 16 reduction
- * values run on cooperative matrices where the device has them (conv.comp's CONV_COOPMAT, as
+ * values run on cooperative matrices where the device has them (conv_coopmat.comp, as
  * gemm_coopmat.comp), forward ones of one group with taps and channels enough (staging_pays) on
- * channels-last copies of the input and filter that CONV_STAGE makes in the temporary resource
+ * channels-last copies of the input and filter that conv_stage.comp makes in the temporary resource
  * first ("coopmat-nhwc"); otherwise a 1x1 convolution with unit strides and no padding is a plain
  * GEMM over channels and runs the GEMM service (gemm.c's kernel choice; batches = images x groups,
  * bias as C); shapes whose
@@ -45,7 +45,7 @@
 
 _Static_assert(CONV_COOPMAT_SUBGROUP_SIZE == VKDML_COOPMAT_SUBGROUP_SIZE, "the coopmat kernels' subgroups");
 _Static_assert(CONV_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT == CONV_SPEC_COUNT,
-        "the fused activation's constants end conv.comp's list");
+        "the fused activation's constants end the convolution kernels' list");
 
 enum conv_tensor
 {
@@ -422,7 +422,7 @@ static uint64_t gemm_tiles(uint64_t m, uint64_t n, uint32_t groups, uint32_t thr
     return (m + tile_m - 1) / tile_m * ((n + tile_n - 1) / tile_n) * groups;
 }
 
-/* ---- conv.comp's CONV_TILED ---- */
+/* ---- conv_tiled.comp ---- */
 
 struct tiled_tiling
 {
@@ -542,7 +542,7 @@ static void choose_tiled_tiling(const struct vkdml_compile *compile, const struc
                 knob->text);
 }
 
-/* NULL when conv.comp's CONV_COOPMAT can run the convolution, else why not. */
+/* NULL when conv_coopmat.comp can run the convolution, else why not. */
 static const char *coopmat_unsuitable(const struct vkdml_compile *compile, const struct conv_shape *shape)
 {
     const char *why_not;
@@ -729,7 +729,7 @@ static HRESULT compile_gemm_1x1(struct vkdml_compile *compile, const struct conv
     return vkdml_gemm_add_dispatches(compile, &problem);
 }
 
-/* ---- conv.comp ---- */
+/* ---- conv_direct.comp, conv_implicit_gemm.comp ---- */
 
 static void fill_conv_spec(const struct vkdml_compile *compile, const struct conv_shape *shape,
         uint32_t spec[CONV_SPEC_COUNT])
@@ -873,7 +873,7 @@ static HRESULT compile_tiled(struct vkdml_compile *compile, const struct conv_sh
             tiles, tiling.split_k, false);
 }
 
-/* ---- conv.comp's CONV_COOPMAT ---- */
+/* ---- conv_coopmat.comp ---- */
 
 struct coopmat_tiling
 {
@@ -1030,7 +1030,7 @@ static HRESULT add_staging(struct vkdml_compile *compile, const struct conv_shap
 }
 
 /* Output positions packed (unit W stride, rows and planes back to back), a multiple of 8 per image,
- * channel and image strides multiples of 8, offset 16-byte aligned: conv.comp's OUT_VECTOR. */
+ * channel and image strides multiples of 8, offset 16-byte aligned: conv_coopmat.comp's OUT_VECTOR. */
 static bool output_vectorizable(const struct vkdml_compile *compile, const struct conv_shape *shape)
 {
     const uint32_t *os = shape->out_strides;

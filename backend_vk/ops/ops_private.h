@@ -205,8 +205,8 @@ HRESULT vkdml_gemm_add_dispatches(struct vkdml_compile *compile, const struct vk
  * (vkdml_backend_data_type_supported() for a device's own caps). */
 bool vkdml_caps_data_type_supported(const struct vkdml_vk_caps *caps, DML_TENSOR_DATA_TYPE data_type);
 
-/* The subgroup size the cooperative-matrix kernels are written for (gemm_coopmat.comp, conv.comp's
- * CONV_COOPMAT). */
+/* The subgroup size the cooperative-matrix kernels are written for (gemm_coopmat.comp,
+ * conv_coopmat.comp). */
 #define VKDML_COOPMAT_SUBGROUP_SIZE 32
 
 /* NULL when the device runs the 16x8x16 fp16 cooperative-matrix kernels, else why not. */

@@ -24,7 +24,7 @@ bool vkdml_split_k_valid(uint64_t outputs, uint32_t split_k)
 }
 
 /* More parts, doubling, until there are 3 workgroups per unit of a large GPU, each part keeping
- * at least MIN_PART_SLABS slabs. H200, convolution N32 C256 14x14 K256 3x3 on conv.comp's tiled
+ * at least MIN_PART_SLABS slabs. H200, convolution N32 C256 14x14 K256 3x3 on conv_tiled.comp's
  * kernel, 98 tiles of 256x64 (TFLOP/s): 1 part 25.8, 2 parts 21.8 (196 workgroups: a second,
  * mostly empty wave), 4 parts 27.0. */
 uint32_t vkdml_split_k_choose(uint64_t tiles, uint64_t slabs, uint64_t outputs)
