@@ -977,17 +977,84 @@ static uint32_t vector_width(const struct vkdml_compile *compile, const struct e
     return v;
 }
 
-static void set_tensor_spec(uint32_t *spec, uint32_t t, DML_TENSOR_DATA_TYPE type,
-        const struct vkdml_tensor_location *location, const struct ew_shape *shape)
+/* A dispatch's record (elementwise_interface.h): what depends on the shape alone, kept out of
+ * the pipeline so that shapes share it. */
+struct ew_record
 {
-    uint32_t d;
+    uint32_t words[EW_REC_WORDS(EW_TENSOR_COUNT, EW_MAX_RANK)];
+};
+
+/* The multiplier with which ew_divide() (elementwise_core.glsl) divides any 32-bit n by `size`
+ * (< 2^31) exactly: n / size = (hi + ((n - hi) >> min(l, 1))) >> max(l - 1, 0), where hi is the
+ * high word of n * multiplier and l = ceil(log2(size)) (the round-up method). */
+static uint32_t division_multiplier(uint32_t size)
+{
+    unsigned int l = 0;
+
+    while ((UINT64_C(1) << l) < size)
+        ++l;
+    return (uint32_t)(((((UINT64_C(1) << l) - size) << 32) / size) + 1);
+}
+
+/* Word `word` of the record, and with `spec` (a specialized record) its specialization constant. */
+static void set_record_word(struct ew_record *record, uint32_t *spec, uint32_t word, uint32_t spec_id,
+        uint32_t value)
+{
+    record->words[word] = value;
+    if (spec)
+        spec[spec_id] = value;
+}
+
+/* The record of a dispatch over `shape`: pushed when it fits the push constants, else specialized
+ * (elementwise_interface.h). Returns the bytes to push. */
+static uint32_t set_record(const struct vkdml_compile *compile, const struct ew_shape *shape,
+        uint32_t element_count, uint32_t vector, struct ew_record *record, uint32_t *spec)
+{
+    uint32_t n = 0, k = 0, rank = shape->rank, t, d;
+
+    for (t = 0; t < EW_TENSOR_COUNT; ++t)
+        n += dispatch_tensor(compile->op, t) != NULL;
+    memset(record, 0, sizeof(*record));
+    if (EW_REC_WORDS(n, rank) <= EW_PUSH_WORDS)
+        spec = NULL;
+    else
+        spec[EW_SPEC_SHAPE] = 1;
+    set_record_word(record, spec, EW_REC_COUNT, EW_SPEC_ELEMENT_COUNT, element_count);
+    for (t = 0; t < EW_TENSOR_COUNT; ++t)
+    {
+        const struct vkdml_tensor_location *location = dispatch_location(compile, t);
+
+        if (!dispatch_tensor(compile->op, t))
+            continue;
+        record->words[EW_REC_SLOTS] |= location->slot << (8 * k);
+        if (spec)
+            spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_SLOT)] = location->slot;
+        set_record_word(record, spec, EW_REC_OFFSET(k), EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_LO),
+                (uint32_t)location->offset);
+        set_record_word(record, spec, EW_REC_OFFSET(k) + 1, EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_HI),
+                (uint32_t)(location->offset >> 32));
+        for (d = 0; d < rank; ++d)
+            set_record_word(record, spec, EW_REC_STRIDE(n, rank, k, d),
+                    EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_STRIDES + d), shape->strides[t][d]);
+        ++k;
+    }
+    /* Dimension 0 counts vector items; the outermost dimension needs no division. */
+    for (d = 0; d + 1 < rank; ++d)
+    {
+        uint32_t size = d ? shape->sizes[d] : shape->sizes[0] / vector;
+
+        set_record_word(record, spec, EW_REC_DIVISOR(n, d), EW_SPEC_SIZES + d, size);
+        record->words[EW_REC_DIVISOR(n, d) + 1] = division_multiplier(size);
+    }
+    return spec ? 0 : EW_REC_WORDS(n, rank) * sizeof(uint32_t);
+}
+
+static void set_tensor_spec(uint32_t *spec, uint32_t t, DML_TENSOR_DATA_TYPE type, const struct ew_shape *shape)
+{
+    uint32_t stride = shape->strides[t][0];
 
     spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_TYPE)] = type;
-    spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_SLOT)] = location->slot;
-    spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_LO)] = (uint32_t)location->offset;
-    spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_HI)] = (uint32_t)(location->offset >> 32);
-    for (d = 0; d < EW_MAX_RANK; ++d)
-        spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_STRIDES + d)] = shape->strides[t][d];
+    spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_INNER)] = stride <= 1 ? stride : EW_INNER_STRIDED;
 }
 
 static void set_activation_spec(uint32_t *spec, const struct ew_operator *info, const struct vkdml_operator_view *op)
@@ -1056,8 +1123,9 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 {
     const struct vkdml_operator_view *op = compile->op;
     const struct ew_operator *info = find_operator(op->type);
-    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, vector, domain, d, t;
+    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, vector, domain, push_size, d, t;
     enum vkdml_kernel_id kernel = VKDML_KERNEL_ELEMENTWISE_UNARY_BASIC;
+    struct ew_record record;
     enum ew_group group;
     struct ew_shape shape;
     HRESULT hr;
@@ -1076,17 +1144,15 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 
     spec[EW_SPEC_LOCAL_SIZE_X] = EW_DEFAULT_LOCAL_SIZE;
     spec[EW_SPEC_RANK] = shape.rank;
-    spec[EW_SPEC_ELEMENT_COUNT] = element_count;
-    for (d = 0; d < EW_MAX_RANK; ++d)
-        spec[EW_SPEC_SIZES + d] = shape.sizes[d];
     for (t = 0; t < EW_TENSOR_COUNT; ++t)
     {
         if (dispatch_tensor(op, t))
-            set_tensor_spec(spec, t, dispatch_tensor(op, t)->DataType, dispatch_location(compile, t), &shape);
+            set_tensor_spec(spec, t, dispatch_tensor(op, t)->DataType, &shape);
     }
     vector = vector_width(compile, &shape);
     spec[EW_SPEC_VECTOR] = vector > 1 ? vector : 0;
 
+    push_size = set_record(compile, &shape, element_count, vector, &record, spec);
     dispatch_size(compile, element_count / vector, groups);
-    return vkdml_compile_add_dispatch(compile, kernel, spec, EW_SPEC_COUNT, NULL, 0, groups, false);
+    return vkdml_compile_add_dispatch(compile, kernel, spec, EW_SPEC_COUNT, record.words, push_size, groups, false);
 }
