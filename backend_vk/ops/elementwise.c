@@ -676,97 +676,23 @@ static uint32_t compute_domain(const struct ew_operator *info, DML_TENSOR_DATA_T
     return domain_of(type);
 }
 
-/* The SPIR-V capabilities of the kernel variants (kernels_glsl/meson.build). */
-enum ew_feature
-{
-    EW_FEATURE_16BIT = 1u << 0,
-    EW_FEATURE_8BIT = 1u << 1,
-    EW_FEATURE_INT64 = 1u << 2,
-    EW_FEATURE_FLOAT64 = 1u << 3,
-};
-
-/* Operator groups: each variant carries the code of one group only (kernels_glsl/meson.build). */
-enum ew_group
-{
-    EW_GROUP_BASIC,
-    EW_GROUP_TRIG,              /* ACOS, ASIN, ATAN, COS, SIN, TAN, ATAN_YX */
-    EW_GROUP_EXP,               /* ACOSH, ASINH, ATANH, COSH, SINH, TANH, ERF, EXP, LOG */
-    EW_GROUP_POW,               /* POW, CONSTANT_POW */
-    EW_GROUP_ACTIVATION,        /* float activations: ACTIVATION_*, ADD1's FusedActivation */
-};
-
-struct ew_variant
-{
-    bool binary;
-    uint8_t group;
-    uint32_t features;
-    enum vkdml_kernel_id kernel;
-};
-
-#define S16 EW_FEATURE_16BIT
-#define S8 EW_FEATURE_8BIT
-#define I64 EW_FEATURE_INT64
-#define F64 EW_FEATURE_FLOAT64
-#define VARIANT(source, group, features, suffix) \
-    {source == 'b', EW_GROUP_##group, features, VKDML_KERNEL_ELEMENTWISE_##suffix}
-
-/* Smallest first within a kernel and group: the first variant that has every feature needed wins. */
-static const struct ew_variant variants[] =
-{
-    VARIANT('u', BASIC, 0, UNARY_BASIC),
-    VARIANT('u', BASIC, S16, UNARY_BASIC_S16),
-    VARIANT('u', BASIC, S8, UNARY_BASIC_S8),
-    VARIANT('u', BASIC, S16 | S8, UNARY_BASIC_S16_S8),
-    VARIANT('u', BASIC, I64, UNARY_BASIC_I64),
-    VARIANT('u', BASIC, I64 | S8, UNARY_BASIC_I64_S8),
-    VARIANT('u', BASIC, F64, UNARY_BASIC_F64),
-    VARIANT('u', TRIG, 0, UNARY_TRIG),
-    VARIANT('u', TRIG, S16, UNARY_TRIG_S16),
-    VARIANT('u', EXP, 0, UNARY_EXP),
-    VARIANT('u', EXP, S16, UNARY_EXP_S16),
-    VARIANT('u', POW, 0, UNARY_POW),
-    VARIANT('u', POW, S16, UNARY_POW_S16),
-    VARIANT('u', POW, S8, UNARY_POW_S8),
-    VARIANT('u', POW, S16 | S8, UNARY_POW_S16_S8),
-    VARIANT('u', ACTIVATION, 0, UNARY_ACTIVATION),
-    VARIANT('u', ACTIVATION, S16, UNARY_ACTIVATION_S16),
-    VARIANT('b', BASIC, 0, BINARY_BASIC),
-    VARIANT('b', BASIC, S16, BINARY_BASIC_S16),
-    VARIANT('b', BASIC, S8, BINARY_BASIC_S8),
-    VARIANT('b', BASIC, S16 | S8, BINARY_BASIC_S16_S8),
-    VARIANT('b', BASIC, I64, BINARY_BASIC_I64),
-    VARIANT('b', BASIC, I64 | S8, BINARY_BASIC_I64_S8),
-    VARIANT('b', BASIC, F64 | S8, BINARY_BASIC_F64_S8),
-    VARIANT('b', TRIG, 0, BINARY_TRIG),
-    VARIANT('b', TRIG, S16, BINARY_TRIG_S16),
-    VARIANT('b', POW, 0, BINARY_POW),
-    VARIANT('b', POW, S16, BINARY_POW_S16),
-    VARIANT('b', POW, S8, BINARY_POW_S8),
-    VARIANT('b', POW, S16 | S8, BINARY_POW_S16_S8),
-    VARIANT('b', ACTIVATION, 0, BINARY_ACTIVATION),
-    VARIANT('b', ACTIVATION, S16, BINARY_ACTIVATION_S16),
-};
-
-#undef VARIANT
-#undef S16
-#undef S8
-#undef I64
-#undef F64
-
-static enum ew_group op_group(uint32_t op, bool float_activation)
+/* The variant group holding the op: each variant carries the code of one group only
+ * (kernels_glsl/meson.build), the registry's `group`. */
+static const char *op_group(uint32_t op, bool float_activation)
 {
     switch (op)
     {
         case EW_OP_ACOS: case EW_OP_ASIN: case EW_OP_ATAN: case EW_OP_COS: case EW_OP_SIN: case EW_OP_TAN:
         case EW_OP_ATAN_YX:
-            return EW_GROUP_TRIG;
+            return "trig";
         case EW_OP_ACOSH: case EW_OP_ASINH: case EW_OP_ATANH: case EW_OP_COSH: case EW_OP_SINH: case EW_OP_TANH:
         case EW_OP_ERF: case EW_OP_EXP: case EW_OP_LOG:
-            return EW_GROUP_EXP;
+            return "exp";
         case EW_OP_POW: case EW_OP_CONSTANT_POW:
-            return EW_GROUP_POW;
+            return "pow";
         default:
-            return float_activation ? EW_GROUP_ACTIVATION : EW_GROUP_BASIC;
+            /* ACTIVATION_* on floats, ADD1's FusedActivation */
+            return float_activation ? "activation" : "basic";
     }
 }
 
@@ -775,9 +701,9 @@ static uint32_t type_features(DML_TENSOR_DATA_TYPE type, uint32_t domain)
 {
     switch (element_size(type))
     {
-        case 1: return EW_FEATURE_8BIT;
-        case 2: return EW_FEATURE_16BIT;
-        case 8: return domain == EW_DOMAIN_DOUBLE ? EW_FEATURE_FLOAT64 : EW_FEATURE_INT64;
+        case 1: return VKDML_KERNEL_FEATURE_STORAGE8;
+        case 2: return VKDML_KERNEL_FEATURE_STORAGE16;
+        case 8: return domain == EW_DOMAIN_DOUBLE ? VKDML_KERNEL_FEATURE_FLOAT64 : VKDML_KERNEL_FEATURE_INT64;
         default: return 0;
     }
 }
@@ -785,33 +711,47 @@ static uint32_t type_features(DML_TENSOR_DATA_TYPE type, uint32_t domain)
 static uint32_t domain_features(uint32_t domain)
 {
     if (domain == EW_DOMAIN_INT64 || domain == EW_DOMAIN_UINT64)
-        return EW_FEATURE_INT64;
-    return domain == EW_DOMAIN_DOUBLE ? EW_FEATURE_FLOAT64 : 0;
+        return VKDML_KERNEL_FEATURE_INT64;
+    return domain == EW_DOMAIN_DOUBLE ? VKDML_KERNEL_FEATURE_FLOAT64 : 0;
 }
 
 static bool caps_have_features(const struct vkdml_vk_caps *caps, uint32_t features)
 {
-    return (!(features & EW_FEATURE_16BIT) || caps->storage_16bit)
-            && (!(features & EW_FEATURE_8BIT) || caps->storage_8bit)
-            && (!(features & EW_FEATURE_INT64) || caps->shader_int64)
-            && (!(features & EW_FEATURE_FLOAT64) || caps->shader_float64);
+    return (!(features & VKDML_KERNEL_FEATURE_STORAGE16) || caps->storage_16bit)
+            && (!(features & VKDML_KERNEL_FEATURE_STORAGE8) || caps->storage_8bit)
+            && (!(features & VKDML_KERNEL_FEATURE_INT64) || caps->shader_int64)
+            && (!(features & VKDML_KERNEL_FEATURE_FLOAT64) || caps->shader_float64);
 }
 
-/* The variant of the op's kernel and group holding `features`; false when none does. */
-static bool find_variant(uint32_t op, enum ew_group group, uint32_t features, enum vkdml_kernel_id *kernel)
+static unsigned int feature_count(uint32_t features)
 {
-    size_t i;
+    unsigned int count = 0;
 
-    for (i = 0; i < ARRAY_SIZE(variants); ++i)
+    for (; features; features &= features - 1)
+        ++count;
+    return count;
+}
+
+/* The registry's smallest variant of the op's source and `group` that holds `features` and runs
+ * on the device; false when none does. */
+static bool find_variant(const struct vkdml_vk_caps *caps, uint32_t op, const char *group, uint32_t features,
+        enum vkdml_kernel_id *kernel)
+{
+    const char *family = op >= EW_OP_ADD ? "elementwise_binary" : "elementwise_unary";
+    unsigned int best = ~0u, id;
+
+    for (id = 0; id < VKDML_KERNEL_COUNT; ++id)
     {
-        if (variants[i].binary == (op >= EW_OP_ADD) && variants[i].group == group
-                && (variants[i].features & features) == features)
-        {
-            *kernel = variants[i].kernel;
-            return true;
-        }
+        const struct vkdml_kernel *variant = vkdml_kernel_get(id);
+
+        if (!variant->family || strcmp(variant->family, family) || strcmp(variant->group, group)
+                || (variant->features & features) != features || !caps_have_features(caps, variant->features)
+                || feature_count(variant->features) >= best)
+            continue;
+        best = feature_count(variant->features);
+        *kernel = id;
     }
-    return false;
+    return best != ~0u;
 }
 
 /* The tensor types of one use of the operator: operand type `type`, in the order of its
@@ -858,7 +798,6 @@ void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_cap
     for (t = 0; t < 32; ++t)
     {
         uint32_t count, domain, i;
-        enum ew_group group;
         bool ok = true;
 
         if (!type_in(t, info->types))
@@ -867,9 +806,8 @@ void vkdml_elementwise_support(DML_OPERATOR_TYPE type, const struct vkdml_vk_cap
         domain = compute_domain(info, t, false);
         for (i = 0; i < count; ++i)
             ok = ok && vkdml_caps_data_type_supported(caps, types[i]);
-        group = op_group(info->op, info->activation && domain == EW_DOMAIN_FLOAT);
-        if (ok && caps_have_features(caps, tensor_features(types, count, domain))
-                && find_variant(info->op, group, tensor_features(types, count, domain), &kernel))
+        if (ok && find_variant(caps, info->op, op_group(info->op, info->activation && domain == EW_DOMAIN_FLOAT),
+                tensor_features(types, count, domain), &kernel))
             *device_data_types |= 1u << t;
     }
 }
@@ -1078,7 +1016,7 @@ static void dispatch_size(const struct vkdml_compile *compile, uint32_t items, u
 }
 
 static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct ew_operator *info, uint32_t domain,
-        enum ew_group group, enum vkdml_kernel_id *kernel)
+        const char *group, enum vkdml_kernel_id *kernel)
 {
     const struct vkdml_operator_view *op = compile->op;
     DML_TENSOR_DATA_TYPE types[EW_TENSOR_COUNT];
@@ -1093,7 +1031,7 @@ static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct e
     if (!caps_have_features(&compile->vk->caps, features))
         return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
                 type_name(operand_type(info, op)));
-    if (!find_variant(info->op, group, features, kernel))
+    if (!find_variant(&compile->vk->caps, info->op, group, features, kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
     return S_OK;
 }
@@ -1126,8 +1064,8 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
     uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, vector, domain, push_size, d, t;
     enum vkdml_kernel_id kernel = VKDML_KERNEL_ELEMENTWISE_UNARY_BASIC;
     struct ew_record record;
-    enum ew_group group;
     struct ew_shape shape;
+    const char *group;
     HRESULT hr;
 
     if (!info)
