@@ -91,7 +91,8 @@ const uint EW_N = T2_TYPE != 0u ? 4u : (T1_TYPE != 0u ? 3u : 2u);
 #define EW_WORD(i, specialized) (EW_SHAPE_SPECIALIZED ? (specialized) : push.words[min(i, EW_PUSH_WORDS - 1u)])
 
 #define EW_COUNT EW_WORD(EW_REC_COUNT, EW_ELEMENT_COUNT)
-#define EW_SLOT(t) (EW_SHAPE_SPECIALIZED ? T##t##_SLOT : bitfieldExtract(push.words[EW_REC_SLOTS], int(8u * EW_PLACE(t)), 8))
+#define EW_SLOT(t) (EW_SHAPE_SPECIALIZED ? T##t##_SLOT \
+        : bitfieldExtract(push.words[EW_REC_SLOTS], int(8u * EW_PLACE(t)), 8))
 #define EW_OFFSET_LO(t) EW_WORD(EW_REC_OFFSET(EW_PLACE(t)), T##t##_OFFSET_LO)
 #define EW_OFFSET_HI(t) EW_WORD(EW_REC_OFFSET(EW_PLACE(t)) + 1u, T##t##_OFFSET_HI)
 #define EW_DIVISOR(d) EW_WORD(EW_REC_DIVISOR(EW_N, d), EW_SIZE##d)
