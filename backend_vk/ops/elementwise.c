@@ -585,97 +585,23 @@ static uint32_t compute_domain(const struct ew_operator *info, DML_TENSOR_DATA_T
     return domain_of(type);
 }
 
-/* The SPIR-V capabilities of the kernel variants (kernels_glsl/meson.build). */
-enum ew_feature
-{
-    EW_FEATURE_16BIT = 1u << 0,
-    EW_FEATURE_8BIT = 1u << 1,
-    EW_FEATURE_INT64 = 1u << 2,
-    EW_FEATURE_FLOAT64 = 1u << 3,
-};
-
-/* Operator groups: each variant carries the code of one group only (kernels_glsl/meson.build). */
-enum ew_group
-{
-    EW_GROUP_BASIC,
-    EW_GROUP_TRIG,              /* ACOS, ASIN, ATAN, COS, SIN, TAN, ATAN_YX */
-    EW_GROUP_EXP,               /* ACOSH, ASINH, ATANH, COSH, SINH, TANH, ERF, EXP, LOG */
-    EW_GROUP_POW,               /* POW, CONSTANT_POW */
-    EW_GROUP_ACTIVATION,        /* float activations: ACTIVATION_*, ADD1's FusedActivation */
-};
-
-struct ew_variant
-{
-    bool binary;
-    uint8_t group;
-    uint32_t features;
-    enum vkdml_kernel_id kernel;
-};
-
-#define S16 EW_FEATURE_16BIT
-#define S8 EW_FEATURE_8BIT
-#define I64 EW_FEATURE_INT64
-#define F64 EW_FEATURE_FLOAT64
-#define VARIANT(source, group, features, suffix) \
-    {source == 'b', EW_GROUP_##group, features, VKDML_KERNEL_ELEMENTWISE_##suffix}
-
-/* Smallest first within a kernel and group: the first variant that has every feature needed wins. */
-static const struct ew_variant variants[] =
-{
-    VARIANT('u', BASIC, 0, UNARY_BASIC),
-    VARIANT('u', BASIC, S16, UNARY_BASIC_S16),
-    VARIANT('u', BASIC, S8, UNARY_BASIC_S8),
-    VARIANT('u', BASIC, S16 | S8, UNARY_BASIC_S16_S8),
-    VARIANT('u', BASIC, I64, UNARY_BASIC_I64),
-    VARIANT('u', BASIC, I64 | S8, UNARY_BASIC_I64_S8),
-    VARIANT('u', BASIC, F64, UNARY_BASIC_F64),
-    VARIANT('u', TRIG, 0, UNARY_TRIG),
-    VARIANT('u', TRIG, S16, UNARY_TRIG_S16),
-    VARIANT('u', EXP, 0, UNARY_EXP),
-    VARIANT('u', EXP, S16, UNARY_EXP_S16),
-    VARIANT('u', POW, 0, UNARY_POW),
-    VARIANT('u', POW, S16, UNARY_POW_S16),
-    VARIANT('u', POW, S8, UNARY_POW_S8),
-    VARIANT('u', POW, S16 | S8, UNARY_POW_S16_S8),
-    VARIANT('u', ACTIVATION, 0, UNARY_ACTIVATION),
-    VARIANT('u', ACTIVATION, S16, UNARY_ACTIVATION_S16),
-    VARIANT('b', BASIC, 0, BINARY_BASIC),
-    VARIANT('b', BASIC, S16, BINARY_BASIC_S16),
-    VARIANT('b', BASIC, S8, BINARY_BASIC_S8),
-    VARIANT('b', BASIC, S16 | S8, BINARY_BASIC_S16_S8),
-    VARIANT('b', BASIC, I64, BINARY_BASIC_I64),
-    VARIANT('b', BASIC, I64 | S8, BINARY_BASIC_I64_S8),
-    VARIANT('b', BASIC, F64 | S8, BINARY_BASIC_F64_S8),
-    VARIANT('b', TRIG, 0, BINARY_TRIG),
-    VARIANT('b', TRIG, S16, BINARY_TRIG_S16),
-    VARIANT('b', POW, 0, BINARY_POW),
-    VARIANT('b', POW, S16, BINARY_POW_S16),
-    VARIANT('b', POW, S8, BINARY_POW_S8),
-    VARIANT('b', POW, S16 | S8, BINARY_POW_S16_S8),
-    VARIANT('b', ACTIVATION, 0, BINARY_ACTIVATION),
-    VARIANT('b', ACTIVATION, S16, BINARY_ACTIVATION_S16),
-};
-
-#undef VARIANT
-#undef S16
-#undef S8
-#undef I64
-#undef F64
-
-static enum ew_group op_group(uint32_t op, bool float_activation)
+/* The variant group holding the op: each variant carries the code of one group only
+ * (kernels_glsl/meson.build), the registry's `group`. */
+static const char *op_group(uint32_t op, bool float_activation)
 {
     switch (op)
     {
         case EW_OP_ACOS: case EW_OP_ASIN: case EW_OP_ATAN: case EW_OP_COS: case EW_OP_SIN: case EW_OP_TAN:
         case EW_OP_ATAN_YX:
-            return EW_GROUP_TRIG;
+            return "trig";
         case EW_OP_ACOSH: case EW_OP_ASINH: case EW_OP_ATANH: case EW_OP_COSH: case EW_OP_SINH: case EW_OP_TANH:
         case EW_OP_ERF: case EW_OP_EXP: case EW_OP_LOG:
-            return EW_GROUP_EXP;
+            return "exp";
         case EW_OP_POW: case EW_OP_CONSTANT_POW:
-            return EW_GROUP_POW;
+            return "pow";
         default:
-            return float_activation ? EW_GROUP_ACTIVATION : EW_GROUP_BASIC;
+            /* ACTIVATION_* on floats, ADD1's FusedActivation */
+            return float_activation ? "activation" : "basic";
     }
 }
 
@@ -684,9 +610,9 @@ static uint32_t type_features(DML_TENSOR_DATA_TYPE type, uint32_t domain)
 {
     switch (element_size(type))
     {
-        case 1: return EW_FEATURE_8BIT;
-        case 2: return EW_FEATURE_16BIT;
-        case 8: return domain == EW_DOMAIN_DOUBLE ? EW_FEATURE_FLOAT64 : EW_FEATURE_INT64;
+        case 1: return VKDML_KERNEL_FEATURE_STORAGE8;
+        case 2: return VKDML_KERNEL_FEATURE_STORAGE16;
+        case 8: return domain == EW_DOMAIN_DOUBLE ? VKDML_KERNEL_FEATURE_FLOAT64 : VKDML_KERNEL_FEATURE_INT64;
         default: return 0;
     }
 }
@@ -694,33 +620,47 @@ static uint32_t type_features(DML_TENSOR_DATA_TYPE type, uint32_t domain)
 static uint32_t domain_features(uint32_t domain)
 {
     if (domain == EW_DOMAIN_INT64 || domain == EW_DOMAIN_UINT64)
-        return EW_FEATURE_INT64;
-    return domain == EW_DOMAIN_DOUBLE ? EW_FEATURE_FLOAT64 : 0;
+        return VKDML_KERNEL_FEATURE_INT64;
+    return domain == EW_DOMAIN_DOUBLE ? VKDML_KERNEL_FEATURE_FLOAT64 : 0;
 }
 
 static bool caps_have_features(const struct vkdml_vk_caps *caps, uint32_t features)
 {
-    return (!(features & EW_FEATURE_16BIT) || caps->storage_16bit)
-            && (!(features & EW_FEATURE_8BIT) || caps->storage_8bit)
-            && (!(features & EW_FEATURE_INT64) || caps->shader_int64)
-            && (!(features & EW_FEATURE_FLOAT64) || caps->shader_float64);
+    return (!(features & VKDML_KERNEL_FEATURE_STORAGE16) || caps->storage_16bit)
+            && (!(features & VKDML_KERNEL_FEATURE_STORAGE8) || caps->storage_8bit)
+            && (!(features & VKDML_KERNEL_FEATURE_INT64) || caps->shader_int64)
+            && (!(features & VKDML_KERNEL_FEATURE_FLOAT64) || caps->shader_float64);
 }
 
-/* The variant of the op's kernel and group holding `features`; false when none does. */
-static bool find_variant(uint32_t op, enum ew_group group, uint32_t features, enum vkdml_kernel_id *kernel)
+static unsigned int feature_count(uint32_t features)
 {
-    size_t i;
+    unsigned int count = 0;
 
-    for (i = 0; i < ARRAY_SIZE(variants); ++i)
+    for (; features; features &= features - 1)
+        ++count;
+    return count;
+}
+
+/* The registry's smallest variant of the op's source and `group` that holds `features` and runs
+ * on the device; false when none does. */
+static bool find_variant(const struct vkdml_vk_caps *caps, uint32_t op, const char *group, uint32_t features,
+        enum vkdml_kernel_id *kernel)
+{
+    const char *family = op >= EW_OP_ADD ? "elementwise_binary" : "elementwise_unary";
+    unsigned int best = ~0u, id;
+
+    for (id = 0; id < VKDML_KERNEL_COUNT; ++id)
     {
-        if (variants[i].binary == (op >= EW_OP_ADD) && variants[i].group == group
-                && (variants[i].features & features) == features)
-        {
-            *kernel = variants[i].kernel;
-            return true;
-        }
+        const struct vkdml_kernel *variant = vkdml_kernel_get(id);
+
+        if (!variant->family || strcmp(variant->family, family) || strcmp(variant->group, group)
+                || (variant->features & features) != features || !caps_have_features(caps, variant->features)
+                || feature_count(variant->features) >= best)
+            continue;
+        best = feature_count(variant->features);
+        *kernel = id;
     }
-    return false;
+    return best != ~0u;
 }
 
 static uint32_t tensor_features(const DML_TENSOR_DATA_TYPE *types, uint32_t count, uint32_t domain)
@@ -835,17 +775,84 @@ static uint32_t vector_width(const struct vkdml_compile *compile, const struct e
     return v;
 }
 
-static void set_tensor_spec(uint32_t *spec, uint32_t t, DML_TENSOR_DATA_TYPE type,
-        const struct vkdml_tensor_location *location, const struct ew_shape *shape)
+/* A dispatch's record (elementwise_interface.h): what depends on the shape alone, kept out of
+ * the pipeline so that shapes share it. */
+struct ew_record
 {
-    uint32_t d;
+    uint32_t words[EW_REC_WORDS(EW_TENSOR_COUNT, EW_MAX_RANK)];
+};
+
+/* The multiplier with which ew_divide() (elementwise_core.glsl) divides any 32-bit n by `size`
+ * (< 2^31) exactly: n / size = (hi + ((n - hi) >> min(l, 1))) >> max(l - 1, 0), where hi is the
+ * high word of n * multiplier and l = ceil(log2(size)) (the round-up method). */
+static uint32_t division_multiplier(uint32_t size)
+{
+    unsigned int l = 0;
+
+    while ((UINT64_C(1) << l) < size)
+        ++l;
+    return (uint32_t)(((((UINT64_C(1) << l) - size) << 32) / size) + 1);
+}
+
+/* Word `word` of the record, and with `spec` (a specialized record) its specialization constant. */
+static void set_record_word(struct ew_record *record, uint32_t *spec, uint32_t word, uint32_t spec_id,
+        uint32_t value)
+{
+    record->words[word] = value;
+    if (spec)
+        spec[spec_id] = value;
+}
+
+/* The record of a dispatch over `shape`: pushed when it fits the push constants, else specialized
+ * (elementwise_interface.h). Returns the bytes to push. */
+static uint32_t set_record(const struct vkdml_compile *compile, const struct ew_shape *shape,
+        uint32_t element_count, uint32_t vector, struct ew_record *record, uint32_t *spec)
+{
+    uint32_t n = 0, k = 0, rank = shape->rank, t, d;
+
+    for (t = 0; t < EW_TENSOR_COUNT; ++t)
+        n += dispatch_tensor(compile->op, t) != NULL;
+    memset(record, 0, sizeof(*record));
+    if (EW_REC_WORDS(n, rank) <= EW_PUSH_WORDS)
+        spec = NULL;
+    else
+        spec[EW_SPEC_SHAPE] = 1;
+    set_record_word(record, spec, EW_REC_COUNT, EW_SPEC_ELEMENT_COUNT, element_count);
+    for (t = 0; t < EW_TENSOR_COUNT; ++t)
+    {
+        const struct vkdml_tensor_location *location = dispatch_location(compile, t);
+
+        if (!dispatch_tensor(compile->op, t))
+            continue;
+        record->words[EW_REC_SLOTS] |= location->slot << (8 * k);
+        if (spec)
+            spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_SLOT)] = location->slot;
+        set_record_word(record, spec, EW_REC_OFFSET(k), EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_LO),
+                (uint32_t)location->offset);
+        set_record_word(record, spec, EW_REC_OFFSET(k) + 1, EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_HI),
+                (uint32_t)(location->offset >> 32));
+        for (d = 0; d < rank; ++d)
+            set_record_word(record, spec, EW_REC_STRIDE(n, rank, k, d),
+                    EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_STRIDES + d), shape->strides[t][d]);
+        ++k;
+    }
+    /* Dimension 0 counts vector items; the outermost dimension needs no division. */
+    for (d = 0; d + 1 < rank; ++d)
+    {
+        uint32_t size = d ? shape->sizes[d] : shape->sizes[0] / vector;
+
+        set_record_word(record, spec, EW_REC_DIVISOR(n, d), EW_SPEC_SIZES + d, size);
+        record->words[EW_REC_DIVISOR(n, d) + 1] = division_multiplier(size);
+    }
+    return spec ? 0 : EW_REC_WORDS(n, rank) * sizeof(uint32_t);
+}
+
+static void set_tensor_spec(uint32_t *spec, uint32_t t, DML_TENSOR_DATA_TYPE type, const struct ew_shape *shape)
+{
+    uint32_t stride = shape->strides[t][0];
 
     spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_TYPE)] = type;
-    spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_SLOT)] = location->slot;
-    spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_LO)] = (uint32_t)location->offset;
-    spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_HI)] = (uint32_t)(location->offset >> 32);
-    for (d = 0; d < EW_MAX_RANK; ++d)
-        spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_STRIDES + d)] = shape->strides[t][d];
+    spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_INNER)] = stride <= 1 ? stride : EW_INNER_STRIDED;
 }
 
 static void set_activation_spec(uint32_t *spec, const struct ew_operator *info, const struct vkdml_operator_view *op)
@@ -869,7 +876,7 @@ static void dispatch_size(const struct vkdml_compile *compile, uint32_t items, u
 }
 
 static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct ew_operator *info, uint32_t domain,
-        enum ew_group group, enum vkdml_kernel_id *kernel)
+        const char *group, enum vkdml_kernel_id *kernel)
 {
     const struct vkdml_operator_view *op = compile->op;
     DML_TENSOR_DATA_TYPE types[EW_TENSOR_COUNT];
@@ -884,7 +891,7 @@ static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct e
     if (!caps_have_features(&compile->vk->caps, features))
         return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
                 type_name(operand_type(info, op)));
-    if (!find_variant(info->op, group, features, kernel))
+    if (!find_variant(&compile->vk->caps, info->op, group, features, kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
     return S_OK;
 }
@@ -914,10 +921,11 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 {
     const struct vkdml_operator_view *op = compile->op;
     const struct ew_operator *info = find_operator(op->type);
-    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, vector, domain, d, t;
+    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, vector, domain, push_size, d, t;
     enum vkdml_kernel_id kernel = VKDML_KERNEL_ELEMENTWISE_UNARY_BASIC;
-    enum ew_group group;
+    struct ew_record record;
     struct ew_shape shape;
+    const char *group;
     HRESULT hr;
 
     if (!info)
@@ -934,17 +942,15 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 
     spec[EW_SPEC_LOCAL_SIZE_X] = EW_DEFAULT_LOCAL_SIZE;
     spec[EW_SPEC_RANK] = shape.rank;
-    spec[EW_SPEC_ELEMENT_COUNT] = element_count;
-    for (d = 0; d < EW_MAX_RANK; ++d)
-        spec[EW_SPEC_SIZES + d] = shape.sizes[d];
     for (t = 0; t < EW_TENSOR_COUNT; ++t)
     {
         if (dispatch_tensor(op, t))
-            set_tensor_spec(spec, t, dispatch_tensor(op, t)->DataType, dispatch_location(compile, t), &shape);
+            set_tensor_spec(spec, t, dispatch_tensor(op, t)->DataType, &shape);
     }
     vector = vector_width(compile, &shape);
     spec[EW_SPEC_VECTOR] = vector > 1 ? vector : 0;
 
+    push_size = set_record(compile, &shape, element_count, vector, &record, spec);
     dispatch_size(compile, element_count / vector, groups);
-    return vkdml_compile_add_dispatch(compile, kernel, spec, EW_SPEC_COUNT, NULL, 0, groups, false);
+    return vkdml_compile_add_dispatch(compile, kernel, spec, EW_SPEC_COUNT, record.words, push_size, groups, false);
 }

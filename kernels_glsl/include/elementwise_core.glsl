@@ -38,7 +38,6 @@ layout(local_size_x_id = EW_SPEC_LOCAL_SIZE_X, local_size_x = EW_DEFAULT_LOCAL_S
 layout(constant_id = EW_SPEC_OP) const uint EW_OP = EW_OP_IDENTITY;
 layout(constant_id = EW_SPEC_DOMAIN) const uint EW_DOMAIN = EW_DOMAIN_FLOAT;
 layout(constant_id = EW_SPEC_RANK) const uint EW_RANK = 1u;
-layout(constant_id = EW_SPEC_ELEMENT_COUNT) const uint EW_ELEMENT_COUNT = 0u;
 layout(constant_id = EW_SPEC_SCALE_BIAS) const bool EW_SCALE_BIAS = false;
 layout(constant_id = EW_SPEC_SCALE) const uint EW_SCALE_BITS = 0x3f800000u;
 layout(constant_id = EW_SPEC_BIAS) const uint EW_BIAS_BITS = 0u;
@@ -56,12 +55,15 @@ layout(constant_id = EW_SPEC_ATTRIBUTES + 5) const uint EW_ATTR5 = 0u;
 layout(constant_id = EW_SPEC_ATTRIBUTES + 6) const uint EW_ATTR6 = 0u;
 layout(constant_id = EW_SPEC_ATTRIBUTES + 7) const uint EW_ATTR7 = 0u;
 
+layout(constant_id = EW_SPEC_SHAPE) const bool EW_SHAPE_SPECIALIZED = false;
+layout(constant_id = EW_SPEC_ELEMENT_COUNT) const uint EW_ELEMENT_COUNT = 0u;
 #define EW_DECLARE_SIZE(d) layout(constant_id = EW_SPEC_SIZES + d) const uint EW_SIZE##d = 1u;
 EW_DECLARE_SIZE(0) EW_DECLARE_SIZE(1) EW_DECLARE_SIZE(2) EW_DECLARE_SIZE(3)
-EW_DECLARE_SIZE(4) EW_DECLARE_SIZE(5) EW_DECLARE_SIZE(6) EW_DECLARE_SIZE(7)
+EW_DECLARE_SIZE(4) EW_DECLARE_SIZE(5) EW_DECLARE_SIZE(6)
 
 #define EW_DECLARE_TENSOR(t) \
     layout(constant_id = EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_TYPE)) const uint T##t##_TYPE = 0u; \
+    layout(constant_id = EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_INNER)) const uint T##t##_INNER = EW_INNER_STRIDED; \
     layout(constant_id = EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_SLOT)) const uint T##t##_SLOT = 0u; \
     layout(constant_id = EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_LO)) const uint T##t##_OFFSET_LO = 0u; \
     layout(constant_id = EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_OFFSET_HI)) const uint T##t##_OFFSET_HI = 0u; \
@@ -77,6 +79,39 @@ EW_DECLARE_TENSOR(0)
 EW_DECLARE_TENSOR(1)
 EW_DECLARE_TENSOR(2)
 EW_DECLARE_TENSOR(3)    /* EW_OUTPUT */
+
+/* ---- The record (elementwise_interface.h): pushed, or specialized when it does not fit. Macros,
+ * not functions, so that every word index stays a specialization-constant expression, folded
+ * when the pipeline is created. ---- */
+
+/* Tensors present: the inputs, then the output; tensor t's place among them. */
+const uint EW_N = T2_TYPE != 0u ? 4u : (T1_TYPE != 0u ? 3u : 2u);
+#define EW_PLACE(t) ((t) == EW_OUTPUT ? EW_N - 1u : uint(t))
+/* Clamped: a specialized record's indices may pass the pushed words it does not read. */
+#define EW_WORD(i, specialized) (EW_SHAPE_SPECIALIZED ? (specialized) : push.words[min(i, EW_PUSH_WORDS - 1u)])
+
+#define EW_COUNT EW_WORD(EW_REC_COUNT, EW_ELEMENT_COUNT)
+#define EW_SLOT(t) (EW_SHAPE_SPECIALIZED ? T##t##_SLOT \
+        : bitfieldExtract(push.words[EW_REC_SLOTS], int(8u * EW_PLACE(t)), 8))
+#define EW_OFFSET_LO(t) EW_WORD(EW_REC_OFFSET(EW_PLACE(t)), T##t##_OFFSET_LO)
+#define EW_OFFSET_HI(t) EW_WORD(EW_REC_OFFSET(EW_PLACE(t)) + 1u, T##t##_OFFSET_HI)
+#define EW_DIVISOR(d) EW_WORD(EW_REC_DIVISOR(EW_N, d), EW_SIZE##d)
+#define EW_MULTIPLIER(d) push.words[min(EW_REC_DIVISOR(EW_N, d) + 1u, EW_PUSH_WORDS - 1u)]
+/* Stride d of tensor t in elements: 0 for an absent tensor; the innermost one from its kind. */
+#define EW_STRIDE(t, d) (T##t##_TYPE == 0u ? 0u : (d == 0 && T##t##_INNER != EW_INNER_STRIDED) ? T##t##_INNER \
+        : EW_WORD(EW_REC_STRIDE(EW_N, EW_RANK, EW_PLACE(t), d), T##t##_STRIDE##d))
+
+/* n / divisor of dimension d: by a constant (specialized), else by its multiplier
+ * (elementwise.c's division_multiplier() says how). */
+uint ew_divide(uint n, uint size, uint multiplier)
+{
+    uint l = uint(findMSB(size - 1u) + 1), hi, lo;
+
+    umulExtended(n, multiplier, hi, lo);
+    return (hi + ((n - hi) >> min(l, 1u))) >> (l > 0u ? l - 1u : 0u);
+}
+
+#define EW_QUOTIENT(n, d) (EW_SHAPE_SPECIALIZED ? (n) / EW_SIZE##d : ew_divide(n, EW_DIVISOR(d), EW_MULTIPLIER(d)))
 
 /* ---- The operations (defined by the including kernel) ---- */
 
@@ -176,6 +211,7 @@ uvec2 ew_tensor_base(uint slot, uint offset_lo, uint offset_hi)
 {
     return ew_add64(push.table.records[slot].address, offset_lo, offset_hi);
 }
+#define EW_TENSOR_BASE(t) ew_tensor_base(EW_SLOT(t), EW_OFFSET_LO(t), EW_OFFSET_HI(t))
 
 uvec2 ew_element_address(uvec2 base, uint index, uint element_size)
 {
@@ -492,32 +528,32 @@ struct EwTensors
     uvec2 base[EW_TENSOR_COUNT];
 };
 
-/* Whether input `type` with innermost stride `stride0` is read as a chunk. */
-bool ew_chunked(uint type, uint stride0, uint count)
+/* Whether input `type` with innermost stride kind `inner` is read as a chunk. */
+bool ew_chunked(uint type, uint inner, uint count)
 {
-    return EW_V > 1u && type != 0u && stride0 == 1u && count == EW_V;
+    return EW_V > 1u && type != 0u && inner == EW_INNER_CONTIGUOUS && count == EW_V;
 }
 
 /* Whether it is read as one element (broadcast along dimension 0, or outside vector mode). */
-bool ew_single(uint stride0)
+bool ew_single(uint inner)
 {
-    return EW_V == 1u || stride0 == 0u;
+    return EW_V == 1u || inner == EW_INNER_BROADCAST;
 }
 
-void ew_gather_float(uint type, uint stride0, uvec2 base, uint o, uint count, out float x[16])
+void ew_gather_float(uint type, uint inner, uvec2 base, uint o, uint count, out float x[16])
 {
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         x[i] = 0.0;
     if (type == 0u)
         return;
-    if (ew_chunked(type, stride0, count))
+    if (ew_chunked(type, inner, count))
     {
         uvec4 w = ew_load_chunk(type, base, o);
 
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             x[i] = ew_unpack_float(type, w, i);
     }
-    else if (ew_single(stride0))
+    else if (ew_single(inner))
     {
         float v = ew_load_float_any(type, base, o);
 
@@ -532,20 +568,20 @@ void ew_gather_float(uint type, uint stride0, uvec2 base, uint o, uint count, ou
     }
 }
 
-void ew_gather_bits(uint type, uint stride0, uvec2 base, uint o, uint count, out uint x[16])
+void ew_gather_bits(uint type, uint inner, uvec2 base, uint o, uint count, out uint x[16])
 {
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         x[i] = 0u;
     if (type == 0u)
         return;
-    if (ew_chunked(type, stride0, count))
+    if (ew_chunked(type, inner, count))
     {
         uvec4 w = ew_load_chunk(type, base, o);
 
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             x[i] = ew_unpack_bits(type, w, i);
     }
-    else if (ew_single(stride0))
+    else if (ew_single(inner))
     {
         uint v = ew_load_bits(type, base, o);
 
@@ -598,9 +634,9 @@ void ew_item_float(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
     float x0[16], x1[16], x2[16], y[16];
     uint p[16];
 
-    ew_gather_float(T0_TYPE, T0_STRIDE0, t.base[0], o0, count, x0);
-    ew_gather_float(T1_TYPE, T1_STRIDE0, t.base[1], o1, count, x1);
-    ew_gather_float(T2_TYPE, T2_STRIDE0, t.base[2], o2, count, x2);
+    ew_gather_float(T0_TYPE, T0_INNER, t.base[0], o0, count, x0);
+    ew_gather_float(T1_TYPE, T1_INNER, t.base[1], o1, count, x1);
+    ew_gather_float(T2_TYPE, T2_INNER, t.base[2], o2, count, x2);
     if (EW_PREDICATE)
     {
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
@@ -617,29 +653,29 @@ void ew_item_uint(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
 {
     uint x0[16], x1[16], x2[16], y[16];
 
-    ew_gather_bits(T0_TYPE, T0_STRIDE0, t.base[0], o0, count, x0);
-    ew_gather_bits(T1_TYPE, T1_STRIDE0, t.base[1], o1, count, x1);
-    ew_gather_bits(T2_TYPE, T2_STRIDE0, t.base[2], o2, count, x2);
+    ew_gather_bits(T0_TYPE, T0_INNER, t.base[0], o0, count, x0);
+    ew_gather_bits(T1_TYPE, T1_INNER, t.base[1], o1, count, x1);
+    ew_gather_bits(T2_TYPE, T2_INNER, t.base[2], o2, count, x2);
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         y[i] = EW_PREDICATE ? ew_uint_predicate(x0[i], x1[i]) : ew_uint_activation(ew_uint_value(x0[i], x1[i], x2[i]));
     ew_scatter_bits(t.base[EW_OUTPUT], o3, count, y);
 }
 
 #ifdef EW_INT64
-void ew_gather_long(uint type, uint stride0, uvec2 base, uint o, uint count, out uint64_t x[16])
+void ew_gather_long(uint type, uint inner, uvec2 base, uint o, uint count, out uint64_t x[16])
 {
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         x[i] = 0ul;
     if (type == 0u)
         return;
-    if (ew_chunked(type, stride0, count))
+    if (ew_chunked(type, inner, count))
     {
         uvec4 w = ew_load_chunk(type, base, o);
 
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             x[i] = ew_unpack_long(type, w, i);
     }
-    else if (ew_single(stride0))
+    else if (ew_single(inner))
     {
         uint64_t v = ew_load_long(type, base, o);
 
@@ -659,9 +695,9 @@ void ew_item_long(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
     uint64_t x0[16], x1[16], x2[16], y[16];
     uint p[16];
 
-    ew_gather_long(T0_TYPE, T0_STRIDE0, t.base[0], o0, count, x0);
-    ew_gather_long(T1_TYPE, T1_STRIDE0, t.base[1], o1, count, x1);
-    ew_gather_long(T2_TYPE, T2_STRIDE0, t.base[2], o2, count, x2);
+    ew_gather_long(T0_TYPE, T0_INNER, t.base[0], o0, count, x0);
+    ew_gather_long(T1_TYPE, T1_INNER, t.base[1], o1, count, x1);
+    ew_gather_long(T2_TYPE, T2_INNER, t.base[2], o2, count, x2);
     if (EW_PREDICATE)
     {
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
@@ -687,20 +723,20 @@ void ew_item_long(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
 #endif
 
 #ifdef EW_FLOAT64
-void ew_gather_double(uint type, uint stride0, uvec2 base, uint o, uint count, out double x[16])
+void ew_gather_double(uint type, uint inner, uvec2 base, uint o, uint count, out double x[16])
 {
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         x[i] = 0.0lf;
     if (type == 0u)
         return;
-    if (ew_chunked(type, stride0, count))
+    if (ew_chunked(type, inner, count))
     {
         uvec4 w = ew_load_chunk(type, base, o);
 
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             x[i] = ew_unpack_double(type, w, i);
     }
-    else if (ew_single(stride0))
+    else if (ew_single(inner))
     {
         double v = ew_load_double(type, base, o);
 
@@ -719,9 +755,9 @@ void ew_item_double(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
 {
     double x0[16], x1[16], x2[16], y[16];
 
-    ew_gather_double(T0_TYPE, T0_STRIDE0, t.base[0], o0, count, x0);
-    ew_gather_double(T1_TYPE, T1_STRIDE0, t.base[1], o1, count, x1);
-    ew_gather_double(T2_TYPE, T2_STRIDE0, t.base[2], o2, count, x2);
+    ew_gather_double(T0_TYPE, T0_INNER, t.base[0], o0, count, x0);
+    ew_gather_double(T1_TYPE, T1_INNER, t.base[1], o1, count, x1);
+    ew_gather_double(T2_TYPE, T2_INNER, t.base[2], o2, count, x2);
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
     {
         double a = x0[i];
@@ -766,26 +802,27 @@ void ew_item(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
 
 /* Index -> element offset in every tensor. Dimension d is used only when d < RANK (a constant),
  * and the outermost one needs no division. With `inner` > 1 (vector mode) the index counts
- * vectors of `inner` elements along dimension 0. */
+ * vectors of `inner` elements along dimension 0 (the record's size of dimension 0 counts them). */
 #define EW_DIMENSION(d) \
     if (EW_RANK > d) \
     { \
-        uint size = d == 0 ? EW_SIZE##d / inner : EW_SIZE##d, c; \
+        uint c; \
         if (EW_RANK == d + 1) \
         { \
             c = i; \
         } \
         else \
         { \
-            c = i % size; \
-            i /= size; \
+            uint q = EW_QUOTIENT(i, d); \
+            c = i - q * EW_DIVISOR(d); \
+            i = q; \
         } \
         if (d == 0) \
             c *= inner; \
-        o0 += c * T0_STRIDE##d; \
-        o1 += c * T1_STRIDE##d; \
-        o2 += c * T2_STRIDE##d; \
-        o3 += c * T3_STRIDE##d; \
+        o0 += c * EW_STRIDE(0, d); \
+        o1 += c * EW_STRIDE(1, d); \
+        o2 += c * EW_STRIDE(2, d); \
+        o3 += c * EW_STRIDE(3, d); \
     }
 
 void ew_offsets(uint i, uint inner, out uint o0, out uint o1, out uint o2, out uint o3)
@@ -798,29 +835,35 @@ void ew_offsets(uint i, uint inner, out uint o0, out uint o1, out uint o2, out u
     EW_DIMENSION(4)
     EW_DIMENSION(5)
     EW_DIMENSION(6)
-    EW_DIMENSION(7)
+    if (EW_RANK == 8)
+    {
+        o0 += i * EW_STRIDE(0, 7);
+        o1 += i * EW_STRIDE(1, 7);
+        o2 += i * EW_STRIDE(2, 7);
+        o3 += i * EW_STRIDE(3, 7);
+    }
 }
 
 void main()
 {
     /* Items of EW_V elements; at rank 1 the last one may be partial. */
-    const uint items = EW_ELEMENT_COUNT / EW_V + (EW_ELEMENT_COUNT % EW_V != 0u ? 1u : 0u);
+    const uint count = EW_COUNT, items = count / EW_V + (count % EW_V != 0u ? 1u : 0u);
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x, index = gl_GlobalInvocationID.x, o0, o1, o2, o3;
     EwTensors t;
 
-    t.base[0] = ew_tensor_base(T0_SLOT, T0_OFFSET_LO, T0_OFFSET_HI);
+    t.base[0] = EW_TENSOR_BASE(0);
     t.base[1] = t.base[2] = t.base[0];
     if (T1_TYPE != 0u)
-        t.base[1] = ew_tensor_base(T1_SLOT, T1_OFFSET_LO, T1_OFFSET_HI);
+        t.base[1] = EW_TENSOR_BASE(1);
     if (T2_TYPE != 0u)
-        t.base[2] = ew_tensor_base(T2_SLOT, T2_OFFSET_LO, T2_OFFSET_HI);
-    t.base[EW_OUTPUT] = ew_tensor_base(T3_SLOT, T3_OFFSET_LO, T3_OFFSET_HI);
+        t.base[2] = EW_TENSOR_BASE(2);
+    t.base[EW_OUTPUT] = EW_TENSOR_BASE(3);
 
     for (; index < items; index += stride)
     {
         ew_offsets(index, EW_V, o0, o1, o2, o3);
-        /* index * EW_V < ELEMENT_COUNT for every item, so this cannot wrap. */
-        ew_item(t, o0, o1, o2, o3, min(EW_V, EW_ELEMENT_COUNT - index * EW_V));
+        /* index * EW_V < count for every item, so this cannot wrap. */
+        ew_item(t, o0, o1, o2, o3, min(EW_V, count - index * EW_V));
         /* index + stride may wrap past 2^32 - 1. */
         if (items - index <= stride)
             break;

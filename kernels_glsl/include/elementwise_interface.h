@@ -6,10 +6,12 @@
  * the ACTIVATION_* operators...) and elementwise_binary.comp (two or three inputs: arithmetic,
  * comparisons, logical and bitwise operators, POW, ATAN_YX, PARAMETERIZED_RELU, IF).
  *
- * Everything but the descriptor table is a specialization constant: op code, compute domain,
- * shape, per-tensor data type / descriptor slot / byte offset / strides, attributes and the
- * fused activation. Dead branches (other ops, other types, unused dimensions) disappear when the
- * pipeline is specialized. Push constants hold only the descriptor table's address.
+ * What changes the code is a specialization constant: op code, compute domain, rank, vector
+ * width, per-tensor data type and innermost-stride kind, attributes and the fused activation; dead
+ * branches (other ops, other types, unused dimensions) disappear when the pipeline is specialized.
+ * The shape is not: element count, sizes, strides, byte offsets and descriptor slots are the
+ * dispatch's record (below), in push constants, so that one pipeline serves every shape of a
+ * rank (docs/kernels.md, "Specialization vs push constants", has the measurements).
  *
  * Variants of each source (kernels_glsl/meson.build) differ only in the SPIR-V capabilities they
  * may use, so that a kernel never declares one the device lacks; the C side picks the smallest
@@ -41,9 +43,18 @@
  * uint from operands of the domain and store it into a UINT8 or UINT32 output.
  *
  * Shapes: the C side drops size-1 dimensions and merges dimensions that are contiguous in every
- * tensor, then stores the remaining ones innermost first (SIZE0 is the fastest-varying).
+ * tensor, then stores the remaining ones innermost first (size 0 is the fastest-varying).
  * Strides are in elements; 0 broadcasts. Element indices of every tensor fit in 32 bits
  * (validated); byte addresses are computed in 64 bits as uvec2, so no shaderInt64 is needed.
+ *
+ * The record (EW_REC_*): 32-bit words for the N tensors present (inputs 0 .. N-2, then the
+ * output as tensor N-1) at rank R: the element count, the descriptor slots (a byte each), the
+ * byte offsets, for every dimension but the outermost its size (dimension 0: in vector items)
+ * with its division multiplier (exact 32-bit division by multiply and shift, so that a size
+ * costs no integer division), and the strides. It is pushed after the descriptor table's
+ * address when it fits EW_PUSH_WORDS words: up to rank 6 with one input, 4 with two, 3 with
+ * three. A larger one (rare after collapsing) is specialized instead (EW_SPEC_SHAPE: the same
+ * values as specialization constants), so those shapes keep pipelines of their own.
  *
  * Vector mode (EW_SPEC_VECTOR = V > 1): an invocation handles V consecutive output elements,
  * V = 16 / (largest element size among the tensors), with one load of V elements (a 4-, 8- or
@@ -51,7 +62,7 @@
  * element). 8- and 16-bit elements are unpacked from 32-bit words, so narrow types also move
  * whole transactions. The C side enables it when every chunk is at least 4 bytes, the output's
  * innermost stride is 1, each input's is 0 or 1, and every chunk starts aligned to its size:
- * SIZE0 (rank > 1) and the outer strides of stride-1 tensors are multiples of V, byte offsets
+ * size 0 (rank > 1) and the outer strides of stride-1 tensors are multiples of V, byte offsets
  * multiples of the chunk size (bindings are 16-byte aligned by DirectML's rule). At rank 1 the
  * last item may hold fewer than V elements: it goes element by element.
  */
@@ -173,24 +184,41 @@
 #define EW_SPEC_OP 1
 #define EW_SPEC_DOMAIN 2
 #define EW_SPEC_RANK 3                  /* 1 .. EW_MAX_RANK, after collapsing */
-#define EW_SPEC_ELEMENT_COUNT 4         /* output elements, < 2^32 */
-#define EW_SPEC_SCALE_BIAS 5            /* bool: apply x * scale + bias to tensor 0 (float domains) */
-#define EW_SPEC_SCALE 6                 /* float bits */
-#define EW_SPEC_BIAS 7                  /* float bits */
-#define EW_SPEC_VECTOR 8                /* elements per vector item (vector mode above); 0 or 1: off */
-#define EW_SPEC_PREDICATE 9             /* bool: a predicate operator (UINT8/UINT32 output) */
-#define EW_SPEC_ATTRIBUTES 10           /* EW_ATTRIBUTE_COUNT words, op-specific */
-#define EW_SPEC_SIZES (EW_SPEC_ATTRIBUTES + EW_ATTRIBUTE_COUNT)     /* EW_MAX_RANK sizes, innermost first */
-#define EW_SPEC_TENSORS (EW_SPEC_SIZES + EW_MAX_RANK)              /* EW_TENSOR_COUNT blocks: */
+#define EW_SPEC_SCALE_BIAS 4            /* bool: apply x * scale + bias to tensor 0 (float domains) */
+#define EW_SPEC_SCALE 5                 /* float bits */
+#define EW_SPEC_BIAS 6                  /* float bits */
+#define EW_SPEC_VECTOR 7                /* elements per vector item (vector mode above); 0 or 1: off */
+#define EW_SPEC_PREDICATE 8             /* bool: a predicate operator (UINT8/UINT32 output) */
+#define EW_SPEC_ATTRIBUTES 9            /* EW_ATTRIBUTE_COUNT words, op-specific */
+#define EW_SPEC_SHAPE (EW_SPEC_ATTRIBUTES + EW_ATTRIBUTE_COUNT)   /* bool: the record is specialized: */
+#define EW_SPEC_ELEMENT_COUNT (EW_SPEC_SHAPE + 1)                   /*   EW_REC_COUNT */
+#define EW_SPEC_SIZES (EW_SPEC_ELEMENT_COUNT + 1)       /*   EW_MAX_RANK - 1 sizes of EW_REC_DIVISOR */
+#define EW_SPEC_TENSORS (EW_SPEC_SIZES + EW_MAX_RANK - 1)          /* EW_TENSOR_COUNT blocks: */
 #define EW_SPEC_TENSOR_TYPE 0           /*   EW_TYPE_*; 0 for an absent tensor */
-#define EW_SPEC_TENSOR_SLOT 1           /*   descriptor slot in the binding table */
-#define EW_SPEC_TENSOR_OFFSET_LO 2      /*   byte offset from the descriptor's address */
-#define EW_SPEC_TENSOR_OFFSET_HI 3
-#define EW_SPEC_TENSOR_STRIDES 4        /*   EW_MAX_RANK strides in elements, innermost first */
+#define EW_SPEC_TENSOR_INNER 1          /*   EW_INNER_*: its innermost stride */
+#define EW_SPEC_TENSOR_SLOT 2           /*   EW_SPEC_SHAPE only: descriptor slot, */
+#define EW_SPEC_TENSOR_OFFSET_LO 3      /*   byte offset from the descriptor's address, */
+#define EW_SPEC_TENSOR_OFFSET_HI 4
+#define EW_SPEC_TENSOR_STRIDES 5        /*   EW_MAX_RANK strides */
 #define EW_SPEC_TENSOR_SIZE (EW_SPEC_TENSOR_STRIDES + EW_MAX_RANK)
 #define EW_SPEC_TENSOR(t, field) (EW_SPEC_TENSORS + (t) * EW_SPEC_TENSOR_SIZE + (field))
 #define EW_SPEC_ACTIVATION (EW_SPEC_TENSORS + EW_TENSOR_COUNT * EW_SPEC_TENSOR_SIZE)  /* VKDML_ACTIVATION_SPEC_COUNT */
 #define EW_SPEC_COUNT (EW_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT)
+
+/* Innermost stride kinds: they decide how vector mode loads a tensor. */
+#define EW_INNER_BROADCAST 0            /* stride 0 */
+#define EW_INNER_CONTIGUOUS 1           /* stride 1 */
+#define EW_INNER_STRIDED 2              /* any other: the record has it */
+
+/* ---- The record (word indices); n tensors present, rank r, k a tensor's place among them ---- */
+
+#define EW_REC_COUNT 0                  /* output elements, < 2^32 */
+#define EW_REC_SLOTS 1                  /* byte k: tensor k's descriptor slot */
+#define EW_REC_OFFSET(k) (2 + 2 * (k))  /* its byte offset from the descriptor's address: low, high */
+#define EW_REC_DIVISOR(n, d) (2 + 2 * (n) + 2 * (d))   /* d < r - 1: size, multiplier */
+#define EW_REC_STRIDE(n, r, k, d) (EW_REC_DIVISOR(n, (r) - 1) + (k) * (r) + (d))
+#define EW_REC_WORDS(n, r) EW_REC_STRIDE(n, r, n, 0)
+#define EW_PUSH_WORDS (VKDML_MAX_OP_PUSH / 4)
 
 #define EW_DEFAULT_LOCAL_SIZE 128
 
@@ -199,6 +227,7 @@
 layout(push_constant, std430) uniform ElementwisePush
 {
     VkdmlDescriptorTable table;
+    uint words[EW_PUSH_WORDS];          /* the record's first words */
 } push;
 
 #endif
