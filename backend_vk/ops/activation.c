@@ -15,14 +15,6 @@ struct activation_tensors
     const DML_TENSOR_DESC *OutputTensor;
 };
 
-static uint32_t float_bits(float value)
-{
-    uint32_t bits;
-
-    memcpy(&bits, &value, sizeof(bits));
-    return bits;
-}
-
 struct activation_params
 {
     uint32_t kind;
@@ -119,9 +111,9 @@ void vkdml_fused_activation_spec(const DML_OPERATOR_DESC *activation, uint32_t s
     if (activation && activation->Desc)
         p = activation_params(activation);
     spec[0] = p.kind;
-    spec[1] = float_bits(p.alpha);
-    spec[2] = float_bits(p.beta);
-    spec[3] = float_bits(p.gamma);
+    spec[1] = vkdml_float_bits(p.alpha);
+    spec[2] = vkdml_float_bits(p.beta);
+    spec[3] = vkdml_float_bits(p.gamma);
 }
 
 /* DirectML's list of fusible activations (fact sheet 8.2); CLIP and SOFTMAX depend on the host. */

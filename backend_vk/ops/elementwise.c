@@ -202,18 +202,6 @@ static bool is_signed_type(DML_TENSOR_DATA_TYPE type)
 }
 
 
-static unsigned int element_size(DML_TENSOR_DATA_TYPE type)
-{
-    return vkdml_data_type_bits(type) / 8;
-}
-
-static const char *type_name(DML_TENSOR_DATA_TYPE type)
-{
-    const char *name = vkdml_data_type_name(type);
-
-    return name ? name : vkdml_debug_sprintf("%d", (int)type);
-}
-
 /* ---- The desc ---- */
 
 /* The pointer in the desc's field of `kind`, or NULL when the operator has no such field. */
@@ -263,14 +251,6 @@ static uint32_t operand_index(const struct ew_operator *info)
 
 /* ---- Attributes ---- */
 
-static uint32_t float_bits(float value)
-{
-    uint32_t bits;
-
-    memcpy(&bits, &value, sizeof(bits));
-    return bits;
-}
-
 static void set_attribute64(uint32_t *attributes, unsigned int index, uint64_t value)
 {
     attributes[index] = (uint32_t)value;
@@ -304,8 +284,8 @@ static void set_clip_bounds(DML_TENSOR_DATA_TYPE type, double min, double max, u
 {
     if (is_float_type(type))
     {
-        attributes[EW_ATTR_CLIP_MIN] = float_bits((float)min);
-        attributes[EW_ATTR_CLIP_MAX] = float_bits((float)max);
+        attributes[EW_ATTR_CLIP_MIN] = vkdml_float_bits((float)min);
+        attributes[EW_ATTR_CLIP_MAX] = vkdml_float_bits((float)max);
         return;
     }
     set_attribute64(attributes, EW_ATTR_CLIP_MIN, integer_bound(type, min, true));
@@ -365,7 +345,7 @@ static HRESULT clip1_attributes(const struct vkdml_operator_view *op, DML_TENSOR
 
     if (desc->MinMaxDataType != type)
         return vkdml_op_error(op, E_INVALIDARG, "MinMaxDataType=%s must equal OutputTensor.DataType=%s.",
-                type_name(desc->MinMaxDataType), type_name(type));
+                debugstr_data_type(desc->MinMaxDataType), debugstr_data_type(type));
     scalar_value(type, &desc->Min, &min, &min_bits);
     scalar_value(type, &desc->Max, &max, &max_bits);
     if (is_float_type(type))
@@ -374,7 +354,7 @@ static HRESULT clip1_attributes(const struct vkdml_operator_view *op, DML_TENSOR
         ordered = is_signed_type(type) ? (int64_t)min_bits <= (int64_t)max_bits : min_bits <= max_bits;
     if (!ordered)
         return vkdml_op_error(op, E_INVALIDARG, "Min must be less than or equal to Max (MinMaxDataType=%s).",
-                type_name(type));
+                debugstr_data_type(type));
     if (is_float_type(type))
     {
         set_clip_bounds(type, min, max, attributes);
@@ -410,7 +390,7 @@ static HRESULT is_infinity_attributes(const struct vkdml_operator_view *op, DML_
 static HRESULT constant_pow_attributes(const struct vkdml_operator_view *op, DML_TENSOR_DATA_TYPE type,
         uint32_t *attributes)
 {
-    attributes[0] = float_bits(((const DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC *)op->desc)->Exponent);
+    attributes[0] = vkdml_float_bits(((const DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC *)op->desc)->Exponent);
     return S_OK;
 }
 
@@ -463,26 +443,18 @@ static HRESULT validate_shape(const struct vkdml_operator_view *op, uint32_t ind
 /* Strides in elements, packed row-major when the desc has none. */
 static void tensor_strides(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t strides[EW_MAX_RANK])
 {
-    uint64_t packed = 1;
-    int i;
+    uint32_t i;
 
-    for (i = (int)tensor->DimensionCount - 1; i >= 0; --i)
-    {
-        strides[i] = tensor->Strides ? tensor->Strides[i] : (uint32_t)packed;
-        packed *= tensor->Sizes[i];
-    }
+    for (i = 0; i < tensor->DimensionCount; ++i)
+        strides[i] = vkdml_tensor_stride(tensor, i);
 }
 
 /* The kernel's element offsets are 32-bit. */
 static HRESULT validate_index_range(const struct vkdml_operator_view *op, bool output, uint32_t index)
 {
     const DML_BUFFER_TENSOR_DESC *tensor = output ? op->outputs[index] : op->inputs[index];
-    uint32_t strides[EW_MAX_RANK], i;
-    uint64_t last = 0;
+    uint64_t last = vkdml_tensor_last_element(tensor);
 
-    tensor_strides(tensor, strides);
-    for (i = 0; i < tensor->DimensionCount; ++i)
-        last += (uint64_t)(tensor->Sizes[i] - 1) * strides[i];
     if (last > UINT32_MAX)
         return vkdml_op_error(op, E_INVALIDARG, "%s addresses element %" PRIu64 "; element offsets must be below 2^32.",
                 tensor_name(op, output, index), last);
@@ -502,7 +474,7 @@ static HRESULT validate_attributes(const struct ew_operator *info, const struct 
 
     if (op_scale_bias(op) && !is_float_type(type))
         return vkdml_op_error(op, E_INVALIDARG, "ScaleBias must be NULL for %s tensors (float tensors only).",
-                type_name(type));
+                debugstr_data_type(type));
     if (FAILED(hr = vkdml_validate_fused_activation(op, op_fused_activation(op))))
         return hr;
     return info->attributes ? info->attributes(op, type, attributes) : S_OK;
@@ -517,7 +489,7 @@ static HRESULT validate_device_types(struct vkdml_backend_device *device, const 
         DML_TENSOR_DATA_TYPE type = (i < op->input_count ? op->inputs[i] : op->outputs[0])->DataType;
 
         if (!vkdml_backend_data_type_supported(device, type))
-            return vkdml_op_error(op, E_NOTIMPL, "%s tensors are not supported by this device.", type_name(type));
+            return vkdml_op_error(op, E_NOTIMPL, "%s tensors are not supported by this device.", debugstr_data_type(type));
     }
     return S_OK;
 }
@@ -581,7 +553,7 @@ static uint32_t compute_domain(const struct ew_operator *info, DML_TENSOR_DATA_T
             || (info->rule == EW_RULE_MOVE && !scale_bias && type != DML_TENSOR_DATA_TYPE_FLOAT64);
 
     if (bits && is_float_type(type))
-        return element_size(type) == 8 ? EW_DOMAIN_UINT64 : EW_DOMAIN_UINT;
+        return vkdml_element_size(type) == 8 ? EW_DOMAIN_UINT64 : EW_DOMAIN_UINT;
     return domain_of(type);
 }
 
@@ -608,7 +580,7 @@ static const char *op_group(uint32_t op, bool float_activation)
 /* What loading and storing a tensor of `type` needs; FLOAT64 as double only in the DOUBLE domain. */
 static uint32_t type_features(DML_TENSOR_DATA_TYPE type, uint32_t domain)
 {
-    switch (element_size(type))
+    switch (vkdml_element_size(type))
     {
         case 1: return VKDML_KERNEL_FEATURE_STORAGE8;
         case 2: return VKDML_KERNEL_FEATURE_STORAGE16;
@@ -746,8 +718,8 @@ static uint32_t vector_width(const struct vkdml_compile *compile, const struct e
 
         if (tensor)
         {
-            largest = VKDML_MAX(largest, element_size(tensor->DataType));
-            smallest = VKDML_MIN(smallest, element_size(tensor->DataType));
+            largest = VKDML_MAX(largest, vkdml_element_size(tensor->DataType));
+            smallest = VKDML_MIN(smallest, vkdml_element_size(tensor->DataType));
         }
     }
     v = 16 / largest;
@@ -764,7 +736,7 @@ static uint32_t vector_width(const struct vkdml_compile *compile, const struct e
             return 1;
         if (shape->strides[t][0] == 0)
             continue;               /* broadcast along dimension 0: scalar loads, any alignment */
-        if (dispatch_location(compile, t)->offset % (v * element_size(tensor->DataType)))
+        if (dispatch_location(compile, t)->offset % (v * vkdml_element_size(tensor->DataType)))
             return 1;
         for (d = 1; d < shape->rank; ++d)
         {
@@ -890,7 +862,7 @@ static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct e
     features = tensor_features(types, count, domain);
     if (!caps_have_features(&compile->vk->caps, features))
         return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
-                type_name(operand_type(info, op)));
+                debugstr_data_type(operand_type(info, op)));
     if (!find_variant(&compile->vk->caps, info->op, group, features, kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
     return S_OK;
@@ -904,12 +876,12 @@ static HRESULT set_op_spec(uint32_t *spec, const struct ew_operator *info, const
     spec[EW_SPEC_OP] = info->op;
     spec[EW_SPEC_DOMAIN] = domain;
     spec[EW_SPEC_PREDICATE] = info->kind == EW_KIND_PREDICATE;
-    spec[EW_SPEC_SCALE] = float_bits(1.0f);
+    spec[EW_SPEC_SCALE] = vkdml_float_bits(1.0f);
     if (scale_bias)
     {
         spec[EW_SPEC_SCALE_BIAS] = 1;
-        spec[EW_SPEC_SCALE] = float_bits(scale_bias->Scale);
-        spec[EW_SPEC_BIAS] = float_bits(scale_bias->Bias);
+        spec[EW_SPEC_SCALE] = vkdml_float_bits(scale_bias->Scale);
+        spec[EW_SPEC_BIAS] = vkdml_float_bits(scale_bias->Bias);
     }
     set_activation_spec(spec, info, op);
     if (!info->attributes)

@@ -45,13 +45,6 @@ static struct fold_tensors fold_tensors(const struct vkdml_operator_view *op)
     return t;
 }
 
-static const char *data_type_name(DML_TENSOR_DATA_TYPE type)
-{
-    const char *name = vkdml_data_type_name(type);
-
-    return name ? name : vkdml_debug_sprintf("%d", (int)type);
-}
-
 /* Blocks along spatial dimension `i`; 0 when the dilated window does not fit. */
 static uint64_t blocks_along(const DML_FOLD_OPERATOR_DESC *desc, uint32_t size, unsigned int i)
 {
@@ -140,7 +133,7 @@ static HRESULT validate_implemented_type(const struct vkdml_operator_view *op)
 
     if (!(VKDML_FOLD_DATA_TYPES & (1u << type)))
         return vkdml_op_error(op, E_NOTIMPL, "InputTensor.DataType=%s is not implemented (FLOAT32, FLOAT16, INT32 "
-                "and UINT32 are).", data_type_name(type));
+                "and UINT32 are).", debugstr_data_type(type));
     return S_OK;
 }
 
