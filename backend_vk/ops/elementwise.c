@@ -775,8 +775,19 @@ static void set_record_word(struct ew_record *record, uint32_t *spec, uint32_t w
         spec[spec_id] = value;
 }
 
-/* The record of a dispatch over `shape`: pushed when it fits the push constants, else specialized
- * (elementwise_interface.h). Returns the bytes to push. */
+/* Pushed shapes let every shape of a rank share a pipeline, but on NVIDIA's driver they cost each
+ * dispatch 0.3 us of GPU time and about 1 us of recording (H200, 580.159.04), more than the
+ * pipelines they save cost once (docs/kernels.md): GPUs specialize, CPU devices (lavapipe, where
+ * creating pipelines is the expensive part) push. */
+static bool push_shapes(const struct vkdml_compile *compile)
+{
+    if (compile->knobs->elementwise_shapes != VKDML_SHAPES_AUTO)
+        return compile->knobs->elementwise_shapes == VKDML_SHAPES_PUSH;
+    return compile->vk->adapter.is_software;
+}
+
+/* The record of a dispatch over `shape`: pushed when push_shapes() and it fits the push constants,
+ * else specialized (elementwise_interface.h). Returns the bytes to push. */
 static uint32_t set_record(const struct vkdml_compile *compile, const struct ew_shape *shape,
         uint32_t element_count, uint32_t vector, struct ew_record *record, uint32_t *spec)
 {
@@ -785,7 +796,7 @@ static uint32_t set_record(const struct vkdml_compile *compile, const struct ew_
     for (t = 0; t < EW_TENSOR_COUNT; ++t)
         n += dispatch_tensor(compile->op, t) != NULL;
     memset(record, 0, sizeof(*record));
-    if (EW_REC_WORDS(n, rank) <= EW_PUSH_WORDS)
+    if (push_shapes(compile) && EW_REC_WORDS(n, rank) <= EW_PUSH_WORDS)
         spec = NULL;
     else
         spec[EW_SPEC_SHAPE] = 1;

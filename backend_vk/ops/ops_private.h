@@ -48,9 +48,20 @@ enum vkdml_conv_kernel_knob
     VKDML_CONV_KERNEL_COUNT,
 };
 
-/* The values VKDML_GEMM_KERNEL and VKDML_CONV_KERNEL take, by enum value ("auto" first). */
+/* Where element-wise shapes go (docs/kernels.md, "Specialization vs push constants"). */
+enum vkdml_shapes_knob
+{
+    VKDML_SHAPES_AUTO,                  /* pushed on CPU devices, specialized on GPUs */
+    VKDML_SHAPES_PUSH,
+    VKDML_SHAPES_SPECIALIZE,
+    VKDML_SHAPES_COUNT,
+};
+
+/* The values VKDML_GEMM_KERNEL, VKDML_CONV_KERNEL and VKDML_ELEMENTWISE_SHAPES take, by enum
+ * value ("auto" first). */
 extern const char *const vkdml_gemm_kernel_names[VKDML_GEMM_KERNEL_COUNT];
 extern const char *const vkdml_conv_kernel_names[VKDML_CONV_KERNEL_COUNT];
+extern const char *const vkdml_shapes_names[VKDML_SHAPES_COUNT];
 
 /* A tiling knob: comma-separated numbers whose meaning the family gives (0: its default). */
 struct vkdml_tuning_knob
@@ -60,7 +71,8 @@ struct vkdml_tuning_knob
     uint32_t count;                     /* 0: unset, or unreadable (warned) */
 };
 
-/* VKDML_GEMM_KERNEL, VKDML_GEMM_TUNE, VKDML_CONV_KERNEL and VKDML_CONV_TUNE, read once when a
+/* VKDML_GEMM_KERNEL, VKDML_GEMM_TUNE, VKDML_CONV_KERNEL, VKDML_CONV_TUNE and
+ * VKDML_ELEMENTWISE_SHAPES, read once when a
  * backend device is created (a value that does not parse: one warning then, and the default);
  * setting them later changes nothing for that device. Whether a tiling suits an operator is the
  * family's check, at compilation. (VKDML_COOPMAT picks the Vulkan extension, so device.c reads it
@@ -69,6 +81,7 @@ struct vkdml_knobs
 {
     enum vkdml_gemm_kernel_knob gemm_kernel;
     enum vkdml_conv_kernel_knob conv_kernel;
+    enum vkdml_shapes_knob elementwise_shapes;
     struct vkdml_tuning_knob gemm_tune, conv_tune;
 };
 

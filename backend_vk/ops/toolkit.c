@@ -91,6 +91,7 @@ bool vkdml_half_compute(const struct vkdml_compile *compile)
 const char *const vkdml_gemm_kernel_names[VKDML_GEMM_KERNEL_COUNT] = {"auto", "general", "tiled", "coopmat", "gemv"};
 const char *const vkdml_conv_kernel_names[VKDML_CONV_KERNEL_COUNT] =
         {"auto", "gemm-1x1", "direct", "implicit-gemm", "coopmat", "tiled", "coopmat-nhwc"};
+const char *const vkdml_shapes_names[VKDML_SHAPES_COUNT] = {"auto", "push", "specialize"};
 
 /* "auto, general, tiled, coopmat or gemv". */
 static const char *name_list(const char *const *names, unsigned int count)
@@ -157,6 +158,7 @@ void vkdml_knobs_read(struct vkdml_knobs *knobs)
 {
     knobs->gemm_kernel = read_kernel_knob("VKDML_GEMM_KERNEL", vkdml_gemm_kernel_names, VKDML_GEMM_KERNEL_COUNT);
     knobs->conv_kernel = read_kernel_knob("VKDML_CONV_KERNEL", vkdml_conv_kernel_names, VKDML_CONV_KERNEL_COUNT);
+    knobs->elementwise_shapes = read_kernel_knob("VKDML_ELEMENTWISE_SHAPES", vkdml_shapes_names, VKDML_SHAPES_COUNT);
     read_tuning_knob("VKDML_GEMM_TUNE", 1u << 5 | 1u << 7 | 1u << 8,
             "tile_m,tile_n,tile_k,stages,group_m[,subgroups_m,subgroups_n[,split_k]]", &knobs->gemm_tune);
     read_tuning_knob("VKDML_CONV_TUNE", 1u << 2 | 1u << 3 | 1u << 4 | 1u << 5,
