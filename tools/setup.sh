@@ -6,7 +6,8 @@
 #   tools/setup.sh windows  the same for Windows: vkdml.dll and the test suite cross-built with
 #                         mingw-w64, the tests run under wine on the same Vulkan driver (README.md, "Windows")
 # BUILD_DIR (default: build, build-win for windows) picks the build directory; MESON_ARGS adds
-# `meson setup` options.
+# meson options (-Doption=value), to `meson setup` on a new build directory and through
+# `meson configure` on an existing one.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -37,11 +38,15 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 }
 
-# Extra arguments go to the first `meson setup`.
+# Extra arguments go to the first `meson setup` only (the cross file cannot change later);
+# MESON_ARGS also applies to a build directory that exists, so it always says what is built.
 build() {
     if [ ! -f "$BUILD_DIR/build.ninja" ]; then
         # shellcheck disable=SC2086
         meson setup "$BUILD_DIR" ${MESON_ARGS:-} "$@"
+    elif [ -n "${MESON_ARGS:-}" ]; then
+        # shellcheck disable=SC2086
+        meson configure "$BUILD_DIR" $MESON_ARGS
     fi
     ninja -C "$BUILD_DIR"
 }
