@@ -138,7 +138,7 @@ static bool choose_validation(struct vkdml_vk_instance *instance, bool requested
     if (instance_layer_present(instance->get_instance_proc_addr, validation_layer_name))
         instance->validation = true;
     else
-        /* Under wine, or without vulkan-validationlayers: go on without it (DESIGN.md, Testing). */
+        /* Under wine, or without vulkan-validationlayers: go on without it (docs/design.md, Testing). */
         WARN("Validation requested but %s is not installed (Debian: vulkan-validationlayers); continuing without it.",
                 validation_layer_name);
     return true;

@@ -8,7 +8,7 @@
  *  - the event HANDLE of ID3D12Fence::SetEventOnCompletion: an eventfd cast to HANDLE on Linux
  *    (the WSL convention the shim follows), a Win32 auto-reset event on Windows;
  *  - struct-returning methods: by value on Linux and with MSVC, an explicit RetVal pointer with
- *    mingw-w64 (DESIGN.md, ABI): BY_VALUE() in C++, and by-value C spellings on Windows.
+ *    mingw-w64 (docs/design.md, ABI): BY_VALUE() in C++, and by-value C spellings on Windows.
  * C11 and C++17.
  */
 #ifndef VKDML_TEST_PLATFORM_H

@@ -5,8 +5,12 @@
 #   tools/setup.sh test   install what is missing, build, run the whole test suite (validation on)
 #   tools/setup.sh windows  the same for Windows: vkdml.dll and the test suite cross-built with
 #                         mingw-w64, the tests run under wine on the same Vulkan driver (README.md, "Windows")
+#   tools/setup.sh build  install what is missing and build, nothing run (CI's clang build)
+# CC=clang (CXX=clang++) builds with clang, which is then installed too.
 # BUILD_DIR (default: build, build-win for windows) picks the build directory; MESON_ARGS adds
-# `meson setup` options.
+# meson options (-Doption=value), to `meson setup` on a new build directory and through
+# `meson configure` on an existing one. MESON_TEST_ARGS adds `meson test` arguments (test and
+# windows: a --timeout-multiplier for sanitizer builds, --suite to run part of the suite).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -23,6 +27,10 @@ mesa-vulkan-drivers vulkan-validationlayers"
 # The Windows build: mingw-w64 (the win32 thread model is enough, vkdml uses Win32 threads), wine
 # and a virtual X server to run the tests, CMake and dpkg-dev to build cmocka from Debian's source.
 WINDOWS_PACKAGES="gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 wine64 xvfb xauth cmake dpkg-dev"
+# The compiler CC names, when it is not gcc (meson reads CC and CXX itself).
+case "${CC:-}" in
+    clang*) PACKAGES="$PACKAGES clang" ;;
+esac
 
 install_missing() {
     missing=""
@@ -37,11 +45,15 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 }
 
-# Extra arguments go to the first `meson setup`.
+# Extra arguments go to the first `meson setup` only (the cross file cannot change later);
+# MESON_ARGS also applies to a build directory that exists, so it always says what is built.
 build() {
     if [ ! -f "$BUILD_DIR/build.ninja" ]; then
         # shellcheck disable=SC2086
         meson setup "$BUILD_DIR" ${MESON_ARGS:-} "$@"
+    elif [ -n "${MESON_ARGS:-}" ]; then
+        # shellcheck disable=SC2086
+        meson configure "$BUILD_DIR" $MESON_ARGS
     fi
     ninja -C "$BUILD_DIR"
 }
@@ -53,21 +65,28 @@ case "${1:-}" in
         build
         "$BUILD_DIR/tools/vkdml-demo"
         ;;
+    build)
+        # shellcheck disable=SC2086
+        install_missing $PACKAGES
+        build
+        ;;
     test)
         # shellcheck disable=SC2086
         install_missing $PACKAGES
         build
-        meson test -C "$BUILD_DIR" --print-errorlogs --num-processes "$(nproc)"
+        # shellcheck disable=SC2086
+        meson test -C "$BUILD_DIR" --print-errorlogs --num-processes "$(nproc)" ${MESON_TEST_ARGS:-}
         ;;
     windows)
         # shellcheck disable=SC2086
         install_missing $PACKAGES $WINDOWS_PACKAGES
         tools/build-cmocka-mingw.sh "$BUILD_DIR/cmocka"
         build --cross-file tools/x86_64-w64-mingw32.ini -Dcmocka-prefix=cmocka
-        tools/wine-test.sh "$BUILD_DIR" --print-errorlogs --num-processes "$(nproc)"
+        # shellcheck disable=SC2086
+        tools/wine-test.sh "$BUILD_DIR" --print-errorlogs --num-processes "$(nproc)" ${MESON_TEST_ARGS:-}
         ;;
     *)
-        echo "usage: $0 demo|test|windows" >&2
+        echo "usage: $0 demo|test|windows|build" >&2
         exit 2
         ;;
 esac

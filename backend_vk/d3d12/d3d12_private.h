@@ -27,7 +27,7 @@
 #include "descriptor_interface.h"
 
 /* The implementation functions of struct-returning methods follow DirectX-Headers' C view:
- * an explicit RetVal pointer on _WIN32, a by-value return elsewhere (DESIGN.md, ABI). */
+ * an explicit RetVal pointer on _WIN32, a by-value return elsewhere (docs/design.md, ABI). */
 #ifdef _WIN32
 # define VKDML_RETVAL_WIN32 1
 #else

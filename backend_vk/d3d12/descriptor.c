@@ -1,7 +1,7 @@
 /*
  * ID3D12DescriptorHeap and the device's descriptor methods (buffer views, CopyDescriptors*).
  * Only CBV_SRV_UAV heaps exist, as "software descriptor heaps" of 32-byte struct vkdml_descriptor
- * records (DESIGN.md, "Descriptor model"): a shader-visible heap is a host-visible, coherent Vulkan
+ * records (docs/design.md, "Descriptor model"): a shader-visible heap is a host-visible, coherent Vulkan
  * buffer whose CPU handle is the host pointer and whose GPU handle is the device address of the same
  * bytes, so kernels read descriptors at execution time and copying descriptors is memcpy. A
  * non-shader-visible heap is plain host memory with GPU handle 0. Live heaps are registered with

@@ -1,5 +1,5 @@
 /*
- * The software descriptor record (DESIGN.md, "Descriptor model"): what a CBV_SRV_UAV descriptor
+ * The software descriptor record (docs/design.md, "Descriptor model"): what a CBV_SRV_UAV descriptor
  * heap slot holds. Shared by C (the D3D12 shim and binding tables write records) and GLSL
  * (kernels read them at execution time through the heap's device address). 32 bytes, the
  * descriptor handle increment size.

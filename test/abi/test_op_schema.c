@@ -4,8 +4,8 @@
  *
  * The tables are checked against abi_expected.h (enum values by feature-level
  * guard, desc sizes, field names and offsets: the fact-sheet data, not the
- * compiler's offsetof), against the fused-activation lists of the fact sheet
- * (shared/reference/directml-api.md, section 8.2), and for internal
+ * compiler's offsetof), against DirectML's lists of fused-activation hosts and
+ * fusible operators (fused_hosts, fusible_ops below), and for internal
  * consistency: array length fields, binding roles, enum ids, and the tensor
  * support (data types, ranks, same-type groups) against the implemented
  * families' rules.
@@ -454,7 +454,7 @@ static void test_tensor_support_known(void **state)
     assert_int_equal(field(get(DML_OPERATOR_FOLD), "InputTensor")->data_types, 0);
 }
 
-/* Fused activations: hosts and fusible operators are exactly those of 8.2. */
+/* Fused activations: hosts and fusible operators are exactly DirectML's. */
 static void test_fusion(void **state)
 {
     (void)state;

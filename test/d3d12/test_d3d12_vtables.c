@@ -1,7 +1,7 @@
 /*
  * Vtable slots of the D3D12 shim. Two things are checked:
  *  - DirectX-Headers' own C declarations put every method the shim implements at the slot
- *    reference/d3d12-subset.md §4.2 lists (the ABI a C++ caller compiled against any d3d12.h uses);
+ *    `slots` below lists: D3D12's vtable order, the ABI a C++ caller compiled against any d3d12.h uses;
  *  - every slot of every shim object's vtable, implemented or not, is non-NULL, so a caller never
  *    jumps through NULL (unimplemented methods are E_NOTIMPL stubs).
  */

@@ -5,7 +5,7 @@
  *     bench_conv [TYPE:N:C:H:W:K:KH:KW:STRIDE:PAD:GROUPS[:b] ...]
  *
  * TYPE f32 or f16; a trailing :b makes it a backward (transposed) convolution whose input has C
- * channels. Without arguments, performance.md's ResNet-50 anchors and a few other shapes. Each
+ * channels. Without arguments, the ResNet-50 anchor shapes (docs/benchmarks/README.md) and a few others. Each
  * shape runs with every kernel that can take it (VKDML_CONV_KERNEL=auto, direct, implicit-gemm,
  * gemm-1x1); packed NCHW tensors, cross-correlation, no bias, random data in [-1, 1].
  *
