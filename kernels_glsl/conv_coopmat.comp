@@ -6,7 +6,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 /*
  * DML_OPERATOR_CONVOLUTION on cooperative matrices (fp16 only; conv_interface.h has the
- * arithmetic and the constants), in NV form and, through tools/spirv-coopmat-khr.py, KHR form, as
+ * arithmetic and the constants), in NV form and, through tools/build/spirv-coopmat-khr.py, KHR form, as
  * gemm_coopmat.comp: the implicit GEMM turned around, Output{channels, positions} =
  * Filter{channels, K} x Input{K, positions} per group, on 16 x 16 by 16 x 8 fp16 products with
  * fp32 accumulation. A workgroup of SUBGROUPS_M x SUBGROUPS_N subgroups computes TILE_M channels x

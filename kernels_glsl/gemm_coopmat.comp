@@ -11,7 +11,7 @@
  * fp16 once, at the end. gemm.c selects it only on devices with that shape and a subgroup size of
  * 32. A and B are read 16 bytes at a time where their layout allows, else gathered. Written against
  * GL_NV_cooperative_matrix (what glslang 12 compiles) and also embedded in KHR form
- * (tools/spirv-coopmat-khr.py), which needs A and B of different types: hence 16 x 8 B.
+ * (tools/build/spirv-coopmat-khr.py), which needs A and B of different types: hence 16 x 8 B.
  *
  * A workgroup is SUBGROUPS_M x SUBGROUPS_N subgroups computing a TILE_M x TILE_N output tile;
  * each subgroup keeps a block of accumulator matrices (4 x 8 of them for a 64 x 64 block), so

@@ -80,8 +80,8 @@ case "${1:-}" in
     windows)
         # shellcheck disable=SC2086
         install_missing $PACKAGES $WINDOWS_PACKAGES
-        tools/build-cmocka-mingw.sh "$BUILD_DIR/cmocka"
-        build --cross-file tools/x86_64-w64-mingw32.ini -Dcmocka-prefix=cmocka
+        tools/build/build-cmocka-mingw.sh "$BUILD_DIR/cmocka"
+        build --cross-file tools/build/x86_64-w64-mingw32.ini -Dcmocka-prefix=cmocka
         # shellcheck disable=SC2086
         tools/wine-test.sh "$BUILD_DIR" --print-errorlogs --num-processes "$(nproc)" ${MESON_TEST_ARGS:-}
         ;;

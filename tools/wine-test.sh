@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the test suite of a Windows build (tools/x86_64-w64-mingw32.ini) under wine, on the host's
+# Runs the test suite of a Windows build (tools/build/x86_64-w64-mingw32.ini) under wine, on the host's
 # Vulkan driver (lavapipe without a GPU), with the Khronos validation layer (README.md, "Windows").
 #
 #   tools/wine-test.sh BUILD_DIR [meson test arguments]

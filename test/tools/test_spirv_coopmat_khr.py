@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Structural test of tools/spirv-coopmat-khr.py (NV -> KHR cooperative matrices).
+"""Structural test of tools/build/spirv-coopmat-khr.py (NV -> KHR cooperative matrices).
 
 Usage: test_spirv_coopmat_khr.py REWRITER GLSLANG [NV.spv KHR.spv]...
 

@@ -5,9 +5,9 @@
 # private source list (the system's apt configuration is left alone), and builds its static
 # library with CMake and a mingw toolchain file.
 #
-#   tools/build-cmocka-mingw.sh PREFIX    installs PREFIX/include/cmocka.h and PREFIX/lib/libcmocka-static.a
+#   tools/build/build-cmocka-mingw.sh PREFIX    installs PREFIX/include/cmocka.h and PREFIX/lib/libcmocka-static.a
 #
-# then: meson setup build-win --cross-file tools/x86_64-w64-mingw32.ini -Dcmocka-prefix=PREFIX
+# then: meson setup build-win --cross-file tools/build/x86_64-w64-mingw32.ini -Dcmocka-prefix=PREFIX
 # Needs apt-get, dpkg-dev (dpkg-source), cmake and gcc-mingw-w64-x86-64; does nothing when PREFIX
 # already holds the library. The work files go to PREFIX.src.
 set -eu

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """One-off extraction: DirectML fact sheet (markdown) -> tools/directml-schema.json.
 
-Usage: tools/extract-directml-schema.py PATH/TO/directml-api.md [-o OUT.json]
+Usage: tools/build/extract-directml-schema.py PATH/TO/directml-api.md [-o OUT.json]
 
 The fact sheet is the research record; the JSON it produces is the project's
-source of truth afterwards (tools/gen-directml-header.py reads only the JSON).
+source of truth afterwards (tools/build/gen-directml-header.py reads only the JSON).
 Re-run this only to re-import a revised fact sheet, then review the JSON diff.
 Every table is cross-checked while parsing, so a malformed or inconsistent
 fact sheet stops the import instead of producing a bad schema.
@@ -488,8 +488,8 @@ def extract(md_text):
     schema = {
         'about': ('DirectML API facts at DML_FEATURE_LEVEL_6_4, imported from '
                   'the project fact sheet (shared/reference/directml-api.md) by '
-                  'tools/extract-directml-schema.py. Source of truth for '
-                  'tools/gen-directml-header.py. Offsets and sizes are x86-64/LLP64-'
+                  'tools/build/extract-directml-schema.py. Source of truth for '
+                  'tools/build/gen-directml-header.py. Offsets and sizes are x86-64/LLP64-'
                   'compatible (no long in any struct). guard null = always declared.'),
         'feature_level': '6_4',
         'target_version': parse_target_version(find_section(sections, '1.1 How DML_TARGET_VERSION')),
@@ -547,7 +547,7 @@ def dump(v, indent=0):
 
 def keep_tensor_support(schema, previous):
     """The fact sheet has no tensor-support tables: keep those of the schema being replaced
-    (tools/merge-tensor-support.py put them there)."""
+    (tools/build/merge-tensor-support.py put them there)."""
     if not previous.exists():
         return
     old = {op['name']: op for op in json.loads(previous.read_text(encoding='utf-8'))['operators']}
@@ -560,7 +560,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('factsheet', type=Path)
     ap.add_argument('-o', '--output', type=Path,
-                    default=Path(__file__).resolve().parent / 'directml-schema.json')
+                    default=Path(__file__).resolve().parents[1] / 'directml-schema.json')
     args = ap.parse_args()
     try:
         schema = extract(args.factsheet.read_text(encoding='utf-8'))

@@ -2,7 +2,7 @@
 """Merge a tensor-support file into tools/directml-schema.json.
 
 Usage:
-  tools/merge-tensor-support.py FILE [--replace] [--dry-run]
+  tools/build/merge-tensor-support.py FILE [--replace] [--dry-run]
 
 FILE holds {"operators": {"GEMM": <tensor_support>, ...}} in the format of docs/schema.md
 ("Tensor support"). Each entry is checked against the operator's tensor fields, then stored as
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
-SCHEMA = TOOLS / 'directml-schema.json'
+SCHEMA = TOOLS.parent / 'directml-schema.json'
 KEYS = ('feature_level', 'tensors', 'same_type', 'same_rank', 'note')
 
 
