@@ -5,8 +5,9 @@
  *
  * Kernels take their tensors through the descriptor table (vkdml_backend.h has the slot layout):
  * push constant bytes [0, 8) hold the table's device address, set at record time; the family's own
- * constants follow (at most VKDML_MAX_OP_PUSH bytes). Shapes, strides, types and attributes are
- * specialization constants (DML shapes are fixed at compile time).
+ * constants follow (at most VKDML_MAX_OP_PUSH bytes). What changes a kernel's code is a
+ * specialization constant (DML shapes are fixed at compile time); element-wise shapes are pushed on
+ * CPU devices (docs/kernels.md, "Specialization vs push constants").
  */
 #ifndef VKDML_OPS_PRIVATE_H
 #define VKDML_OPS_PRIVATE_H
