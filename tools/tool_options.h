@@ -1,5 +1,5 @@
 /*
- * The command-line conventions every vkdml tool follows (README.md, "Tools"): --help or -h prints
+ * The command-line conventions every vkdml tool follows (README.md, "Using it"): --help or -h prints
  * the usage to stdout and exits 0; --version prints "NAME VERSION" and exits 0; any other bad
  * command line prints the usage to stderr and exits 2. Header-only, so each tool stays one program.
  */
