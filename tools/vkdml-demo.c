@@ -23,6 +23,7 @@
 
 #include "vkdml.h"
 #include "tool_d3d12.h"
+#include "tool_options.h"
 
 #define OP_COUNT 3
 #define LIST_COUNT 2        /* the chain, and setup/copies */
@@ -220,21 +221,49 @@ static void read_profile(struct vkdml_profiler *profiler, double *times, unsigne
     times[OP_COUNT * runs + run] = (entries[OP_COUNT - 1].end_ns - entries[0].start_ns) * 1e-6;
 }
 
-static int usage(const char *argv0)
+static void print_usage(FILE *out)
 {
-    fprintf(stderr, "usage: %s [--device SELECTOR] [--size MxKxN] [--runs N]\n"
+    fprintf(out, "usage: vkdml-demo [--device SELECTOR] [--size MxKxN] [--runs N] [--help] [--version]\n"
             "Runs Y = relu(A x B + bias) * scale as GEMM -> ADD1 (fused ReLU) -> MULTIPLY through vkdml's\n"
             "DirectML API, checks it against the CPU and prints each operator's GPU time.\n"
             "SELECTOR: an adapter index, UUID or name substring (default: VKDML_DEVICE, else the best one).\n"
-            "Defaults: --size 256x512x256 --runs 10. Exit status 0 only when every result matches.\n", argv0);
-    return 2;
+            "Defaults: --size 256x512x256 --runs 10. Exit status 0 only when every result matches.\n");
+}
+
+/* --device, --size MxKxN and --runs into the given variables; -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, const char **selector, unsigned int sizes[3], unsigned int *runs)
+{
+    int status, i;
+
+    for (i = 1; i < argc; ++i)
+    {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            *selector = argv[++i];
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc)
+        {
+            if (sscanf(argv[++i], "%ux%ux%u", &sizes[0], &sizes[1], &sizes[2]) != 3 || !sizes[0] || !sizes[1]
+                    || !sizes[2] || sizes[0] > 8192 || sizes[1] > 8192 || sizes[2] > 8192)
+                return tool_usage_error(print_usage);
+        }
+        else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+        {
+            *runs = (unsigned int)strtoul(argv[++i], NULL, 10);
+            if (!*runs || *runs > 100000)
+                return tool_usage_error(print_usage);
+        }
+        else if ((status = tool_standard_option(argv[i], "vkdml-demo", print_usage)) >= 0)
+            return status;
+        else
+            return tool_usage_error(print_usage);
+    }
+    return -1;
 }
 
 int main(int argc, char **argv)
 {
     static const char *const op_names[OP_COUNT] = {"GEMM", "ADD1+ReLU", "MULTIPLY"};
+    unsigned int sizes[3] = {256, 512, 256}, runs = 10, m, k, n, run, i;
     const char *selector = NULL;
-    unsigned int m = 256, k = 512, n = 256, runs = 10, run, i;
     struct tensor a, b, bias, gemm_out, scale;
     struct demo demo;
     struct vkdml_adapter_info info;
@@ -261,30 +290,17 @@ int main(int argc, char **argv)
     size_t mismatches[OP_COUNT], chain_mismatches;
     UINT64 bytes_a, bytes_b, bytes_bias, bytes_out, offset;
     char size_text[3][64];
-    int adapter, all_ok = 1;
+    int adapter, status, all_ok = 1;
     uint8_t *mapped;
     D3D12_RANGE range;
     ULONG refs;
     HRESULT hr;
 
-    for (i = 1; i < (unsigned int)argc; ++i)
-    {
-        if (!strcmp(argv[i], "--device") && i + 1 < (unsigned int)argc)
-            selector = argv[++i];
-        else if (!strcmp(argv[i], "--size") && i + 1 < (unsigned int)argc)
-        {
-            if (sscanf(argv[++i], "%ux%ux%u", &m, &k, &n) != 3 || !m || !k || !n || m > 8192 || k > 8192 || n > 8192)
-                return usage(argv[0]);
-        }
-        else if (!strcmp(argv[i], "--runs") && i + 1 < (unsigned int)argc)
-        {
-            runs = (unsigned int)strtoul(argv[++i], NULL, 10);
-            if (!runs || runs > 100000)
-                return usage(argv[0]);
-        }
-        else
-            return usage(argv[0]);
-    }
+    if ((status = parse_options(argc, argv, &selector, sizes, &runs)) >= 0)
+        return status;
+    m = sizes[0];
+    k = sizes[1];
+    n = sizes[2];
 
     /* ---- Devices ---- */
     if ((adapter = vkdml_select_adapter(selector)) < 0

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tool_options.h"
 #include "vkdml.h"
 
 static const char *type_name(enum vkdml_adapter_type type)
@@ -67,14 +68,12 @@ static void print_adapter(const struct vkdml_adapter_info *info, int selected)
     printf("\n      usable:   %s%s\n", info->is_supported ? "yes" : "no: ", info->is_supported ? "" : info->unsupported_reason);
 }
 
-static int usage(const char *argv0)
+static void print_usage(FILE *out)
 {
-    fprintf(stderr, "usage: %s [--device SELECTOR] [--operators]\n"
+    fprintf(out, "usage: vkdml-info [--device SELECTOR] [--operators] [--help] [--version]\n"
             "Lists the Vulkan devices; '*' marks the one vkdml uses. SELECTOR is an index, a UUID or a\n"
             "name substring (default: the VKDML_DEVICE environment variable, else discrete > integrated > CPU).\n"
-            "--operators prints the support matrix (operator x data type) on that device.\n",
-            argv0);
-    return 2;
+            "--operators prints the support matrix (operator x data type) on that device.\n");
 }
 
 /* Columns of the support matrix: DML_TENSOR_DATA_TYPE values and short names. */
@@ -143,7 +142,7 @@ int main(int argc, char **argv)
 {
     const char *selector = NULL;
     bool operators = false;
-    int count, selected, i;
+    int count, selected, status, i;
 
     for (i = 1; i < argc; ++i)
     {
@@ -151,8 +150,10 @@ int main(int argc, char **argv)
             selector = argv[++i];
         else if (!strcmp(argv[i], "--operators"))
             operators = true;
+        else if ((status = tool_standard_option(argv[i], "vkdml-info", print_usage)) >= 0)
+            return status;
         else
-            return usage(argv[0]);
+            return tool_usage_error(print_usage);
     }
 
     printf("vkdml %s\n", vkdml_get_version_string());

@@ -2,6 +2,7 @@
  * vkdml-bench's command line: options, preset and group names, --op jobs, --list.
  */
 #include "bench.h"
+#include "tool_options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +10,9 @@
 
 /* ---- Options ---- */
 
-static int usage(void)
+static void print_usage(FILE *out)
 {
-    fprintf(stderr,
+    fprintf(out,
             "usage: vkdml-bench [options] [PRESET|GROUP ...]\n"
             "Times vkdml operators through the DirectML API with GPU timestamps (vkdml's profiler).\n"
             "  PRESET|GROUP ...        what to run (also --preset NAME[,NAME]); --list shows them. Default: the\n"
@@ -37,10 +38,11 @@ static int usage(void)
             "  --anchor-source TEXT    what measured the --anchor-ms figures\n"
             "  --quiet                 no progress lines on stderr\n"
             "  --list                  presets, groups, and the operators with their support on the device\n"
+            "  --help, -h              this text\n"
+            "  --version               vkdml's version\n"
             "Exit status: 0 when every workload ran or was skipped (not implemented, type unsupported), every\n"
             "check passed and no validation message was logged; 1 otherwise; 2 for a usage error; 77 when\n"
             "there is no Vulkan device at all.\n");
-    return 2;
 }
 
 void list_presets(void)
@@ -241,13 +243,15 @@ static bool parse_value_option(struct bench *b, struct selection *s, const char 
 /* Returns -1 to go on, else the exit status. */
 int parse_options(struct bench *b, struct selection *s, int argc, char **argv)
 {
-    int i;
+    int status, i;
 
     for (i = 1; i < argc; ++i)
     {
         const char *arg = argv[i];
 
-        if (!strcmp(arg, "--check") || !strcmp(arg, "--quiet") || !strcmp(arg, "--broadcast")
+        if ((status = tool_standard_option(arg, "vkdml-bench", print_usage)) >= 0)
+            return status;
+        else if (!strcmp(arg, "--check") || !strcmp(arg, "--quiet") || !strcmp(arg, "--broadcast")
                 || !strcmp(arg, "--list"))
         {
             b->check |= arg[2] == 'c';
@@ -261,7 +265,7 @@ int parse_options(struct bench *b, struct selection *s, int argc, char **argv)
                 return 2;
         }
         else if (i + 1 == argc || !parse_value_option(b, s, arg, argv[++i]))
-            return usage();
+            return tool_usage_error(print_usage);
     }
     if (s->shape && !s->ops)
     {
