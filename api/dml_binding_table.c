@@ -65,6 +65,16 @@ static void remove_device(struct dml_binding_table *table, const char *method, c
     dml_device_remove(table->device, E_INVALIDARG, method, "%s", message);
 }
 
+/* Remembers where a compiled operator's tensor lies, for check_aliasing(). */
+static void set_range(struct dml_binding_table *table, UINT slot, uint64_t start, uint64_t size)
+{
+    if (slot < table->range_count)
+    {
+        table->ranges[slot].start = start;
+        table->ranges[slot].size = size;
+    }
+}
+
 static bool heap_allowed(D3D12_HEAP_TYPE type, bool allow_upload)
 {
     return type == D3D12_HEAP_TYPE_DEFAULT || (allow_upload && type == D3D12_HEAP_TYPE_UPLOAD);
@@ -113,11 +123,13 @@ static bool write_buffer(struct dml_binding_table *table, UINT slot, const DML_B
     }
     vkdml_backend_write_descriptor(table->device->backend, table->cpu_handle, slot, binding->Buffer, binding->Offset,
             binding->SizeInBytes);
+    set_range(table, slot, info.gpu_address + binding->Offset, rule->min_size);
     return true;
 }
 
 static void write_none(struct dml_binding_table *table, UINT slot)
 {
+    set_range(table, slot, 0, 0);
     vkdml_backend_write_descriptor(table->device->backend, table->cpu_handle, slot, NULL, 0, 0);
 }
 
@@ -223,6 +235,41 @@ static bool bind_initializer_inputs(struct dml_binding_table *table, UINT count,
     return true;
 }
 
+/* The README's element-wise operators ("ELEMENT_WISE_*", "ACTIVATION_*") execute in place. */
+static bool supports_in_place(const struct vkdml_operator_view *view)
+{
+    return !strncmp(view->name, "ELEMENT_WISE_", strlen("ELEMENT_WISE_"))
+            || !strncmp(view->name, "ACTIVATION_", strlen("ACTIVATION_"));
+}
+
+/* DirectML's aliasing rule: inputs may overlap each other; an output may share bytes with an input
+ * only in place, over exactly the input's range, where the operator supports that. */
+static bool check_aliasing(struct dml_binding_table *table, const char *method)
+{
+    const struct vkdml_operator_view *view = &table->dispatchable.compiled->op->desc.view;
+    const struct dml_bound_range *in, *out;
+    UINT i, o;
+
+    for (o = 0; o < view->output_count; ++o)
+    {
+        out = &table->ranges[view->input_count + o];
+        for (i = 0; i < view->input_count && out->size; ++i)
+        {
+            in = &table->ranges[i];
+            if (!in->size || in->start >= out->start + out->size || out->start >= in->start + in->size)
+                continue;
+            if (in->start == out->start && in->size == out->size && supports_in_place(view))
+                continue;
+            remove_device(table, method, "output %u overlaps input %u in one buffer (their ranges start %" PRIu64
+                    " bytes apart); %s.", o, i, out->start > in->start ? out->start - in->start
+                    : in->start - out->start, supports_in_place(view) ? "in-place execution takes the same range"
+                    : vkdml_debug_sprintf("%s does not execute in place", view->name));
+            return false;
+        }
+    }
+    return true;
+}
+
 static void STDMETHODCALLTYPE dml_binding_table_BindInputs(IDMLBindingTable *iface, UINT count,
         const DML_BINDING_DESC *bindings)
 {
@@ -240,6 +287,8 @@ static void STDMETHODCALLTYPE dml_binding_table_BindInputs(IDMLBindingTable *ifa
         return;
     }
     view = &table->dispatchable.compiled->op->desc.view;
+    for (i = 0; i < view->input_count; ++i)
+        set_range(table, i, 0, 0);
     if (!count)
         return;     /* BindInputs(0, NULL) unbinds every input. */
     if (!check_count(table, "BindInputs", count, bindings, view->input_count, "inputs"))
@@ -301,6 +350,8 @@ static void STDMETHODCALLTYPE dml_binding_table_BindOutputs(IDMLBindingTable *if
         return;
     }
     view = &table->dispatchable.compiled->op->desc.view;
+    for (i = 0; i < view->output_count; ++i)
+        set_range(table, view->input_count + i, 0, 0);
     if (!count)
         return;
     if (!check_count(table, "BindOutputs", count, bindings, view->output_count, "outputs"))
@@ -310,7 +361,8 @@ static void STDMETHODCALLTYPE dml_binding_table_BindOutputs(IDMLBindingTable *if
         if (!bind_tensor(table, view->input_count + i, view->outputs[i], &bindings[i], "BindOutputs", i))
             return;
     }
-    table->outputs_bound = true;
+    /* Applications bind inputs first: the outputs complete the pair. RecordDispatch checks the other order. */
+    table->outputs_bound = check_aliasing(table, "BindOutputs");
 }
 
 /* Temporary and persistent resources: NULL/NONE when the size is 0, else a 256-aligned BUFFER. */
@@ -332,6 +384,11 @@ static bool bind_resource(struct dml_binding_table *table, UINT slot, const DML_
     if (binding->Type != DML_BINDING_TYPE_BUFFER)
     {
         remove_device(table, method, "binding->Type %d must be BUFFER or NONE.", (int)binding->Type);
+        return false;
+    }
+    if (!binding->Desc)
+    {
+        remove_device(table, method, "binding->Desc is NULL for a BUFFER binding (NONE binds nothing).");
         return false;
     }
     if (!size && !(buffer_of(binding) && buffer_of(binding)->Buffer))
@@ -389,11 +446,16 @@ static void clear_target(struct dml_binding_table *table)
     memset(&table->dispatchable, 0, sizeof(table->dispatchable));
     table->cpu_handle.ptr = 0;
     table->inputs_bound = table->outputs_bound = table->temporary_bound = table->persistent_bound = false;
+    free(table->ranges);
+    table->ranges = NULL;
+    table->range_count = 0;
 }
 
 static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TABLE_DESC *desc, const char *caller)
 {
+    struct dml_bound_range *ranges = NULL;
     struct dml_dispatchable dispatchable;
+    UINT range_count = 0;
 
     if (!desc)
     {
@@ -417,9 +479,17 @@ static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TAB
             || !vkdml_backend_check_gpu_descriptors(table->device->backend, desc->GPUDescriptorHandle,
             desc->SizeInDescriptors, caller))
         return E_INVALIDARG;
+    if (dispatchable.compiled)
+    {
+        range_count = dispatchable.compiled->op->desc.view.input_count + dispatchable.compiled->op->desc.view.output_count;
+        if (range_count && !(ranges = calloc(range_count, sizeof(*ranges))))
+            return E_OUTOFMEMORY;
+    }
 
     IDMLDispatchable_AddRef(desc->Dispatchable);
     clear_target(table);
+    table->ranges = ranges;
+    table->range_count = range_count;
     table->dispatchable_iface = desc->Dispatchable;
     table->dispatchable = dispatchable;
     table->cpu_handle = desc->CPUDescriptorHandle;
@@ -588,7 +658,10 @@ bool dml_binding_table_ready(struct dml_binding_table *table, const char *caller
     else if (d->properties.PersistentResourceSize && !table->persistent_bound)
         missing = "the persistent resource (BindPersistentResource)";
     if (missing)
+    {
         dml_device_remove(table->device, E_INVALIDARG, caller, "the binding table lacks %s; without "
                 "DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE every binding must be set before RecordDispatch.", missing);
-    return !missing;
+        return false;
+    }
+    return d->initializer || check_aliasing(table, caller);
 }

@@ -137,6 +137,13 @@ bool dml_dispatchable_from_iface(IDMLDispatchable *iface, struct dml_dispatchabl
 
 /* ---- Binding tables (dml_binding_table.c) ---- */
 
+/* Bytes a compiled operator's input or output tensor occupies: GPU address and the tensor's
+ * TotalTensorSizeInBytes; size 0 while nothing is bound there. For the aliasing rule. */
+struct dml_bound_range
+{
+    uint64_t start, size;
+};
+
 struct dml_binding_table
 {
     IDMLBindingTable IDMLBindingTable_iface;
@@ -150,6 +157,9 @@ struct dml_binding_table
     UINT size_in_descriptors;
     /* Which slots hold a binding, for the completeness check at RecordDispatch. */
     bool inputs_bound, outputs_bound, temporary_bound, persistent_bound;
+    /* A compiled operator's inputs, then its outputs; NULL for an initializer. */
+    struct dml_bound_range *ranges;
+    UINT range_count;
 };
 
 struct dml_binding_table *unsafe_impl_from_IDMLBindingTable(IDMLBindingTable *iface);

@@ -58,6 +58,10 @@ struct d3d12_device
     /* Set once when the Vulkan device is lost; every later call reports it. */
     atomic_int removed_reason;              /* HRESULT; S_OK while usable */
 
+    /* vkSetDebugUtilsObjectNameEXT needs its object externally synchronized, and identical compiled
+     * operators share pipelines: every naming of this device's objects takes this lock. */
+    struct vkdml_mutex object_name_mutex;
+
     /* Live descriptor heaps, to validate CPU/GPU descriptor handles the application passes in. */
     struct vkdml_mutex heaps_mutex;
     struct d3d12_descriptor_heap *heaps;
