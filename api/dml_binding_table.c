@@ -35,11 +35,16 @@ static UINT initializer_target_base(const struct dml_dispatchable *d, UINT targe
     return base;
 }
 
+static UINT compiled_temporary_slot(const struct dml_compiled_operator *compiled)
+{
+    return compiled->op->desc.view.input_count + compiled->op->desc.view.output_count;
+}
+
 static UINT temporary_slot(const struct dml_dispatchable *d)
 {
     if (d->initializer)
         return initializer_target_base(d, d->initializer->target_count);
-    return d->compiled->op->desc.view.input_count + d->compiled->op->desc.view.output_count;
+    return compiled_temporary_slot(d->compiled);
 }
 
 /* ---- Binding checks ---- */
@@ -481,7 +486,9 @@ static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TAB
         return E_INVALIDARG;
     if (dispatchable.compiled)
     {
-        range_count = dispatchable.compiled->op->desc.view.input_count + dispatchable.compiled->op->desc.view.output_count;
+        const struct vkdml_operator_view *view = &dispatchable.compiled->op->desc.view;
+
+        range_count = view->input_count + view->output_count;
         if (range_count && !(ranges = calloc(range_count, sizeof(*ranges))))
             return E_OUTOFMEMORY;
     }
@@ -664,4 +671,42 @@ bool dml_binding_table_ready(struct dml_binding_table *table, const char *caller
         return false;
     }
     return d->initializer || check_aliasing(table, caller);
+}
+
+/* The execute-time slots a compiled operator reads: its present inputs not OWNED_BY_DML, its outputs,
+ * and its temporary and persistent resources when it has them. NULL when all hold a buffer. */
+static const char *first_unwritten_slot(const struct dml_compiled_operator *compiled, D3D12_CPU_DESCRIPTOR_HANDLE table)
+{
+    const struct vkdml_operator_view *view = &compiled->op->desc.view;
+    UINT temporary = compiled_temporary_slot(compiled), i;
+
+    for (i = 0; i < view->input_count; ++i)
+    {
+        if (view->inputs[i] && !(view->inputs[i]->Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+                && !vkdml_backend_descriptor_written(table, i))
+            return vkdml_debug_sprintf("input %u (BindInputs)", i);
+    }
+    for (i = 0; i < view->output_count; ++i)
+    {
+        if (view->outputs[i] && !vkdml_backend_descriptor_written(table, view->input_count + i))
+            return vkdml_debug_sprintf("output %u (BindOutputs)", i);
+    }
+    if (compiled->properties.TemporaryResourceSize && !vkdml_backend_descriptor_written(table, temporary))
+        return "the temporary resource (BindTemporaryResource)";
+    if (compiled->properties.PersistentResourceSize && !vkdml_backend_descriptor_written(table, temporary + 1))
+        return "the persistent resource (BindPersistentResource)";
+    return NULL;
+}
+
+bool dml_volatile_bindings_written(struct dml_compiled_operator *compiled, D3D12_CPU_DESCRIPTOR_HANDLE table,
+        const char *caller)
+{
+    const char *missing;
+
+    if (!(missing = first_unwritten_slot(compiled, table)))
+        return true;
+    dml_device_remove(compiled->device, E_INVALIDARG, caller, "a DESCRIPTORS_VOLATILE dispatch of %s (compiled "
+            "operator %p) has nothing bound as %s when it executes; nothing was submitted.",
+            compiled->op->desc.view.name, (void *)compiled, missing);
+    return false;
 }

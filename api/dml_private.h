@@ -166,6 +166,10 @@ struct dml_binding_table *unsafe_impl_from_IDMLBindingTable(IDMLBindingTable *if
 /* Without DESCRIPTORS_VOLATILE every binding must be set before RecordDispatch; removes the
  * device (logged as `caller`) and returns false when one is missing. */
 bool dml_binding_table_ready(struct dml_binding_table *table, const char *caller);
+/* With DESCRIPTORS_VOLATILE, at submission: whether the descriptor records at `table` hold every
+ * binding `compiled` reads; else removes the device (logged as `caller`) and returns false. */
+bool dml_volatile_bindings_written(struct dml_compiled_operator *compiled, D3D12_CPU_DESCRIPTOR_HANDLE table,
+        const char *caller);
 
 /* ---- Command recorder (dml_command_recorder.c) ---- */
 

@@ -310,6 +310,16 @@ struct d3d12_pending_barrier
     VkAccessFlags2 src_access, dst_access;
 };
 
+/* A check the queue runs on the CPU before it submits a list: DESCRIPTORS_VOLATILE dispatches of the
+ * DML layer read descriptors written after recording. run() returns false (having logged) to refuse
+ * the submission; destroy() runs when the list is reset or released. */
+struct d3d12_submit_check
+{
+    bool (*run)(void *context);
+    void (*destroy)(void *context);
+    void *context;
+};
+
 struct d3d12_command_list
 {
     ID3D12GraphicsCommandList ID3D12GraphicsCommandList_iface;
@@ -334,7 +344,15 @@ struct d3d12_command_list
     uint64_t last_submission;
     /* vkdml_command_list_set_profiler (profiler.c): times every RecordDispatch; internal reference. */
     struct vkdml_profiler *profiler;
+    /* Run by ExecuteCommandLists before anything is submitted; cleared by Reset. */
+    struct d3d12_submit_check *submit_checks;
+    size_t submit_check_count, submit_check_capacity;
 };
+
+/* Takes ownership of `check` (destroyed at once on failure). */
+HRESULT d3d12_command_list_add_submit_check(struct d3d12_command_list *list, const struct d3d12_submit_check *check);
+/* Whether every check of the list passes (each failing check logged). */
+bool d3d12_command_list_run_submit_checks(struct d3d12_command_list *list);
 
 struct d3d12_command_queue *unsafe_impl_from_ID3D12CommandQueue(ID3D12CommandQueue *iface);
 struct d3d12_command_list *unsafe_impl_from_ID3D12CommandList(ID3D12CommandList *iface);

@@ -855,7 +855,9 @@ static void STDMETHODCALLTYPE d3d12_command_queue_ExecuteCommandLists(ID3D12Comm
     }
     for (i = 0; i < count; ++i)
     {
-        if (!check_executable_list(queue, command_lists[i], i, &lists[i]))
+        /* A failing submit check logs on its own (the DML layer removes its device). */
+        if (!check_executable_list(queue, command_lists[i], i, &lists[i])
+                || !d3d12_command_list_run_submit_checks(lists[i]))
             goto done;
         buffers[i] = lists[i]->vk_command_buffer;
         allocators[i] = lists[i]->allocator;

@@ -198,6 +198,64 @@ static void test_temporary_null_desc(void **state)
     release_last(op);
 }
 
+/* ---- 2: a DESCRIPTORS_VOLATILE dispatch executed with unwritten bindings ---- */
+
+/* Kernels would read address 0 from the unwritten records: the queue must refuse the list instead,
+ * remove the DML device, complete the fence and leave the D3D12 device usable. */
+static void run_volatile_unbound(struct dml_context *context, bool bind_input, const char *missing)
+{
+    DML_BUFFER_BINDING in_binding, out_binding;
+    DML_BINDING_DESC in_desc, out_desc;
+    float data[24], result[24];
+    IDMLBindingTable *table;
+    struct dml_tensor tensor;
+    IDMLCompiledOperator *op;
+    ID3D12Resource *input, *output;
+
+    op = create_identity(context, &tensor, DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE);
+    dml_fill_floats(data, ARRAY_SIZE(data), 7, 20.0f);
+    input = dml_create_buffer(context, BUFFER_SIZE, 0, data, sizeof(data));
+    output = dml_create_buffer(context, BUFFER_SIZE, 0, NULL, 0);
+    in_binding = dml_buffer_binding(input, 0, 96);
+    out_binding = dml_buffer_binding(output, 0, 96);
+    in_desc = dml_binding(&in_binding);
+    out_desc = dml_binding(&out_binding);
+    /* Descriptors no earlier table of this test wrote. */
+    table = dml_create_table(context, op, DML_CONTEXT_DESCRIPTORS / 2, 0);
+    if (bind_input)
+        IDMLBindingTable_BindInputs(table, 1, &in_desc);
+    dml_record(context, op, table);
+    dml_check_not_removed(context->dml);
+    assert_no_log_errors();
+
+    execute_and_wait(&context->d3d);
+    check_removed_with_one_line(context, missing);
+    release_last(table);
+    release_last(op);
+
+    /* The D3D12 device still runs work: a new DML device executes the same operator. */
+    dml_context_recreate_device(context);
+    dml_set_heap(context);
+    op = create_identity(context, &tensor, DML_EXECUTION_FLAG_NONE);
+    dml_execute(context, op, &in_desc, 1, &out_desc, 1, NULL);
+    dml_read_buffer(context, output, 0, result, sizeof(result));
+    assert_int_equal(dml_compare_floats(result, data, 24, 0.0f, 0.0f), -1);
+    release_last(op);
+    release_last(input);
+    release_last(output);
+    assert_no_log_errors();
+}
+
+static void test_volatile_nothing_bound(void **state)
+{
+    run_volatile_unbound(*state, false, "input 0");
+}
+
+static void test_volatile_only_input_bound(void **state)
+{
+    run_volatile_unbound(*state, true, "output 0");
+}
+
 int main(void)
 {
 #define TEST(name) cmocka_unit_test_setup_teardown(name, dml_context_setup, dml_context_teardown)
@@ -207,6 +265,8 @@ int main(void)
         TEST(test_overlapping_input_output),
         TEST(test_overlapping_output_first),
         TEST(test_temporary_null_desc),
+        TEST(test_volatile_nothing_bound),
+        TEST(test_volatile_only_input_bound),
     };
 #undef TEST
 
