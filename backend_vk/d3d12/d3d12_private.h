@@ -57,6 +57,8 @@ struct d3d12_device
 
     /* Set once when the Vulkan device is lost; every later call reports it. */
     atomic_int removed_reason;              /* HRESULT; S_OK while usable */
+    /* Test hook (d3d12_device_lose_next_submission): the next submission reports VK_ERROR_DEVICE_LOST. */
+    atomic_bool lose_next_submission;
 
     /* vkSetDebugUtilsObjectNameEXT needs its object externally synchronized, and identical compiled
      * operators share pipelines: every naming of this device's objects takes this lock. */
@@ -90,6 +92,11 @@ static inline void d3d12_device_add_ref(struct d3d12_device *device) { ID3D12Dev
 static inline void d3d12_device_release(struct d3d12_device *device) { ID3D12Device_Release(&device->ID3D12Device_iface); }
 /* Records VK_ERROR_DEVICE_LOST (and only that) as DXGI_ERROR_DEVICE_REMOVED; returns the HRESULT for vr. */
 HRESULT d3d12_device_check_vk_result(struct d3d12_device *device, VkResult vr);
+/* For white-box tests of the device-loss path: the next queue submission drops its command buffers
+ * (its semaphore signals still happen, as a lost device's do) and reports VK_ERROR_DEVICE_LOST. */
+void d3d12_device_lose_next_submission(struct d3d12_device *device);
+/* After a loss the queue reported itself: every pending SetEventOnCompletion event is signalled. */
+void d3d12_fence_waiter_device_lost(struct d3d12_device *device);
 /* SetName support: names the Vulkan object when VK_EXT_debug_utils is on. */
 void d3d12_device_set_vk_object_name(struct d3d12_device *device, VkObjectType type, uint64_t handle, const char *name);
 /* The whole of ID3D12Object::SetName: keeps the name as WKPDID_D3DDebugObjectNameW private data, as
