@@ -607,17 +607,19 @@ static HRESULT dml_device_create(ID3D12Device *d3d12_device, DML_CREATE_DEVICE_F
     if (FAILED(hr = check_create_arguments(d3d12_device, flags, minimum_level))
             || FAILED(hr = check_minimum_level(minimum_level, &supported)))
         return hr;
-    if (FAILED(hr = ID3D12Device_GetDeviceRemovedReason(d3d12_device)))
-    {
-        ERR("DMLCreateDevice1: the D3D12 device was removed (reason %#x); create a new one.", (unsigned int)hr);
-        return DXGI_ERROR_DEVICE_REMOVED;
-    }
     if (!(device = calloc(1, sizeof(*device))))
         return E_OUTOFMEMORY;
     if (FAILED(hr = vkdml_backend_device_create(d3d12_device, &device->backend, "DMLCreateDevice1")))
     {
         free(device);
         return hr;
+    }
+    if (FAILED(hr = vkdml_backend_device_removed_reason(device->backend)))
+    {
+        ERR("DMLCreateDevice1: the D3D12 device was removed (reason %#x); create a new one.", (unsigned int)hr);
+        vkdml_backend_device_destroy(device->backend);
+        free(device);
+        return DXGI_ERROR_DEVICE_REMOVED;
     }
     device->IDMLDevice1_iface.lpVtbl = &dml_device_vtbl;
     device->IDMLDebugDevice_iface.lpVtbl = &dml_debug_device_vtbl;

@@ -189,6 +189,9 @@ static HRESULT device_submit_locked(struct d3d12_device *device, const VkCommand
     submit.pSignalSemaphoreInfos = semaphore_infos + wait_count;
     vkdml_vk_queue_lock(device->vk);
     vr = VK_CHECK(VK_CALL(vkQueueSubmit2(device->vk->queue, 1, &submit, VK_NULL_HANDLE)));
+    /* A lost device has nothing in flight: objects are destroyed without waiting from now on. */
+    if (lose && vr >= 0)
+        vr = VK_CHECK(VK_CALL(vkQueueWaitIdle(device->vk->queue)));
     vkdml_vk_queue_unlock(device->vk);
     hr = d3d12_device_check_vk_result(device, lose && vr >= 0 ? VK_ERROR_DEVICE_LOST : vr);
     if (lose)
