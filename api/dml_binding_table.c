@@ -35,11 +35,16 @@ static UINT initializer_target_base(const struct dml_dispatchable *d, UINT targe
     return base;
 }
 
+static UINT compiled_temporary_slot(const struct dml_compiled_operator *compiled)
+{
+    return compiled->op->desc.view.input_count + compiled->op->desc.view.output_count;
+}
+
 static UINT temporary_slot(const struct dml_dispatchable *d)
 {
     if (d->initializer)
         return initializer_target_base(d, d->initializer->target_count);
-    return d->compiled->op->desc.view.input_count + d->compiled->op->desc.view.output_count;
+    return compiled_temporary_slot(d->compiled);
 }
 
 /* ---- Binding checks ---- */
@@ -63,6 +68,16 @@ static void remove_device(struct dml_binding_table *table, const char *method, c
     vsnprintf(message, sizeof(message), fmt, args);
     va_end(args);
     dml_device_remove(table->device, E_INVALIDARG, method, "%s", message);
+}
+
+/* Remembers where a compiled operator's tensor lies, for check_aliasing(). */
+static void set_range(struct dml_binding_table *table, UINT slot, uint64_t start, uint64_t size)
+{
+    if (slot < table->range_count)
+    {
+        table->ranges[slot].start = start;
+        table->ranges[slot].size = size;
+    }
 }
 
 static bool heap_allowed(D3D12_HEAP_TYPE type, bool allow_upload)
@@ -113,11 +128,13 @@ static bool write_buffer(struct dml_binding_table *table, UINT slot, const DML_B
     }
     vkdml_backend_write_descriptor(table->device->backend, table->cpu_handle, slot, binding->Buffer, binding->Offset,
             binding->SizeInBytes);
+    set_range(table, slot, info.gpu_address + binding->Offset, rule->min_size);
     return true;
 }
 
 static void write_none(struct dml_binding_table *table, UINT slot)
 {
+    set_range(table, slot, 0, 0);
     vkdml_backend_write_descriptor(table->device->backend, table->cpu_handle, slot, NULL, 0, 0);
 }
 
@@ -223,6 +240,41 @@ static bool bind_initializer_inputs(struct dml_binding_table *table, UINT count,
     return true;
 }
 
+/* The README's element-wise operators ("ELEMENT_WISE_*", "ACTIVATION_*") execute in place. */
+static bool supports_in_place(const struct vkdml_operator_view *view)
+{
+    return !strncmp(view->name, "ELEMENT_WISE_", strlen("ELEMENT_WISE_"))
+            || !strncmp(view->name, "ACTIVATION_", strlen("ACTIVATION_"));
+}
+
+/* DirectML's aliasing rule: inputs may overlap each other; an output may share bytes with an input
+ * only in place, over exactly the input's range, where the operator supports that. */
+static bool check_aliasing(struct dml_binding_table *table, const char *method)
+{
+    const struct vkdml_operator_view *view = &table->dispatchable.compiled->op->desc.view;
+    const struct dml_bound_range *in, *out;
+    UINT i, o;
+
+    for (o = 0; o < view->output_count; ++o)
+    {
+        out = &table->ranges[view->input_count + o];
+        for (i = 0; i < view->input_count && out->size; ++i)
+        {
+            in = &table->ranges[i];
+            if (!in->size || in->start >= out->start + out->size || out->start >= in->start + in->size)
+                continue;
+            if (in->start == out->start && in->size == out->size && supports_in_place(view))
+                continue;
+            remove_device(table, method, "output %u overlaps input %u in one buffer (their ranges start %" PRIu64
+                    " bytes apart); %s.", o, i, out->start > in->start ? out->start - in->start
+                    : in->start - out->start, supports_in_place(view) ? "in-place execution takes the same range"
+                    : vkdml_debug_sprintf("%s does not execute in place", view->name));
+            return false;
+        }
+    }
+    return true;
+}
+
 static void STDMETHODCALLTYPE dml_binding_table_BindInputs(IDMLBindingTable *iface, UINT count,
         const DML_BINDING_DESC *bindings)
 {
@@ -240,6 +292,8 @@ static void STDMETHODCALLTYPE dml_binding_table_BindInputs(IDMLBindingTable *ifa
         return;
     }
     view = &table->dispatchable.compiled->op->desc.view;
+    for (i = 0; i < view->input_count; ++i)
+        set_range(table, i, 0, 0);
     if (!count)
         return;     /* BindInputs(0, NULL) unbinds every input. */
     if (!check_count(table, "BindInputs", count, bindings, view->input_count, "inputs"))
@@ -301,6 +355,8 @@ static void STDMETHODCALLTYPE dml_binding_table_BindOutputs(IDMLBindingTable *if
         return;
     }
     view = &table->dispatchable.compiled->op->desc.view;
+    for (i = 0; i < view->output_count; ++i)
+        set_range(table, view->input_count + i, 0, 0);
     if (!count)
         return;
     if (!check_count(table, "BindOutputs", count, bindings, view->output_count, "outputs"))
@@ -310,7 +366,8 @@ static void STDMETHODCALLTYPE dml_binding_table_BindOutputs(IDMLBindingTable *if
         if (!bind_tensor(table, view->input_count + i, view->outputs[i], &bindings[i], "BindOutputs", i))
             return;
     }
-    table->outputs_bound = true;
+    /* Applications bind inputs first: the outputs complete the pair. RecordDispatch checks the other order. */
+    table->outputs_bound = check_aliasing(table, "BindOutputs");
 }
 
 /* Temporary and persistent resources: NULL/NONE when the size is 0, else a 256-aligned BUFFER. */
@@ -332,6 +389,11 @@ static bool bind_resource(struct dml_binding_table *table, UINT slot, const DML_
     if (binding->Type != DML_BINDING_TYPE_BUFFER)
     {
         remove_device(table, method, "binding->Type %d must be BUFFER or NONE.", (int)binding->Type);
+        return false;
+    }
+    if (!binding->Desc)
+    {
+        remove_device(table, method, "binding->Desc is NULL for a BUFFER binding (NONE binds nothing).");
         return false;
     }
     if (!size && !(buffer_of(binding) && buffer_of(binding)->Buffer))
@@ -389,11 +451,16 @@ static void clear_target(struct dml_binding_table *table)
     memset(&table->dispatchable, 0, sizeof(table->dispatchable));
     table->cpu_handle.ptr = 0;
     table->inputs_bound = table->outputs_bound = table->temporary_bound = table->persistent_bound = false;
+    free(table->ranges);
+    table->ranges = NULL;
+    table->range_count = 0;
 }
 
 static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TABLE_DESC *desc, const char *caller)
 {
+    struct dml_bound_range *ranges = NULL;
     struct dml_dispatchable dispatchable;
+    UINT range_count = 0;
 
     if (!desc)
     {
@@ -417,9 +484,19 @@ static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TAB
             || !vkdml_backend_check_gpu_descriptors(table->device->backend, desc->GPUDescriptorHandle,
             desc->SizeInDescriptors, caller))
         return E_INVALIDARG;
+    if (dispatchable.compiled)
+    {
+        const struct vkdml_operator_view *view = &dispatchable.compiled->op->desc.view;
+
+        range_count = view->input_count + view->output_count;
+        if (range_count && !(ranges = calloc(range_count, sizeof(*ranges))))
+            return E_OUTOFMEMORY;
+    }
 
     IDMLDispatchable_AddRef(desc->Dispatchable);
     clear_target(table);
+    table->ranges = ranges;
+    table->range_count = range_count;
     table->dispatchable_iface = desc->Dispatchable;
     table->dispatchable = dispatchable;
     table->cpu_handle = desc->CPUDescriptorHandle;
@@ -588,7 +665,48 @@ bool dml_binding_table_ready(struct dml_binding_table *table, const char *caller
     else if (d->properties.PersistentResourceSize && !table->persistent_bound)
         missing = "the persistent resource (BindPersistentResource)";
     if (missing)
+    {
         dml_device_remove(table->device, E_INVALIDARG, caller, "the binding table lacks %s; without "
                 "DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE every binding must be set before RecordDispatch.", missing);
-    return !missing;
+        return false;
+    }
+    return d->initializer || check_aliasing(table, caller);
+}
+
+/* The execute-time slots a compiled operator reads: its present inputs not OWNED_BY_DML, its outputs,
+ * and its temporary and persistent resources when it has them. NULL when all hold a buffer. */
+static const char *first_unwritten_slot(const struct dml_compiled_operator *compiled, D3D12_CPU_DESCRIPTOR_HANDLE table)
+{
+    const struct vkdml_operator_view *view = &compiled->op->desc.view;
+    UINT temporary = compiled_temporary_slot(compiled), i;
+
+    for (i = 0; i < view->input_count; ++i)
+    {
+        if (view->inputs[i] && !(view->inputs[i]->Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+                && !vkdml_backend_descriptor_written(table, i))
+            return vkdml_debug_sprintf("input %u (BindInputs)", i);
+    }
+    for (i = 0; i < view->output_count; ++i)
+    {
+        if (view->outputs[i] && !vkdml_backend_descriptor_written(table, view->input_count + i))
+            return vkdml_debug_sprintf("output %u (BindOutputs)", i);
+    }
+    if (compiled->properties.TemporaryResourceSize && !vkdml_backend_descriptor_written(table, temporary))
+        return "the temporary resource (BindTemporaryResource)";
+    if (compiled->properties.PersistentResourceSize && !vkdml_backend_descriptor_written(table, temporary + 1))
+        return "the persistent resource (BindPersistentResource)";
+    return NULL;
+}
+
+bool dml_volatile_bindings_written(struct dml_compiled_operator *compiled, D3D12_CPU_DESCRIPTOR_HANDLE table,
+        const char *caller)
+{
+    const char *missing;
+
+    if (!(missing = first_unwritten_slot(compiled, table)))
+        return true;
+    dml_device_remove(compiled->device, E_INVALIDARG, caller, "a DESCRIPTORS_VOLATILE dispatch of %s (compiled "
+            "operator %p) has nothing bound as %s when it executes; nothing was submitted.",
+            compiled->op->desc.view.name, (void *)compiled, missing);
+    return false;
 }

@@ -94,6 +94,44 @@ static bool check_initialization(struct dml_device *device, const struct dml_dis
     return true;
 }
 
+/* A DESCRIPTORS_VOLATILE dispatch, checked when its command list is submitted. */
+struct volatile_dispatch
+{
+    struct dml_compiled_operator *compiled;     /* holds a reference */
+    D3D12_CPU_DESCRIPTOR_HANDLE table;
+};
+
+static bool volatile_dispatch_check(void *context)
+{
+    struct volatile_dispatch *dispatch = context;
+
+    return dml_volatile_bindings_written(dispatch->compiled, dispatch->table, "ExecuteCommandLists");
+}
+
+static void volatile_dispatch_destroy(void *context)
+{
+    struct volatile_dispatch *dispatch = context;
+
+    IDMLCompiledOperator_Release(&dispatch->compiled->IDMLCompiledOperator_iface);
+    free(dispatch);
+}
+
+/* Bindings may come after recording, so they are checked on the CPU before each submission: an
+ * unwritten record would have kernels read address 0. */
+static HRESULT add_volatile_check(struct dml_compiled_operator *compiled, const struct dml_binding_table *table,
+        ID3D12CommandList *command_list)
+{
+    struct volatile_dispatch *dispatch;
+
+    if (!(dispatch = malloc(sizeof(*dispatch))))
+        return E_OUTOFMEMORY;
+    IDMLCompiledOperator_AddRef(&compiled->IDMLCompiledOperator_iface);
+    dispatch->compiled = compiled;
+    dispatch->table = table->cpu_handle;
+    return vkdml_backend_add_submit_check(command_list, volatile_dispatch_check, volatile_dispatch_destroy,
+            dispatch);
+}
+
 /* Where a dispatch goes: a shim command list, or an engine's VkCommandBuffer (vkdml_vulkan.h). */
 struct record_target
 {
@@ -135,6 +173,11 @@ static HRESULT record_dispatch(struct dml_device *device, const struct record_ta
     if (FAILED(vkdml_backend_record(device->backend, target->command_list, d.program, table->gpu_handle, caller)))
     {
         dml_device_remove(device, E_INVALIDARG, caller, "the command list cannot take the dispatch.");
+        return DXGI_ERROR_DEVICE_REMOVED;
+    }
+    if (d.volatile_descriptors && FAILED(add_volatile_check(d.compiled, table, target->command_list)))
+    {
+        dml_device_remove(device, E_OUTOFMEMORY, caller, "out of memory for the DESCRIPTORS_VOLATILE check.");
         return DXGI_ERROR_DEVICE_REMOVED;
     }
     return S_OK;

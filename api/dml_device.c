@@ -614,6 +614,13 @@ static HRESULT dml_device_create(ID3D12Device *d3d12_device, DML_CREATE_DEVICE_F
         free(device);
         return hr;
     }
+    if (FAILED(hr = vkdml_backend_device_removed_reason(device->backend)))
+    {
+        ERR("DMLCreateDevice1: the D3D12 device was removed (reason %#x); create a new one.", (unsigned int)hr);
+        vkdml_backend_device_destroy(device->backend);
+        free(device);
+        return DXGI_ERROR_DEVICE_REMOVED;
+    }
     device->IDMLDevice1_iface.lpVtbl = &dml_device_vtbl;
     device->IDMLDebugDevice_iface.lpVtbl = &dml_debug_device_vtbl;
     atomic_init(&device->refcount, 1);

@@ -137,6 +137,13 @@ bool dml_dispatchable_from_iface(IDMLDispatchable *iface, struct dml_dispatchabl
 
 /* ---- Binding tables (dml_binding_table.c) ---- */
 
+/* Bytes a compiled operator's input or output tensor occupies: GPU address and the tensor's
+ * TotalTensorSizeInBytes; size 0 while nothing is bound there. For the aliasing rule. */
+struct dml_bound_range
+{
+    uint64_t start, size;
+};
+
 struct dml_binding_table
 {
     IDMLBindingTable IDMLBindingTable_iface;
@@ -150,12 +157,19 @@ struct dml_binding_table
     UINT size_in_descriptors;
     /* Which slots hold a binding, for the completeness check at RecordDispatch. */
     bool inputs_bound, outputs_bound, temporary_bound, persistent_bound;
+    /* A compiled operator's inputs, then its outputs; NULL for an initializer. */
+    struct dml_bound_range *ranges;
+    UINT range_count;
 };
 
 struct dml_binding_table *unsafe_impl_from_IDMLBindingTable(IDMLBindingTable *iface);
 /* Without DESCRIPTORS_VOLATILE every binding must be set before RecordDispatch; removes the
  * device (logged as `caller`) and returns false when one is missing. */
 bool dml_binding_table_ready(struct dml_binding_table *table, const char *caller);
+/* With DESCRIPTORS_VOLATILE, at submission: whether the descriptor records at `table` hold every
+ * binding `compiled` reads; else removes the device (logged as `caller`) and returns false. */
+bool dml_volatile_bindings_written(struct dml_compiled_operator *compiled, D3D12_CPU_DESCRIPTOR_HANDLE table,
+        const char *caller);
 
 /* ---- Command recorder (dml_command_recorder.c) ---- */
 

@@ -107,6 +107,14 @@ void vkdml_backend_program_set_name(struct vkdml_backend_device *device, struct 
  * foreign, closed or wrong-type list. */
 HRESULT vkdml_backend_record(struct vkdml_backend_device *device, ID3D12CommandList *command_list,
         const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, const char *caller);
+/* DESCRIPTORS_VOLATILE dispatches read descriptors written after recording: the shim queue calls
+ * check(context) before it submits `command_list` (which vkdml_backend_record recorded into), and
+ * submits nothing when it returns false. destroy(context) runs when the list is reset or released,
+ * or at once when this fails (E_OUTOFMEMORY; the list's Close then fails too). */
+HRESULT vkdml_backend_add_submit_check(ID3D12CommandList *command_list, bool (*check)(void *context),
+        void (*destroy)(void *context), void *context);
+/* Whether descriptor `slot` of the range at `table` views a buffer (false: empty or never written). */
+bool vkdml_backend_descriptor_written(D3D12_CPU_DESCRIPTOR_HANDLE table, UINT slot);
 
 /* For vkdml_record_dispatch_vk (vkdml_vulkan.h): E_INVALIDARG (logged as `caller`) when the device
  * is not on an engine's VkDevice, or `profiler` (may be NULL) is not of this device. */

@@ -228,6 +228,14 @@ void vkdml_backend_write_descriptor(struct vkdml_backend_device *device, D3D12_C
             VKDML_DESCRIPTOR_KIND_UAV_BUFFER, 0);
 }
 
+bool vkdml_backend_descriptor_written(D3D12_CPU_DESCRIPTOR_HANDLE table, UINT slot)
+{
+    const struct vkdml_descriptor *record = (const struct vkdml_descriptor *)table.ptr + slot;
+
+    /* Heaps start zeroed; a null descriptor has address 0 as well. */
+    return record->address != 0;
+}
+
 /* ---- Recording ---- */
 
 static struct d3d12_command_list *recordable_list(struct vkdml_backend_device *device, ID3D12CommandList *iface,
@@ -343,6 +351,15 @@ HRESULT vkdml_backend_record(struct vkdml_backend_device *device, ID3D12CommandL
     d3d12_command_list_flush_barriers(list);
     record_program(device, list->vk_command_buffer, program, table, list->profiler);
     return S_OK;
+}
+
+HRESULT vkdml_backend_add_submit_check(ID3D12CommandList *iface, bool (*check)(void *context),
+        void (*destroy)(void *context), void *context)
+{
+    struct d3d12_command_list *list = unsafe_impl_from_ID3D12CommandList(iface);
+    struct d3d12_submit_check submit_check = {check, destroy, context};
+
+    return d3d12_command_list_add_submit_check(list, &submit_check);
 }
 
 HRESULT vkdml_backend_check_vk_record(struct vkdml_backend_device *device, struct vkdml_profiler *profiler,

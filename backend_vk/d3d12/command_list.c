@@ -368,10 +368,54 @@ static ULONG STDMETHODCALLTYPE d3d12_command_list_AddRef(ID3D12GraphicsCommandLi
     return refcount;
 }
 
+static void list_clear_submit_checks(struct d3d12_command_list *list)
+{
+    size_t i;
+
+    for (i = 0; i < list->submit_check_count; ++i)
+        list->submit_checks[i].destroy(list->submit_checks[i].context);
+    list->submit_check_count = 0;
+}
+
+HRESULT d3d12_command_list_add_submit_check(struct d3d12_command_list *list, const struct d3d12_submit_check *check)
+{
+    if (list->submit_check_count == list->submit_check_capacity)
+    {
+        size_t capacity = list->submit_check_capacity ? 2 * list->submit_check_capacity : 4;
+        struct d3d12_submit_check *checks = realloc(list->submit_checks, capacity * sizeof(*checks));
+
+        if (!checks)
+        {
+            ERR("RecordDispatch: out of memory for the list's submission checks; Close will fail.");
+            check->destroy(check->context);
+            list_set_error(list, E_OUTOFMEMORY);
+            return E_OUTOFMEMORY;
+        }
+        list->submit_checks = checks;
+        list->submit_check_capacity = capacity;
+    }
+    list->submit_checks[list->submit_check_count++] = *check;
+    return S_OK;
+}
+
+bool d3d12_command_list_run_submit_checks(struct d3d12_command_list *list)
+{
+    size_t i;
+
+    for (i = 0; i < list->submit_check_count; ++i)
+    {
+        if (!list->submit_checks[i].run(list->submit_checks[i].context))
+            return false;
+    }
+    return true;
+}
+
 static void d3d12_command_list_destroy(struct d3d12_command_list *list)
 {
     struct d3d12_device *device = list->device;
 
+    list_clear_submit_checks(list);
+    free(list->submit_checks);
     /* The VkCommandBuffer belongs to the allocator: only the borrow ends here. */
     list_detach(list);
     if (list->last_queue)
@@ -484,6 +528,7 @@ static HRESULT STDMETHODCALLTYPE d3d12_command_list_Reset(ID3D12GraphicsCommandL
         return hr;
     if (list->allocator != allocator)
         list_detach(list);
+    list_clear_submit_checks(list);
     return list_begin(list, allocator, "Reset");
 }
 

@@ -57,6 +57,12 @@ struct d3d12_device
 
     /* Set once when the Vulkan device is lost; every later call reports it. */
     atomic_int removed_reason;              /* HRESULT; S_OK while usable */
+    /* Test hook (d3d12_device_lose_next_submission): the next submission reports VK_ERROR_DEVICE_LOST. */
+    atomic_bool lose_next_submission;
+
+    /* vkSetDebugUtilsObjectNameEXT needs its object externally synchronized, and identical compiled
+     * operators share pipelines: every naming of this device's objects takes this lock. */
+    struct vkdml_mutex object_name_mutex;
 
     /* Live descriptor heaps, to validate CPU/GPU descriptor handles the application passes in. */
     struct vkdml_mutex heaps_mutex;
@@ -86,6 +92,11 @@ static inline void d3d12_device_add_ref(struct d3d12_device *device) { ID3D12Dev
 static inline void d3d12_device_release(struct d3d12_device *device) { ID3D12Device_Release(&device->ID3D12Device_iface); }
 /* Records VK_ERROR_DEVICE_LOST (and only that) as DXGI_ERROR_DEVICE_REMOVED; returns the HRESULT for vr. */
 HRESULT d3d12_device_check_vk_result(struct d3d12_device *device, VkResult vr);
+/* For white-box tests of the device-loss path: the next queue submission drops its command buffers
+ * (its semaphore signals still happen, as a lost device's do) and reports VK_ERROR_DEVICE_LOST. */
+void d3d12_device_lose_next_submission(struct d3d12_device *device);
+/* After a loss the queue reported itself: every pending SetEventOnCompletion event is signalled. */
+void d3d12_fence_waiter_device_lost(struct d3d12_device *device);
 /* SetName support: names the Vulkan object when VK_EXT_debug_utils is on. */
 void d3d12_device_set_vk_object_name(struct d3d12_device *device, VkObjectType type, uint64_t handle, const char *name);
 /* The whole of ID3D12Object::SetName: keeps the name as WKPDID_D3DDebugObjectNameW private data, as
@@ -306,6 +317,16 @@ struct d3d12_pending_barrier
     VkAccessFlags2 src_access, dst_access;
 };
 
+/* A check the queue runs on the CPU before it submits a list: DESCRIPTORS_VOLATILE dispatches of the
+ * DML layer read descriptors written after recording. run() returns false (having logged) to refuse
+ * the submission; destroy() runs when the list is reset or released. */
+struct d3d12_submit_check
+{
+    bool (*run)(void *context);
+    void (*destroy)(void *context);
+    void *context;
+};
+
 struct d3d12_command_list
 {
     ID3D12GraphicsCommandList ID3D12GraphicsCommandList_iface;
@@ -330,7 +351,15 @@ struct d3d12_command_list
     uint64_t last_submission;
     /* vkdml_command_list_set_profiler (profiler.c): times every RecordDispatch; internal reference. */
     struct vkdml_profiler *profiler;
+    /* Run by ExecuteCommandLists before anything is submitted; cleared by Reset. */
+    struct d3d12_submit_check *submit_checks;
+    size_t submit_check_count, submit_check_capacity;
 };
+
+/* Takes ownership of `check` (destroyed at once on failure). */
+HRESULT d3d12_command_list_add_submit_check(struct d3d12_command_list *list, const struct d3d12_submit_check *check);
+/* Whether every check of the list passes (each failing check logged). */
+bool d3d12_command_list_run_submit_checks(struct d3d12_command_list *list);
 
 struct d3d12_command_queue *unsafe_impl_from_ID3D12CommandQueue(ID3D12CommandQueue *iface);
 struct d3d12_command_list *unsafe_impl_from_ID3D12CommandList(ID3D12CommandList *iface);

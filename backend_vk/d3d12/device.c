@@ -46,6 +46,11 @@ HRESULT d3d12_device_check_vk_result(struct d3d12_device *device, VkResult vr)
     return hresult_from_vk_result(vr);
 }
 
+void d3d12_device_lose_next_submission(struct d3d12_device *device)
+{
+    atomic_store(&device->lose_next_submission, true);
+}
+
 void d3d12_device_set_vk_object_name(struct d3d12_device *device, VkObjectType type, uint64_t handle, const char *name)
 {
     const struct vkdml_vk_instance_procs *vk_procs = &device->vk_instance->procs;
@@ -61,7 +66,10 @@ void d3d12_device_set_vk_object_name(struct d3d12_device *device, VkObjectType t
     /* vkSetDebugUtilsObjectNameEXT is loaded with the instance: NULL without VK_EXT_debug_utils. */
     if (!handle || !device->vk_instance->has_debug_utils || !vk_procs->vkSetDebugUtilsObjectNameEXT)
         return;
-    if ((vr = VK_CALL(vkSetDebugUtilsObjectNameEXT(device->vk->vk_device, &info))) < 0)
+    vkdml_mutex_lock(&device->object_name_mutex);
+    vr = VK_CALL(vkSetDebugUtilsObjectNameEXT(device->vk->vk_device, &info));
+    vkdml_mutex_unlock(&device->object_name_mutex);
+    if (vr < 0)
         WARN("Naming Vulkan object %#" PRIx64 " \"%s\" failed: %s.", handle, name ? name : "",
                 vkdml_vk_result_string(vr));
 }
@@ -1069,6 +1077,8 @@ static VkResult d3d12_device_init_common(struct d3d12_device *device)
     device->ID3D12Device_iface.lpVtbl = &d3d12_device_vtbl;
     atomic_init(&device->refcount, 1);
     atomic_init(&device->removed_reason, S_OK);
+    atomic_init(&device->lose_next_submission, false);
+    device->object_name_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
     device->heaps_mutex = (struct vkdml_mutex)VKDML_MUTEX_INIT;
     device->heaps = NULL;
     device->waiter = NULL;

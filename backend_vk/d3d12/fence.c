@@ -212,6 +212,24 @@ static uint32_t waiter_snapshot(struct d3d12_fence_waiter *waiter)
     return (uint32_t)count + 1;
 }
 
+void d3d12_fence_waiter_device_lost(struct d3d12_device *device)
+{
+    struct d3d12_fence_waiter *waiter;
+
+    /* The waiter thread never takes the queue mutex, which callers may hold. */
+    vkdml_mutex_lock(&waiter_creation_mutex);
+    waiter = device->waiter;
+    vkdml_mutex_unlock(&waiter_creation_mutex);
+    if (!waiter)
+        return;
+    vkdml_mutex_lock(&waiter->mutex);
+    waiter->lost = true;
+    waiter_complete_entries(waiter);
+    waiter_kick(waiter);
+    waiter_cond_broadcast(&waiter->cond);
+    vkdml_mutex_unlock(&waiter->mutex);
+}
+
 static void waiter_main(struct d3d12_fence_waiter *waiter)
 {
     const struct vkdml_vk_device_procs *vk_procs = &waiter->device->vk->procs;

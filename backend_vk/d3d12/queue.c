@@ -158,11 +158,15 @@ static HRESULT device_submit_locked(struct d3d12_device *device, const VkCommand
     VkSemaphoreSubmitInfo semaphore_stack[SUBMIT_STACK_COUNT], *semaphore_infos = semaphore_stack;
     VkSubmitInfo2 submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
     uint32_t i;
+    bool lose;
     HRESULT hr;
     VkResult vr;
 
     if ((hr = atomic_load(&device->removed_reason)) != S_OK)
         return hr;
+    /* The device-loss test hook: the work is dropped, its signals still happen, so nothing waits forever. */
+    if ((lose = atomic_exchange(&device->lose_next_submission, false)))
+        buffer_count = 0;
     if ((buffer_count > SUBMIT_STACK_COUNT && !(buffer_infos = malloc(buffer_count * sizeof(*buffer_infos))))
             || (wait_count + signal_count > SUBMIT_STACK_COUNT
             && !(semaphore_infos = malloc((wait_count + signal_count) * sizeof(*semaphore_infos)))))
@@ -185,8 +189,13 @@ static HRESULT device_submit_locked(struct d3d12_device *device, const VkCommand
     submit.pSignalSemaphoreInfos = semaphore_infos + wait_count;
     vkdml_vk_queue_lock(device->vk);
     vr = VK_CHECK(VK_CALL(vkQueueSubmit2(device->vk->queue, 1, &submit, VK_NULL_HANDLE)));
+    /* A lost device has nothing in flight: objects are destroyed without waiting from now on. */
+    if (lose && vr >= 0)
+        vr = VK_CHECK(VK_CALL(vkQueueWaitIdle(device->vk->queue)));
     vkdml_vk_queue_unlock(device->vk);
-    hr = d3d12_device_check_vk_result(device, vr);
+    hr = d3d12_device_check_vk_result(device, lose && vr >= 0 ? VK_ERROR_DEVICE_LOST : vr);
+    if (lose)
+        d3d12_fence_waiter_device_lost(device);
 
 done:
     if (buffer_infos != buffer_stack)
@@ -855,7 +864,9 @@ static void STDMETHODCALLTYPE d3d12_command_queue_ExecuteCommandLists(ID3D12Comm
     }
     for (i = 0; i < count; ++i)
     {
-        if (!check_executable_list(queue, command_lists[i], i, &lists[i]))
+        /* A failing submit check logs on its own (the DML layer removes its device). */
+        if (!check_executable_list(queue, command_lists[i], i, &lists[i])
+                || !d3d12_command_list_run_submit_checks(lists[i]))
             goto done;
         buffers[i] = lists[i]->vk_command_buffer;
         allocators[i] = lists[i]->allocator;
