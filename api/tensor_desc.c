@@ -159,6 +159,51 @@ static HRESULT validate_nested_descs(struct validation *v, const void *desc, con
     return hr;
 }
 
+static bool is_array_of(const struct vkdml_op_schema *schema, const struct vkdml_field_schema *field,
+        const struct vkdml_field_schema *length)
+{
+    return field->count_field >= 0 && &schema->fields[field->count_field] == length;
+}
+
+/* "Strides, Dilations, StartPadding, EndPadding and OutputPadding": the arrays a length field sizes. */
+static const char *debugstr_arrays_of(const struct vkdml_op_schema *schema, const struct vkdml_field_schema *length)
+{
+    unsigned int count = 0, seen = 0, i;
+    char buffer[256] = "";
+
+    for (i = 0; i < schema->field_count; ++i)
+        count += is_array_of(schema, &schema->fields[i], length);
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        if (!is_array_of(schema, &schema->fields[i], length))
+            continue;
+        snprintf(buffer + strlen(buffer), sizeof(buffer) - strlen(buffer), "%s%s",
+                !seen ? "" : seen + 1 == count ? " and " : ", ", schema->fields[i].name);
+        ++seen;
+    }
+    return vkdml_debug_sprintf("%s", buffer);
+}
+
+/* A length whose rule the schema records (its arrays hold one element per spatial dimension) is checked before
+ * anything reads the arrays: the tensor's rank is the caller's only trustworthy statement of their size. */
+static HRESULT validate_array_length(const struct validation *v, const void *desc,
+        const struct vkdml_op_schema *schema, const struct vkdml_field_schema *field)
+{
+    const struct vkdml_field_schema *tensor_field = &schema->fields[field->rank_field];
+    const DML_TENSOR_DESC *tensor = field_pointer(desc, tensor_field);
+    const DML_BUFFER_TENSOR_DESC *buffer = tensor ? tensor->Desc : NULL;
+    UINT value = *(const UINT *)((const char *)desc + field->offset), expected;
+
+    /* An absent tensor is its own field's error; a rank below the rule's is the tensor-support check's. */
+    if (!buffer)
+        return S_OK;
+    expected = buffer->DimensionCount > field->rank_minus ? buffer->DimensionCount - field->rank_minus : 0;
+    if (value != expected)
+        return invalid(v, "%s=%u must be %s.DimensionCount=%u - %u: it is the length of %s.", field->name, value,
+                tensor_field->name, buffer->DimensionCount, field->rank_minus, debugstr_arrays_of(schema, field));
+    return S_OK;
+}
+
 static HRESULT validate_field(struct validation *v, const void *desc, const struct vkdml_op_schema *schema,
         const struct vkdml_field_schema *field, unsigned int depth, bool nested)
 {
@@ -183,6 +228,8 @@ static HRESULT validate_field(struct validation *v, const void *desc, const stru
                 return invalid(v, "%s is NULL but %s is %u.", field->name, schema->fields[field->count_field].name,
                         field_count(desc, schema, field));
             return S_OK;
+        case VKDML_FIELD_UINT:
+            return field->rank_field >= 0 ? validate_array_length(v, desc, schema, field) : S_OK;
         case VKDML_FIELD_ENUM:
             value = *(const int *)((const char *)desc + field->offset);
             if (!vkdml_enum_value_name(field->enum_id, value))

@@ -107,7 +107,9 @@ static void tensor_5d(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t sizes[5], u
 
 /* ---- Validation ---- */
 
-static HRESULT validate_ranks(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc)
+/* DimensionCount = InputTensor.DimensionCount - 2 is the schema's rule, checked before the desc is copied
+ * (api/tensor_desc.c). */
+static HRESULT validate_ranks(const struct vkdml_operator_view *op)
 {
     const DML_BUFFER_TENSOR_DESC *input = conv_tensor(op, CONV_INPUT), *t;
     unsigned int i;
@@ -120,9 +122,6 @@ static HRESULT validate_ranks(const struct vkdml_operator_view *op, const DML_CO
             return vkdml_op_error(op, E_INVALIDARG, "%s.DimensionCount=%u must equal InputTensor.DimensionCount=%u.",
                     tensor_names[i], t->DimensionCount, input->DimensionCount);
     }
-    if (desc->DimensionCount != input->DimensionCount - 2)
-        return vkdml_op_error(op, E_INVALIDARG, "DimensionCount=%u must be InputTensor.DimensionCount=%u - 2 "
-                "(the spatial dimensions).", desc->DimensionCount, input->DimensionCount);
     return S_OK;
 }
 
@@ -312,7 +311,7 @@ HRESULT vkdml_conv_validate(struct vkdml_backend_device *device, const struct vk
     const DML_CONVOLUTION_OPERATOR_DESC *desc = op->desc;
     HRESULT hr;
 
-    if (FAILED(hr = validate_ranks(op, desc)))
+    if (FAILED(hr = validate_ranks(op)))
         return hr;
     if (FAILED(hr = validate_attributes(op, desc)))
         return hr;
