@@ -681,6 +681,10 @@ static const struct conv_case tile_cases[] =
             .mode = XCORR, .direction = BWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
 };
 
+/* DirectML's CLIP is max(Min, min(x, Max)), with no Min <= Max rule: Min > Max gives Min. */
+static const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_min_above_max_desc = {NULL, NULL, NULL, 0.25f, -0.5f};
+static const DML_OPERATOR_DESC clip_min_above_max = {DML_OPERATOR_ELEMENT_WISE_CLIP, &clip_min_above_max_desc};
+
 static const struct conv_case activation_cases[] =
 {
     {"RELU, implicit GEMM", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
@@ -702,6 +706,8 @@ static const struct conv_case activation_cases[] =
             .path = PATH_DIRECT},
     {"CLIP, 1x1", F32, 4, 1, 4, 16, 1, {4, 4}, {1, 1}, .mode = XCORR, .direction = BWD, .bias = true,
             .activation = &dml_test_clip, .path = PATH_1X1},
+    {"CLIP with Min > Max: Min everywhere, direct", F32, 4, 2, 4, 4, 1, {6, 5}, {3, 3}, .mode = XCORR,
+            .direction = FWD, .bias = true, .activation = &clip_min_above_max, .path = PATH_DIRECT},
 };
 
 #define HALF DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION
