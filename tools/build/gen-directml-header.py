@@ -157,12 +157,12 @@ def check_tensor_support(schema):
             for group in support.get(key, []):
                 if not set(group) <= set(tensors) or len(set(group)) != len(group) or not 1 < len(group) <= MAX_GROUP:
                     raise SchemaError(f'{where}.{key}: bad group {group}')
-        # The tensor comes first: validation walks the fields in order and reads its checked rank.
-        names = [f['name'] for f in op['fields']]
+        # The tensor must be required: validation reads its rank.
+        required = [f['name'] for f in op['fields'] if f['role'] in ('in', 'out') and not f.get('opt')]
         lengths = [f['array'] for f in op['fields'] if 'array' in f]
         for name, rule in support.get('array_lengths', {}).items():
-            if name not in lengths or rule.get('rank_of') not in tensors or set(rule) != {'rank_of', 'minus'} \
-                    or not 0 <= rule['minus'] < MAX_RANK or names.index(rule['rank_of']) > names.index(name):
+            if name not in lengths or rule.get('rank_of') not in required or set(rule) != {'rank_of', 'minus'} \
+                    or not 0 <= rule['minus'] < MAX_RANK:
                 raise SchemaError(f'{where}.array_lengths: bad rule {name}: {rule}')
 
 
