@@ -365,6 +365,68 @@ static HRESULT validate_tensor_support(const struct validation *v, const DML_OPE
     return check_tensor_property(v, desc->Desc, schema, PROPERTY_DATA_TYPE);
 }
 
+/* ---- Attribute-array lengths (tools/directml-schema.json's array_lengths, docs/schema.md) ---- */
+
+static bool is_array_of(const struct vkdml_op_schema *schema, const struct vkdml_field_schema *field,
+        const struct vkdml_field_schema *length)
+{
+    return field->count_field >= 0 && &schema->fields[field->count_field] == length;
+}
+
+/* "Strides, Dilations, StartPadding, EndPadding and OutputPadding": the arrays a length field sizes. */
+static const char *debugstr_arrays_of(const struct vkdml_op_schema *schema, const struct vkdml_field_schema *length)
+{
+    unsigned int count = 0, seen = 0, i;
+    char buffer[256] = "";
+
+    for (i = 0; i < schema->field_count; ++i)
+        count += is_array_of(schema, &schema->fields[i], length);
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        if (!is_array_of(schema, &schema->fields[i], length))
+            continue;
+        snprintf(buffer + strlen(buffer), sizeof(buffer) - strlen(buffer), "%s%s",
+                !seen ? "" : seen + 1 == count ? " and " : ", ", schema->fields[i].name);
+        ++seen;
+    }
+    return vkdml_debug_sprintf("%s", buffer);
+}
+
+/* A length whose rule the schema records is checked before anything reads its arrays: the tensor's rank is
+ * the caller's only trustworthy statement of their size. */
+static HRESULT validate_array_length(const struct validation *v, const void *desc,
+        const struct vkdml_op_schema *schema, const struct vkdml_field_schema *field)
+{
+    const struct vkdml_field_schema *tensor_field = &schema->fields[field->rank_field];
+    const DML_BUFFER_TENSOR_DESC *tensor = field_tensor(desc, tensor_field, 0);
+    UINT value = *(const UINT *)((const char *)desc + field->offset), expected;
+
+    /* The field-by-field pass has checked the tensor; a rank below the rule's leaves no arrays to read. */
+    expected = tensor->DimensionCount > field->rank_minus ? tensor->DimensionCount - field->rank_minus : 0;
+    if (value == expected)
+        return S_OK;
+    return invalid(v, "%s=%u must be %s.DimensionCount=%u - %u: it is the length of %s.", field->name, value,
+            tensor_field->name, tensor->DimensionCount, field->rank_minus, debugstr_arrays_of(schema, field));
+}
+
+/* Operators with such lengths are never nested (fused activations have no arrays). */
+static HRESULT validate_array_lengths(const struct validation *v, const DML_OPERATOR_DESC *desc)
+{
+    const struct vkdml_op_schema *schema = vkdml_op_schema_get(desc->Type);
+    HRESULT hr;
+    UINT i;
+
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        if (schema->fields[i].rank_field >= 0
+                && FAILED(hr = validate_array_length(v, desc->Desc, schema, &schema->fields[i])))
+            return hr;
+    }
+    return S_OK;
+}
+
+/* Fields, then tensor support (so that a rank outside the operator's range is named as such), then the
+ * array lengths, which the copy (vkdml_copy_operator_desc) relies on. */
 HRESULT vkdml_validate_operator_desc(const DML_OPERATOR_DESC *desc, const char *caller)
 {
     struct validation v = {.caller = caller};
@@ -372,7 +434,9 @@ HRESULT vkdml_validate_operator_desc(const DML_OPERATOR_DESC *desc, const char *
 
     if (FAILED(hr = validate_desc(&v, desc, 0, false)))
         return hr;
-    return validate_tensor_support(&v, desc);
+    if (FAILED(hr = validate_tensor_support(&v, desc)))
+        return hr;
+    return validate_array_lengths(&v, desc);
 }
 
 /* ---- Deep copy ---- */

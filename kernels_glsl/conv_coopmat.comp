@@ -84,11 +84,11 @@ uvec4 a_next[MAX_LOADS], b_next[MAX_LOADS];
 fcoopmatNV<32, gl_ScopeSubgroup, MAT, MAT_N> acc[ACC_ROWS][ACC_COLUMNS];
 
 /* This thread's 8 positions of the B tile: where each reads its image and group, and where its
- * window starts (NO_INPUT past the matrix and in the OutputPadding tail). */
+ * window starts (NO_INPUT past the matrix and in a forward OutputPadding tail). */
 uint column_base[HALVES];
 ivec3 column_start[HALVES];
 /* STAGED: where the windows of this thread's positions start in the input's copy, plus its
- * channels' offset in a slab; NO_POSITION past the matrix and in the OutputPadding tail. */
+ * channels' offset in a slab; NO_POSITION past the matrix and in a forward OutputPadding tail. */
 const uint NO_POSITION = 0xffffffffu;
 uint staged_base[MAX_LOADS];
 

@@ -35,7 +35,7 @@ shared ACC_T b_tile[CONV_TILE_K * (CONV_THREADS_N * CONV_MAX_THREAD_TILE + 1)]; 
 /* This thread's row of the A tile: an output position of an image, fixed for the whole K loop. */
 struct ARow
 {
-    ivec3 start;                /* window_start(); NO_INPUT past the matrix and in the OutputPadding tail */
+    ivec3 start;                /* window_start(); NO_INPUT past the matrix and in a forward OutputPadding tail */
     uint input_base;            /* image and group of the input */
 };
 

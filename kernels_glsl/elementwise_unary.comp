@@ -110,8 +110,8 @@ uint ew_uint_value(uint x, uint unused1, uint unused2)
             return x != 0u ? 1u : 0u;
         case EW_OP_CLIP:
             if (s)
-                return uint(min(max(int(x), int(EW_ATTR0)), int(EW_ATTR2)));
-            return min(max(x, EW_ATTR0), EW_ATTR2);
+                return uint(max(min(int(x), int(EW_ATTR2)), int(EW_ATTR0)));
+            return max(min(x, EW_ATTR2), EW_ATTR0);
 #ifdef EW_GROUP_POW
         case EW_OP_CONSTANT_POW:
             return ew_ipow_float(x, uintBitsToFloat(EW_ATTR0));
@@ -151,8 +151,8 @@ uint64_t ew_long_value(uint64_t x, uint64_t unused1, uint64_t unused2)
             return x != 0ul ? 1ul : 0ul;
         case EW_OP_CLIP:
             if (s)
-                return uint64_t(min(max(int64_t(x), int64_t(lo)), int64_t(hi)));
-            return min(max(x, lo), hi);
+                return uint64_t(max(min(int64_t(x), int64_t(hi)), int64_t(lo)));
+            return max(min(x, hi), lo);
         case EW_OP_BIT_NOT:
             return ~x;
         default:

@@ -10,9 +10,11 @@
  * DirectML unchanged), it is {C, K / Groups, ...}. Output sizes:
  *   forward   (In + StartPadding + EndPadding - Window) / Stride + 1 + OutputPadding
  *   backward  (In - 1) * Stride + Window - StartPadding - EndPadding + OutputPadding
- * with Window = (KernelSize - 1) * Dilation + 1. OutputPadding appends positions that take no
- * input (they hold Bias, activated). ONNX Runtime and Chromium's WebNN size the backward output
- * themselves and pass OutputPadding 0, so a backward output may also be up to
+ * with Window = (KernelSize - 1) * Dilation + 1. Backward, the OutputPadding positions are ordinary
+ * outputs of the transposed convolution: inputs contribute wherever the kernel window reaches them
+ * (it does where EndPadding cut the output short), as ONNX ConvTranspose's output_padding. Forward,
+ * they take no input (they hold Bias, activated). ONNX Runtime and Chromium's WebNN size the
+ * backward output themselves and pass OutputPadding 0, so a backward output may also be up to
  * max(Stride, Dilation) - 1 larger: those positions are computed like the others (the other
  * forward-convolution input sizes with the same output size).
  *
@@ -107,7 +109,9 @@ static void tensor_5d(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t sizes[5], u
 
 /* ---- Validation ---- */
 
-static HRESULT validate_ranks(const struct vkdml_operator_view *op, const DML_CONVOLUTION_OPERATOR_DESC *desc)
+/* DimensionCount = InputTensor.DimensionCount - 2 is the schema's rule, checked before the desc is copied
+ * (api/tensor_desc.c). */
+static HRESULT validate_ranks(const struct vkdml_operator_view *op)
 {
     const DML_BUFFER_TENSOR_DESC *input = conv_tensor(op, CONV_INPUT), *t;
     unsigned int i;
@@ -120,9 +124,6 @@ static HRESULT validate_ranks(const struct vkdml_operator_view *op, const DML_CO
             return vkdml_op_error(op, E_INVALIDARG, "%s.DimensionCount=%u must equal InputTensor.DimensionCount=%u.",
                     tensor_names[i], t->DimensionCount, input->DimensionCount);
     }
-    if (desc->DimensionCount != input->DimensionCount - 2)
-        return vkdml_op_error(op, E_INVALIDARG, "DimensionCount=%u must be InputTensor.DimensionCount=%u - 2 "
-                "(the spatial dimensions).", desc->DimensionCount, input->DimensionCount);
     return S_OK;
 }
 
@@ -312,7 +313,7 @@ HRESULT vkdml_conv_validate(struct vkdml_backend_device *device, const struct vk
     const DML_CONVOLUTION_OPERATOR_DESC *desc = op->desc;
     HRESULT hr;
 
-    if (FAILED(hr = validate_ranks(op, desc)))
+    if (FAILED(hr = validate_ranks(op)))
         return hr;
     if (FAILED(hr = validate_attributes(op, desc)))
         return hr;
@@ -360,7 +361,8 @@ static void conv_shape_init(struct conv_shape *shape, const struct vkdml_operato
         shape->strides[d] = desc->Strides[i];
         shape->dilations[d] = desc->Dilations[i];
         shape->start_padding[d] = desc->StartPadding[i];
-        shape->extents[d] -= desc->OutputPadding[i];
+        if (!shape->backward)
+            shape->extents[d] -= desc->OutputPadding[i];
     }
     if (conv_tensor(op, CONV_BIAS))
     {
@@ -572,7 +574,7 @@ static void staging_init(const struct conv_shape *shape, struct staging *staging
     unsigned int i;
 
     staging->channels = (shape->in_channels + CONV_COOPMAT_TILE_K - 1) / CONV_COOPMAT_TILE_K * CONV_COOPMAT_TILE_K;
-    /* Positions past the extents (OutputPadding) read nothing. */
+    /* Positions past the extents (a forward OutputPadding tail) read nothing. */
     for (i = 0; i < 3; ++i)
         staging->sizes[i] = shape->extents[i] ? (shape->extents[i] - 1) * shape->strides[i]
                 + (shape->kernel[i] - 1) * shape->dilations[i] + 1 : 1;

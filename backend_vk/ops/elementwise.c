@@ -296,8 +296,7 @@ static HRESULT clip_attributes(const struct vkdml_operator_view *op, DML_TENSOR_
 {
     const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC *desc = op->desc;
 
-    if (!(desc->Min <= desc->Max))
-        return vkdml_op_error(op, E_INVALIDARG, "Min=%.9g must be less than or equal to Max=%.9g.", desc->Min, desc->Max);
+    /* DirectML defines max(Min, min(x, Max)) with no Min <= Max rule: Min > Max gives Min. */
     set_clip_bounds(type, desc->Min, desc->Max, attributes);
     return S_OK;
 }
@@ -341,20 +340,12 @@ static HRESULT clip1_attributes(const struct vkdml_operator_view *op, DML_TENSOR
     const DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC *desc = op->desc;
     uint64_t min_bits, max_bits;
     double min, max;
-    bool ordered;
 
     if (desc->MinMaxDataType != type)
         return vkdml_op_error(op, E_INVALIDARG, "MinMaxDataType=%s must equal OutputTensor.DataType=%s.",
                 debugstr_data_type(desc->MinMaxDataType), debugstr_data_type(type));
     scalar_value(type, &desc->Min, &min, &min_bits);
     scalar_value(type, &desc->Max, &max, &max_bits);
-    if (is_float_type(type))
-        ordered = min <= max;
-    else
-        ordered = is_signed_type(type) ? (int64_t)min_bits <= (int64_t)max_bits : min_bits <= max_bits;
-    if (!ordered)
-        return vkdml_op_error(op, E_INVALIDARG, "Min must be less than or equal to Max (MinMaxDataType=%s).",
-                debugstr_data_type(type));
     if (is_float_type(type))
     {
         set_clip_bounds(type, min, max, attributes);

@@ -100,9 +100,12 @@ float vkdml_min0(float x)
 }
 
 /* NaN-propagating clamp. */
+/* max(lo, min(x, hi)), DirectML's CLIP: lo wins where lo > hi. NaN stays NaN. */
 float vkdml_clamp(float x, float lo, float hi)
 {
-    return vkdml_isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x));
+    float upper = x > hi ? hi : x;
+
+    return vkdml_isnan(x) ? x : (upper < lo ? lo : upper);
 }
 
 float vkdml_sigmoid(float x)

@@ -148,7 +148,7 @@ uvec3 split_tap(uint tap)
     return uvec3(KERNEL_D == 1 ? 0 : hd / KERNEL_H, KERNEL_H == 1 ? 0 : hd % KERNEL_H, w);
 }
 
-/* Positions of the OutputPadding tail take no input. */
+/* Positions of a forward convolution's OutputPadding tail take no input (EXTENT, conv_interface.h). */
 bool in_extent(uvec3 position)
 {
     return all(lessThan(position, uvec3(EXTENT_D, EXTENT_H, EXTENT_W)));

@@ -10,8 +10,9 @@
  *   BACKWARD  Output[n][k][o] = sum over c, t with (o + StartPadding - t * Dilation) = i * Stride of
  *                                 Input[n][c][i] * Filter[c][k][t']
  * (c and k within the group of k), t' = t for CROSS_CORRELATION and KernelSize - 1 - t (flipped)
- * for CONVOLUTION. Output positions at or past EXTENT (the OutputPadding tail) sum nothing: they
- * hold Bias and the activation of it. Then Output = FusedActivation(sum + Bias[k]).
+ * for CONVOLUTION. Output positions at or past EXTENT (a forward convolution's OutputPadding tail)
+ * sum nothing: they hold Bias and the activation of it. A backward convolution's OutputPadding
+ * positions are ordinary outputs: its EXTENT is the output size. Then Output = FusedActivation(sum + Bias[k]).
  *
  * Everything but the descriptor table address is a specialization constant.
  */
@@ -66,7 +67,7 @@
 #define CONV_SPEC_STRIDES               (CONV_SPEC_KERNEL_SIZES + 3)        /* the convolution's Strides: D, H, W */
 #define CONV_SPEC_DILATIONS             (CONV_SPEC_STRIDES + 3)
 #define CONV_SPEC_START_PADDING         (CONV_SPEC_DILATIONS + 3)
-/* Output positions computed: Output sizes - OutputPadding. */
+/* Output positions that take input: Output sizes, less OutputPadding for a forward convolution. */
 #define CONV_SPEC_EXTENTS               (CONV_SPEC_START_PADDING + 3)
 #define CONV_SPEC_GROUPS                (CONV_SPEC_EXTENTS + 3)
 #define CONV_SPEC_BACKWARD              (CONV_SPEC_GROUPS + 1)              /* DML_CONVOLUTION_DIRECTION_BACKWARD */

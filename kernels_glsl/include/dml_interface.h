@@ -35,7 +35,7 @@
 #define VKDML_ACTIVATION_SOFTSIGN 15            /* x / (1 + |x|) */
 #define VKDML_ACTIVATION_SHRINK 16              /* x < -alpha ? x + beta : x > alpha ? x - beta : 0 (alpha = Threshold, beta = Bias) */
 #define VKDML_ACTIVATION_GELU 17                /* 0.5 * x * (1 + erf(x / sqrt(2))) */
-#define VKDML_ACTIVATION_CLIP 18                /* clamp(x, alpha, beta) */
+#define VKDML_ACTIVATION_CLIP 18                /* max(alpha, min(x, beta)) */
 #define VKDML_ACTIVATION_SWISH 19               /* x * sigmoid(alpha * x) */
 #define VKDML_ACTIVATION_HARD_SWISH 20          /* x * max(0, min(1, alpha * x + beta)) */
 

@@ -89,7 +89,7 @@
 #define EW_OP_ATAN 6
 #define EW_OP_ATANH 7
 #define EW_OP_CEIL 8
-#define EW_OP_CLIP 9                    /* min(max(x, MIN), MAX): CLIP, CLIP1, THRESHOLD (attributes below) */
+#define EW_OP_CLIP 9                    /* max(MIN, min(x, MAX)): CLIP, CLIP1, THRESHOLD (attributes below) */
 #define EW_OP_COS 10
 #define EW_OP_COSH 11
 #define EW_OP_ERF 12

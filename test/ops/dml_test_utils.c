@@ -654,7 +654,9 @@ double dml_test_fused_activation(const DML_OPERATOR_DESC *activation, double x, 
         {
             const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC *clip = activation->Desc;
 
-            return x < clip->Min ? clip->Min : x > clip->Max ? clip->Max : x;
+            /* max(Min, min(x, Max)): Min where Min > Max. */
+            x = x > clip->Max ? clip->Max : x;
+            return x < clip->Min ? clip->Min : x;
         }
         default:
             fail_msg("no reference for activation %d", (int)activation->Type);

@@ -148,7 +148,8 @@ struct conv_case
 struct conv_geometry
 {
     UINT dims;                      /* DimensionCount */
-    UINT in[3], kernel[3], out[3], extent[3];
+    UINT in[3], kernel[3], out[3];
+    UINT extent[3];                 /* positions that take input: out less a forward OutputPadding */
     UINT strides[3], dilations[3], start_pad[3];
     UINT c_per_group, k_per_group;
 };
@@ -183,6 +184,9 @@ static void geometry_init(struct conv_geometry *g, const struct conv_case *test)
             g->extent[d] = (g->in[d] - 1) * g->strides[d] + window - test->start_pad[i] - test->end_pad[i]
                     + test->out_slack[i];
         g->out[d] = g->extent[d] + test->out_pad[i];
+        /* A transposed convolution's OutputPadding positions are ordinary outputs (README.md). */
+        if (test->direction == BWD)
+            g->extent[d] = g->out[d];
     }
     g->c_per_group = test->in_channels / test->groups;
     g->k_per_group = test->out_channels / test->groups;
@@ -458,22 +462,21 @@ static void execute_and_check(struct dml_test_context *context, const struct con
     release_last(output.buffer);
 }
 
-static void run_case(struct dml_test_context *context, const struct conv_case *test)
+/* Compiles, initializes and executes `run`'s case on its data, checks the output against run->expected and
+ * cleans `run` up. */
+static void run_prepared(struct dml_test_context *context, struct conv_run *run)
 {
     struct dml_test_binding inputs[CONV_INPUTS] = {{NULL}}, owned[CONV_INPUTS] = {{NULL}};
     const struct dml_test_float_tensor *tensors[CONV_INPUTS];
+    const struct conv_case *test = run->test;
     DML_CONVOLUTION_OPERATOR_DESC desc;
     struct conv_attributes attributes;
     IDMLCompiledOperator *compiled;
     ID3D12Resource *persistent;
-    struct conv_run run;
     char path[32];
 
-    if (dml_test_skip_float16(context, test->type, test->name))
-        return;
-    conv_run_init(&run, test);
-    tensors[0] = &run.input.data, tensors[1] = &run.filter.data, tensors[2] = test->bias ? &run.bias.data : NULL;
-    fill_desc(&desc, &attributes, &run);
+    tensors[0] = &run->input.data, tensors[1] = &run->filter.data, tensors[2] = test->bias ? &run->bias.data : NULL;
+    fill_desc(&desc, &attributes, run);
     compiled = compile_traced(context, &desc, test->flags, test->force, path);
     check_path(test, path);
 
@@ -483,11 +486,11 @@ static void run_case(struct dml_test_context *context, const struct conv_case *t
     persistent = dml_test_initialize(context, compiled, owned, CONV_INPUTS);
     if (test->owned)
         assert_non_null(persistent);
-    execute_and_check(context, &run, compiled, persistent, inputs, "first execution");
+    execute_and_check(context, run, compiled, persistent, inputs, "first execution");
     if (test->owned)
     {
         dml_test_scribble_owned(owned, tensors, CONV_INPUTS);
-        execute_and_check(context, &run, compiled, persistent, inputs, "after overwriting the OWNED_BY_DML sources");
+        execute_and_check(context, run, compiled, persistent, inputs, "after overwriting the OWNED_BY_DML sources");
     }
 
     dml_test_release_bindings(owned, CONV_INPUTS);
@@ -495,8 +498,18 @@ static void run_case(struct dml_test_context *context, const struct conv_case *t
     if (persistent)
         release_last(persistent);
     release_last(compiled);
-    conv_run_cleanup(&run);
+    conv_run_cleanup(run);
     assert_no_log_errors();
+}
+
+static void run_case(struct dml_test_context *context, const struct conv_case *test)
+{
+    struct conv_run run;
+
+    if (dml_test_skip_float16(context, test->type, test->name))
+        return;
+    conv_run_init(&run, test);
+    run_prepared(context, &run);
 }
 
 static void run_cases(void **state, const struct conv_case *cases, size_t count)
@@ -681,6 +694,10 @@ static const struct conv_case tile_cases[] =
             .mode = XCORR, .direction = BWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
 };
 
+/* DirectML's CLIP is max(Min, min(x, Max)), with no Min <= Max rule: Min > Max gives Min. */
+static const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_min_above_max_desc = {NULL, NULL, NULL, 0.25f, -0.5f};
+static const DML_OPERATOR_DESC clip_min_above_max = {DML_OPERATOR_ELEMENT_WISE_CLIP, &clip_min_above_max_desc};
+
 static const struct conv_case activation_cases[] =
 {
     {"RELU, implicit GEMM", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
@@ -697,11 +714,13 @@ static const struct conv_case activation_cases[] =
     {"CLIP, implicit GEMM", F32, 4, 2, 4, 16, 1, {6, 5}, {3, 3}, .start_pad = {1, 1}, .end_pad = {1, 1},
             .mode = XCORR, .direction = FWD, .bias = true, .activation = &dml_test_clip, .path = PATH_GEMM,
             .force = PATH_GEMM},
-    {"CLIP, direct, OutputPadding holds clip(bias)", F32, 4, 1, 3, 3, 3, {4, 4}, {3, 3}, .strides = {2, 1},
-            .out_pad = {1, 1}, .mode = XCORR, .direction = BWD, .bias = true, .activation = &dml_test_clip,
-            .path = PATH_DIRECT},
+    {"CLIP, direct, OutputPadding past the windows holds clip(bias)", F32, 4, 1, 3, 3, 3, {4, 4}, {3, 3},
+            .strides = {2, 1}, .out_pad = {1, 1}, .mode = XCORR, .direction = BWD, .bias = true,
+            .activation = &dml_test_clip, .path = PATH_DIRECT},
     {"CLIP, 1x1", F32, 4, 1, 4, 16, 1, {4, 4}, {1, 1}, .mode = XCORR, .direction = BWD, .bias = true,
             .activation = &dml_test_clip, .path = PATH_1X1},
+    {"CLIP with Min > Max: Min everywhere, direct", F32, 4, 2, 4, 4, 1, {6, 5}, {3, 3}, .mode = XCORR,
+            .direction = FWD, .bias = true, .activation = &clip_min_above_max, .path = PATH_DIRECT},
 };
 
 #define HALF DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION
@@ -751,6 +770,38 @@ static void test_thread_tiles(void **state)
     run_cases(state, tile_cases, ARRAY_SIZE(tile_cases));
 }
 
+/* WebNN's convTranspose2d with explicit padding and outputSizes, as DirectML gets it: stride 2, a 3x3
+ * window, padding 1 on each side and OutputPadding 1. All-ones input and filter: along each dimension the
+ * outputs 0..3 take 1, 2, 1 and 1 input positions, so output (h, w) holds 3 (the channels) x taken[h] x
+ * taken[w]; the OutputPadding row and column take input like any other output (3 in the corner). */
+static void test_backward_output_padding(void **state)
+{
+    static const struct conv_case webnn = {"WebNN convTranspose2d, explicit padding and outputSizes", F32, 4, 1,
+            3, 1, 1, {2, 2}, {3, 3}, .strides = {2, 2}, .start_pad = {1, 1}, .end_pad = {1, 1}, .out_pad = {1, 1},
+            .mode = XCORR, .direction = BWD, .path = PATH_DIRECT};
+    static const double taken[4] = {1.0, 2.0, 1.0, 1.0};
+    struct conv_run run;
+    UINT o[3] = {0};
+    size_t i;
+
+    conv_run_init(&run, &webnn);
+    for (i = 0; i < run.input.data.span; ++i)
+        run.input.data.values[i] = 1.0f;
+    for (i = 0; i < run.filter.data.span; ++i)
+        run.filter.data.values[i] = 1.0f;
+    compute_reference(&run);
+    assert_int_equal(run.g.out[1], 4);
+    assert_int_equal(run.g.out[2], 4);
+    for (o[1] = 0; o[1] < 4; ++o[1])
+    for (o[2] = 0; o[2] < 4; ++o[2])
+    {
+        if (run.expected[tensor_index(&run.output, 0, 0, o)] != 3.0 * taken[o[1]] * taken[o[2]])
+            fail_msg("reference output[%u][%u] = %.9g, expected %.9g", o[1], o[2],
+                    run.expected[tensor_index(&run.output, 0, 0, o)], 3.0 * taken[o[1]] * taken[o[2]]);
+    }
+    run_prepared(*state, &run);
+}
+
 static void test_fused_activations(void **state)
 {
     run_cases(state, activation_cases, ARRAY_SIZE(activation_cases));
@@ -777,6 +828,9 @@ static const struct conv_case forced_gemm_cases[] =
             .bias = true, .activation = &dml_test_leaky_relu, .path = PATH_GEMM, .force = PATH_GEMM},
     {"1x1 on the implicit GEMM", F32, 3, 2, 6, 5, 1, {9}, {1}, .mode = XCORR, .direction = FWD, .bias = true,
             .path = PATH_GEMM, .force = PATH_GEMM},
+    {"backward, EndPadding and OutputPadding on the implicit GEMM", F32, 4, 2, 6, 8, 2, {3, 4}, {3, 3},
+            .strides = {2, 2}, .start_pad = {1, 0}, .end_pad = {1, 2}, .out_pad = {1, 1}, .mode = CONV,
+            .direction = BWD, .bias = true, .path = PATH_GEMM, .force = PATH_GEMM},
 };
 
 static const struct conv_case forced_direct_cases[] =
@@ -786,6 +840,10 @@ static const struct conv_case forced_direct_cases[] =
             .bias = true, .path = PATH_DIRECT, .force = PATH_DIRECT},
     {"1x1 on the direct kernel", F32, 4, 2, 8, 16, 2, {4, 4}, {1, 1}, .mode = XCORR, .direction = BWD,
             .bias = true, .path = PATH_DIRECT, .force = PATH_DIRECT},
+    {"backward, EndPadding and OutputPadding on the direct kernel", F32, 5, 1, 4, 6, 2, {2, 3, 3}, {2, 3, 2},
+            .strides = {2, 2, 1}, .dilations = {1, 1, 2}, .end_pad = {1, 2, 1}, .out_pad = {1, 1, 1},
+            .mode = XCORR, .direction = BWD, .bias = true, .activation = &dml_test_clip, .path = PATH_DIRECT,
+            .force = PATH_DIRECT},
 };
 
 static void test_forced_kernels(void **state)
@@ -861,6 +919,9 @@ static const struct conv_case coopmat_cases[] =
             .direction = FWD, .bias = true, .activation = &dml_test_leaky_relu},
     {"coopmat: backward, grouped, OutputPadding", F16, 4, 2, 32, 48, 2, {5, 4}, {3, 3}, .strides = {2, 2},
             .start_pad = {1, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD, .bias = true},
+    {"coopmat: backward, EndPadding and OutputPadding", F16, 4, 2, 32, 32, 1, {5, 4}, {3, 3},
+            .strides = {2, 2}, .start_pad = {1, 0}, .end_pad = {1, 2}, .out_pad = {1, 1}, .mode = CONV,
+            .direction = BWD, .bias = true},
     {"coopmat: 3-D, padded and NHWC layouts", F16, 5, 2, 16, 16, 1, {4, 5, 3}, {2, 3, 2}, .start_pad = {1, 1, 0},
             .mode = XCORR, .direction = FWD, .in_layout = LAYOUT_PADDED, .filter_layout = LAYOUT_PADDED,
             .out_layout = LAYOUT_CHANNELS_LAST, .activation = &dml_test_clip},
@@ -894,9 +955,9 @@ static const struct conv_case tiled_cases[] =
             .activation = &dml_test_leaky_relu, .path = PATH_TILED},
     {"tiled: partial tiles, CONVOLUTION mode", F32, 4, 2, 20, 150, 2, {15, 17}, {3, 2}, .start_pad = {1, 0},
             .mode = CONV, .direction = FWD, .bias = true},
-    {"tiled: backward, strided, OutputPadding", F32, 4, 2, 24, 72, 1, {9, 8}, {2, 3}, .strides = {2, 2},
-            .start_pad = {0, 1}, .out_pad = {1, 0}, .mode = XCORR, .direction = BWD, .bias = true,
-            .activation = &dml_test_leaky_relu},
+    {"tiled: backward, strided, EndPadding and OutputPadding", F32, 4, 2, 24, 72, 1, {9, 8}, {2, 3},
+            .strides = {2, 2}, .start_pad = {0, 1}, .end_pad = {1, 0}, .out_pad = {1, 0}, .mode = XCORR,
+            .direction = BWD, .bias = true, .activation = &dml_test_leaky_relu},
     {"tiled: 3-D, dilated, padded and NHWC layouts", F32, 5, 2, 12, 40, 2, {5, 6, 7}, {2, 3, 2}, .dilations = {1, 2, 1},
             .start_pad = {1, 2, 0}, .end_pad = {0, 1, 1}, .mode = XCORR, .direction = FWD, .in_layout = LAYOUT_PADDED,
             .filter_layout = LAYOUT_PADDED, .out_layout = LAYOUT_CHANNELS_LAST, .activation = &dml_test_clip},
@@ -1275,6 +1336,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sweep_implicit_gemm, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_shapes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_thread_tiles, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_backward_output_padding, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_fused_activations, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_owned_by_dml, dml_test_setup, dml_test_teardown),

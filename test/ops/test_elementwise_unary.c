@@ -51,9 +51,12 @@ static double round_mode(double x, DML_ROUNDING_MODE mode)
     }
 }
 
+/* DirectML's CLIP, max(lo, min(x, hi)): lo where lo > hi; NaN stays NaN. */
 static double clamp_nan(double x, double lo, double hi)
 {
-    return x < lo ? lo : x > hi ? hi : x;
+    double upper = x > hi ? hi : x;
+
+    return upper < lo ? lo : upper;
 }
 
 static double scalar_float(DML_TENSOR_DATA_TYPE type, const DML_SCALAR_UNION *s)
@@ -85,9 +88,9 @@ static bool int_less(DML_TENSOR_DATA_TYPE type, uint64_t a, uint64_t b)
 
 static uint64_t int_clamp(DML_TENSOR_DATA_TYPE type, uint64_t x, uint64_t lo, uint64_t hi)
 {
-    if (int_less(type, x, lo))
-        x = lo;
-    return int_less(type, hi, x) ? hi : x;
+    if (int_less(type, hi, x))
+        x = hi;
+    return int_less(type, x, lo) ? lo : x;
 }
 
 static double float_function(DML_OPERATOR_TYPE op, const void *desc, DML_TENSOR_DATA_TYPE type, double x)
@@ -418,10 +421,11 @@ static void run_with_attributes(struct dml_test_context *context, DML_OPERATOR_T
     ewt_run(context, &c);
 }
 
-/* CLIP's float bounds on every type (integers clamp to ceil(Min), floor(Max)), NaN staying NaN. */
+/* CLIP's float bounds on every type (integers clamp to ceil(Min), floor(Max)), NaN staying NaN; Min > Max
+ * gives Min (DirectML defines max(Min, min(x, Max)) and has no Min <= Max rule). */
 static void test_clip(void **state)
 {
-    static const float bounds[][2] = {{-1.5f, 2.25f}, {-1e30f, 1e30f}, {3.0f, 3.0f}, {0.2f, 0.8f}};
+    static const float bounds[][2] = {{-1.5f, 2.25f}, {-1e30f, 1e30f}, {3.0f, 3.0f}, {0.2f, 0.8f}, {2.5f, -1.25f}};
     struct dml_test_context *context = *state;
     unsigned int i, t;
 
@@ -443,7 +447,8 @@ static void test_clip(void **state)
     }
 }
 
-/* CLIP1's typed bounds (DML_SCALAR_UNION in MinMaxDataType) in every type, to the types' extremes. */
+/* CLIP1's typed bounds (DML_SCALAR_UNION in MinMaxDataType) in every type, to the types' extremes; then
+ * swapped, Min > Max giving Min. */
 static void test_clip1(void **state)
 {
     struct dml_test_context *context = *state;
@@ -453,6 +458,7 @@ static void test_clip1(void **state)
     {
         DML_TENSOR_DATA_TYPE type = ewt_all_types[t];
         DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC desc = {NULL, NULL, NULL, type};
+        DML_SCALAR_UNION swap;
 
         if (type == DML_TENSOR_DATA_TYPE_FLOAT64 || !dml_test_data_type_supported(context, type))
             continue;
@@ -474,6 +480,10 @@ static void test_clip1(void **state)
             if (ewt_is_signed(type) && ewt_bits(type) <= 16)
                 desc.Min.UInt64 = ewt_wrap(type, (uint64_t)-100), desc.Max.UInt64 = 27;
         }
+        run_with_attributes(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, type, &desc, sizeof(desc));
+        swap = desc.Min;
+        desc.Min = desc.Max;
+        desc.Max = swap;
         run_with_attributes(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, type, &desc, sizeof(desc));
     }
 }
@@ -544,7 +554,6 @@ static void test_invalid_descs(void **state)
     static const DML_SCALE_BIAS scale_bias = {2.0f, 1.0f};
     struct dml_test_context *context = *state;
     struct dml_test_tensor f32, f16, i32, u32;
-    DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip;
     DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC clip1;
     DML_ELEMENT_WISE_SQRT_OPERATOR_DESC sqrt_desc;
     DML_ELEMENT_WISE_ROUND_OPERATOR_DESC round_desc;
@@ -556,16 +565,9 @@ static void test_invalid_descs(void **state)
     dml_test_tensor_init(&i32, DML_TENSOR_DATA_TYPE_INT32, 2, sizes, NULL);
     dml_test_tensor_init(&u32, DML_TENSOR_DATA_TYPE_UINT32, 2, sizes, NULL);
 
-    clip = (DML_ELEMENT_WISE_CLIP_OPERATOR_DESC){&f32.desc, &f32.desc, NULL, 2.0f, 1.0f};
-    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP, &clip,
-            "CreateOperator(ELEMENT_WISE_CLIP): Min=2 must be less than or equal to Max=1.");
     clip1 = (DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC){&i32.desc, &i32.desc, NULL, DML_TENSOR_DATA_TYPE_FLOAT32};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, &clip1,
             "CreateOperator(ELEMENT_WISE_CLIP1): MinMaxDataType=FLOAT32 must equal OutputTensor.DataType=INT32.");
-    clip1.MinMaxDataType = DML_TENSOR_DATA_TYPE_INT32;
-    clip1.Min.Int32 = 5;
-    clip1.Max.Int32 = -5;
-    dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_CLIP1, &clip1, "Min must be less than or equal to Max");
     sqrt_desc = (DML_ELEMENT_WISE_SQRT_OPERATOR_DESC){&i32.desc, &i32.desc, NULL};
     dml_test_expect_invalid(context, DML_OPERATOR_ELEMENT_WISE_SQRT, &sqrt_desc,
             "CreateOperator(ELEMENT_WISE_SQRT): OutputTensor.DataType=INT32 must be FLOAT32 or FLOAT16.");

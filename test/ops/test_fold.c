@@ -514,7 +514,8 @@ static void check_rules(struct dml_test_context *context, DML_OPERATOR_TYPE op)
 
     bad_desc_init(&bad, op, F32);
     bad.desc.DimensionCount = 7;
-    check_bad(context, op, &bad, "DimensionCount=7 must be 1 to 6");
+    snprintf(message, sizeof(message), "DimensionCount=7 must be %s.DimensionCount=4 - 2", image);
+    check_bad(context, op, &bad, message);
 
     bad_desc_init(&bad, op, F32);
     bad.window[1] = 0;
@@ -530,7 +531,7 @@ static void check_rules(struct dml_test_context *context, DML_OPERATOR_TYPE op)
 
     bad_desc_init(&bad, op, F32);
     bad.desc.DimensionCount = 1;
-    snprintf(message, sizeof(message), "%s.DimensionCount=4 must be DimensionCount=1 + 2", image);
+    snprintf(message, sizeof(message), "DimensionCount=1 must be %s.DimensionCount=4 - 2", image);
     check_bad(context, op, &bad, message);
 
     bad_desc_init(&bad, op, F32);

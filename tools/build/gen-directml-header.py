@@ -157,6 +157,13 @@ def check_tensor_support(schema):
             for group in support.get(key, []):
                 if not set(group) <= set(tensors) or len(set(group)) != len(group) or not 1 < len(group) <= MAX_GROUP:
                     raise SchemaError(f'{where}.{key}: bad group {group}')
+        # The tensor must be required: validation reads its rank.
+        required = [f['name'] for f in op['fields'] if f['role'] in ('in', 'out') and not f.get('opt')]
+        lengths = [f['array'] for f in op['fields'] if 'array' in f]
+        for name, rule in support.get('array_lengths', {}).items():
+            if name not in lengths or rule.get('rank_of') not in required or set(rule) != {'rank_of', 'minus'} \
+                    or not 0 <= rule['minus'] < MAX_RANK:
+                raise SchemaError(f'{where}.array_lengths: bad rule {name}: {rule}')
 
 
 def check_schema(schema):
@@ -726,6 +733,10 @@ struct vkdml_field_schema
     /* Tensor fields of an operator with tensor_support (DirectML's "Tensor support" table): */
     uint32_t data_types;             /* VKDML_DATA_TYPE_BIT() set it may have; 0: any (not recorded) */
     uint8_t min_rank, max_rank;      /* DimensionCount range; 1..8 where not recorded */
+    /* A UINT sizing attribute arrays, where tensor_support's array_lengths records its rule: it must equal
+     * fields[rank_field]'s DimensionCount - rank_minus (CONVOLUTION's spatial DimensionCount); else -1. */
+    int8_t rank_field;
+    uint8_t rank_minus;
 };
 
 /* Tensors that must agree (DirectML's "Tensor constraints"): indices into fields[]; the first is
@@ -809,9 +820,12 @@ OP_SCHEMA_C_TOP = """\
 /* F(desc struct, field, kind, role, optional, count_field, enum); T(...) is a tensor field with
  * its support: data types, min and max rank. */
 #define F(s, n, k, r, o, c, e) \\
-    {{ #n, offsetof(s, n), VKDML_FIELD_##k, VKDML_ROLE_##r, o, c, VKDML_ENUM_##e, 0, 0, 0 }}
+    {{ #n, offsetof(s, n), VKDML_FIELD_##k, VKDML_ROLE_##r, o, c, VKDML_ENUM_##e, 0, 0, 0, -1, 0 }}
 #define T(s, n, k, r, o, c, types, min_rank, max_rank) \\
-    {{ #n, offsetof(s, n), VKDML_FIELD_##k, VKDML_ROLE_##r, o, c, VKDML_ENUM_NONE, types, min_rank, max_rank }}
+    {{ #n, offsetof(s, n), VKDML_FIELD_##k, VKDML_ROLE_##r, o, c, VKDML_ENUM_NONE, types, min_rank, max_rank, -1, 0 }}
+/* L(...): an array length that must equal a tensor's DimensionCount - minus. */
+#define L(s, n, k, r, o, c, rank_field, minus) \\
+    {{ #n, offsetof(s, n), VKDML_FIELD_##k, VKDML_ROLE_##r, o, c, VKDML_ENUM_NONE, 0, 0, 0, rank_field, minus }}
 #define B(t) VKDML_DATA_TYPE_BIT(t)
 """
 
@@ -914,8 +928,11 @@ def gen_op_schema_c(schema):
             if f['name'] == 'FusedActivation' and kind == 'OPERATOR_DESC':
                 host = 1
             args = f'{s}, {f["name"]}, {kind}, {ROLES[f["role"]]}, {optional}, {count}'
+            length = op.get('tensor_support', {}).get('array_lengths', {}).get(f['name'])
             if f['role'] in ('in', 'out'):
                 out.append(f'    T({args}, {tensor_support_args(schema, op, f["name"])}),')
+            elif length:
+                out.append(f'    L({args}, {names.index(length["rank_of"])}, {length["minus"]}),')
             else:
                 out.append(f'    F({args}, {enum}),')
         out += ['};', '']
