@@ -15,7 +15,7 @@
 
 #define THREAD_COUNT 4
 #define ELEMENTS 32
-#define NAMES_PER_THREAD 64
+#define NAMES_PER_THREAD 256
 #define DISPATCHES_PER_THREAD 4
 #define DESCRIPTORS_PER_THREAD 16
 
@@ -55,13 +55,11 @@ static BOOL check_step(struct worker *w, HRESULT hr, const char *step)
     return FALSE;
 }
 
-static BOOL create_and_name(struct worker *w)
+static BOOL create_and_compile(struct worker *w)
 {
     DML_ELEMENT_WISE_SQRT_OPERATOR_DESC desc = {&w->tensor->desc, &w->tensor->desc, NULL};
     DML_OPERATOR_DESC op_desc = {DML_OPERATOR_ELEMENT_WISE_SQRT, &desc};
     IDMLOperator *op;
-    wchar_t name[32];
-    unsigned int i;
     HRESULT hr;
 
     if (!check_step(w, IDMLDevice_CreateOperator(w->context->dml, &op_desc, &IID_IDMLOperator, (void **)&op),
@@ -70,9 +68,15 @@ static BOOL create_and_name(struct worker *w)
     hr = IDMLDevice_CompileOperator(w->context->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
             (void **)&w->compiled);
     IDMLOperator_Release(op);
-    if (!check_step(w, hr, "CompileOperator"))
-        return FALSE;
-    /* Identical compiled operators share one pipeline: every thread names the same one. */
+    return check_step(w, hr, "CompileOperator");
+}
+
+/* Identical compiled operators share one pipeline: every thread names the same one. */
+static BOOL name_in_loop(struct worker *w)
+{
+    wchar_t name[32];
+    unsigned int i;
+
     for (i = 0; i < NAMES_PER_THREAD; ++i)
     {
         swprintf(name, ARRAY_SIZE(name), L"sqrt thread %u name %u", w->index, i);
@@ -129,10 +133,14 @@ static void *worker_main(void *arg)
     ID3D12DescriptorHeap *heaps[1];
     struct worker *w = arg;
     ID3D12CommandList *list;
+    BOOL compiled;
 
     heaps[0] = w->context->heap;
     pthread_barrier_wait(w->barrier);
-    if (!create_and_name(w))
+    compiled = create_and_compile(w);
+    /* Every thread reaches the second barrier, so that the names are set at once. */
+    pthread_barrier_wait(w->barrier);
+    if (!compiled || !name_in_loop(w))
         return NULL;
     ID3D12GraphicsCommandList_SetDescriptorHeaps(w->list, 1, heaps);
     if (!record_initializer(w) || !record_dispatches(w))
