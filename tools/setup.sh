@@ -110,7 +110,8 @@ case "${1:-}" in
     fuzz)
         # shellcheck disable=SC2086
         install_missing $PACKAGES
-        MESON_ARGS="-Dfuzz=true -Dtests=false -Dtools=false -Db_sanitize=address,undefined $CLANG_SANITIZER_ARGS ${MESON_ARGS:-}"
+        MESON_ARGS="-Dfuzz=true -Dtests=false -Dtools=false -Db_sanitize=address,undefined $CLANG_SANITIZER_ARGS
+            ${MESON_ARGS:-}"
         build
         meson test -C "$BUILD_DIR" --print-errorlogs --suite fuzz
         # New inputs go to the build directory's corpus; the seeds in the tree stay as they are. Any

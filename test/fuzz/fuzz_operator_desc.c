@@ -13,9 +13,10 @@
  *              at the top level a u8 of execution flags follows the desc.
  *   UINT: a count (another field's length) in 0-8 or a special; else 0-7 or a special or raw.
  *   INT, FLOAT, BOOL, ENUM, DML_SIZE_2D, DML_SCALAR_UNION: a selector byte (see decode_*).
- *   tensor:    sizes 1-16; selector (low nibble 0xF: NULL; 0x10: a TensorType byte follows; top bits 0xE0: NULL
- *              buffer desc), DataType, Flags, DimensionCount, Sizes, Strides (byte: bit 0 present),
- *              TotalTensorSizeInBytes mode, GuaranteedBaseOffsetAlignment.
+ *   tensor:    selector (low nibble 0xF: NULL; 0x10: a TensorType byte follows; top bits 0xE0: NULL
+ *              buffer desc), DataType, Flags, DimensionCount (1-8), Sizes (1-16), Strides (byte: bit 0
+ *              present), TotalTensorSizeInBytes mode (computed, off by a little, raw),
+ *              GuaranteedBaseOffsetAlignment; each can also be a special value (0, all ones, ...).
  *   arrays:    a byte (0xFF: NULL pointer) then the elements. A length above 16 comes with 16
  *              elements: no array vkdml reads has more, so it must refuse such a length before
  *              reading (issue 17, defect 3). Tensor and operator arrays are cut to 16 and 4.
