@@ -456,16 +456,17 @@ static BOOL decode_operator(struct reader *r, struct arena *arena, unsigned int 
     uint8_t *desc;
 
     op->Type = decode_operator_type(r, fused);
-    /* An invalid type still gets a desc: the library must not read it. */
-    if (!(schema = vkdml_op_schema_get(op->Type)))
-        return !!(op->Desc = arena_alloc(arena, 1));
-    if (!(desc = arena_alloc(arena, schema->desc_size)))
+    schema = vkdml_op_schema_get(op->Type);
+    /* An invalid type still gets a desc, of one byte: the library must not read it. */
+    if (!(desc = arena_alloc(arena, schema ? schema->desc_size : 1)))
         return FALSE;
+    op->Desc = desc;
+    if (!schema)
+        return TRUE;
     for (i = 0; i < schema->field_count; ++i)
         decode_value_field(r, schema, i, desc + schema->fields[i].offset);
     for (i = 0; i < schema->field_count; ++i)
         decode_pointer_field(r, arena, schema, i, depth, desc);
-    op->Desc = desc;
     return TRUE;
 }
 
