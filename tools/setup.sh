@@ -10,8 +10,8 @@
 #                         FUZZ_SECONDS (default 60; README.md, "Fuzzing")
 #   tools/setup.sh tsan   clang and ThreadSanitizer: the multi-threaded tests (README.md, "Sanitizers")
 # CC=clang (CXX=clang++) builds with clang, which is then installed too.
-# BUILD_DIR (default: build, build-win for windows) picks the build directory; MESON_ARGS adds
-# meson options (-Doption=value), to `meson setup` on a new build directory and through
+# BUILD_DIR (default: build; build-win, build-fuzz, build-tsan for those) picks the build directory;
+# MESON_ARGS adds meson options (-Doption=value), to `meson setup` on a new build directory and through
 # `meson configure` on an existing one. MESON_TEST_ARGS adds `meson test` arguments (test and
 # windows: a --timeout-multiplier for sanitizer builds, --suite to run part of the suite).
 set -eu
