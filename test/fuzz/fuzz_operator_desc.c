@@ -3,8 +3,8 @@
  * DML_OPERATOR_DESC of any type, field by field as the generated operator schema (dml_op_schema.h,
  * docs/schema.md) describes it, and go through CreateOperator -> CompileOperator ->
  * GetBindingProperties -> CreateOperatorInitializer -> GetBindingProperties on one DML device made
- * once per process. Any answer is fine; a crash, a leak, a sanitizer report or a removed device is
- * a finding.
+ * once per process. Any answer is fine; a crash, a leak, a sanitizer report, a removed device or a
+ * failed call without an ERR or FIXME log line is a finding.
  *
  * The byte format (test/fuzz/make-corpus.py writes it, so keep both in step). A read past the end
  * gives 0, and 0 always decodes to the ordinary choice, so short inputs make plain descs:
@@ -477,9 +477,31 @@ static DML_EXECUTION_FLAGS decode_execution_flags(struct reader *r)
     return (DML_EXECUTION_FLAGS)(b < 0xf0 ? b & 7 : special_u32(r, b));
 }
 
-static void discard_log(void *user_data, enum vkdml_log_level level, enum vkdml_log_source source,
+/* Every failing call logs one line (issue 17): ERR and FIXME lines are counted; VKDML_FUZZ_LOG=1 also
+ * prints them, to read what an input was refused for. */
+static unsigned int failure_lines;
+static BOOL print_log;
+
+static void count_log(void *user_data, enum vkdml_log_level level, enum vkdml_log_source source,
         const char *function, const char *message)
 {
+    if (level == VKDML_LOG_ERR || level == VKDML_LOG_FIXME)
+        ++failure_lines;
+    if (print_log)
+        fprintf(stderr, "vkdml:%d:%s: %s\n", (int)level, function, message);
+}
+
+/* A call that failed without an ERR or FIXME line is a finding. */
+static BOOL check_failure_logged(HRESULT hr, unsigned int lines_before, const char *call)
+{
+    if (SUCCEEDED(hr))
+        return TRUE;
+    if (failure_lines == lines_before)
+    {
+        fprintf(stderr, "fuzz: %s failed (hr %#x) without an error line in the log.\n", call, (unsigned int)hr);
+        abort();
+    }
+    return FALSE;
 }
 
 static void collect_fusible_types(void)
@@ -501,8 +523,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     HRESULT hr;
 
     setenv("VKDML_VALIDATION", "0", 1);
-    if (!getenv("VKDML_FUZZ_LOG"))
-        vkdml_set_log_callback(discard_log, NULL);
+    print_log = !!getenv("VKDML_FUZZ_LOG");
+    vkdml_set_log_callback(count_log, NULL);
+    if (vkdml_get_log_level() < VKDML_LOG_FIXME)
+        vkdml_set_log_level(VKDML_LOG_FIXME);
     collect_fusible_types();
     if (FAILED(hr = vkdml_create_d3d12_device(NULL, &IID_ID3D12Device, (void **)&d3d12_device))
             || FAILED(hr = DMLCreateDevice(d3d12_device, DML_CREATE_DEVICE_FLAG_NONE, &IID_IDMLDevice,
@@ -530,23 +554,28 @@ static void run_operator(const DML_OPERATOR_DESC *desc, DML_EXECUTION_FLAGS flag
 {
     IDMLOperatorInitializer *initializer;
     IDMLCompiledOperator *compiled;
+    unsigned int lines = failure_lines;
     IDMLOperator *op;
+    HRESULT hr;
 
-    if (FAILED(IDMLDevice_CreateOperator(dml_device, desc, &IID_IDMLOperator, (void **)&op)))
+    hr = IDMLDevice_CreateOperator(dml_device, desc, &IID_IDMLOperator, (void **)&op);
+    if (!check_failure_logged(hr, lines, "CreateOperator"))
         return;
-    if (SUCCEEDED(IDMLDevice_CompileOperator(dml_device, op, flags, &IID_IDMLCompiledOperator,
-            (void **)&compiled)))
-    {
-        check_binding_properties((IDMLDispatchable *)compiled);
-        if (SUCCEEDED(IDMLDevice_CreateOperatorInitializer(dml_device, 1, &compiled,
-                &IID_IDMLOperatorInitializer, (void **)&initializer)))
-        {
-            check_binding_properties((IDMLDispatchable *)initializer);
-            IDMLOperatorInitializer_Release(initializer);
-        }
-        IDMLCompiledOperator_Release(compiled);
-    }
+    lines = failure_lines;
+    hr = IDMLDevice_CompileOperator(dml_device, op, flags, &IID_IDMLCompiledOperator, (void **)&compiled);
     IDMLOperator_Release(op);
+    if (!check_failure_logged(hr, lines, "CompileOperator"))
+        return;
+    check_binding_properties((IDMLDispatchable *)compiled);
+    lines = failure_lines;
+    hr = IDMLDevice_CreateOperatorInitializer(dml_device, 1, &compiled, &IID_IDMLOperatorInitializer,
+            (void **)&initializer);
+    if (check_failure_logged(hr, lines, "CreateOperatorInitializer"))
+    {
+        check_binding_properties((IDMLDispatchable *)initializer);
+        IDMLOperatorInitializer_Release(initializer);
+    }
+    IDMLCompiledOperator_Release(compiled);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
