@@ -425,6 +425,48 @@ static HRESULT validate_array_lengths(const struct validation *v, const DML_OPER
     return S_OK;
 }
 
+/* Every numeric attribute array of DirectML holds one value per dimension, axis or channel
+ * (DimensionCount, AxisCount, RepeatsCount, ScaleCount; VALUE_SCALE_2D's ChannelCount is 1 or 3),
+ * so none is longer than a tensor's rank: a longer count is refused before the copy reads that many
+ * values, in nested descs (fused activations) too, whose tensors give no rank to check against. */
+static HRESULT validate_array_bounds(struct validation *v, const DML_OPERATOR_DESC *desc)
+{
+    const struct vkdml_op_schema *schema = vkdml_op_schema_get(desc->Type);
+    const struct vkdml_field_schema *field;
+    const DML_OPERATOR_DESC *nested;
+    HRESULT hr;
+    UINT i, j, count;
+
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        field = &schema->fields[i];
+        switch (field->kind)
+        {
+            case VKDML_FIELD_UINT_ARRAY:
+            case VKDML_FIELD_INT_ARRAY:
+            case VKDML_FIELD_FLOAT_ARRAY:
+                if ((count = field_count(desc->Desc, schema, field)) > DML_TENSOR_DIMENSION_COUNT_MAX1)
+                    return invalid(v, "%s: %s=%u must be at most %u: %s holds a value per dimension or axis.",
+                            schema->name, schema->fields[field->count_field].name, count,
+                            DML_TENSOR_DIMENSION_COUNT_MAX1, field->name);
+                break;
+            case VKDML_FIELD_OPERATOR_DESC:
+            case VKDML_FIELD_OPERATOR_DESC_ARRAY:
+                nested = field_pointer(desc->Desc, field);
+                count = field->kind == VKDML_FIELD_OPERATOR_DESC_ARRAY ? field_count(desc->Desc, schema, field) : 1;
+                for (j = 0; nested && j < count; ++j)
+                {
+                    if (FAILED(hr = validate_array_bounds(v, &nested[j])))
+                        return hr;
+                }
+                break;
+            default:
+                break;
+        }
+    }
+    return S_OK;
+}
+
 /* Fields, then tensor support (so that a rank outside the operator's range is named as such), then the
  * array lengths, which the copy (vkdml_copy_operator_desc) relies on. */
 HRESULT vkdml_validate_operator_desc(const DML_OPERATOR_DESC *desc, const char *caller)
@@ -436,7 +478,9 @@ HRESULT vkdml_validate_operator_desc(const DML_OPERATOR_DESC *desc, const char *
         return hr;
     if (FAILED(hr = validate_tensor_support(&v, desc)))
         return hr;
-    return validate_array_lengths(&v, desc);
+    if (FAILED(hr = validate_array_lengths(&v, desc)))
+        return hr;
+    return validate_array_bounds(&v, desc);
 }
 
 /* ---- Deep copy ---- */

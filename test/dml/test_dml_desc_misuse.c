@@ -185,6 +185,30 @@ static void test_gemm_fused_not_fusible(void **state)
             "FusedActivation.Type=ACTIVATION_LOG_SOFTMAX is not a fusible activation: the fusible ones are");
 }
 
+/* Found by the fuzzer (test/fuzz/corpus/operator_desc/regress-nested-array-count): a nested desc's
+ * array count is refused before the copy reads past the caller's array; its NULL tensors give no
+ * rank to check against, so the bound is the largest rank. */
+static void test_gemm_fused_array_count(void **state)
+{
+    static const UINT a_sizes[] = {1, 1, 4, 8}, b_sizes[] = {1, 1, 8, 4}, out_sizes[] = {1, 1, 4, 4};
+    struct dml_context *context = *state;
+    DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC softmax;
+    DML_OPERATOR_DESC activation = {DML_OPERATOR_ACTIVATION_SOFTMAX1, &softmax};
+    struct dml_tensor a, b, out;
+    DML_GEMM_OPERATOR_DESC desc;
+    UINT *axes = uint_array(8, 0);
+
+    softmax = (DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC){NULL, NULL, 64, axes};
+    dml_tensor_init(&a, DML_TENSOR_DATA_TYPE_FLOAT32, 4, a_sizes, 0);
+    dml_tensor_init(&b, DML_TENSOR_DATA_TYPE_FLOAT32, 4, b_sizes, 0);
+    dml_tensor_init(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, out_sizes, 0);
+    desc = (DML_GEMM_OPERATOR_DESC){&a.desc, &b.desc, NULL, &out.desc, DML_MATRIX_TRANSFORM_NONE,
+            DML_MATRIX_TRANSFORM_NONE, 1.0f, 0.0f, &activation};
+    expect_invalid(context, DML_OPERATOR_GEMM, &desc, "ACTIVATION_SOFTMAX1: AxisCount=64 must be at most 8: Axes "
+            "holds a value per dimension or axis.");
+    free(axes);
+}
+
 int main(void)
 {
 #define TEST(name) cmocka_unit_test_setup_teardown(name, dml_context_setup, dml_context_teardown)
@@ -196,6 +220,7 @@ int main(void)
         TEST(test_unfold_dimension_count),
         TEST(test_conv_fused_softmax),
         TEST(test_gemm_fused_not_fusible),
+        TEST(test_gemm_fused_array_count),
     };
 #undef TEST
 
