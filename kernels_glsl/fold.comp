@@ -112,15 +112,10 @@ const uint IMAGE_POSITIONS = SIZE_0 * SIZE_1 * SIZE_2 * SIZE_3 * SIZE_4 * SIZE_5
 const uint ROWS = CHANNELS * WINDOW_VOLUME;
 const uint OUT_COUNT = FOLD ? BATCH * CHANNELS * IMAGE_POSITIONS : BATCH * ROWS * BLOCK_COUNT;
 
-/* The byte address `offset` into the binding in descriptor `slot`, without 64-bit integers. */
+/* vkdml_binding_address through this kernel's descriptor table. */
 uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
 {
-    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    uvec2 base = table.records[slot].address;
-    uint carry;
-    uint lo = uaddCarry(base.x, offset_lo, carry);
-
-    return uvec2(lo, base.y + offset_hi + carry);
+    return vkdml_binding_address(VkdmlDescriptorTable(push.table), slot, offset_lo, offset_hi);
 }
 
 /* UNFOLD: the image element of block `block` and window position `window` of channel `c`, or

@@ -121,15 +121,10 @@ const uint OUT_C_PER_GROUP = OUT_C / GROUPS;
 const uint KERNEL_VOLUME = KERNEL_D * KERNEL_H * KERNEL_W;
 const uint OUT_POSITIONS = OUT_D * OUT_H * OUT_W;
 
-/* The byte address `offset` into the binding in descriptor `slot`, without 64-bit integers. */
+/* vkdml_binding_address through this kernel's descriptor table. */
 uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
 {
-    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    uvec2 base = table.records[slot].address;
-    uint carry;
-    uint lo = uaddCarry(base.x, offset_lo, carry);
-
-    return uvec2(lo, base.y + offset_hi + carry);
+    return vkdml_binding_address(VkdmlDescriptorTable(push.table), slot, offset_lo, offset_hi);
 }
 
 /* Output position {d, h, w} of a flattened position index (W fastest); dimensions of size 1

@@ -46,6 +46,17 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Vk
     VkdmlDescriptor records[];
 };
 
+/* The byte address `offset` (low and high words) into the binding in descriptor `slot`: 64-bit
+ * arithmetic on two words, so kernels need no shaderInt64. */
+uvec2 vkdml_binding_address(VkdmlDescriptorTable table, uint slot, uint offset_lo, uint offset_hi)
+{
+    uvec2 base = table.records[slot].address;
+    uint carry;
+    uint lo = uaddCarry(base.x, offset_lo, carry);
+
+    return uvec2(lo, base.y + offset_hi + carry);
+}
+
 #endif
 
 #endif /* VKDML_DML_INTERFACE_H */

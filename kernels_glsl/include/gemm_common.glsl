@@ -72,15 +72,10 @@ uint partial_index(uint part, uint batch, uint m, uint n)
     return ((part * BATCH_COUNT + batch) * M + m) * N + n;
 }
 
-/* The byte address `offset` into the binding in descriptor `slot`, without 64-bit integers. */
+/* vkdml_binding_address through this kernel's descriptor table. */
 uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
 {
-    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    uvec2 base = table.records[slot].address;
-    uint carry;
-    uint lo = uaddCarry(base.x, offset_lo, carry);
-
-    return uvec2(lo, base.y + offset_hi + carry);
+    return vkdml_binding_address(VkdmlDescriptorTable(push.table), slot, offset_lo, offset_hi);
 }
 
 /* Alpha * product + Beta * C, then the fused activation: the epilogue of every kernel. */
