@@ -75,14 +75,11 @@ static HRESULT validate_attributes(const struct vkdml_operator_view *op, const D
     return S_OK;
 }
 
-static HRESULT validate_ranks(const struct vkdml_operator_view *op, const DML_FOLD_OPERATOR_DESC *desc,
-        const struct fold_tensors *t)
+static HRESULT validate_ranks(const struct vkdml_operator_view *op, const struct fold_tensors *t)
 {
     uint32_t rank = t->columns->DimensionCount, i;
 
-    if (t->image->DimensionCount != desc->DimensionCount + 2)
-        return vkdml_op_error(op, E_INVALIDARG, "%s.DimensionCount=%u must be DimensionCount=%u + 2 "
-                "({N, C, spatial dimensions}).", t->image_name, t->image->DimensionCount, desc->DimensionCount);
+    /* DimensionCount = the image's rank - 2 is the generic layer's rule (the schema's array_lengths). */
     if (rank < 3)
         return vkdml_op_error(op, E_INVALIDARG, "%s.DimensionCount=%u must be at least 3 ({N, C x "
                 "prod(WindowSizes), BlockCount}).", t->columns_name, rank);
@@ -164,7 +161,7 @@ HRESULT vkdml_fold_validate(struct vkdml_backend_device *device, const struct vk
 
     if (FAILED(hr = validate_attributes(op, desc)))
         return hr;
-    if (FAILED(hr = validate_ranks(op, desc, &t)))
+    if (FAILED(hr = validate_ranks(op, &t)))
         return hr;
     if (FAILED(hr = validate_sizes(op, desc, &t)))
         return hr;
