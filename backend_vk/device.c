@@ -66,6 +66,10 @@ static void select_features(const struct device_features *available, struct devi
     enabled->coopmat_khr.cooperativeMatrix = coopmat == COOPMAT_KHR;
 }
 
+/* What the reduction kernels use (kernels_glsl/include/reduce_common.glsl). */
+#define SUBGROUP_REDUCTION_OPERATIONS (VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT \
+        | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT)
+
 void vkdml_vk_device_read_properties(struct vkdml_vk_device *device)
 {
     const struct vkdml_vk_instance_procs *vk_procs = &device->instance->procs;
@@ -77,6 +81,8 @@ void vkdml_vk_device_read_properties(struct vkdml_vk_device *device)
     VK_CALL(vkGetPhysicalDeviceMemoryProperties(device->physical_device, &caps->memory));
     caps->properties = properties.properties;
     caps->subgroup_size = subgroup.subgroupSize;
+    caps->subgroup_reductions = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
+            && (subgroup.supportedOperations & SUBGROUP_REDUCTION_OPERATIONS) == SUBGROUP_REDUCTION_OPERATIONS;
 }
 
 void vkdml_vk_caps_set_features(struct vkdml_vk_caps *caps, const VkPhysicalDeviceFeatures *core,

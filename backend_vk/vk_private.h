@@ -78,6 +78,8 @@ struct vkdml_vk_caps
     VkPhysicalDeviceProperties properties;
     VkPhysicalDeviceMemoryProperties memory;
     uint32_t subgroup_size;
+    bool subgroup_reductions;       /* basic, arithmetic, ballot and shuffle subgroup operations in
+                                     * compute shaders */
     bool shader_float16;
     bool shader_int8;
     bool shader_int16;

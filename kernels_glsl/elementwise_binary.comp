@@ -143,9 +143,9 @@ uint ew_imean(uint a, uint b)
 /* a^b, b of ExponentTensor's own type (maybe a float type, or signed where a is not). */
 uint ew_ipow_operand(uint a, uint b)
 {
-    if (ew_is_float(T1_TYPE))
-        return ew_ipow_float(a, ew_bits_to_float(T1_TYPE, b));
-    if (ew_is_signed(T1_TYPE) && int(b) < 0)
+    if (tio_is_float(T1_TYPE))
+        return ew_ipow_float(a, tio_bits_to_float(T1_TYPE, b));
+    if (tio_is_signed(T1_TYPE) && int(b) < 0)
         return ew_ipow_negative(a, 0u - b);
     return ew_ipow(a, b);
 }
@@ -200,7 +200,7 @@ uint ew_uint_predicate(uint a, uint b)
 
 /* ---- INT64, UINT64 (and FLOAT64 bits): the same rules in 64 bits ---- */
 
-#ifdef EW_INT64
+#ifdef VKDML_INT64
 bool ew_lneg(uint64_t x)
 {
     return int64_t(x) < 0l;
@@ -271,7 +271,7 @@ uint ew_long_predicate(uint64_t a, uint64_t b)
 
 /* ---- DOUBLE: IF of FLOAT64 ---- */
 
-#ifdef EW_FLOAT64
+#ifdef VKDML_FLOAT64
 double ew_double_value(double c, double a, double b)
 {
     return c != 0.0lf ? a : b;

@@ -128,12 +128,12 @@ uint ew_uint_value(uint x, uint unused1, uint unused2)
 uint ew_uint_predicate(uint x, uint unused)
 {
     /* EW_OP_BIT_COUNT: the element's own bits only (narrow signed types are sign-extended). */
-    return uint(bitCount(x & ew_type_mask(T0_TYPE)));
+    return uint(bitCount(x & tio_type_mask(T0_TYPE)));
 }
 
 /* ---- INT64, UINT64 (and FLOAT64 bits) ---- */
 
-#ifdef EW_INT64
+#ifdef VKDML_INT64
 uint64_t ew_long_value(uint64_t x, uint64_t unused1, uint64_t unused2)
 {
     bool s = ew_signed_domain();
@@ -170,7 +170,7 @@ uint ew_long_predicate(uint64_t x, uint64_t unused)
 
 /* ---- DOUBLE: IDENTITY with ScaleBias ---- */
 
-#ifdef EW_FLOAT64
+#ifdef VKDML_FLOAT64
 double ew_double_value(double x, double unused1, double unused2)
 {
     return x;

@@ -571,13 +571,7 @@ static const char *op_group(uint32_t op, bool float_activation)
 /* What loading and storing a tensor of `type` needs; FLOAT64 as double only in the DOUBLE domain. */
 static uint32_t type_features(DML_TENSOR_DATA_TYPE type, uint32_t domain)
 {
-    switch (vkdml_element_size(type))
-    {
-        case 1: return VKDML_KERNEL_FEATURE_STORAGE8;
-        case 2: return VKDML_KERNEL_FEATURE_STORAGE16;
-        case 8: return domain == EW_DOMAIN_DOUBLE ? VKDML_KERNEL_FEATURE_FLOAT64 : VKDML_KERNEL_FEATURE_INT64;
-        default: return 0;
-    }
+    return vkdml_type_kernel_features(type, domain == EW_DOMAIN_DOUBLE);
 }
 
 static uint32_t domain_features(uint32_t domain)
@@ -585,45 +579,6 @@ static uint32_t domain_features(uint32_t domain)
     if (domain == EW_DOMAIN_INT64 || domain == EW_DOMAIN_UINT64)
         return VKDML_KERNEL_FEATURE_INT64;
     return domain == EW_DOMAIN_DOUBLE ? VKDML_KERNEL_FEATURE_FLOAT64 : 0;
-}
-
-static bool caps_have_features(const struct vkdml_vk_caps *caps, uint32_t features)
-{
-    return (!(features & VKDML_KERNEL_FEATURE_STORAGE16) || caps->storage_16bit)
-            && (!(features & VKDML_KERNEL_FEATURE_STORAGE8) || caps->storage_8bit)
-            && (!(features & VKDML_KERNEL_FEATURE_INT64) || caps->shader_int64)
-            && (!(features & VKDML_KERNEL_FEATURE_FLOAT64) || caps->shader_float64);
-}
-
-static unsigned int feature_count(uint32_t features)
-{
-    unsigned int count = 0;
-
-    for (; features; features &= features - 1)
-        ++count;
-    return count;
-}
-
-/* The registry's smallest variant of the op's source and `group` that holds `features` and runs
- * on the device; false when none does. */
-static bool find_variant(const struct vkdml_vk_caps *caps, uint32_t op, const char *group, uint32_t features,
-        enum vkdml_kernel_id *kernel)
-{
-    const char *family = op >= EW_OP_ADD ? "elementwise_binary" : "elementwise_unary";
-    unsigned int best = ~0u, id;
-
-    for (id = 0; id < VKDML_KERNEL_COUNT; ++id)
-    {
-        const struct vkdml_kernel *variant = vkdml_kernel_get(id);
-
-        if (!variant->family || strcmp(variant->family, family) || strcmp(variant->group, group)
-                || (variant->features & features) != features || !caps_have_features(caps, variant->features)
-                || feature_count(variant->features) >= best)
-            continue;
-        best = feature_count(variant->features);
-        *kernel = id;
-    }
-    return best != ~0u;
 }
 
 static uint32_t tensor_features(const DML_TENSOR_DATA_TYPE *types, uint32_t count, uint32_t domain)
@@ -862,10 +817,11 @@ static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct e
             types[count++] = dispatch_tensor(op, t)->DataType;
     }
     features = tensor_features(types, count, domain);
-    if (!caps_have_features(&compile->vk->caps, features))
+    if (!vkdml_caps_have_kernel_features(&compile->vk->caps, features))
         return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
                 debugstr_data_type(operand_type(info, op)));
-    if (!find_variant(&compile->vk->caps, info->op, group, features, kernel))
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, info->op >= EW_OP_ADD ? "elementwise_binary"
+            : "elementwise_unary", group, features, kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
     return S_OK;
 }

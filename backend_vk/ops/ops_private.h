@@ -183,6 +183,50 @@ unsigned int vkdml_element_size(DML_TENSOR_DATA_TYPE type);
  * request, taken only where the device has fp16 math. */
 bool vkdml_half_compute(const struct vkdml_compile *compile);
 
+/* What loading and storing `type` needs (VKDML_KERNEL_FEATURE_*: kernels_glsl/include/tensor_io.glsl);
+ * FLOAT64 needs FLOAT64 arithmetic with `double_arithmetic`, else INT64 (moved as bits). */
+uint32_t vkdml_type_kernel_features(DML_TENSOR_DATA_TYPE type, bool double_arithmetic);
+bool vkdml_caps_have_kernel_features(const struct vkdml_vk_caps *caps, uint32_t features);
+/* The registry's variant of `family` (and `group`, unless NULL) with the fewest features that
+ * holds `features` and runs on the device (kernels_glsl/meson.build declares variants); false
+ * when none does. */
+bool vkdml_find_kernel_variant(const struct vkdml_vk_caps *caps, const char *family, const char *group,
+        uint32_t features, enum vkdml_kernel_id *kernel);
+
+/* ---- Reduction axes (REDUCE, ARGMIN/ARGMAX, the softmax family, TOP_K, cumulative ops) ---- */
+
+#define VKDML_MAX_RANK 8
+/* The tensors a layout describes at most (input, outputs). */
+#define VKDML_AXES_LAYOUT_TENSORS 3
+
+uint64_t vkdml_tensor_element_count(const DML_BUFFER_TENSOR_DESC *tensor);
+/* Axes (named `name` in messages: "Axes") in [0, rank) and none repeated: E_INVALIDARG with one
+ * log line otherwise; `mask` gets bit i for axis i. */
+HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank, const UINT *axes, uint32_t count,
+        const char *name, uint32_t *mask);
+/* The output of a reduction over the axes in `mask`: size 1 on them, the input's size elsewhere. */
+HRESULT vkdml_validate_reduced_sizes(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *input,
+        const DML_BUFFER_TENSOR_DESC *output, const char *output_name, uint32_t mask);
+
+/* The dimensions of tensors[0] split into the reduced ones (bits of `mask`) and the kept ones,
+ * each side in the tensors' order, size-1 dimensions dropped and neighbours on one side merged
+ * where every tensor's strides allow (the flattened index of a side is unchanged). Sizes are
+ * tensors[0]'s; the other tensors have its sizes on kept dimensions and either them or 1 (stride
+ * 0 here: a reduction's output) on reduced ones. Element (kept k, reduced r) of tensor t is at
+ * sum kept_strides[t][i] * k_i + sum reduced_strides[t][i] * r_i, index 0 outermost; a side
+ * with count 0 has one element. */
+struct vkdml_axes_layout
+{
+    uint32_t kept_count, reduced_count;
+    uint32_t kept_sizes[VKDML_MAX_RANK], reduced_sizes[VKDML_MAX_RANK];
+    uint32_t kept_strides[VKDML_AXES_LAYOUT_TENSORS][VKDML_MAX_RANK];
+    uint32_t reduced_strides[VKDML_AXES_LAYOUT_TENSORS][VKDML_MAX_RANK];
+    uint64_t kept_elements, reduced_elements;
+};
+
+void vkdml_axes_layout_init(struct vkdml_axes_layout *layout, const DML_BUFFER_TENSOR_DESC *const *tensors,
+        uint32_t tensor_count, uint32_t mask);
+
 /* ---- GEMM as a service (gemm.c) ---- */
 
 /* An operand: where it lives and its element strides {batch0, batch1, rows, columns}, a transpose

@@ -1,8 +1,8 @@
 /*
  * The ops toolkit: what every operator family needs the same way (ops_private.h documents each
  * helper) — dispatch sizes, tensor locations and strides as specialization constants, the 32-bit
- * index range of the kernels, float bits, element sizes, the half-precision permission and the
- * debug knobs of the kernel choice.
+ * index range of the kernels, float bits, element sizes, the half-precision permission, kernel
+ * variants by device feature, reduction axes and the debug knobs of the kernel choice.
  */
 
 #include <inttypes.h>
@@ -164,4 +164,157 @@ void vkdml_knobs_read(struct vkdml_knobs *knobs)
     read_tuning_knob("VKDML_CONV_TUNE", 1u << 2 | 1u << 3 | 1u << 4 | 1u << 5,
             "tile_m,tile_n[,tile_k[,split_k]] (tiled) or tile_m,tile_n,subgroups_m,subgroups_n[,split_k] (coopmat)",
             &knobs->conv_tune);
+}
+
+/* ---- Kernel variants by the device features their data types need ---- */
+
+uint32_t vkdml_type_kernel_features(DML_TENSOR_DATA_TYPE type, bool double_arithmetic)
+{
+    switch (vkdml_element_size(type))
+    {
+        case 1: return VKDML_KERNEL_FEATURE_STORAGE8;
+        case 2: return VKDML_KERNEL_FEATURE_STORAGE16;
+        case 8: return double_arithmetic && type == DML_TENSOR_DATA_TYPE_FLOAT64
+                ? VKDML_KERNEL_FEATURE_FLOAT64 : VKDML_KERNEL_FEATURE_INT64;
+        default: return 0;
+    }
+}
+
+bool vkdml_caps_have_kernel_features(const struct vkdml_vk_caps *caps, uint32_t features)
+{
+    return (!(features & VKDML_KERNEL_FEATURE_STORAGE16) || caps->storage_16bit)
+            && (!(features & VKDML_KERNEL_FEATURE_STORAGE8) || caps->storage_8bit)
+            && (!(features & VKDML_KERNEL_FEATURE_INT64) || caps->shader_int64)
+            && (!(features & VKDML_KERNEL_FEATURE_FLOAT64) || caps->shader_float64);
+}
+
+static unsigned int feature_count(uint32_t features)
+{
+    unsigned int count = 0;
+
+    for (; features; features &= features - 1)
+        ++count;
+    return count;
+}
+
+bool vkdml_find_kernel_variant(const struct vkdml_vk_caps *caps, const char *family, const char *group,
+        uint32_t features, enum vkdml_kernel_id *kernel)
+{
+    unsigned int best = ~0u, id;
+
+    for (id = 0; id < VKDML_KERNEL_COUNT; ++id)
+    {
+        const struct vkdml_kernel *variant = vkdml_kernel_get(id);
+
+        if (!variant->family || strcmp(variant->family, family) || (group && strcmp(variant->group, group))
+                || (variant->features & features) != features
+                || !vkdml_caps_have_kernel_features(caps, variant->features)
+                || feature_count(variant->features) >= best)
+            continue;
+        best = feature_count(variant->features);
+        *kernel = id;
+    }
+    return best != ~0u;
+}
+
+/* ---- Reduction axes ---- */
+
+uint64_t vkdml_tensor_element_count(const DML_BUFFER_TENSOR_DESC *tensor)
+{
+    uint64_t count = 1;
+    uint32_t i;
+
+    for (i = 0; i < tensor->DimensionCount; ++i)
+        count *= tensor->Sizes[i];
+    return count;
+}
+
+HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank, const UINT *axes, uint32_t count,
+        const char *name, uint32_t *mask)
+{
+    uint32_t i;
+
+    *mask = 0;
+    if (!count)
+        return vkdml_op_error(op, E_INVALIDARG, "%sCount=0: at least one axis is needed.", name);
+    for (i = 0; i < count; ++i)
+    {
+        if (axes[i] >= rank)
+            return vkdml_op_error(op, E_INVALIDARG, "%s[%u]=%u must be less than the rank %u.", name, i, axes[i], rank);
+        if (*mask & (1u << axes[i]))
+            return vkdml_op_error(op, E_INVALIDARG, "%s[%u]=%u repeats an axis.", name, i, axes[i]);
+        *mask |= 1u << axes[i];
+    }
+    return S_OK;
+}
+
+HRESULT vkdml_validate_reduced_sizes(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *input,
+        const DML_BUFFER_TENSOR_DESC *output, const char *output_name, uint32_t mask)
+{
+    uint32_t i, expected;
+
+    for (i = 0; i < output->DimensionCount; ++i)
+    {
+        expected = mask & (1u << i) ? 1 : input->Sizes[i];
+        if (output->Sizes[i] != expected)
+            return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must be %u (%s).", output_name, i,
+                    output->Sizes[i], expected, mask & (1u << i) ? "a reduced axis keeps size 1"
+                    : "the input's size on a kept axis");
+    }
+    return S_OK;
+}
+
+/* Appends dimension `dim` of every tensor to one side of the layout, merged into the side's
+ * innermost dimension so far when every tensor's strides allow. */
+static void axes_layout_add(uint32_t *count, uint32_t *sizes, uint32_t (*strides)[VKDML_MAX_RANK],
+        const DML_BUFFER_TENSOR_DESC *const *tensors, uint32_t tensor_count, uint32_t dim)
+{
+    uint32_t size = tensors[0]->Sizes[dim], n = *count, t;
+    bool mergeable = n > 0;
+
+    for (t = 0; t < tensor_count && mergeable; ++t)
+    {
+        uint32_t stride = tensors[t]->Sizes[dim] == 1 ? 0 : vkdml_tensor_stride(tensors[t], dim);
+
+        mergeable = strides[t][n - 1] == (uint64_t)stride * size;
+    }
+    if (mergeable)
+    {
+        sizes[n - 1] *= size;
+        for (t = 0; t < tensor_count; ++t)
+            strides[t][n - 1] = tensors[t]->Sizes[dim] == 1 ? 0 : vkdml_tensor_stride(tensors[t], dim);
+        return;
+    }
+    sizes[n] = size;
+    for (t = 0; t < tensor_count; ++t)
+        strides[t][n] = tensors[t]->Sizes[dim] == 1 ? 0 : vkdml_tensor_stride(tensors[t], dim);
+    *count = n + 1;
+}
+
+void vkdml_axes_layout_init(struct vkdml_axes_layout *layout, const DML_BUFFER_TENSOR_DESC *const *tensors,
+        uint32_t tensor_count, uint32_t mask)
+{
+    uint32_t dim;
+
+    memset(layout, 0, sizeof(*layout));
+    layout->kept_elements = layout->reduced_elements = 1;
+    for (dim = 0; dim < tensors[0]->DimensionCount; ++dim)
+    {
+        bool reduced = mask & (1u << dim);
+
+        if (tensors[0]->Sizes[dim] == 1)
+            continue;
+        if (reduced)
+        {
+            layout->reduced_elements *= tensors[0]->Sizes[dim];
+            axes_layout_add(&layout->reduced_count, layout->reduced_sizes, layout->reduced_strides, tensors,
+                    tensor_count, dim);
+        }
+        else
+        {
+            layout->kept_elements *= tensors[0]->Sizes[dim];
+            axes_layout_add(&layout->kept_count, layout->kept_sizes, layout->kept_strides, tensors,
+                    tensor_count, dim);
+        }
+    }
 }

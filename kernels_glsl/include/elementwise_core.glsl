@@ -8,8 +8,8 @@
  *     uint ew_float_predicate(float x0, float x1);
  *     uint ew_uint_value(uint x0, uint x1, uint x2);           INT and UINT (EW_DOMAIN tells)
  *     uint ew_uint_predicate(uint x0, uint x1);
- *     uint64_t ew_long_value(...), uint ew_long_predicate(...)  INT64 and UINT64 (EW_INT64)
- *     double ew_double_value(double x0, double x1, double x2)  DOUBLE (EW_FLOAT64)
+ *     uint64_t ew_long_value(...), uint ew_long_predicate(...)  INT64 and UINT64 (VKDML_INT64)
+ *     double ew_double_value(double x0, double x1, double x2)  DOUBLE (VKDML_FLOAT64)
  *
  * One invocation owns whole elements: it reads every input of an element, then writes that
  * element, so in-place execution (output bound over an input with the same layout) needs no
@@ -17,16 +17,7 @@
  * so element counts up to 2^32 - 1 work with any maxComputeWorkGroupCount.
  */
 #include "common.glsl"
-#extension GL_EXT_buffer_reference_uvec2 : require
-#ifdef EW_STORAGE_16BIT
-#extension GL_EXT_shader_16bit_storage : require
-#endif
-#ifdef EW_STORAGE_8BIT
-#extension GL_EXT_shader_8bit_storage : require
-#endif
-#ifdef EW_INT64
-#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#endif
+#include "tensor_io.glsl"
 
 #include "elementwise_interface.h"
 #define ACTIVATION_SPEC_BASE EW_SPEC_ACTIVATION
@@ -119,214 +110,27 @@ float ew_float_value(float x0, float x1, float x2);
 uint ew_float_predicate(float x0, float x1);
 uint ew_uint_value(uint x0, uint x1, uint x2);
 uint ew_uint_predicate(uint x0, uint x1);
-#ifdef EW_INT64
+#ifdef VKDML_INT64
 uint64_t ew_long_value(uint64_t x0, uint64_t x1, uint64_t x2);
 uint ew_long_predicate(uint64_t x0, uint64_t x1);
 #endif
-#ifdef EW_FLOAT64
+#ifdef VKDML_FLOAT64
 double ew_double_value(double x0, double x1, double x2);
 #endif
 
-/* ---- Types ---- */
-
-uint ew_element_size(uint type)
-{
-    switch (type)
-    {
-        case EW_TYPE_FLOAT16: case EW_TYPE_UINT16: case EW_TYPE_INT16:
-            return 2u;
-        case EW_TYPE_UINT8: case EW_TYPE_INT8:
-            return 1u;
-        case EW_TYPE_FLOAT64: case EW_TYPE_UINT64: case EW_TYPE_INT64:
-            return 8u;
-        default:
-            return 4u;
-    }
-}
-
-bool ew_is_signed(uint type)
-{
-    return type == EW_TYPE_INT8 || type == EW_TYPE_INT16 || type == EW_TYPE_INT32 || type == EW_TYPE_INT64;
-}
-
-bool ew_is_float(uint type)
-{
-    return type == EW_TYPE_FLOAT32 || type == EW_TYPE_FLOAT16 || type == EW_TYPE_FLOAT64;
-}
+/* ---- Types (tensor_io.glsl has the rest) ---- */
 
 bool ew_signed_domain()
 {
     return EW_DOMAIN == EW_DOMAIN_INT || EW_DOMAIN == EW_DOMAIN_INT64;
 }
 
-/* The bits of an element of `type` (up to 32 bits wide), zero-extended. */
-uint ew_type_mask(uint type)
-{
-    uint size = ew_element_size(type);
-
-    return size >= 4u ? 0xffffffffu : (1u << (8u * size)) - 1u;
-}
-
-/* A 32-bit pattern of a (sign- or zero-extended) integer of `type`, or the bits of a FLOAT32 /
- * FLOAT16, as a float value. */
-float ew_bits_to_float(uint type, uint bits)
-{
-    if (type == EW_TYPE_FLOAT32)
-        return uintBitsToFloat(bits);
-    if (type == EW_TYPE_FLOAT16)
-        return unpackHalf2x16(bits).x;
-    return ew_is_signed(type) ? float(int(bits)) : float(bits);
-}
-
-/* ---- Addresses: 64-bit arithmetic on uvec2 (no shaderInt64) ---- */
-
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer EwWord { uint v; };
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer EwPair { uvec2 v; };
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer EwVector { uvec4 v; };
-#ifdef EW_STORAGE_16BIT
-layout(buffer_reference, std430, buffer_reference_align = 2) buffer EwHalf { float16_t v; };
-layout(buffer_reference, std430, buffer_reference_align = 2) buffer EwShort { int16_t v; };
-layout(buffer_reference, std430, buffer_reference_align = 2) buffer EwUshort { uint16_t v; };
-#endif
-#ifdef EW_STORAGE_8BIT
-layout(buffer_reference, std430, buffer_reference_align = 1) buffer EwByte { int8_t v; };
-layout(buffer_reference, std430, buffer_reference_align = 1) buffer EwUbyte { uint8_t v; };
-#endif
-#ifdef EW_INT64
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer EwUlong { uint64_t v; };
-#endif
-#ifdef EW_FLOAT64
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer EwDouble { double v; };
-#endif
-
-uvec2 ew_add64(uvec2 a, uint lo, uint hi)
-{
-    uint carry, sum = uaddCarry(a.x, lo, carry);
-
-    return uvec2(sum, a.y + hi + carry);
-}
-
 /* The tensor's first byte: its descriptor's address plus its byte offset. */
 uvec2 ew_tensor_base(uint slot, uint offset_lo, uint offset_hi)
 {
-    return ew_add64(push.table.records[slot].address, offset_lo, offset_hi);
+    return tio_add64(push.table.records[slot].address, offset_lo, offset_hi);
 }
 #define EW_TENSOR_BASE(t) ew_tensor_base(EW_SLOT(t), EW_OFFSET_LO(t), EW_OFFSET_HI(t))
-
-uvec2 ew_element_address(uvec2 base, uint index, uint element_size)
-{
-    uint hi, lo;
-
-    umulExtended(index, element_size, hi, lo);
-    return ew_add64(base, lo, hi);
-}
-
-/* ---- Scalar loads and stores; `type` is a specialization constant, so each call keeps one
- * branch. A type a variant cannot hold never reaches it (the C side picks the variant). ---- */
-
-float ew_load_float(uint type, uvec2 base, uint index)
-{
-#ifdef EW_STORAGE_16BIT
-    if (type == EW_TYPE_FLOAT16)
-        return float(EwHalf(ew_element_address(base, index, 2u)).v);
-#endif
-    return uintBitsToFloat(EwWord(ew_element_address(base, index, 4u)).v);
-}
-
-void ew_store_float(uint type, uvec2 base, uint index, float value)
-{
-#ifdef EW_STORAGE_16BIT
-    if (type == EW_TYPE_FLOAT16)
-    {
-        EwHalf(ew_element_address(base, index, 2u)).v = float16_t(value);
-        return;
-    }
-#endif
-    EwWord(ew_element_address(base, index, 4u)).v = floatBitsToUint(value);
-}
-
-/* Elements up to 32 bits as 32-bit patterns: integers sign- or zero-extended by their type,
- * floats as their bits (FLOAT16 zero-extended). */
-uint ew_load_bits(uint type, uvec2 base, uint index)
-{
-#ifdef EW_STORAGE_16BIT
-    if (type == EW_TYPE_INT16)
-        return uint(int(EwShort(ew_element_address(base, index, 2u)).v));
-    if (type == EW_TYPE_UINT16 || type == EW_TYPE_FLOAT16)
-        return uint(EwUshort(ew_element_address(base, index, 2u)).v);
-#endif
-#ifdef EW_STORAGE_8BIT
-    if (type == EW_TYPE_INT8)
-        return uint(int(EwByte(ew_element_address(base, index, 1u)).v));
-    if (type == EW_TYPE_UINT8)
-        return uint(EwUbyte(ew_element_address(base, index, 1u)).v);
-#endif
-    return EwWord(ew_element_address(base, index, 4u)).v;
-}
-
-/* Stores the low bits that fit the tensor's type (wrapping, as two's complement does). */
-void ew_store_bits(uint type, uvec2 base, uint index, uint value)
-{
-#ifdef EW_STORAGE_16BIT
-    if (ew_element_size(type) == 2u)
-    {
-        EwUshort(ew_element_address(base, index, 2u)).v = uint16_t(value);
-        return;
-    }
-#endif
-#ifdef EW_STORAGE_8BIT
-    if (ew_element_size(type) == 1u)
-    {
-        EwUbyte(ew_element_address(base, index, 1u)).v = uint8_t(value);
-        return;
-    }
-#endif
-    EwWord(ew_element_address(base, index, 4u)).v = value;
-}
-
-#ifdef EW_INT64
-/* 64-bit elements as their bits; narrower integers sign- or zero-extended. */
-uint64_t ew_load_long(uint type, uvec2 base, uint index)
-{
-    uint bits;
-
-    if (ew_element_size(type) == 8u)
-        return EwUlong(ew_element_address(base, index, 8u)).v;
-    bits = ew_load_bits(type, base, index);
-    return ew_is_signed(type) ? uint64_t(int64_t(int(bits))) : uint64_t(bits);
-}
-
-void ew_store_long(uvec2 base, uint index, uint64_t value)
-{
-    EwUlong(ew_element_address(base, index, 8u)).v = value;
-}
-#endif
-
-#ifdef EW_FLOAT64
-/* FLOAT64 elements; narrower integers (IF's condition) by value. */
-double ew_load_double(uint type, uvec2 base, uint index)
-{
-    uint bits;
-
-    if (type == EW_TYPE_FLOAT64)
-        return EwDouble(ew_element_address(base, index, 8u)).v;
-    bits = ew_load_bits(type, base, index);
-    return ew_is_signed(type) ? double(int(bits)) : double(bits);
-}
-
-void ew_store_double(uvec2 base, uint index, double value)
-{
-    EwDouble(ew_element_address(base, index, 8u)).v = value;
-}
-#endif
-
-/* A value of any 32-bit-or-narrower type as a float: floats as themselves, integers by value. */
-float ew_load_float_any(uint type, uvec2 base, uint index)
-{
-    if (ew_is_float(type))
-        return ew_load_float(type, base, index);
-    return ew_bits_to_float(type, ew_load_bits(type, base, index));
-}
 
 /* ---- Vectors (vector mode): V elements of one tensor in a 4-, 8- or 16-byte chunk, unpacked
  * from 32-bit words, little-endian ---- */
@@ -334,44 +138,44 @@ float ew_load_float_any(uint type, uvec2 base, uint index)
 /* `index` is the element index of the chunk's first element (a multiple of V). */
 uvec4 ew_load_chunk(uint type, uvec2 base, uint index)
 {
-    uint size = ew_element_size(type), bytes = EW_V * size;
-    uvec2 address = ew_element_address(base, index, size);
+    uint size = tio_element_size(type), bytes = EW_V * size;
+    uvec2 address = tio_element_address(base, index, size);
 
     if (bytes == 16u)
-        return EwVector(address).v;
+        return TioVector(address).v;
     if (bytes == 8u)
-        return uvec4(EwPair(address).v, 0u, 0u);
-    return uvec4(EwWord(address).v, 0u, 0u, 0u);
+        return uvec4(TioPair(address).v, 0u, 0u);
+    return uvec4(TioWord(address).v, 0u, 0u, 0u);
 }
 
 void ew_store_chunk(uint type, uvec2 base, uint index, uvec4 w)
 {
-    uint size = ew_element_size(type), bytes = EW_V * size;
-    uvec2 address = ew_element_address(base, index, size);
+    uint size = tio_element_size(type), bytes = EW_V * size;
+    uvec2 address = tio_element_address(base, index, size);
 
     if (bytes == 16u)
-        EwVector(address).v = w;
+        TioVector(address).v = w;
     else if (bytes == 8u)
-        EwPair(address).v = w.xy;
+        TioPair(address).v = w.xy;
     else
-        EwWord(address).v = w.x;
+        TioWord(address).v = w.x;
 }
 
-/* Element i of a chunk, up to 32 bits, sign- or zero-extended as ew_load_bits() does; i is a
+/* Element i of a chunk, up to 32 bits, sign- or zero-extended as tio_load_bits() does; i is a
  * constant once the caller's loop is unrolled. */
 uint ew_unpack_bits(uint type, uvec4 w, uint i)
 {
-    uint size = ew_element_size(type), per_word = 4u / size, word = w[i / per_word];
+    uint size = tio_element_size(type), per_word = 4u / size, word = w[i / per_word];
     int offset = int(8u * size * (i % per_word)), bits = int(8u * size);
 
     if (size == 4u)
         return word;
-    return ew_is_signed(type) ? uint(bitfieldExtract(int(word), offset, bits)) : bitfieldExtract(word, offset, bits);
+    return tio_is_signed(type) ? uint(bitfieldExtract(int(word), offset, bits)) : bitfieldExtract(word, offset, bits);
 }
 
 uvec4 ew_pack_bits(uint type, uvec4 w, uint i, uint value)
 {
-    uint size = ew_element_size(type), per_word = 4u / size;
+    uint size = tio_element_size(type), per_word = 4u / size;
 
     if (size == 4u)
         w[i] = value;
@@ -382,14 +186,14 @@ uvec4 ew_pack_bits(uint type, uvec4 w, uint i, uint value)
 
 float ew_unpack_float(uint type, uvec4 w, uint i)
 {
-    if (type == EW_TYPE_FLOAT16)
+    if (type == TIO_TYPE_FLOAT16)
         return unpackHalf2x16(w[i >> 1u])[i & 1u];
-    return ew_bits_to_float(type, ew_unpack_bits(type, w, i));
+    return tio_bits_to_float(type, ew_unpack_bits(type, w, i));
 }
 
 uvec4 ew_pack_float(uint type, uvec4 w, uint i, float value)
 {
-    if (type == EW_TYPE_FLOAT16)
+    if (type == TIO_TYPE_FLOAT16)
         w[i >> 1u] = bitfieldInsert(w[i >> 1u], packHalf2x16(vec2(value, 0.0)), int(16u * (i & 1u)), 16);
     else
         w[i] = floatBitsToUint(value);
@@ -408,27 +212,27 @@ uvec4 ew_pack_pair(uvec4 w, uint i, uvec2 value)
     return w;
 }
 
-#ifdef EW_INT64
+#ifdef VKDML_INT64
 uint64_t ew_unpack_long(uint type, uvec4 w, uint i)
 {
     uint bits;
 
-    if (ew_element_size(type) == 8u)
+    if (tio_element_size(type) == 8u)
         return packUint2x32(ew_unpack_pair(w, i));
     bits = ew_unpack_bits(type, w, i);
-    return ew_is_signed(type) ? uint64_t(int64_t(int(bits))) : uint64_t(bits);
+    return tio_is_signed(type) ? uint64_t(int64_t(int(bits))) : uint64_t(bits);
 }
 #endif
 
-#ifdef EW_FLOAT64
+#ifdef VKDML_FLOAT64
 double ew_unpack_double(uint type, uvec4 w, uint i)
 {
     uint bits;
 
-    if (type == EW_TYPE_FLOAT64)
+    if (type == TIO_TYPE_FLOAT64)
         return packDouble2x32(ew_unpack_pair(w, i));
     bits = ew_unpack_bits(type, w, i);
-    return ew_is_signed(type) ? double(int(bits)) : double(bits);
+    return tio_is_signed(type) ? double(int(bits)) : double(bits);
 }
 #endif
 
@@ -555,7 +359,7 @@ void ew_gather_float(uint type, uint inner, uvec2 base, uint o, uint count, out 
     }
     else if (ew_single(inner))
     {
-        float v = ew_load_float_any(type, base, o);
+        float v = tio_load_float_any(type, base, o);
 
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             x[i] = v;
@@ -564,7 +368,7 @@ void ew_gather_float(uint type, uint inner, uvec2 base, uint o, uint count, out 
     {
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             if (i < count)
-                x[i] = ew_load_float_any(type, base, o + i);
+                x[i] = tio_load_float_any(type, base, o + i);
     }
 }
 
@@ -583,7 +387,7 @@ void ew_gather_bits(uint type, uint inner, uvec2 base, uint o, uint count, out u
     }
     else if (ew_single(inner))
     {
-        uint v = ew_load_bits(type, base, o);
+        uint v = tio_load_bits(type, base, o);
 
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             x[i] = v;
@@ -592,7 +396,7 @@ void ew_gather_bits(uint type, uint inner, uvec2 base, uint o, uint count, out u
     {
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             if (i < count)
-                x[i] = ew_load_bits(type, base, o + i);
+                x[i] = tio_load_bits(type, base, o + i);
     }
 }
 
@@ -610,7 +414,7 @@ void ew_scatter_float(uvec2 base, uint o, uint count, float y[16])
     }
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         if (i < count)
-            ew_store_float(T3_TYPE, base, o + i, y[i]);
+            tio_store_float(T3_TYPE, base, o + i, y[i]);
 }
 
 void ew_scatter_bits(uvec2 base, uint o, uint count, uint y[16])
@@ -626,7 +430,7 @@ void ew_scatter_bits(uvec2 base, uint o, uint count, uint y[16])
     }
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         if (i < count)
-            ew_store_bits(T3_TYPE, base, o + i, y[i]);
+            tio_store_bits(T3_TYPE, base, o + i, y[i]);
 }
 
 void ew_item_float(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
@@ -661,7 +465,7 @@ void ew_item_uint(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
     ew_scatter_bits(t.base[EW_OUTPUT], o3, count, y);
 }
 
-#ifdef EW_INT64
+#ifdef VKDML_INT64
 void ew_gather_long(uint type, uint inner, uvec2 base, uint o, uint count, out uint64_t x[16])
 {
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
@@ -677,7 +481,7 @@ void ew_gather_long(uint type, uint inner, uvec2 base, uint o, uint count, out u
     }
     else if (ew_single(inner))
     {
-        uint64_t v = ew_load_long(type, base, o);
+        uint64_t v = tio_load_long(type, base, o);
 
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             x[i] = v;
@@ -686,7 +490,7 @@ void ew_gather_long(uint type, uint inner, uvec2 base, uint o, uint count, out u
     {
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             if (i < count)
-                x[i] = ew_load_long(type, base, o + i);
+                x[i] = tio_load_long(type, base, o + i);
     }
 }
 
@@ -718,11 +522,11 @@ void ew_item_long(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
     }
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         if (i < count)
-            ew_store_long(t.base[EW_OUTPUT], o3 + i, y[i]);
+            tio_store_long(t.base[EW_OUTPUT], o3 + i, y[i]);
 }
 #endif
 
-#ifdef EW_FLOAT64
+#ifdef VKDML_FLOAT64
 void ew_gather_double(uint type, uint inner, uvec2 base, uint o, uint count, out double x[16])
 {
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
@@ -738,7 +542,7 @@ void ew_gather_double(uint type, uint inner, uvec2 base, uint o, uint count, out
     }
     else if (ew_single(inner))
     {
-        double v = ew_load_double(type, base, o);
+        double v = tio_load_double(type, base, o);
 
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             x[i] = v;
@@ -747,7 +551,7 @@ void ew_gather_double(uint type, uint inner, uvec2 base, uint o, uint count, out
     {
         [[unroll]] for (uint i = 0u; i < EW_V; ++i)
             if (i < count)
-                x[i] = ew_load_double(type, base, o + i);
+                x[i] = tio_load_double(type, base, o + i);
     }
 }
 
@@ -777,7 +581,7 @@ void ew_item_double(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
     }
     [[unroll]] for (uint i = 0u; i < EW_V; ++i)
         if (i < count)
-            ew_store_double(t.base[EW_OUTPUT], o3 + i, y[i]);
+            tio_store_double(t.base[EW_OUTPUT], o3 + i, y[i]);
 }
 #endif
 
@@ -786,9 +590,9 @@ void ew_item_double(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
  * only the domains it can meet. */
 void ew_item(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
 {
-#if defined(EW_INT64)
+#if defined(VKDML_INT64)
     ew_item_long(t, o0, o1, o2, o3, count);
-#elif defined(EW_FLOAT64)
+#elif defined(VKDML_FLOAT64)
     ew_item_double(t, o0, o1, o2, o3, count);
 #else
     if (EW_DOMAIN == EW_DOMAIN_FLOAT)

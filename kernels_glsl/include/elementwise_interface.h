@@ -17,11 +17,11 @@
  * may use, so that a kernel never declares one the device lacks; the C side picks the smallest
  * variant that holds every tensor type of the dispatch and its compute domain:
  *     (none)        FLOAT32, INT32, UINT32
- *     _s16          + FLOAT16, INT16, UINT16          (EW_STORAGE_16BIT: storageBuffer16BitAccess)
- *     _s8           + INT8, UINT8                     (EW_STORAGE_8BIT: storageBuffer8BitAccess)
+ *     _s16          + FLOAT16, INT16, UINT16          (VKDML_STORAGE_16BIT: storageBuffer16BitAccess)
+ *     _s8           + INT8, UINT8                     (VKDML_STORAGE_8BIT: storageBuffer8BitAccess)
  *     _s16_s8       both (FLOAT16 compared into UINT8, POW of FLOAT16 by INT8...)
- *     _i64, _i64_s8 INT64, UINT64, FLOAT64 as bits    (EW_INT64: shaderInt64; INT64/UINT64 domains only)
- *     _f64, _f64_s8 FLOAT64 arithmetic                (EW_FLOAT64: shaderFloat64; DOUBLE domain only)
+ *     _i64, _i64_s8 INT64, UINT64, FLOAT64 as bits    (VKDML_INT64: shaderInt64; INT64/UINT64 domains only)
+ *     _f64, _f64_s8 FLOAT64 arithmetic                (VKDML_FLOAT64: shaderFloat64; DOUBLE domain only)
  * and by operator group (EW_GROUP_*): the basic operators are in every variant; the trigonometric
  * ones (EW_GROUP_TRIG), the exponential and logarithmic ones (EW_GROUP_EXP), POW and CONSTANT_POW
  * (EW_GROUP_POW) and the float activations (EW_GROUP_ACTIVATION: ACTIVATION_* on floats, ADD1
@@ -161,22 +161,10 @@
 #define EW_DOMAIN_FLOAT 0               /* fp32: FLOAT32, FLOAT16 */
 #define EW_DOMAIN_INT 1                 /* int32: INT32, INT16, INT8 */
 #define EW_DOMAIN_UINT 2                /* uint32: UINT32, UINT16, UINT8; bits of FLOAT32, FLOAT16 */
-#define EW_DOMAIN_INT64 3               /* int64_t: INT64 (EW_INT64 variants) */
-#define EW_DOMAIN_UINT64 4              /* uint64_t: UINT64; bits of FLOAT64, INT64 (EW_INT64 variants) */
-#define EW_DOMAIN_DOUBLE 5              /* double: FLOAT64 (EW_FLOAT64 variants) */
+#define EW_DOMAIN_INT64 3               /* int64_t: INT64 (VKDML_INT64 variants) */
+#define EW_DOMAIN_UINT64 4              /* uint64_t: UINT64; bits of FLOAT64, INT64 (VKDML_INT64 variants) */
+#define EW_DOMAIN_DOUBLE 5              /* double: FLOAT64 (VKDML_FLOAT64 variants) */
 
-/* Tensor element types (EW_SPEC_TENSOR_TYPE) are DML_TENSOR_DATA_TYPE values. */
-#define EW_TYPE_FLOAT32 1
-#define EW_TYPE_FLOAT16 2
-#define EW_TYPE_UINT32 3
-#define EW_TYPE_UINT16 4
-#define EW_TYPE_UINT8 5
-#define EW_TYPE_INT32 6
-#define EW_TYPE_INT16 7
-#define EW_TYPE_INT8 8
-#define EW_TYPE_FLOAT64 9
-#define EW_TYPE_UINT64 10
-#define EW_TYPE_INT64 11
 
 /* ---- Specialization constant ids (32-bit each) ---- */
 
@@ -194,7 +182,7 @@
 #define EW_SPEC_ELEMENT_COUNT (EW_SPEC_SHAPE + 1)                   /*   EW_REC_COUNT */
 #define EW_SPEC_SIZES (EW_SPEC_ELEMENT_COUNT + 1)       /*   EW_MAX_RANK - 1 sizes of EW_REC_DIVISOR */
 #define EW_SPEC_TENSORS (EW_SPEC_SIZES + EW_MAX_RANK - 1)          /* EW_TENSOR_COUNT blocks: */
-#define EW_SPEC_TENSOR_TYPE 0           /*   EW_TYPE_*; 0 for an absent tensor */
+#define EW_SPEC_TENSOR_TYPE 0           /*   DML_TENSOR_DATA_TYPE; 0 for an absent tensor */
 #define EW_SPEC_TENSOR_INNER 1          /*   EW_INNER_*: its innermost stride */
 #define EW_SPEC_TENSOR_SLOT 2           /*   EW_SPEC_SHAPE only: descriptor slot, */
 #define EW_SPEC_TENSOR_OFFSET_LO 3      /*   byte offset from the descriptor's address, */
