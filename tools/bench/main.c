@@ -156,6 +156,7 @@ int main(int argc, char **argv)
     /* On a CPU device the GPU presets would take many minutes: the smoke group is the default there. */
     if (!selection.count && !selection.ops)
         select_names(&selection, b.adapter.is_software ? "smoke" : "gpu");
+    select_copy_baseline(&selection);
     b.total = selection.count + plan.count;
     if (!(b.results = calloc(b.total ? b.total : 1, sizeof(*b.results))))
         return 1;
