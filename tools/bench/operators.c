@@ -256,7 +256,7 @@ UINT parse_shape(const char *text, UINT *dims)
     return 0;
 }
 
-/* ":first", ":last" or ":A,B,...", after dims[count]; NULL or what is wrong. */
+/* The shape's axes after its ':': "first", "last" or "A,B,..."; NULL or what is wrong. */
 static const char *parse_axes(const char *text, struct workload *w)
 {
     char *end;
