@@ -146,9 +146,27 @@ def large():
     report("add-1GiB", lambda: torch.add(x, y, out=out))
     report("identity-1GiB", lambda: out.copy_(x))
 
-def softmax():
-    x = torch.rand(8192, 8192, device="cuda")
-    report("softmax-8192", lambda: torch.softmax(x, dim=-1))
+# Issue 18's operators along the last axis (dim -1) or the first (dim 0, presets "-first") of
+# 8192x8192: the presets' names, PyTorch's nearest equivalent of each.
+def rows(suffix, dtype):
+    x = torch.rand(8192, 8192, device="cuda", dtype=dtype) * 2 - 1
+    report("softmax-8192" + suffix, lambda: torch.softmax(x, dim=-1))
+    report("log-softmax-8192" + suffix, lambda: torch.log_softmax(x, dim=-1))
+    # hardmax: 1 at the row's first maximum, else 0 (one_hot of argmax, without int64 rows)
+    report("hardmax-8192" + suffix,
+           lambda: torch.zeros_like(x).scatter_(-1, torch.argmax(x, dim=-1, keepdim=True), 1.0))
+
+def reductions(suffix, dtype, functions):
+    x = torch.rand(8192, 8192, device="cuda", dtype=dtype) * 2 - 1
+    for dim, where in ((-1, ""), (0, "-first")):
+        for name, fn in functions:
+            report(f"{name}-8192{where}{suffix}", lambda fn=fn, dim=dim: fn(x, dim))
+
+def scans_and_top_k():
+    x = torch.rand(8192, 8192, device="cuda") * 2 - 1
+    report("cumsum-8192", lambda: torch.cumsum(x, dim=-1))
+    for k in (8, 64):
+        report(f"top-k-8192-k{k}", lambda k=k: torch.topk(x, k, dim=-1))
 
 def gemm(name, size, dtype):
     a = torch.rand(size, size, device="cuda", dtype=dtype) * 2 - 1
@@ -166,7 +184,16 @@ memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
 broadcast("-fp16", torch.float16, 8192, 16384)
 large()
-softmax()
+rows("", torch.float32)
+rows("-fp16", torch.float16)
+reductions("", torch.float32, (
+    ("reduce-sum", lambda x, dim: torch.sum(x, dim=dim, keepdim=True)),
+    ("reduce-max", lambda x, dim: torch.amax(x, dim=dim, keepdim=True)),
+    ("reduce-average", lambda x, dim: torch.mean(x, dim=dim, keepdim=True)),
+    ("reduce-sum-square", lambda x, dim: (x * x).sum(dim=dim, keepdim=True)),
+    ("argmax", lambda x, dim: torch.argmax(x, dim=dim, keepdim=True))))
+reductions("-fp16", torch.float16, (("reduce-sum", lambda x, dim: torch.sum(x, dim=dim, keepdim=True)),))
+scans_and_top_k()
 gemm("gemm-4096-fp32", 4096, torch.float32)
 gemm("gemm-8192-fp32", 8192, torch.float32)
 gemm("gemm-4096-fp16", 4096, torch.float16)

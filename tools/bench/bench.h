@@ -26,7 +26,7 @@
 #define CHAIN_ELEMENTS 1024u
 #define RECORD_CALLS 1000u
 #define RECORD_REPEATS 5u
-#define MAX_ANCHORS 64u
+#define MAX_ANCHORS 128u
 /* A GPU raises its clocks only after sustained load: on the H200, 1 GiB ADDs ran at 42% of full
  * speed for the first 100-130 ms after the seconds of idle that filling inputs takes. So the
  * warm-up lasts this long as well as --warmup dispatches. */
@@ -69,7 +69,13 @@ struct preset
     double anchor;                      /* performance.md, in the family's unit; 0: none */
     const char *anchor_source;
     double target;                      /* performance.md's first bar, as a ratio to the anchor; 0: none */
+    double copy_bar;                    /* ... and as a ratio to the run's copy bandwidth (COPY_PRESET); 0: none */
+    const char *function;               /* REDUCE's function (--reduce-function's names); NULL: SUM */
 };
+
+/* The preset whose bandwidth is the run's copy bandwidth (performance.md's bare-Vulkan copy): a
+ * selection with a preset held to it (copy_bar) runs it too, first. */
+#define COPY_PRESET "bare-add-256MiB"
 
 /* Targets of the small-dispatch measurements (performance.md). */
 #define TARGET_DISPATCH_US 5.0
@@ -81,7 +87,7 @@ extern const struct preset_group groups[];
 extern const size_t group_count;
 
 /* presets[] has at most this many entries (struct selection). */
-#define MAX_PRESETS 64u
+#define MAX_PRESETS 128u
 
 /* ---- Results ---- */
 
@@ -112,6 +118,7 @@ struct result
     bool anchor_measured;               /* from --anchor-ms, in this run */
     double doc_anchor;                  /* performance.md's, kept beside a measured one */
     double ratio, doc_ratio, target;
+    double copy_rate, copy_ratio, copy_bar; /* the run's copy bandwidth (GB/s; 0: not measured), rate / it */
     int check;                          /* -1 not run, 0 mismatch, 1 pass */
     bool no_reference;                  /* --check, but the bench has no CPU reference for it */
     UINT64 checked, mismatches;
@@ -176,6 +183,7 @@ struct bench
     /* Results */
     struct result *results;
     unsigned int result_count;
+    double copy_rate;                   /* GB/s of COPY_PRESET in this run; 0: not measured (yet) */
     struct dispatch_result dispatch;
     bool dispatch_run;
     struct trace_event *trace;
@@ -200,6 +208,7 @@ struct selection
     unsigned int count;
     const char *ops, *shape;            /* --op, --shape */
     DML_TENSOR_DATA_TYPE type;          /* UNKNOWN: each operator's default */
+    const char *function;               /* --reduce-function; NULL: none */
     bool all_types, broadcast, list;
 };
 
@@ -226,6 +235,8 @@ extern atomic_uint validation_messages;
 void list_presets(void);
 void list_operators(const char *selector);
 bool select_names(struct selection *s, const char *list);
+/* Adds COPY_PRESET to a selection with a preset held to the copy bandwidth. */
+void select_copy_baseline(struct selection *s);
 int parse_options(struct bench *b, struct selection *s, int argc, char **argv);
 int plan_op_jobs(struct plan *plan, const struct selection *s);
 const char *job_shape(const struct bench *b, const struct selection *s, const struct op_info *op);

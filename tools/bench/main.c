@@ -12,11 +12,12 @@
  * anchor (performance.md's PyTorch/cuBLAS/cuDNN figure on the H200, or the time of the same
  * workload measured in the same run, --anchor-ms), and the CPU time of one RecordDispatch (median
  * over the batch's calls). --check compares the output with a CPU reference where the bench has
- * one (every element, or for GEMM, convolution and softmax 4096 sampled ones), and says so where
- * it has none.
+ * one (every element, or for GEMM, convolution, reductions, softmax, top-k and scans 4096 sampled
+ * ones), and says so where it has none. Memory-bound presets may also be held to the run's copy
+ * bandwidth (COPY_PRESET).
  *
  * Bytes are what the operator must move at least: each input's TotalTensorSizeInBytes (a
- * broadcast input counts once) plus the output's. Flops: 2·M·N·K for GEMM, 2·N·K·OH·OW·C·R·S for
+ * broadcast input counts once) plus the outputs' (TOP_K's indices too). Flops: 2·M·N·K for GEMM, 2·N·K·OH·OW·C·R·S for
  * convolution; the other operators, and GEMMs with M or N at most 8 (GEMVs), are rated in GB/s.
  *
  * Files: main.c (this: logging, the run from options to exit status), options.c (the command
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
     /* On a CPU device the GPU presets would take many minutes: the smoke group is the default there. */
     if (!selection.count && !selection.ops)
         select_names(&selection, b.adapter.is_software ? "smoke" : "gpu");
+    select_copy_baseline(&selection);
     b.total = selection.count + plan.count;
     if (!(b.results = calloc(b.total ? b.total : 1, sizeof(*b.results))))
         return 1;

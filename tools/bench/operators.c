@@ -256,6 +256,93 @@ UINT parse_shape(const char *text, UINT *dims)
     return 0;
 }
 
+/* The shape's axes after its ':': "first", "last" or "A,B,..."; NULL or what is wrong. */
+static const char *parse_axes(const char *text, struct workload *w)
+{
+    char *end;
+
+    if (!strcmp(text, "first") || !strcmp(text, "last"))
+    {
+        w->axes[0] = text[0] == 'f' ? 0 : w->dim_count - 1;
+        w->axis_count = 1;
+        return NULL;
+    }
+    while (w->axis_count < MAX_RANK)
+    {
+        unsigned long axis = strtoul(text, &end, 10);
+        UINT i;
+
+        if (end == text || axis >= w->dim_count)
+            return "an axis (:AXES) is not below the shape's rank";
+        for (i = 0; i < w->axis_count; ++i)
+        {
+            if (w->axes[i] == axis)
+                return "an axis (:AXES) is repeated";
+        }
+        w->axes[w->axis_count++] = (UINT)axis;
+        if (!*end)
+            return NULL;
+        if (*end != ',')
+            break;
+        text = end + 1;
+    }
+    return "malformed axes (:first, :last, or axis numbers joined by ',')";
+}
+
+const char *parse_workload_shape(const char *text, struct workload *w)
+{
+    size_t length = strcspn(text, "k:");
+    char dims[128], *end;
+
+    w->k = w->axis_count = 0;
+    if (length >= sizeof(dims))
+        return "too many dimensions";
+    memcpy(dims, text, length);
+    dims[length] = 0;
+    if (!(w->dim_count = parse_shape(dims, w->dims)))
+        return "malformed dimensions";
+    text += length;
+    if (*text == 'k')
+    {
+        unsigned long k = strtoul(text + 1, &end, 10);
+
+        if (end == text + 1 || !k || k > UINT32_MAX)
+            return "K (kK) is not a positive number";
+        w->k = (UINT)k;
+        text = end;
+    }
+    if (*text == ':')
+        return parse_axes(text + 1, w);
+    return *text ? "malformed suffix (kK, then :AXES)" : NULL;
+}
+
+/* DML_REDUCE_FUNCTION_SUM_SQUARE's name: "sum-square"; false for a value the enum lacks. */
+static bool function_text(int function, char *text, size_t size)
+{
+    const char *name = vkdml_enum_value_name(VKDML_ENUM_DML_REDUCE_FUNCTION, function);
+    size_t prefix = strlen("DML_REDUCE_FUNCTION_"), i;
+
+    if (!name || strlen(name) <= prefix)
+        return false;
+    for (i = 0; name[prefix + i] && i + 1 < size; ++i)
+        text[i] = name[prefix + i] == '_' ? '-' : (char)(name[prefix + i] | 0x20);
+    text[i] = 0;
+    return true;
+}
+
+int parse_reduce_function(const char *name)
+{
+    char text[32];
+    int function;
+
+    for (function = 0; function < 64; ++function)
+    {
+        if (function_text(function, text, sizeof(text)) && !strcmp(text, name))
+            return function;
+    }
+    return -1;
+}
+
 /* ---- Families: tensors from the shape ---- */
 
 /* Operators whose output is boolean (UINT8; DirectML also takes UINT32) from inputs of another type. */
@@ -337,15 +424,107 @@ static const char *build_elementwise(struct workload *w)
     return NULL;
 }
 
-/* Element-wise tensors, reduced along the last axis (SOFTMAX1's Axes where the desc has them). */
+/* Sets the desc's UINT, BOOL or enum attribute `name`, when it has one. */
+static void set_uint_field(struct workload *w, const char *name, UINT value)
+{
+    const struct vkdml_field_schema *field = field_named(w->op->schema, name);
+
+    if (field)
+        *(UINT *)(w->desc.bytes + field->offset) = value;
+}
+
+/* The shape's axes, the last one when it names none. */
+static const char *reduction_axes(struct workload *w)
+{
+    if (w->dim_count > MAX_RANK)
+        return "shapes have 1 to 8 dimensions";
+    if (!w->axis_count)
+    {
+        w->axes[0] = w->dim_count - 1;
+        w->axis_count = 1;
+    }
+    return NULL;
+}
+
+/* The desc's Axes, or its single Axis; operators with neither (SOFTMAX's first form) work along
+ * the last axis. */
+static const char *write_axes(struct workload *w)
+{
+    const char *why = reduction_axes(w);
+
+    if (why)
+        return why;
+    if (field_named(w->op->schema, "Axes"))
+        set_array_field(w, "Axes", w->axes, w->axis_count);
+    else if (field_named(w->op->schema, "Axis") && w->axis_count == 1)
+        set_uint_field(w, "Axis", w->axes[0]);
+    else if (w->axis_count != 1 || w->axes[0] != w->dim_count - 1)
+        return field_named(w->op->schema, "Axis") ? "the operator takes one axis" : "the operator works along the "
+                "last axis only (its '1' form takes Axes)";
+    return NULL;
+}
+
+/* Element-wise tensors, along the shape's axes: the softmax family and the cumulative operators. */
 static const char *build_axis(struct workload *w)
 {
     const char *why = build_elementwise(w);
 
-    if (why)
+    return why ? why : write_axes(w);
+}
+
+/* Whether the operator's output holds indices (UINT32, the first type DirectML lists for them). */
+static bool writes_indices(const struct workload *w)
+{
+    DML_OPERATOR_TYPE type = w->op->type;
+
+    return type == DML_OPERATOR_ARGMIN || type == DML_OPERATOR_ARGMAX || (type == DML_OPERATOR_REDUCE
+            && (w->reduce_function == DML_REDUCE_FUNCTION_ARGMIN || w->reduce_function == DML_REDUCE_FUNCTION_ARGMAX));
+}
+
+/* REDUCE, ARGMIN, ARGMAX: the output keeps the input's rank, its reduced axes of size 1. REDUCE's
+ * Function is --reduce-function's or the preset's, else SUM; AxisDirection is left INCREASING (ties
+ * go to the lowest index). */
+static const char *build_reduce(struct workload *w)
+{
+    UINT sizes[MAX_RANK], i;
+    const char *why;
+
+    w->reduce_function = w->function ? parse_reduce_function(w->function) : DML_REDUCE_FUNCTION_SUM;
+    if ((why = reduction_axes(w)))
         return why;
-    w->axes[0] = w->dim_count - 1;
-    set_array_field(w, "Axes", w->axes, 1);
+    memcpy(sizes, w->dims, w->dim_count * sizeof(*sizes));
+    for (i = 0; i < w->axis_count; ++i)
+        sizes[w->axes[i]] = 1;
+    tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
+    tensor_init(&w->output, writes_indices(w) ? DML_TENSOR_DATA_TYPE_UINT32 : w->type, w->dim_count, sizes, NULL);
+    set_array_field(w, "Axes", w->axes, w->axis_count);
+    set_uint_field(w, "Function", w->reduce_function);
+    w->flops = (double)tensor_elements(&w->inputs[0]);
+    return NULL;
+}
+
+/* TOP_K, TOP_K1: the K largest along the axis (TOP_K1's AxisDirection DECREASING, as TOP_K), with
+ * UINT32 indices. */
+static const char *build_top_k(struct workload *w)
+{
+    UINT sizes[MAX_RANK];
+    const char *why;
+
+    if ((why = reduction_axes(w)))
+        return why;
+    if (w->axis_count != 1)
+        return "TOP_K takes one axis";
+    if (!w->k || w->k > w->dims[w->axes[0]])
+        return "TOP_K shapes end in kK, K from 1 to the axis' size";
+    memcpy(sizes, w->dims, w->dim_count * sizeof(*sizes));
+    sizes[w->axes[0]] = w->k;
+    tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
+    tensor_init(&w->output, w->type, w->dim_count, sizes, NULL);
+    tensor_init(&w->index_output, DML_TENSOR_DATA_TYPE_UINT32, w->dim_count, sizes, NULL);
+    set_uint_field(w, "Axis", w->axes[0]);
+    set_uint_field(w, "K", w->k);
+    set_uint_field(w, "AxisDirection", DML_AXIS_DIRECTION_DECREASING);
+    w->flops = 0.0;
     return NULL;
 }
 
@@ -451,12 +630,23 @@ static const char *build_fold(struct workload *w)
 }
 
 #define FLOAT_TYPES ((1u << FP32) | (1u << FP16))
+#define INT32_TYPES ((1u << DML_TENSOR_DATA_TYPE_INT32) | (1u << DML_TENSOR_DATA_TYPE_UINT32))
 
 /* `types`: what the family's operators take when vkdml does not report it. */
 static const struct family elementwise_family =
         {"element-wise", "N or DxDx... (1 to 8 dimensions)", "16777216", "5x7x9", false, false, build_elementwise, 0};
 static const struct family axis_family =
-        {"axis", "N or DxDx... (over the last axis)", "4096x4096", "7x33", false, true, build_axis, FLOAT_TYPES};
+        {"axis", "DxDx...[:AXES] (AXES: first, last, or A,B,...; default last)", "4096x4096", "7x33", false, true,
+        build_axis, FLOAT_TYPES, SUFFIX_AXES};
+static const struct family scan_family =
+        {"scan", "DxDx...[:AXIS] (first, last or A; default last)", "8192x8192", "7x33", false, true, build_axis,
+        FLOAT_TYPES | INT32_TYPES, SUFFIX_AXES};
+static const struct family reduce_family =
+        {"reduce", "DxDx...[:AXES] (first, last, or A,B,...; default last)", "8192x8192", "5x33x7:0,2", false, true,
+        build_reduce, FLOAT_TYPES | INT32_TYPES, SUFFIX_AXES};
+static const struct family top_k_family =
+        {"top-k", "DxDx...kK[:AXIS] (K per row, along the last axis by default)", "8192x8192k8", "7x33k5", false,
+        true, build_top_k, FLOAT_TYPES | INT32_TYPES, SUFFIX_AXES | SUFFIX_K};
 /* GEMM's C and convolution's bias are left out. */
 static const struct family gemm_family =
         {"gemm", "MxKxN", "1024x1024x1024", "33x17x45", true, true, build_gemm, FLOAT_TYPES};
@@ -465,7 +655,7 @@ static const struct family conv_family =
         "2x3x9x9x4x3x3", true, true, build_conv, FLOAT_TYPES};
 static const struct family fold_family =
         {"fold", "NxCxHxWxRxS[xSTRIDE[xPAD]] (the image, then the window)", "16x64x56x56x3x3", "2x3x7x6x3x2", false,
-        false, build_fold, FLOAT_TYPES | (1u << DML_TENSOR_DATA_TYPE_INT32) | (1u << DML_TENSOR_DATA_TYPE_UINT32)};
+        false, build_fold, FLOAT_TYPES | INT32_TYPES};
 
 /* Operators outside the element-wise family; ELEMENT_WISE_* and ACTIVATION_* not named here have
  * tensors of one shape. The quantized ones have none: their scale and zero-point tensors need
@@ -481,6 +671,9 @@ named_families[] =
     {"ACTIVATION_SOFTMAX", &axis_family}, {"ACTIVATION_SOFTMAX1", &axis_family},
     {"ACTIVATION_LOG_SOFTMAX", &axis_family}, {"ACTIVATION_LOG_SOFTMAX1", &axis_family},
     {"ACTIVATION_HARDMAX", &axis_family}, {"ACTIVATION_HARDMAX1", &axis_family},
+    {"REDUCE", &reduce_family}, {"ARGMIN", &reduce_family}, {"ARGMAX", &reduce_family},
+    {"TOP_K", &top_k_family}, {"TOP_K1", &top_k_family},
+    {"CUMULATIVE_SUMMATION", &scan_family}, {"CUMULATIVE_PRODUCT", &scan_family},
     {"ELEMENT_WISE_QUANTIZE_LINEAR", NULL}, {"ELEMENT_WISE_DEQUANTIZE_LINEAR", NULL},
     {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD", NULL},
 };
@@ -574,9 +767,12 @@ static const char *write_tensor_fields(struct workload *w)
 
         if (f->kind != VKDML_FIELD_TENSOR)
             continue;
-        if (f->role == VKDML_ROLE_OUTPUT ? outputs++ : w->input_count == MAX_INPUTS)
+        if (f->role == VKDML_ROLE_OUTPUT ? outputs == MAX_OUTPUTS : w->input_count == MAX_INPUTS)
             return "the operator has more tensors than vkdml-bench binds";
-        t = f->role == VKDML_ROLE_OUTPUT ? &w->output : &w->inputs[w->input_count++];
+        if (f->role == VKDML_ROLE_OUTPUT)
+            t = outputs++ ? &w->index_output : &w->output;
+        else
+            t = &w->inputs[w->input_count++];
         if (!t->rank && !f->optional)
             return "vkdml-bench's family for the operator leaves a tensor out";
         *(const DML_TENSOR_DESC **)(w->desc.bytes + f->offset) = t->rank ? &t->desc : NULL;
@@ -593,10 +789,18 @@ const char *build_workload(struct workload *w)
 
     if (w->op->schema->desc_size > MAX_DESC_BYTES)
         return "the operator's desc is larger than vkdml-bench holds";
+    if (w->k && !(w->op->family->suffixes & SUFFIX_K))
+        return "only TOP_K's shapes take kK";
+    if (w->axis_count && !(w->op->family->suffixes & SUFFIX_AXES))
+        return "the operator's shapes take no :AXES";
+    if (w->function && !field_named(w->op->schema, "Function"))
+        return "--reduce-function goes with REDUCE";
+    if (w->function && parse_reduce_function(w->function) < 0)
+        return "no such reduce function";
     write_default_attributes(w);
     if ((why = w->op->family->build(w)) || (why = write_tensor_fields(w)))
         return why;
-    w->bytes = w->output.buffer.TotalTensorSizeInBytes;
+    w->bytes = w->output.buffer.TotalTensorSizeInBytes + w->index_output.buffer.TotalTensorSizeInBytes;
     for (i = 0; i < w->input_count; ++i)
         w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
     w->reference = find_reference(w);
@@ -613,6 +817,8 @@ UINT workload_types(const struct workload *w, DML_TENSOR_DATA_TYPE *types_out)
             types_out[count++] = w->inputs[i].buffer.DataType;
     }
     types_out[count++] = w->output.buffer.DataType;
+    if (w->index_output.rank)
+        types_out[count++] = w->index_output.buffer.DataType;
     return count;
 }
 
@@ -764,6 +970,8 @@ static double output_rounding(const struct workload *w, double value, double *to
 {
     if (w->output.buffer.DataType == FP32)
         return (float)value;
+    if (w->output.buffer.DataType != FP16)
+        return value;                   /* indices */
     value = ref_round_to_half((float)value);
     *tolerance += fabs(value) * (1.0 / 1024.0) + 1.0 / 16777216.0;
     return value;
@@ -834,20 +1042,269 @@ static double reference_conv(const struct workload *w, float *const *inputs, UIN
     return output_rounding(w, sum, tolerance);
 }
 
-/* Over the last axis, as build_axis sets SOFTMAX1's Axes. */
+/* ---- References along axes: the input elements one output element depends on ---- */
+
+/* The elements of the (packed) input along the workload's axes that meet at one output element:
+ * a reduction's inputs, a softmax row, a scan's line. */
+struct group
+{
+    UINT64 base;                        /* offset of its first element */
+    UINT64 count;
+    UINT rank;                          /* the axes, in increasing order */
+    UINT sizes[MAX_RANK];
+    UINT64 strides[MAX_RANK];
+};
+
+/* The group of output element `index`; returns the element's position along the axes (row-major
+ * over them in the output's sizes): 0 for a reduction, the place in the row for a softmax or scan,
+ * the rank for top-k. */
+static UINT64 group_of(const struct workload *w, UINT64 index, struct group *g)
+{
+    const struct tensor *in = &w->inputs[0], *out = &w->output;
+    UINT64 strides[MAX_RANK], packed = 1, position = 0, place = 1;
+    bool along[MAX_RANK] = {false};
+    UINT i;
+    int d;
+
+    for (i = 0; i < w->axis_count; ++i)
+        along[w->axes[i]] = true;
+    g->base = 0;
+    g->count = 1;
+    g->rank = 0;
+    for (d = (int)in->rank - 1; d >= 0; --d)
+    {
+        UINT64 coordinate = index % out->sizes[d];
+
+        index /= out->sizes[d];
+        strides[d] = packed;
+        packed *= in->sizes[d];
+        if (!along[d])
+            g->base += coordinate * strides[d];
+        else
+        {
+            position += coordinate * place;
+            place *= out->sizes[d];
+        }
+    }
+    for (d = 0; d < (int)in->rank; ++d)
+    {
+        if (!along[d])
+            continue;
+        g->sizes[g->rank] = in->sizes[d];
+        g->strides[g->rank++] = strides[d];
+        g->count *= in->sizes[d];
+    }
+    return position;
+}
+
+/* Element `j` of the group (row-major over its axes), as stored. */
+static double group_element(const struct group *g, const float *values, UINT64 j)
+{
+    UINT64 offset = g->base;
+    int a;
+
+    for (a = (int)g->rank - 1; a >= 0; --a)
+    {
+        offset += j % g->sizes[a] * g->strides[a];
+        j /= g->sizes[a];
+    }
+    return values[offset];
+}
+
+/* The first of the group's largest (`sign` 1) or smallest (-1) elements: ties go to the lowest
+ * index (AxisDirection INCREASING, as the families leave it; HARDMAX's first maximum). */
+static UINT64 group_extreme(const struct group *g, const float *values, double sign)
+{
+    UINT64 best = 0, j;
+
+    for (j = 1; j < g->count; ++j)
+    {
+        if (sign * group_element(g, values, j) > sign * group_element(g, values, best))
+            best = j;
+    }
+    return best;
+}
+
+/* SOFTMAX, LOG_SOFTMAX, HARDMAX and their '1' forms, along the workload's axes. */
 static double reference_softmax(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
 {
-    UINT64 columns = w->dims[w->dim_count - 1], row = index / columns, j;
-    const float *x = inputs[0] + row * columns;
-    double max = x[0], sum = 0.0, value;
+    DML_OPERATOR_TYPE type = w->op->type;
+    struct group g;
+    UINT64 position = group_of(w, index, &g), first = group_extreme(&g, inputs[0], 1.0), j;
+    double max = group_element(&g, inputs[0], first), sum = 0.0, x, value;
 
-    for (j = 1; j < columns; ++j)
-        max = x[j] > max ? x[j] : max;
-    for (j = 0; j < columns; ++j)
-        sum += exp(x[j] - max);
-    value = exp(x[index % columns] - max) / sum;
-    *tolerance = 1e-5 * value + 1e-7;
+    *tolerance = 0.0;
+    if (type == DML_OPERATOR_ACTIVATION_HARDMAX || type == DML_OPERATOR_ACTIVATION_HARDMAX1)
+        return position == first;
+    for (j = 0; j < g.count; ++j)
+        sum += exp(group_element(&g, inputs[0], j) - max);
+    x = group_element(&g, inputs[0], position);
+    if (type == DML_OPERATOR_ACTIVATION_LOG_SOFTMAX || type == DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1)
+    {
+        value = x - max - log(sum);
+        *tolerance = 1e-5 * (fabs(value) + 1.0);
+    }
+    else
+    {
+        value = exp(x - max) / sum;
+        *tolerance = 1e-5 * value + 1e-7;
+    }
     return output_rounding(w, value, tolerance);
+}
+
+/* What a reduction accumulates over its group. */
+struct totals
+{
+    double sum, magnitude, squares, product, max, min;
+};
+
+static void group_totals(const struct group *g, const float *values, struct totals *t)
+{
+    UINT64 j;
+
+    t->sum = t->magnitude = t->squares = 0.0;
+    t->product = 1.0;
+    t->max = -INFINITY;
+    t->min = INFINITY;
+    for (j = 0; j < g->count; ++j)
+    {
+        double x = group_element(g, values, j);
+
+        t->sum += x;
+        t->magnitude += fabs(x);
+        t->squares += x * x;
+        t->product *= x;
+        t->max = fmax(t->max, x);
+        t->min = fmin(t->min, x);
+    }
+}
+
+/* One DML_REDUCE_FUNCTION of a group; the tolerance of a float sum in any order. */
+static double reduce_value(int function, const struct group *g, const float *values, double *tolerance)
+{
+    double n = (double)g->count, exps = 0.0, value;
+    struct totals t;
+    UINT64 j;
+
+    group_totals(g, values, &t);
+    *tolerance = sum_tolerance(t.magnitude, g->count);
+    switch (function)
+    {
+        case DML_REDUCE_FUNCTION_ARGMAX:
+        case DML_REDUCE_FUNCTION_ARGMIN:
+            *tolerance = 0.0;
+            return (double)group_extreme(g, values, function == DML_REDUCE_FUNCTION_ARGMAX ? 1.0 : -1.0);
+        case DML_REDUCE_FUNCTION_AVERAGE:
+            *tolerance /= n;
+            return t.sum / n;
+        case DML_REDUCE_FUNCTION_L1:
+            return t.magnitude;
+        case DML_REDUCE_FUNCTION_L2:
+            value = sqrt(t.squares);
+            *tolerance = sum_tolerance(value, g->count);
+            return value;
+        case DML_REDUCE_FUNCTION_LOG_SUM:
+            *tolerance /= fabs(t.sum);  /* a negative sum's log is NaN, which matches NaN */
+            return log(t.sum);
+        case DML_REDUCE_FUNCTION_LOG_SUM_EXP:
+            for (j = 0; j < g->count; ++j)
+                exps += exp(group_element(g, values, j) - t.max);
+            value = t.max + log(exps);
+            *tolerance = sum_tolerance(1.0, g->count) + 1e-6 * fabs(value);
+            return value;
+        case DML_REDUCE_FUNCTION_MAX:
+            *tolerance = 0.0;
+            return t.max;
+        case DML_REDUCE_FUNCTION_MIN:
+            *tolerance = 0.0;
+            return t.min;
+        case DML_REDUCE_FUNCTION_MULTIPLY:
+            /* Each factor rounds once; GPUs may flush what underflows to zero. */
+            *tolerance = fabs(t.product) * n * (1.0 / 4194304.0) + 1e-30;
+            return t.product;
+        case DML_REDUCE_FUNCTION_SUM_SQUARE:
+            *tolerance = sum_tolerance(t.squares, g->count);
+            return t.squares;
+        default:
+            return t.sum;
+    }
+}
+
+/* REDUCE in its Function (build_reduce's), ARGMIN, ARGMAX. */
+static double reference_reduce(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+{
+    int function = w->op->type == DML_OPERATOR_ARGMAX ? DML_REDUCE_FUNCTION_ARGMAX
+            : w->op->type == DML_OPERATOR_ARGMIN ? DML_REDUCE_FUNCTION_ARGMIN : (int)w->reduce_function;
+    struct group g;
+
+    group_of(w, index, &g);
+    return output_rounding(w, reduce_value(function, &g, inputs[0], tolerance), tolerance);
+}
+
+static int compare_descending(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* TOP_K's values: the element of rank `position` among the group's largest (as build_top_k asks).
+ * The first ranks are kept in order as the group goes by; deep ranks sort a copy. */
+static double reference_top_k(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+{
+    struct group g;
+    UINT64 position = group_of(w, index, &g), kept = 0, j, i;
+    bool sort = position >= 256;
+    UINT64 size = sort ? g.count : position + 1;
+    double *best = malloc(size * sizeof(*best)), value;
+
+    *tolerance = 0.0;
+    if (!best)
+        return NAN;
+    for (j = 0; j < g.count; ++j)
+    {
+        double x = group_element(&g, inputs[0], j);
+
+        if (sort)
+        {
+            best[j] = x;
+            continue;
+        }
+        if (kept == size && !(x > best[size - 1]))
+            continue;
+        for (i = kept < size ? kept++ : size - 1; i > 0 && best[i - 1] < x; --i)
+            best[i] = best[i - 1];
+        best[i] = x;
+    }
+    if (sort)
+        qsort(best, size, sizeof(*best), compare_descending);
+    value = best[position];
+    free(best);
+    return value;
+}
+
+/* CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT as the family leaves them: inclusive, INCREASING. */
+static double reference_cumulative(const struct workload *w, float *const *inputs, UINT64 index,
+        double *tolerance)
+{
+    struct group g;
+    UINT64 position = group_of(w, index, &g), j;
+    double sum = 0.0, magnitude = 0.0, product = 1.0, x;
+
+    for (j = 0; j <= position; ++j)
+    {
+        x = group_element(&g, inputs[0], j);
+        sum += x;
+        magnitude += fabs(x);
+        product *= x;
+    }
+    if (w->op->type == DML_OPERATOR_CUMULATIVE_PRODUCT)
+    {
+        *tolerance = fabs(product) * (position + 1) * (1.0 / 4194304.0) + 1e-30;
+        return output_rounding(w, product, tolerance);
+    }
+    *tolerance = sum_tolerance(magnitude, position + 1);
+    return output_rounding(w, sum, tolerance);
 }
 
 static double cpu_add(double a, double b) { return a + b; }
@@ -886,7 +1343,19 @@ static const struct reference references[] =
     EW(ACTIVATION_SIGMOID, cpu_sigmoid, 4e-6),
     EW(ELEMENT_WISE_TANH, cpu_tanh, 1e-4),
     EW(ACTIVATION_TANH, cpu_tanh, 1e-4),
+    {DML_OPERATOR_ACTIVATION_SOFTMAX, reference_softmax},
     {DML_OPERATOR_ACTIVATION_SOFTMAX1, reference_softmax},
+    {DML_OPERATOR_ACTIVATION_LOG_SOFTMAX, reference_softmax},
+    {DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1, reference_softmax},
+    {DML_OPERATOR_ACTIVATION_HARDMAX, reference_softmax},
+    {DML_OPERATOR_ACTIVATION_HARDMAX1, reference_softmax},
+    {DML_OPERATOR_REDUCE, reference_reduce},
+    {DML_OPERATOR_ARGMIN, reference_reduce},
+    {DML_OPERATOR_ARGMAX, reference_reduce},
+    {DML_OPERATOR_TOP_K, reference_top_k},
+    {DML_OPERATOR_TOP_K1, reference_top_k},
+    {DML_OPERATOR_CUMULATIVE_SUMMATION, reference_cumulative},
+    {DML_OPERATOR_CUMULATIVE_PRODUCT, reference_cumulative},
     {DML_OPERATOR_GEMM, reference_gemm},
     {DML_OPERATOR_CONVOLUTION, reference_conv},
 };
@@ -904,11 +1373,12 @@ static const struct reference *reference_of(DML_OPERATOR_TYPE type)
     return NULL;
 }
 
-/* The references compute in floats: other types have none. */
+/* The references compute in floats (the arg-reductions' UINT32 indices too): other types have none. */
 static const struct reference *find_reference(const struct workload *w)
 {
+    DML_TENSOR_DATA_TYPE out = w->output.buffer.DataType;
     bool floats = (w->type == FP32 || w->type == FP16)
-            && (w->output.buffer.DataType == FP32 || w->output.buffer.DataType == FP16);
+            && (out == FP32 || out == FP16 || out == DML_TENSOR_DATA_TYPE_UINT32);
 
     return floats ? reference_of(w->op->type) : NULL;
 }

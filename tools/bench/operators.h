@@ -20,6 +20,7 @@
 #define MAX_RANK 8
 #define MAX_DIMS 9
 #define MAX_INPUTS 3                    /* IF, GEMM (C), CONVOLUTION (bias) */
+#define MAX_OUTPUTS 2                   /* TOP_K: values and indices */
 #define MAX_DESC_BYTES 256
 #define MAX_TYPES 11                    /* DML_TENSOR_DATA_TYPEs the bench knows: all of FL 6_4's */
 
@@ -61,6 +62,13 @@ UINT64 tensor_storage_elements(const struct tensor *t);
 
 struct workload;
 
+/* Shape suffixes a family takes (operators.c, parse_workload_shape). */
+enum shape_suffix
+{
+    SUFFIX_AXES = 0x1,                  /* ":AXES": first, last, or axis numbers joined by ',' */
+    SUFFIX_K = 0x2,                     /* "kK": TOP_K's K */
+};
+
 /* How a group of operators is shaped from --shape, rated and checked. */
 struct family
 {
@@ -73,6 +81,7 @@ struct family
     /* Tensors and the attributes the family decides; NULL, or what is wrong with the shape. */
     const char *(*build)(struct workload *w);
     uint32_t types;                     /* what its operators take where vkdml does not report it */
+    unsigned int suffixes;              /* enum shape_suffix */
 };
 
 struct reference;                       /* operators.c */
@@ -94,17 +103,23 @@ struct workload
     DML_TENSOR_DATA_TYPE type;          /* the operator's main type (--type) */
     UINT dims[MAX_DIMS];
     UINT dim_count;
+    UINT k;                             /* the shape's "kK"; 0: none */
+    UINT axis_count;                    /* the shape's ":AXES"; 0: the family's default (the last axis) */
+    const char *function;               /* REDUCE's function, a --reduce-function name; NULL: SUM */
+    DML_REDUCE_FUNCTION reduce_function; /* REDUCE's, from `function` (build_workload) */
     bool broadcast;
     struct tensor inputs[MAX_INPUTS];   /* in binding order */
     UINT input_count;                   /* input bindings, the absent ones included */
     struct tensor output;
+    struct tensor index_output;         /* TOP_K's OutputIndexTensor; rank 0: none */
     union
     {
         uint64_t align;
         unsigned char bytes[MAX_DESC_BYTES];
     } desc;                             /* the operator's DML_*_OPERATOR_DESC */
     /* Array attributes the descs point at */
-    UINT strides[2], dilations[2], start_padding[2], end_padding[2], output_padding[2], window[2], axes[1];
+    UINT strides[2], dilations[2], start_padding[2], end_padding[2], output_padding[2], window[2];
+    UINT axes[MAX_RANK];
     double bytes, flops;
     bool memory_bound;                  /* rated in GB/s although its family is in TFLOP/s (a GEMV) */
     const struct reference *reference;  /* NULL: the bench has no CPU reference for it */
@@ -129,6 +144,11 @@ void type_set_text(uint32_t types, char *text, size_t size);
 
 /* Dimensions joined by 'x' or ','; returns the count, or 0 when malformed. */
 UINT parse_shape(const char *text, UINT *dims);
+/* A workload's --shape: dimensions, then the suffixes "kK" and ":AXES" (enum shape_suffix) in
+ * that order, into w's dims, k, axes; NULL, or what is wrong with it. */
+const char *parse_workload_shape(const char *text, struct workload *w);
+/* A --reduce-function name, DML_REDUCE_FUNCTION_SUM_SQUARE's "sum-square"; -1 when there is none. */
+int parse_reduce_function(const char *name);
 /* Tensors, desc, bytes and flops of `w` (op, type, dims, broadcast set); NULL or what is wrong. */
 const char *build_workload(struct workload *w);
 /* Every tensor's data type, inputs then the output, into `types`; returns the count. */

@@ -20,10 +20,13 @@ static void print_usage(FILE *out)
             "  --op OP[,OP...]|all     workloads of any operators (--list: names, types, shapes); 'all': every\n"
             "                          operator vkdml implements\n"
             "  --shape S|tiny          their shape; 'tiny': each family's small odd shape. Default: the family's\n"
-            "                          default shape on a GPU, its tiny one on a CPU device\n"
+            "                          default shape on a GPU, its tiny one on a CPU device. Reductions, softmax,\n"
+            "                          scans and top-k take suffixes: 8192x8192k8 (TOP_K's K), 8192x8192:first\n"
+            "                          (the axes: first, last, or A,B,...; default last)\n"
             "  --type T|all            fp32, fp16, fp64, int8..int64, uint8..uint64, or every type the operator\n"
             "                          takes; default: the operator's first (fp32 where it takes it)\n"
             "  --broadcast             inputs after the first repeat their innermost row over the other dimensions\n"
+            "  --reduce-function F     REDUCE's function: sum (the default), max, average, sum-square, argmax...\n"
             "  --iterations N          timed dispatches (default 100)\n"
             "  --warmup N              dispatches run before timing (default 10)\n"
             "  --warmup-ms MS          ... and for at least this long, so the GPU's clocks are up (default 300)\n"
@@ -52,8 +55,9 @@ void list_presets(void)
     printf("presets (name: op type shape [groups]):\n");
     for (i = 0; i < preset_count; ++i)
     {
-        printf("  %-28s %-15s %s %s%s [", presets[i].name, presets[i].op, type_name(presets[i].type),
-                presets[i].shape, presets[i].broadcast ? " broadcast" : "");
+        printf("  %-28s %-20s %s %s%s%s%s [", presets[i].name, presets[i].op, type_name(presets[i].type),
+                presets[i].shape, presets[i].broadcast ? " broadcast" : "", presets[i].function ? " " : "",
+                presets[i].function ? presets[i].function : "");
         for (j = 0; j + 1 < group_count; ++j)
         {
             if (presets[i].groups & groups[j].mask)
@@ -130,6 +134,20 @@ void list_operators(const char *selector)
     for (f = 0; f < families; ++f)
         printf("  %-12s %s; default %s, tiny %s\n", shown[f]->name, shown[f]->shape_help, shown[f]->default_shape,
                 shown[f]->tiny_shape);
+}
+
+void select_copy_baseline(struct selection *s)
+{
+    size_t i;
+
+    for (i = 0; i < preset_count; ++i)
+    {
+        if (s->chosen[i] && presets[i].copy_bar)
+        {
+            select_names(s, COPY_PRESET);
+            return;
+        }
+    }
 }
 
 /* A preset or group name, or a comma-separated list of them. */
@@ -221,6 +239,8 @@ static bool parse_value_option(struct bench *b, struct selection *s, const char 
     }
     if (!strcmp(arg, "--anchor-ms"))
         return parse_anchor(b, value);
+    if (!strcmp(arg, "--reduce-function"))
+        return parse_reduce_function(s->function = value) >= 0;
     if (!strcmp(arg, "--op"))
         s->ops = value;
     else if (!strcmp(arg, "--shape"))
@@ -267,9 +287,9 @@ int parse_options(struct bench *b, struct selection *s, int argc, char **argv)
         else if (i + 1 == argc || !parse_value_option(b, s, arg, argv[++i]))
             return tool_usage_error(print_usage);
     }
-    if (s->shape && !s->ops)
+    if ((s->shape || s->function) && !s->ops)
     {
-        fprintf(stderr, "vkdml-bench: --shape goes with --op\n");
+        fprintf(stderr, "vkdml-bench: --shape and --reduce-function go with --op\n");
         return 2;
     }
     return -1;

@@ -16,6 +16,15 @@ const size_t group_count = ARRAY_SIZE(groups);
 #define GPU_MEM (GROUP_GPU | GROUP_MEMORY)
 #define GPU_GEMM (GROUP_GPU | GROUP_GEMM)
 #define GPU_CONV (GROUP_GPU | GROUP_CONV)
+/* performance.md's rule for memory-bound operators other than element-wise ones: never slower than
+ * PyTorch (target 1.0), and >= 0.85x of the run's copy bandwidth for the bytes they must move. */
+#define MEMORY_RULE 1.0, 0.85
+/* Anchors of the issue-18 operators: performance.md's times of the same workloads (H200, PyTorch
+ * 2.11) as GB/s of the bytes vkdml-bench counts; where it has none, a like operator's bandwidth. */
+#define SUM_LAST "PyTorch sum fp32 8192^2, last axis"
+#define SUM_FIRST "PyTorch sum fp32 8192^2, first axis"
+#define AS_SUM_LAST SUM_LAST ", as bandwidth"
+#define AS_SUM_FIRST SUM_FIRST ", as bandwidth"
 /* performance.md measured PyTorch's element-wise operators in fp32 only: fp16 and broadcast cases
  * are held to the same bandwidth. IDENTITY (a copy) is held to RELU's, the same traffic. */
 const struct preset presets[] =
@@ -38,7 +47,41 @@ const struct preset presets[] =
     /* 1 GiB per tensor: what fixed costs remain at 256 MiB. */
     {"add-1GiB", "add", FP32, "268435456", false, GPU_MEM, 4294, "PyTorch add fp32 64Mi, as bandwidth", 0.9},
     {"identity-1GiB", "identity", FP32, "268435456", false, GPU_MEM, 4148, "PyTorch relu fp32 64Mi, as bandwidth", 0.9},
-    {"softmax-8192", "softmax1", FP32, "8192x8192", false, GPU_MEM, 1938, "PyTorch softmax fp32 8192^2", 0.9},
+    {"softmax-8192", "softmax1", FP32, "8192x8192", false, GPU_MEM, 1907, "PyTorch softmax fp32 8192^2", MEMORY_RULE},
+    {"softmax-8192-fp16", "softmax1", FP16, "8192x8192", false, GPU_MEM, 1032, "PyTorch softmax fp16 8192^2",
+            MEMORY_RULE},
+    {"log-softmax-8192", "log-softmax1", FP32, "8192x8192", false, GPU_MEM, 2198, "PyTorch log_softmax fp32 8192^2",
+            MEMORY_RULE},
+    {"log-softmax-8192-fp16", "log-softmax1", FP16, "8192x8192", false, GPU_MEM, 1220,
+            "PyTorch log_softmax fp16 8192^2", MEMORY_RULE},
+    {"hardmax-8192", "hardmax1", FP32, "8192x8192", false, GPU_MEM, 1907, "PyTorch softmax fp32 8192^2, as bandwidth",
+            MEMORY_RULE},
+    {"hardmax-8192-fp16", "hardmax1", FP16, "8192x8192", false, GPU_MEM, 1032,
+            "PyTorch softmax fp16 8192^2, as bandwidth", MEMORY_RULE},
+    {"reduce-sum-8192", "reduce", FP32, "8192x8192", false, GPU_MEM, 3302, SUM_LAST, MEMORY_RULE, "sum"},
+    {"reduce-sum-8192-first", "reduce", FP32, "8192x8192:first", false, GPU_MEM, 3638, SUM_FIRST, MEMORY_RULE, "sum"},
+    {"reduce-sum-8192-fp16", "reduce", FP16, "8192x8192", false, GPU_MEM, 3302, AS_SUM_LAST, MEMORY_RULE, "sum"},
+    {"reduce-sum-8192-first-fp16", "reduce", FP16, "8192x8192:first", false, GPU_MEM, 3638, AS_SUM_FIRST, MEMORY_RULE,
+            "sum"},
+    {"reduce-max-8192", "reduce", FP32, "8192x8192", false, GPU_MEM, 3302, AS_SUM_LAST, MEMORY_RULE, "max"},
+    {"reduce-max-8192-first", "reduce", FP32, "8192x8192:first", false, GPU_MEM, 3638, AS_SUM_FIRST, MEMORY_RULE,
+            "max"},
+    {"reduce-average-8192", "reduce", FP32, "8192x8192", false, GPU_MEM, 3302, AS_SUM_LAST, MEMORY_RULE, "average"},
+    {"reduce-average-8192-first", "reduce", FP32, "8192x8192:first", false, GPU_MEM, 3638, AS_SUM_FIRST, MEMORY_RULE,
+            "average"},
+    {"reduce-sum-square-8192", "reduce", FP32, "8192x8192", false, GPU_MEM, 3302, AS_SUM_LAST, MEMORY_RULE,
+            "sum-square"},
+    {"reduce-sum-square-8192-first", "reduce", FP32, "8192x8192:first", false, GPU_MEM, 3638, AS_SUM_FIRST,
+            MEMORY_RULE, "sum-square"},
+    {"argmax-8192", "argmax", FP32, "8192x8192", false, GPU_MEM, 2160, "PyTorch argmax fp32 8192^2, last axis",
+            MEMORY_RULE},
+    {"argmax-8192-first", "argmax", FP32, "8192x8192:first", false, GPU_MEM, 2160,
+            "PyTorch argmax fp32 8192^2, last axis, as bandwidth", MEMORY_RULE},
+    {"cumsum-8192", "cumulative-summation", FP32, "8192x8192", false, GPU_MEM, 1277,
+            "PyTorch cumsum fp32 8192^2, last axis", MEMORY_RULE},
+    {"top-k-8192-k8", "top-k", FP32, "8192x8192k8", false, GPU_MEM, 279, "PyTorch topk k=8 fp32 8192^2", MEMORY_RULE},
+    {"top-k-8192-k64", "top-k", FP32, "8192x8192k64", false, GPU_MEM, 267, "PyTorch topk k=64 fp32 8192^2",
+            MEMORY_RULE},
     {"gemm-4096-fp32", "gemm", FP32, "4096x4096x4096", false, GPU_GEMM, 51.4, "cuBLAS fp32 (TF32 off) 4096^3", 0.6},
     {"gemm-8192-fp32", "gemm", FP32, "8192x8192x8192", false, GPU_GEMM, 51.0, "cuBLAS fp32 (TF32 off) 8192^3", 0.6},
     {"gemm-4096-fp16", "gemm", FP16, "4096x4096x4096", false, GPU_GEMM, 748, "cuBLAS fp16 4096^3", 0.35},
@@ -77,11 +120,28 @@ const struct preset presets[] =
     {"conv-smoke", "convolution", FP32, "2x3x9x9x4x3x3", false, GROUP_SMOKE, 0, NULL, 0},
     {"conv-smoke-stride", "convolution", FP32, "1x5x11x11x6x3x3x2x1", false, GROUP_SMOKE, 0, NULL, 0},
     {"softmax-smoke", "softmax1", FP32, "7x33", false, GROUP_SMOKE, 0, NULL, 0},
+    {"log-softmax-smoke-fp16", "log-softmax1", FP16, "5x1000", false, GROUP_SMOKE, 0, NULL, 0},
+    {"hardmax-smoke", "hardmax1", FP32, "33x7:first", false, GROUP_SMOKE, 0, NULL, 0},
+    {"reduce-sum-smoke", "reduce", FP32, "5x33x7:0,2", false, GROUP_SMOKE, 0, NULL, 0, 0, "sum"},
+    {"reduce-max-smoke-fp16", "reduce", FP16, "1000x7:first", false, GROUP_SMOKE, 0, NULL, 0, 0, "max"},
+    {"reduce-average-smoke", "reduce", FP32, "3x1000", false, GROUP_SMOKE, 0, NULL, 0, 0, "average"},
+    {"reduce-sum-square-smoke", "reduce", FP32, "7x9x11:1", false, GROUP_SMOKE, 0, NULL, 0, 0, "sum-square"},
+    {"argmax-smoke", "argmax", FP32, "33x1000", false, GROUP_SMOKE, 0, NULL, 0},
+    {"argmin-smoke-fp16", "argmin", FP16, "7x33:first", false, GROUP_SMOKE, 0, NULL, 0},
+    {"top-k-smoke", "top-k", FP32, "7x1000k8", false, GROUP_SMOKE, 0, NULL, 0},
+    {"top-k1-smoke-fp16", "top-k1", FP16, "33x7k3:first", false, GROUP_SMOKE, 0, NULL, 0},
+    {"cumsum-smoke", "cumulative-summation", FP32, "7x1000", false, GROUP_SMOKE, 0, NULL, 0},
+    {"cumprod-smoke", "cumulative-product", FP32, "5x33", false, GROUP_SMOKE, 0, NULL, 0},
     {"bare-add-smoke", BARE_ADD_OP, FP32, "4096", false, GROUP_SMOKE, 0, NULL, 0},
 };
 #undef GPU_MEM
 #undef GPU_GEMM
 #undef GPU_CONV
+#undef MEMORY_RULE
+#undef SUM_LAST
+#undef SUM_FIRST
+#undef AS_SUM_LAST
+#undef AS_SUM_FIRST
 
 const size_t preset_count = ARRAY_SIZE(presets);
 _Static_assert(ARRAY_SIZE(presets) <= MAX_PRESETS, "struct selection has room for MAX_PRESETS presets");
