@@ -269,10 +269,12 @@ void row_main(uint group)
 
 /* ---- SCAN_ALGORITHM_COLUMN: an invocation per line or tile, sequential ---- */
 
+/* SCAN_ITEMS loads before their stores: the compiler cannot move a load above a store that may
+ * alias it (in place), so this keeps several loads in flight per invocation. */
 void column_main(uint index)
 {
-    uint line = index % LINES, tile = index / LINES, begin = tile * TILE_LENGTH, end, position, t;
-    uvec2 offsets = line_offsets(line), accumulated = identity(), value;
+    uint line = index % LINES, tile = index / LINES, begin = tile * TILE_LENGTH, end, position, t, j;
+    uvec2 offsets = line_offsets(line), accumulated = identity(), values[SCAN_ITEMS];
     uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
     uvec2 output_base = tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
 
@@ -281,14 +283,23 @@ void column_main(uint index)
     end = min(LENGTH, begin + TILE_LENGTH);
     for (t = 0u; PASS == SCAN_PASS_SCAN && TILED && t < tile; ++t)
         accumulated = combine(accumulated, load_total(t * LINES + line));
-    for (position = begin; position < end; ++position)
+    for (position = begin; position < end; position += SCAN_ITEMS)
     {
-        value = load_value(input_base, offsets.x + axis_offset(position, IN_AXIS_STRIDE));
-        if (PASS == SCAN_PASS_SCAN && EXCLUSIVE)
-            store_value(output_base, offsets.y + axis_offset(position, OUT_AXIS_STRIDE), accumulated);
-        accumulated = combine(accumulated, value);
-        if (PASS == SCAN_PASS_SCAN && !EXCLUSIVE)
-            store_value(output_base, offsets.y + axis_offset(position, OUT_AXIS_STRIDE), accumulated);
+        [[unroll]] for (j = 0u; j < SCAN_ITEMS; ++j)
+        {
+            if (position + j < end)
+                values[j] = load_value(input_base, offsets.x + axis_offset(position + j, IN_AXIS_STRIDE));
+        }
+        [[unroll]] for (j = 0u; j < SCAN_ITEMS && position + j < end; ++j)
+        {
+            uint at = offsets.y + axis_offset(position + j, OUT_AXIS_STRIDE);
+
+            if (PASS == SCAN_PASS_SCAN && EXCLUSIVE)
+                store_value(output_base, at, accumulated);
+            accumulated = combine(accumulated, values[j]);
+            if (PASS == SCAN_PASS_SCAN && !EXCLUSIVE)
+                store_value(output_base, at, accumulated);
+        }
     }
     if (PASS == SCAN_PASS_TOTALS)
         store_total(tile * LINES + line, accumulated);
