@@ -23,9 +23,8 @@ _Static_assert(sizeof(DML_CUMULATIVE_SUMMATION_OPERATOR_DESC) == sizeof(DML_CUMU
 _Static_assert(offsetof(DML_CUMULATIVE_SUMMATION_OPERATOR_DESC, HasExclusiveSum)
         == offsetof(DML_CUMULATIVE_PRODUCT_OPERATOR_DESC, HasExclusiveProduct), "cumulative descs");
 
-/* The row algorithm's largest workgroup, and the lines it needs to be worth a subgroup. */
+/* The row algorithm's largest workgroup. */
 #define ROW_MAX_THREADS 256
-#define ROW_MIN_LENGTH 32
 /* Tiling (scan_interface.h): below these many workgroups (row) or invocations (column) a big GPU
  * idles, so lines are cut into tiles of at least ROW_MIN_TILE_CHUNKS chunks or
  * COLUMN_MIN_TILE_LENGTH positions. */
@@ -91,11 +90,11 @@ static uint32_t div_up(uint64_t a, uint64_t b)
 }
 
 /* The row algorithm where the axis is the output's innermost moving dimension (a line's loads
- * coalesce) and lines fill at least a subgroup; else the column algorithm (neighbouring lines
- * are neighbouring addresses, or lines are too short to share out). */
-static bool use_rows(const struct vkdml_axes_layout *layout, uint32_t length)
+ * coalesce) and a line fills at least half of a subgroup's chunk; else the column algorithm
+ * (neighbouring lines are neighbouring addresses, or lines too short to keep a subgroup busy). */
+static bool use_rows(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout, uint32_t length)
 {
-    if (length < ROW_MIN_LENGTH)
+    if (length < compile->vk->caps.subgroup_size * SCAN_ITEMS / 2)
         return false;
     return !layout->kept_count || layout->reduced_strides[1][0] < layout->kept_strides[1][layout->kept_count - 1];
 }
@@ -222,7 +221,7 @@ HRESULT vkdml_cumulative_compile(struct vkdml_compile *compile)
     vkdml_axes_layout_init(&layout, tensors, ARRAY_SIZE(tensors), 1u << desc->Axis);
     plan.lines = (uint32_t)layout.kept_elements;
     plan.length = (uint32_t)layout.reduced_elements;
-    if (use_rows(&layout, plan.length))
+    if (use_rows(compile, &layout, plan.length))
         plan_rows(compile, &plan);
     else
         plan_columns(&plan);

@@ -333,7 +333,7 @@ static void run_cases(void **state, const struct scan_case *cases, size_t count)
         run_case(*state, &cases[i]);
 }
 
-/* Lines along the innermost axis (the row algorithm from 32 elements on), along outer axes (the
+/* Lines along the innermost axis (the row algorithm from 32 elements on lavapipe), along outer axes (the
  * column algorithm), long lines cut into tiles (1 x 5000 rows, 1000 x 3 columns). */
 static const struct scan_case sum_cases[] =
 {
@@ -343,6 +343,8 @@ static const struct scan_case sum_cases[] =
     {"SUM 1-D of 1000, reversed", SUM, F32, 1, {1000}, 0, .reverse = true},
     {"SUM 1 x 5000, exclusive, reversed (tiles)", SUM, F32, 2, {1, 5000}, 1, true, true},
     {"SUM 2 x 3000 (rows longer than a workgroup)", SUM, F32, 2, {2, 3000}, 1},
+    {"SUM 1 x 20000, INT32, reversed (5 tiles)", SUM, I32, 2, {1, 20000}, 1, .reverse = true},
+    {"SUM 2 x 9000, UINT64, exclusive (tiles)", SUM, U64, 2, {2, 9000}, 1, .exclusive = true},
     {"SUM 33 x 1000, last axis", SUM, F32, 2, {33, 1000}, 1},
     {"SUM 1000 x 3, first axis (tiles)", SUM, F32, 2, {1000, 3}, 0, .exclusive = true},
     {"SUM 5 x 7 x 33, middle axis, INT32", SUM, I32, 3, {5, 7, 33}, 1, .reverse = true},
