@@ -99,14 +99,26 @@ static bool use_rows(const struct vkdml_compile *compile, const struct vkdml_axe
     return !layout->kept_count || layout->reduced_strides[1][0] < layout->kept_strides[1][layout->kept_count - 1];
 }
 
+/* ROW_MAX_THREADS, or the largest power of 2 the device's workgroups hold. */
+static uint32_t row_max_threads(const struct vkdml_compile *compile)
+{
+    const VkPhysicalDeviceLimits *limits = &compile->vk->caps.properties.limits;
+    uint32_t threads = ROW_MAX_THREADS;
+
+    while (threads > limits->maxComputeWorkGroupSize[0] || threads > limits->maxComputeWorkGroupInvocations)
+        threads >>= 1;
+    return threads;
+}
+
 static void plan_rows(const struct vkdml_compile *compile, struct scan_plan *plan)
 {
-    uint32_t subgroup = compile->vk->caps.subgroup_size, chunk, chunks, wanted, per_tile;
+    uint32_t subgroup = compile->vk->caps.subgroup_size, max_threads = row_max_threads(compile);
+    uint32_t chunk, chunks, wanted, per_tile;
 
     plan->algorithm = SCAN_ALGORITHM_ROW;
     plan->threads = round_up_pow2(div_up(plan->length, SCAN_ITEMS));
+    plan->threads = plan->threads > max_threads ? max_threads : plan->threads;
     plan->threads = plan->threads < subgroup ? subgroup : plan->threads;
-    plan->threads = plan->threads > ROW_MAX_THREADS ? ROW_MAX_THREADS : plan->threads;
     chunk = plan->threads * SCAN_ITEMS;
     chunks = div_up(plan->length, chunk);
     wanted = plan->lines >= ROW_TARGET_GROUPS ? 1 : div_up(ROW_TARGET_GROUPS, plan->lines);
