@@ -5,9 +5,9 @@
  * scans along one axis, in either direction (scan_interface.h has the layout and the two
  * algorithms). Every value travels as a uvec2 of bits: FLOAT32 and FLOAT16 as fp32 bits (fp16
  * tensors accumulate in fp32), 32-bit integers in .x, 64-bit integers as (low, high) words; sums
- * and products of integers wrap. Scans combine the earlier value on the left, and the order of
- * operations depends only on the shapes and the workgroup size: the result is the same on every
- * run. An invocation writes only the elements it read, after reading them, so the output may be
+ * and products of integers wrap. The order of operations depends only on the shapes, the
+ * workgroup and the subgroup size (and the device's subgroup scans): the result is the same on
+ * every run. An invocation writes only the elements it read, after reading them, so the output may be
  * bound over the input (in place).
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the tensor type needs.
@@ -175,12 +175,21 @@ uvec2 subgroup_shuffle(uvec2 value, uint lane)
     return uvec2(subgroupShuffle(value.x, lane), WIDE ? subgroupShuffle(value.y, lane) : 0u);
 }
 
-/* Inclusive scan over the subgroup's lanes (Hillis-Steele, log2(subgroup size) shuffles). */
+/* Inclusive scan over the subgroup's lanes: the device's own for 32-bit values, else Hillis-Steele
+ * (log2(subgroup size) shuffles of both words). */
 uvec2 subgroup_inclusive_scan(uvec2 value)
 {
     uint lane = gl_SubgroupInvocationID, distance;
     uvec2 earlier;
 
+    if (FLOAT_TYPE)
+    {
+        float single = uintBitsToFloat(value.x);
+
+        return uvec2(floatBitsToUint(PRODUCT ? subgroupInclusiveMul(single) : subgroupInclusiveAdd(single)), 0u);
+    }
+    if (!WIDE)
+        return uvec2(PRODUCT ? subgroupInclusiveMul(value.x) : subgroupInclusiveAdd(value.x), 0u);
     for (distance = 1u; distance < gl_SubgroupSize; distance <<= 1u)
     {
         earlier = subgroup_shuffle(value, lane >= distance ? lane - distance : lane);
