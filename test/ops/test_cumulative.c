@@ -378,6 +378,9 @@ static const struct scan_case product_cases[] =
     {"PRODUCT 100 x 3, first axis, INT64, exclusive, reversed", PRODUCT, I64, 2, {100, 3}, 0, true, true},
     {"PRODUCT 2 x 3 x 7, padded, FLOAT16", PRODUCT, F16, 3, {2, 3, 7}, 2, .layout = PADDED},
     {"PRODUCT in place, INT32", PRODUCT, I32, 2, {6, 64}, 1, .layout = IN_PLACE},
+    {"PRODUCT in place, reversed, FLOAT16", PRODUCT, F16, 2, {3, 90}, 1, .reverse = true, .layout = IN_PLACE},
+    {"PRODUCT 8-D, first axis, broadcast, UINT64", PRODUCT, U64, 8, {9, 2, 1, 3, 1, 2, 1, 2}, 0,
+            .layout = BROADCAST, .broadcast = 1u << 5},
     {"PRODUCT NaN, infinities and zeros", PRODUCT, F32, 2, {4, 40}, 1, .reverse = true, .values = SPECIAL},
 };
 
