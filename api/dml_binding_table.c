@@ -240,11 +240,13 @@ static bool bind_initializer_inputs(struct dml_binding_table *table, UINT count,
     return true;
 }
 
-/* The README's element-wise operators ("ELEMENT_WISE_*", "ACTIVATION_*") execute in place. */
+/* The README's element-wise operators ("ELEMENT_WISE_*", "ACTIVATION_*") and the cumulative ones
+ * execute in place. */
 static bool supports_in_place(const struct vkdml_operator_view *view)
 {
     return !strncmp(view->name, "ELEMENT_WISE_", strlen("ELEMENT_WISE_"))
-            || !strncmp(view->name, "ACTIVATION_", strlen("ACTIVATION_"));
+            || !strncmp(view->name, "ACTIVATION_", strlen("ACTIVATION_"))
+            || view->type == DML_OPERATOR_CUMULATIVE_SUMMATION || view->type == DML_OPERATOR_CUMULATIVE_PRODUCT;
 }
 
 /* DirectML's aliasing rule: inputs may overlap each other; an output may share bytes with an input
