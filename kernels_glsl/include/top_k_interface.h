@@ -1,0 +1,60 @@
+/*
+ * Interface of kernels_glsl/top_k.comp (DML_OPERATOR_TOP_K and DML_OPERATOR_TOP_K1), shared by C
+ * (backend_vk/ops/topk.c) and GLSL.
+ *
+ * One workgroup per row: a row is one position of the kept (non-axis) dimensions, the input's
+ * `LENGTH` elements along the axis, the outputs' K. Rows are numbered row-major over the kept
+ * dimensions (merged where strides allow: vkdml_axes_layout_init), TOPK_MAX_KEPT of them at most;
+ * element (row, j) of tensor t is at sum kept_strides[t][i] * coordinate_i + j * axis_stride[t].
+ * Tensors: 0 the input, 1 the values, 2 the indices.
+ */
+#ifndef VKDML_TOP_K_INTERFACE_H
+#define VKDML_TOP_K_INTERFACE_H
+
+#define TOPK_MAX_KEPT 7
+#define TOPK_TENSORS 3
+/* Threads per workgroup: a power of two in [TOPK_MIN_THREADS, TOPK_MAX_THREADS]; each keeps up
+ * to TOPK_MAX_CACHE of its row's keys in registers, the rest are read again on every pass. */
+#define TOPK_MIN_THREADS 64
+#define TOPK_MAX_THREADS 512
+#define TOPK_MAX_CACHE 16
+/* 8-bit digits: histograms of 256 bins. */
+#define TOPK_RADIX 256
+/* Shared bytes per sort slot (key high and low words, reversed index) and besides the slots. */
+#define TOPK_SORT_SLOT_BYTES 12
+#define TOPK_SHARED_BYTES(threads) (TOPK_RADIX * 4 + 2 * (threads) * 4 + 64)
+
+/* Specialization constant ids, each derived from the one before. */
+#define TOPK_SPEC_THREADS 0                 /* local_size_x */
+#define TOPK_SPEC_CACHE             (TOPK_SPEC_THREADS + 1)         /* register keys per thread, >= 1 */
+#define TOPK_SPEC_SORT              (TOPK_SPEC_CACHE + 1)           /* sort slots: a power of two >= K */
+#define TOPK_SPEC_RANK_MODE         (TOPK_SPEC_SORT + 1)            /* K too large to sort in shared memory */
+#define TOPK_SPEC_TYPE              (TOPK_SPEC_RANK_MODE + 1)       /* DML_TENSOR_DATA_TYPE of input and values */
+#define TOPK_SPEC_KEY_BITS          (TOPK_SPEC_TYPE + 1)            /* the type's bits: 8, 16, 32 or 64 */
+#define TOPK_SPEC_INDEX_64          (TOPK_SPEC_KEY_BITS + 1)        /* UINT64 indices (else UINT32) */
+#define TOPK_SPEC_LARGEST           (TOPK_SPEC_INDEX_64 + 1)        /* largest first (else smallest) */
+#define TOPK_SPEC_LENGTH            (TOPK_SPEC_LARGEST + 1)         /* the axis length */
+#define TOPK_SPEC_K                 (TOPK_SPEC_LENGTH + 1)
+#define TOPK_SPEC_INDEX_BITS        (TOPK_SPEC_K + 1)               /* bits of LENGTH - 1 */
+#define TOPK_SPEC_ROWS              (TOPK_SPEC_INDEX_BITS + 1)
+#define TOPK_SPEC_AXIS_STRIDES      (TOPK_SPEC_ROWS + 1)            /* TOPK_TENSORS */
+#define TOPK_SPEC_KEPT_COUNT        (TOPK_SPEC_AXIS_STRIDES + TOPK_TENSORS)
+#define TOPK_SPEC_KEPT_SIZES        (TOPK_SPEC_KEPT_COUNT + 1)      /* TOPK_MAX_KEPT, outermost first */
+#define TOPK_SPEC_KEPT_STRIDES      (TOPK_SPEC_KEPT_SIZES + TOPK_MAX_KEPT)  /* [tensor][dimension] */
+/* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
+#define TOPK_SPEC_IN_LOCATION       (TOPK_SPEC_KEPT_STRIDES + TOPK_TENSORS * TOPK_MAX_KEPT)
+#define TOPK_SPEC_VALUE_LOCATION    (TOPK_SPEC_IN_LOCATION + 3)
+#define TOPK_SPEC_INDEX_LOCATION    (TOPK_SPEC_VALUE_LOCATION + 3)
+#define TOPK_SPEC_COUNT             (TOPK_SPEC_INDEX_LOCATION + 3)
+
+#ifdef VULKAN
+
+/* Bytes [0, 8): the descriptor table's device address (ops_private.h); nothing else. */
+layout(push_constant, std430) uniform TopKPush
+{
+    uvec2 table;
+} push;
+
+#endif
+
+#endif /* VKDML_TOP_K_INTERFACE_H */

@@ -1,0 +1,445 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+/*
+ * DML_OPERATOR_TOP_K and TOP_K1 (top_k_interface.h has the layout): one workgroup per row.
+ *
+ * Each element gets an order-preserving unsigned key (README, "TOP_K and TOP_K1": floats by their
+ * bits with the negative ones flipped, -0 as +0 and every NaN above +inf; signed integers with the
+ * sign bit flipped; all of it inverted for the smallest first), extended by the reversed index
+ * (LENGTH - index) so that the lower index wins a tie: the composite (key, reversed index) is
+ * unique, and the K largest composites are the answer, in order. Radix select finds the K-th
+ * largest composite 8 bits per pass (a 256-bin histogram in shared memory of the elements that
+ * still match the prefix found so far, then the bin where the count from the top reaches K),
+ * and stops as soon as a whole bin is taken, which for data without ties means after the key's
+ * bits. The row's keys stay in registers between passes (TOPK_MAX_CACHE per thread; beyond that
+ * they are read again). The selected elements then go into shared memory, a bitonic sort orders
+ * them, and K values and indices are written. When K slots do not fit in shared memory, each
+ * selected element counts the selected ones before it instead (rank mode, K x LENGTH work).
+ * Counts are integers, so atomics in shared memory give the same result on every run, and the
+ * sort's order is total.
+ */
+#include "common.glsl"
+#include "dml_interface.h"
+#include "tensor_io.glsl"
+#include "reduce_common.glsl"
+#include "top_k_interface.h"
+
+layout(local_size_x_id = TOPK_SPEC_THREADS, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = TOPK_SPEC_CACHE) const uint CACHE = 1;
+layout(constant_id = TOPK_SPEC_SORT) const uint SORT = 1;
+layout(constant_id = TOPK_SPEC_RANK_MODE) const bool RANK_MODE = false;
+layout(constant_id = TOPK_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
+layout(constant_id = TOPK_SPEC_KEY_BITS) const uint KEY_BITS = 32;
+layout(constant_id = TOPK_SPEC_INDEX_64) const bool INDEX_64 = false;
+layout(constant_id = TOPK_SPEC_LARGEST) const bool LARGEST = true;
+layout(constant_id = TOPK_SPEC_LENGTH) const uint LENGTH = 1;
+layout(constant_id = TOPK_SPEC_K) const uint K = 1;
+layout(constant_id = TOPK_SPEC_INDEX_BITS) const uint INDEX_BITS = 0;
+layout(constant_id = TOPK_SPEC_ROWS) const uint ROWS = 1;
+layout(constant_id = TOPK_SPEC_AXIS_STRIDES + 0) const uint AXIS_STRIDE_IN = 1;
+layout(constant_id = TOPK_SPEC_AXIS_STRIDES + 1) const uint AXIS_STRIDE_VALUE = 1;
+layout(constant_id = TOPK_SPEC_AXIS_STRIDES + 2) const uint AXIS_STRIDE_INDEX = 1;
+layout(constant_id = TOPK_SPEC_KEPT_COUNT) const uint KEPT_COUNT = 0;
+layout(constant_id = TOPK_SPEC_KEPT_SIZES + 0) const uint KEPT_SIZE_0 = 1;
+layout(constant_id = TOPK_SPEC_KEPT_SIZES + 1) const uint KEPT_SIZE_1 = 1;
+layout(constant_id = TOPK_SPEC_KEPT_SIZES + 2) const uint KEPT_SIZE_2 = 1;
+layout(constant_id = TOPK_SPEC_KEPT_SIZES + 3) const uint KEPT_SIZE_3 = 1;
+layout(constant_id = TOPK_SPEC_KEPT_SIZES + 4) const uint KEPT_SIZE_4 = 1;
+layout(constant_id = TOPK_SPEC_KEPT_SIZES + 5) const uint KEPT_SIZE_5 = 1;
+layout(constant_id = TOPK_SPEC_KEPT_SIZES + 6) const uint KEPT_SIZE_6 = 1;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 0) const uint IN_STRIDE_0 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 1) const uint IN_STRIDE_1 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 2) const uint IN_STRIDE_2 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 3) const uint IN_STRIDE_3 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 4) const uint IN_STRIDE_4 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 5) const uint IN_STRIDE_5 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 6) const uint IN_STRIDE_6 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 7) const uint VALUE_STRIDE_0 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 8) const uint VALUE_STRIDE_1 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 9) const uint VALUE_STRIDE_2 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 10) const uint VALUE_STRIDE_3 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 11) const uint VALUE_STRIDE_4 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 12) const uint VALUE_STRIDE_5 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 13) const uint VALUE_STRIDE_6 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 14) const uint INDEX_STRIDE_0 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 15) const uint INDEX_STRIDE_1 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 16) const uint INDEX_STRIDE_2 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 17) const uint INDEX_STRIDE_3 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 18) const uint INDEX_STRIDE_4 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 19) const uint INDEX_STRIDE_5 = 0;
+layout(constant_id = TOPK_SPEC_KEPT_STRIDES + 20) const uint INDEX_STRIDE_6 = 0;
+layout(constant_id = TOPK_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
+layout(constant_id = TOPK_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
+layout(constant_id = TOPK_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
+layout(constant_id = TOPK_SPEC_VALUE_LOCATION + 0) const uint VALUE_SLOT = 0;
+layout(constant_id = TOPK_SPEC_VALUE_LOCATION + 1) const uint VALUE_OFFSET_LO = 0;
+layout(constant_id = TOPK_SPEC_VALUE_LOCATION + 2) const uint VALUE_OFFSET_HI = 0;
+layout(constant_id = TOPK_SPEC_INDEX_LOCATION + 0) const uint INDEX_SLOT = 0;
+layout(constant_id = TOPK_SPEC_INDEX_LOCATION + 1) const uint INDEX_OFFSET_LO = 0;
+layout(constant_id = TOPK_SPEC_INDEX_LOCATION + 2) const uint INDEX_OFFSET_HI = 0;
+
+const uint THREADS = gl_WorkGroupSize.x;
+const uint KEY_PASSES = KEY_BITS / 8u;
+const uint INDEX_PASSES = (INDEX_BITS + 7u) / 8u;
+const uint KEY_MASK = KEY_BITS >= 32u ? 0xffffffffu : (1u << KEY_BITS) - 1u;
+const uint SIGN_BIT = 1u << ((KEY_BITS - 1u) & 31u);
+
+/* The radix select's state, the same in every invocation: the composite's bits found so far
+ * (`known` marks them) and how many of the elements that match them are still to be taken. */
+shared uint histogram[TOPK_RADIX];
+shared uint scan_partials[THREADS];
+shared uint chosen_digit, chosen_above, chosen_count, selected_count;
+shared uint sort_hi[SORT], sort_lo[SORT], sort_rev[SORT];
+
+uvec2 in_base, value_base, index_base;
+uint row_in, row_value, row_index;
+/* The row's keys held in registers: element gl_LocalInvocationID.x + i * THREADS in cache[i]. */
+uvec2 cache[CACHE];
+
+/* ---- Keys ---- */
+
+bool is_float_type()
+{
+    return TYPE == TIO_TYPE_FLOAT32 || TYPE == TIO_TYPE_FLOAT16;
+}
+
+/* The element's bits (high, low words) as an order-preserving key, larger first. */
+uvec2 order_key(uvec2 bits)
+{
+    uint exponent = TYPE == TIO_TYPE_FLOAT16 ? 0x7c00u : 0x7f800000u;
+
+    bits.y &= KEY_MASK;
+    if (is_float_type())
+    {
+        if ((bits.y & ~SIGN_BIT) > exponent)
+            bits.y = KEY_MASK;                      /* every NaN above +inf */
+        else if (bits.y == SIGN_BIT)
+            bits.y = SIGN_BIT;                      /* -0 ties with +0 */
+        else
+            bits.y = (bits.y & SIGN_BIT) != 0u ? ~bits.y & KEY_MASK : bits.y | SIGN_BIT;
+    }
+    else if (tio_is_signed(TYPE))
+    {
+        if (KEY_BITS == 64u)
+            bits.x ^= 0x80000000u;
+        else
+            bits.y ^= SIGN_BIT;
+    }
+    if (!LARGEST)
+        bits = uvec2(KEY_BITS == 64u ? ~bits.x : 0u, ~bits.y & KEY_MASK);
+    return bits;
+}
+
+uint load_bits(uvec2 base, uint offset, out uint high)
+{
+    if (KEY_BITS == 64u)
+    {
+        high = tio_load_bits(TIO_TYPE_UINT32, base, 2u * offset + 1u);
+        return tio_load_bits(TIO_TYPE_UINT32, base, 2u * offset);
+    }
+    high = 0u;
+    return tio_load_bits(TYPE, base, offset);
+}
+
+uvec2 load_key(uint j)
+{
+    uint high, low = load_bits(in_base, row_in + j * AXIS_STRIDE_IN, high);
+
+    return order_key(uvec2(high, low));
+}
+
+/* (key high, key low, reversed index): unique per element, larger first. */
+uvec3 composite(uvec2 key, uint j)
+{
+    return uvec3(key, LENGTH - j);
+}
+
+bool composite_greater(uvec3 a, uvec3 b)
+{
+    if (a.x != b.x)
+        return a.x > b.x;
+    if (a.y != b.y)
+        return a.y > b.y;
+    return a.z > b.z;
+}
+
+/* ---- Rows ---- */
+
+void locate_row(uint row)
+{
+    const uint sizes[TOPK_MAX_KEPT] = uint[](KEPT_SIZE_0, KEPT_SIZE_1, KEPT_SIZE_2, KEPT_SIZE_3, KEPT_SIZE_4,
+            KEPT_SIZE_5, KEPT_SIZE_6);
+    const uint in_strides[TOPK_MAX_KEPT] = uint[](IN_STRIDE_0, IN_STRIDE_1, IN_STRIDE_2, IN_STRIDE_3, IN_STRIDE_4,
+            IN_STRIDE_5, IN_STRIDE_6);
+    const uint value_strides[TOPK_MAX_KEPT] = uint[](VALUE_STRIDE_0, VALUE_STRIDE_1, VALUE_STRIDE_2, VALUE_STRIDE_3,
+            VALUE_STRIDE_4, VALUE_STRIDE_5, VALUE_STRIDE_6);
+    const uint index_strides[TOPK_MAX_KEPT] = uint[](INDEX_STRIDE_0, INDEX_STRIDE_1, INDEX_STRIDE_2, INDEX_STRIDE_3,
+            INDEX_STRIDE_4, INDEX_STRIDE_5, INDEX_STRIDE_6);
+    uint i, d, c;
+
+    row_in = row_value = row_index = 0u;
+    [[unroll]] for (i = 0u; i < TOPK_MAX_KEPT; ++i)
+    {
+        if (i < KEPT_COUNT)
+        {
+            d = KEPT_COUNT - 1u - i;
+            c = row % sizes[d];
+            row /= sizes[d];
+            row_in += c * in_strides[d];
+            row_value += c * value_strides[d];
+            row_index += c * index_strides[d];
+        }
+    }
+}
+
+/* ---- Radix select ---- */
+
+/* Inclusive prefix sum over the workgroup's invocations, in invocation order. */
+uint workgroup_inclusive_add(uint value)
+{
+    uint sum = subgroupInclusiveAdd(value), before = 0u, i;
+
+    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u)
+        scan_partials[gl_SubgroupID] = sum;
+    barrier();
+    for (i = 0u; i < gl_SubgroupID; ++i)
+        before += scan_partials[i];
+    barrier();
+    return sum + before;
+}
+
+/* The bin, counted from the top digit down, where the elements still to take run out: each
+ * invocation sums a run of bins, the workgroup adds the runs up, and the one invocation whose
+ * run holds the crossing publishes it. */
+void choose_bin(uint remaining)
+{
+    const uint per_thread = (TOPK_RADIX + THREADS - 1u) / THREADS;
+    uint first = gl_LocalInvocationID.x * per_thread, sum = 0u, above, count, i, digit;
+
+    for (i = 0u; i < per_thread && first + i < TOPK_RADIX; ++i)
+        sum += histogram[TOPK_RADIX - 1u - (first + i)];
+    above = workgroup_inclusive_add(sum) - sum;
+    for (i = 0u; i < per_thread && first + i < TOPK_RADIX; ++i)
+    {
+        digit = TOPK_RADIX - 1u - (first + i);
+        count = histogram[digit];
+        if (above < remaining && remaining <= above + count)
+        {
+            chosen_digit = digit;
+            chosen_above = above;
+            chosen_count = count;
+        }
+        above += count;
+    }
+    barrier();
+}
+
+/* Pass `pass`'s digit position: the component of the composite and the shift in it. */
+void pass_position(uint pass, out uint component, out uint shift)
+{
+    uint bit;
+
+    if (pass < KEY_PASSES)
+    {
+        bit = KEY_BITS - 8u * (pass + 1u);
+        component = bit >= 32u ? 0u : 1u;
+        shift = bit & 31u;
+        return;
+    }
+    component = 2u;
+    shift = 8u * (INDEX_PASSES - 1u - (pass - KEY_PASSES));
+}
+
+bool matches(uvec3 c, uvec3 prefix, uvec3 known)
+{
+    return all(equal(c & known, prefix));
+}
+
+void count_digit(uvec3 c, uvec3 prefix, uvec3 known, uint component, uint shift)
+{
+    if (matches(c, prefix, known))
+        atomicAdd(histogram[(c[component] >> shift) & 0xffu], 1u);
+}
+
+/* The smallest composite taken: the K largest are those at least this one. */
+uvec3 radix_select()
+{
+    uvec3 prefix = uvec3(0u), known = uvec3(0u);
+    uint remaining = K, pass, component, shift, i, j;
+
+    for (pass = 0u; pass < KEY_PASSES + INDEX_PASSES; ++pass)
+    {
+        pass_position(pass, component, shift);
+        for (i = gl_LocalInvocationID.x; i < TOPK_RADIX; i += THREADS)
+            histogram[i] = 0u;
+        barrier();
+        for (i = 0u; i < CACHE; ++i)
+        {
+            j = gl_LocalInvocationID.x + i * THREADS;
+            if (j < LENGTH)
+                count_digit(composite(cache[i], j), prefix, known, component, shift);
+        }
+        for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < LENGTH; j += THREADS)
+            count_digit(composite(load_key(j), j), prefix, known, component, shift);
+        barrier();
+        choose_bin(remaining);
+        remaining -= chosen_above;
+        prefix[component] |= chosen_digit << shift;
+        known[component] |= 0xffu << shift;
+        if (remaining == chosen_count)
+            break;                      /* the whole bin is taken: uniform, as the shared values are */
+        barrier();
+    }
+    return prefix;
+}
+
+/* ---- Output ---- */
+
+void store_element(uint i, uint j)
+{
+    uint high, low = load_bits(in_base, row_in + j * AXIS_STRIDE_IN, high);
+    uint value_at = row_value + i * AXIS_STRIDE_VALUE, index_at = row_index + i * AXIS_STRIDE_INDEX;
+
+    if (KEY_BITS == 64u)
+    {
+        tio_store_bits(TIO_TYPE_UINT32, value_base, 2u * value_at, low);
+        tio_store_bits(TIO_TYPE_UINT32, value_base, 2u * value_at + 1u, high);
+    }
+    else
+    {
+        tio_store_bits(TYPE, value_base, value_at, low);
+    }
+    if (INDEX_64)
+    {
+        tio_store_bits(TIO_TYPE_UINT32, index_base, 2u * index_at, j);
+        tio_store_bits(TIO_TYPE_UINT32, index_base, 2u * index_at + 1u, 0u);
+    }
+    else
+    {
+        tio_store_bits(TIO_TYPE_UINT32, index_base, index_at, j);
+    }
+}
+
+void gather_selected(uvec3 c, uvec3 threshold)
+{
+    uint slot;
+
+    if (composite_greater(threshold, c))
+        return;
+    slot = atomicAdd(selected_count, 1u);
+    sort_hi[slot] = c.x;
+    sort_lo[slot] = c.y;
+    sort_rev[slot] = c.z;
+}
+
+bool slot_greater(uint a, uint b)
+{
+    return composite_greater(uvec3(sort_hi[a], sort_lo[a], sort_rev[a]), uvec3(sort_hi[b], sort_lo[b], sort_rev[b]));
+}
+
+/* Descending bitonic sort of the SORT slots; empty slots hold reversed index 0 and come last. */
+void sort_selected()
+{
+    uint size, stride, i, a, b, t;
+    bool descending;
+
+    for (size = 2u; size <= SORT; size <<= 1u)
+    {
+        for (stride = size >> 1u; stride > 0u; stride >>= 1u)
+        {
+            for (i = gl_LocalInvocationID.x; i < SORT / 2u; i += THREADS)
+            {
+                a = 2u * stride * (i / stride) + i % stride;
+                b = a + stride;
+                descending = (a & size) == 0u;
+                if (slot_greater(b, a) == descending)
+                {
+                    t = sort_hi[a], sort_hi[a] = sort_hi[b], sort_hi[b] = t;
+                    t = sort_lo[a], sort_lo[a] = sort_lo[b], sort_lo[b] = t;
+                    t = sort_rev[a], sort_rev[a] = sort_rev[b], sort_rev[b] = t;
+                }
+            }
+            barrier();
+        }
+    }
+}
+
+void write_sorted(uvec3 threshold)
+{
+    uint i, j;
+
+    for (i = gl_LocalInvocationID.x; i < SORT; i += THREADS)
+        sort_hi[i] = sort_lo[i] = sort_rev[i] = 0u;
+    if (gl_LocalInvocationID.x == 0u)
+        selected_count = 0u;
+    barrier();
+    for (i = 0u; i < CACHE; ++i)
+    {
+        j = gl_LocalInvocationID.x + i * THREADS;
+        if (j < LENGTH)
+            gather_selected(composite(cache[i], j), threshold);
+    }
+    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < LENGTH; j += THREADS)
+        gather_selected(composite(load_key(j), j), threshold);
+    barrier();
+    sort_selected();
+    for (i = gl_LocalInvocationID.x; i < K; i += THREADS)
+        store_element(i, LENGTH - sort_rev[i]);
+}
+
+/* Rank mode: a selected element's place is the number of selected elements greater than it. */
+void write_ranked(uvec3 c, uvec3 threshold)
+{
+    uint rank = 0u, j;
+    uvec3 other;
+
+    if (composite_greater(threshold, c))
+        return;
+    for (j = 0u; j < LENGTH; ++j)
+    {
+        other = composite(load_key(j), j);
+        if (!composite_greater(threshold, other) && composite_greater(other, c))
+            ++rank;
+    }
+    store_element(rank, LENGTH - c.z);
+}
+
+void write_all_ranked(uvec3 threshold)
+{
+    uint i, j;
+
+    for (i = 0u; i < CACHE; ++i)
+    {
+        j = gl_LocalInvocationID.x + i * THREADS;
+        if (j < LENGTH)
+            write_ranked(composite(cache[i], j), threshold);
+    }
+    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < LENGTH; j += THREADS)
+        write_ranked(composite(load_key(j), j), threshold);
+}
+
+void main()
+{
+    uint row = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    uvec3 threshold;
+    uint i, j;
+
+    if (row >= ROWS)
+        return;                         /* the whole workgroup: rows are uniform */
+    in_base = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    value_base = vkdml_binding_address(table, VALUE_SLOT, VALUE_OFFSET_LO, VALUE_OFFSET_HI);
+    index_base = vkdml_binding_address(table, INDEX_SLOT, INDEX_OFFSET_LO, INDEX_OFFSET_HI);
+    locate_row(row);
+    for (i = 0u; i < CACHE; ++i)
+    {
+        j = gl_LocalInvocationID.x + i * THREADS;
+        cache[i] = j < LENGTH ? load_key(j) : uvec2(0u);
+    }
+    threshold = radix_select();
+    if (RANK_MODE)
+        write_all_ranked(threshold);
+    else
+        write_sorted(threshold);
+}
