@@ -349,6 +349,27 @@ static const char *build_axis(struct workload *w)
     return NULL;
 }
 
+/* DxDx...xK: the input, then K; the top K along the last axis, UINT32 indices. */
+static const char *build_top_k(struct workload *w)
+{
+    UINT rank = w->dim_count - 1, axis = rank - 1, k = w->dims[rank], sizes[MAX_RANK];
+    DML_TOP_K_OPERATOR_DESC *desc = (DML_TOP_K_OPERATOR_DESC *)w->desc.bytes;
+
+    if (w->dim_count < 2 || rank > MAX_RANK)
+        return "TOP_K shapes are DxDx...xK (1 to 8 dimensions, then K)";
+    if (!k || k > w->dims[axis])
+        return "TOP_K's K must be 1 to the last dimension";
+    memcpy(sizes, w->dims, rank * sizeof(*sizes));
+    tensor_init(&w->inputs[0], w->type, rank, sizes, NULL);
+    sizes[axis] = k;
+    tensor_init(&w->output, w->type, rank, sizes, NULL);
+    tensor_init(&w->second_output, DML_TENSOR_DATA_TYPE_UINT32, rank, sizes, NULL);
+    desc->Axis = axis;                  /* TOP_K1's AxisDirection: the enum's first value, INCREASING */
+    desc->K = k;
+    w->flops = 0.0;
+    return NULL;
+}
+
 static const char *build_gemm(struct workload *w)
 {
     DML_GEMM_OPERATOR_DESC *desc = (DML_GEMM_OPERATOR_DESC *)w->desc.bytes;
@@ -463,6 +484,9 @@ static const struct family gemm_family =
 static const struct family conv_family =
         {"convolution", "NxCxHxWxKxRxS[xSTRIDE[xPAD]] (NCHW; PAD defaults to (R-1)/2)", "16x64x56x56x64x3x3",
         "2x3x9x9x4x3x3", true, true, build_conv, FLOAT_TYPES};
+static const struct family top_k_family =
+        {"top-k", "DxDx...xK (the input, then K; along the last axis)", "8192x8192x8", "7x33x5", false, false,
+        build_top_k, 0};
 static const struct family fold_family =
         {"fold", "NxCxHxWxRxS[xSTRIDE[xPAD]] (the image, then the window)", "16x64x56x56x3x3", "2x3x7x6x3x2", false,
         false, build_fold, FLOAT_TYPES | (1u << DML_TENSOR_DATA_TYPE_INT32) | (1u << DML_TENSOR_DATA_TYPE_UINT32)};
@@ -478,6 +502,7 @@ static const struct
 named_families[] =
 {
     {"GEMM", &gemm_family}, {"CONVOLUTION", &conv_family}, {"FOLD", &fold_family}, {"UNFOLD", &fold_family},
+    {"TOP_K", &top_k_family}, {"TOP_K1", &top_k_family},
     {"ACTIVATION_SOFTMAX", &axis_family}, {"ACTIVATION_SOFTMAX1", &axis_family},
     {"ACTIVATION_LOG_SOFTMAX", &axis_family}, {"ACTIVATION_LOG_SOFTMAX1", &axis_family},
     {"ACTIVATION_HARDMAX", &axis_family}, {"ACTIVATION_HARDMAX1", &axis_family},
@@ -574,9 +599,12 @@ static const char *write_tensor_fields(struct workload *w)
 
         if (f->kind != VKDML_FIELD_TENSOR)
             continue;
-        if (f->role == VKDML_ROLE_OUTPUT ? outputs++ : w->input_count == MAX_INPUTS)
+        if (f->role == VKDML_ROLE_OUTPUT ? outputs > 1 : w->input_count == MAX_INPUTS)
             return "the operator has more tensors than vkdml-bench binds";
-        t = f->role == VKDML_ROLE_OUTPUT ? &w->output : &w->inputs[w->input_count++];
+        if (f->role == VKDML_ROLE_OUTPUT)
+            t = outputs++ ? &w->second_output : &w->output;
+        else
+            t = &w->inputs[w->input_count++];
         if (!t->rank && !f->optional)
             return "vkdml-bench's family for the operator leaves a tensor out";
         *(const DML_TENSOR_DESC **)(w->desc.bytes + f->offset) = t->rank ? &t->desc : NULL;
@@ -597,6 +625,8 @@ const char *build_workload(struct workload *w)
     if ((why = w->op->family->build(w)) || (why = write_tensor_fields(w)))
         return why;
     w->bytes = w->output.buffer.TotalTensorSizeInBytes;
+    if (w->second_output.rank)
+        w->bytes += w->second_output.buffer.TotalTensorSizeInBytes;
     for (i = 0; i < w->input_count; ++i)
         w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
     w->reference = find_reference(w);
@@ -613,6 +643,8 @@ UINT workload_types(const struct workload *w, DML_TENSOR_DATA_TYPE *types_out)
             types_out[count++] = w->inputs[i].buffer.DataType;
     }
     types_out[count++] = w->output.buffer.DataType;
+    if (w->second_output.rank)
+        types_out[count++] = w->second_output.buffer.DataType;
     return count;
 }
 

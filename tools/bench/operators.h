@@ -98,6 +98,7 @@ struct workload
     struct tensor inputs[MAX_INPUTS];   /* in binding order */
     UINT input_count;                   /* input bindings, the absent ones included */
     struct tensor output;
+    struct tensor second_output;        /* TOP_K's indices; rank 0: the operator has one output */
     union
     {
         uint64_t align;

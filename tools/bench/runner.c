@@ -126,7 +126,7 @@ struct run
 {
     IDMLCompiledOperator *compiled;
     ID3D12Resource *persistent, *temporary;
-    ID3D12Resource *inputs[MAX_INPUTS], *output;
+    ID3D12Resource *inputs[MAX_INPUTS], *output, *second_output;
     IDMLBindingTable *table;
     struct vkdml_profiler *profiler;
     float *host[MAX_INPUTS];            /* input values as stored (rounded to their type), for --check */
@@ -146,6 +146,8 @@ static void release_run(struct run *run)
     }
     if (run->output)
         ID3D12Resource_Release(run->output);
+    if (run->second_output)
+        ID3D12Resource_Release(run->second_output);
     if (run->temporary)
         ID3D12Resource_Release(run->temporary);
     if (run->persistent)
@@ -179,14 +181,17 @@ static HRESULT create_io(struct bench *b, const struct workload *w, struct run *
     if (!(run->output = create_buffer(b, D3D12_HEAP_TYPE_DEFAULT, w->output.buffer.TotalTensorSizeInBytes,
             D3D12_RESOURCE_STATE_UNORDERED_ACCESS)))
         return E_OUTOFMEMORY;
+    if (w->second_output.rank && !(run->second_output = create_buffer(b, D3D12_HEAP_TYPE_DEFAULT,
+            w->second_output.buffer.TotalTensorSizeInBytes, D3D12_RESOURCE_STATE_UNORDERED_ACCESS)))
+        return E_OUTOFMEMORY;
     return S_OK;
 }
 
 static HRESULT bind_run(struct bench *b, const struct workload *w, struct run *run)
 {
     DML_BINDING_PROPERTIES properties = IDMLCompiledOperator_GetBindingPropertiesByValue(run->compiled);
-    DML_BUFFER_BINDING storage[MAX_INPUTS + 3];
-    DML_BINDING_DESC inputs[MAX_INPUTS], output, desc;
+    DML_BUFFER_BINDING storage[MAX_INPUTS + 4];
+    DML_BINDING_DESC inputs[MAX_INPUTS], outputs[2], desc;
     HRESULT hr;
     UINT i;
 
@@ -206,9 +211,11 @@ static HRESULT bind_run(struct bench *b, const struct workload *w, struct run *r
     /* Absent (optional) inputs have no buffer: bound as NONE. */
     for (i = 0; i < w->input_count; ++i)
         inputs[i] = tool_buffer_binding(&storage[i], run->inputs[i], w->inputs[i].buffer.TotalTensorSizeInBytes);
-    output = tool_buffer_binding(&storage[MAX_INPUTS], run->output, w->output.buffer.TotalTensorSizeInBytes);
+    outputs[0] = tool_buffer_binding(&storage[MAX_INPUTS], run->output, w->output.buffer.TotalTensorSizeInBytes);
+    outputs[1] = tool_buffer_binding(&storage[MAX_INPUTS + 3], run->second_output,
+            w->second_output.buffer.TotalTensorSizeInBytes);
     IDMLBindingTable_BindInputs(run->table, w->input_count, inputs);
-    IDMLBindingTable_BindOutputs(run->table, 1, &output);
+    IDMLBindingTable_BindOutputs(run->table, w->second_output.rank ? 2 : 1, outputs);
     return S_OK;
 }
 
