@@ -256,10 +256,33 @@ bool matches(uvec3 c, uvec3 prefix, uvec3 known)
     return all(equal(c & known, prefix));
 }
 
+/* Floats' high digits take few values (sign and exponent), so many invocations of a subgroup
+ * often add to one bin, and shared-memory atomics on one address serialize: each subgroup first
+ * adds up to TOPK_AGGREGATE bins with one atomic each (all its invocations that have that
+ * digit), then the rest one by one. Only the lowest invocation of a ballot adds, so the count is
+ * right however the implementation groups the invocations of a branch. */
 void count_digit(uvec3 c, uvec3 prefix, uvec3 known, uint component, uint shift)
 {
-    if (matches(c, prefix, known))
-        atomicAdd(histogram[(c[component] >> shift) & 0xffu], 1u);
+    uint digit = (c[component] >> shift) & 0xffu, round, leader;
+    bool pending = matches(c, prefix, known);
+    uvec4 same;
+
+    for (round = 0u; round < TOPK_AGGREGATE && subgroupBallot(pending) != uvec4(0u); ++round)
+    {
+        if (pending)
+        {
+            leader = subgroupBroadcastFirst(digit);
+            same = subgroupBallot(digit == leader);
+            if (digit == leader)
+            {
+                if (gl_SubgroupInvocationID == subgroupBallotFindLSB(same))
+                    atomicAdd(histogram[digit], subgroupBallotBitCount(same));
+                pending = false;
+            }
+        }
+    }
+    if (pending)
+        atomicAdd(histogram[digit], 1u);
 }
 
 /* The smallest composite taken: the K largest are those at least this one. */
@@ -274,7 +297,7 @@ uvec3 radix_select()
         for (i = gl_LocalInvocationID.x; i < TOPK_RADIX; i += THREADS)
             histogram[i] = 0u;
         barrier();
-        for (i = 0u; i < CACHE; ++i)
+        [[unroll]] for (i = 0u; i < CACHE; ++i)
         {
             j = gl_LocalInvocationID.x + i * THREADS;
             if (j < LENGTH)
@@ -374,7 +397,7 @@ void write_sorted(uvec3 threshold)
     if (gl_LocalInvocationID.x == 0u)
         selected_count = 0u;
     barrier();
-    for (i = 0u; i < CACHE; ++i)
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
     {
         j = gl_LocalInvocationID.x + i * THREADS;
         if (j < LENGTH)
@@ -409,7 +432,7 @@ void write_all_ranked(uvec3 threshold)
 {
     uint i, j;
 
-    for (i = 0u; i < CACHE; ++i)
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
     {
         j = gl_LocalInvocationID.x + i * THREADS;
         if (j < LENGTH)
@@ -432,7 +455,7 @@ void main()
     value_base = vkdml_binding_address(table, VALUE_SLOT, VALUE_OFFSET_LO, VALUE_OFFSET_HI);
     index_base = vkdml_binding_address(table, INDEX_SLOT, INDEX_OFFSET_LO, INDEX_OFFSET_HI);
     locate_row(row);
-    for (i = 0u; i < CACHE; ++i)
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
     {
         j = gl_LocalInvocationID.x + i * THREADS;
         cache[i] = j < LENGTH ? load_key(j) : uvec2(0u);

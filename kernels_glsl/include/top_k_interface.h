@@ -18,8 +18,10 @@
 #define TOPK_MIN_THREADS 64
 #define TOPK_MAX_THREADS 512
 #define TOPK_MAX_CACHE 16
-/* 8-bit digits: histograms of 256 bins. */
+/* 8-bit digits: histograms of 256 bins; a subgroup adds its most common bins with one atomic
+ * each, up to TOPK_AGGREGATE of them per element it holds (top_k.comp, count_digit). */
 #define TOPK_RADIX 256
+#define TOPK_AGGREGATE 4
 /* Shared bytes per sort slot (key high and low words, reversed index) and besides the slots. */
 #define TOPK_SORT_SLOT_BYTES 12
 #define TOPK_SHARED_BYTES(threads) (TOPK_RADIX * 4 + 2 * (threads) * 4 + 64)
