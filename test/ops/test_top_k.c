@@ -4,8 +4,8 @@
  * to 8 with the axis anywhere, padded (strided) and broadcast (0-stride) inputs, padded outputs,
  * rows of 1 to more than a workgroup's registers hold, K from 1 to the axis length (rank mode
  * included), ties (lower index first in both directions), NaN, infinities and signed zeros
- * (README, "TOP_K and TOP_K1"), DirectML's documented example, and the desc rules with their
- * error codes and log lines. Values must be bit for bit the input's, indices exact; a second
+ * (README, "TOP_K and TOP_K1"), an OWNED_BY_DML input, DirectML's documented examples, and the
+ * desc rules with their error codes and log lines. Values must be bit for bit the input's, indices exact; a second
  * execution must give the same bytes.
  */
 #include <inttypes.h>
@@ -553,6 +553,49 @@ static void test_shapes(void **state)
     run_cases(state, shape_cases, ARRAY_SIZE(shape_cases));
 }
 
+/* An OWNED_BY_DML input: the initializer copies it, and the results must not change after the
+ * source is overwritten. */
+static void test_owned_input(void **state)
+{
+    static const struct topk_case test = {"OWNED_BY_DML input", TOP_K1, F32, U64, 2, {3, 50}, 1, 6, SMALLEST};
+    struct dml_test_binding inputs[1] = {{NULL}}, owned[1] = {{NULL}}, outputs[2] = {{NULL}};
+    struct dml_test_context *context = *state;
+    const struct dml_test_float_tensor *tensors[1];
+    struct dml_test_float_tensor input;
+    IDMLCompiledOperator *compiled;
+    DML_TOP_K1_OPERATOR_DESC desc;
+    ID3D12Resource *persistent;
+    struct topk_run run;
+
+    topk_run_init(&run, &test);
+    dml_test_float_tensor_init(&input, F32, test.rank, test.sizes, NULL, DML_TENSOR_FLAG_OWNED_BY_DML, 7);
+    memcpy(run.input.bytes, input.values, input.span * sizeof(*input.values));
+    compute_reference(&run);
+    fill_desc(&run, &desc);
+    desc.InputTensor = &input.t.desc;
+    compiled = dml_test_compile(context, TOP_K1, &desc, DML_EXECUTION_FLAG_NONE);
+    tensors[0] = &input;
+    dml_test_create_input_buffers(context, tensors, 1, inputs, owned);
+    persistent = dml_test_initialize(context, compiled, owned, 1);
+    dml_test_scribble_owned(owned, tensors, 1);
+    outputs[0].buffer = dml_test_create_buffer(context, run.values.t.buffer.TotalTensorSizeInBytes, NULL);
+    outputs[1].buffer = dml_test_create_buffer(context, run.indices.t.buffer.TotalTensorSizeInBytes, NULL);
+    dml_test_execute(context, compiled, persistent, inputs, 1, outputs, 2);
+    dml_test_read_buffer(context, outputs[0].buffer, 0, run.values.bytes, run.values.t.buffer.TotalTensorSizeInBytes);
+    dml_test_read_buffer(context, outputs[1].buffer, 0, run.indices.bytes,
+            run.indices.t.buffer.TotalTensorSizeInBytes);
+    check_outputs(&run);
+    dml_test_release_bindings(owned, 1);
+    dml_test_release_bindings(inputs, 1);
+    dml_test_release_bindings(outputs, 2);
+    if (persistent)
+        release_last(persistent);
+    release_last(compiled);
+    dml_test_float_tensor_cleanup(&input);
+    topk_run_cleanup(&run);
+    assert_no_log_errors();
+}
+
 /* ---- Invalid descs ---- */
 
 struct bad_desc
@@ -666,6 +709,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_types, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_special_values, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_shapes, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_owned_input, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_top_k, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_top_k1, dml_test_setup, dml_test_teardown),
     };
