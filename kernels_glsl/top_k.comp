@@ -87,8 +87,8 @@ const uint SIGN_BIT = 1u << ((KEY_BITS - 1u) & 31u);
 
 /* The radix select's state, the same in every invocation: the composite's bits found so far
  * (`known` marks them) and how many of the elements that match them are still to be taken. */
-shared uint histogram[TOPK_RADIX];
-shared uint scan_partials[THREADS];
+/* Two histograms: a pass counts into one while clearing the other for the next pass. */
+shared uint histograms[2][TOPK_RADIX];
 shared uint chosen_digit, chosen_above, chosen_count, selected_count;
 shared uint sort_hi[SORT], sort_lo[SORT], sort_rev[SORT];
 
@@ -195,42 +195,31 @@ void locate_row(uint row)
 
 /* ---- Radix select ---- */
 
-/* Inclusive prefix sum over the workgroup's invocations, in invocation order. */
-uint workgroup_inclusive_add(uint value)
+/* The bin, counted from the top digit down, where the elements still to take run out: one
+ * subgroup sums runs of bins, adds the runs up, and the lane whose run holds the crossing
+ * publishes it (TOPK_RADIX / gl_SubgroupSize bins each: subgroups have at most 128 lanes). */
+void choose_bin(uint remaining, uint bank)
 {
-    uint sum = subgroupInclusiveAdd(value), before = 0u, i;
+    uint per_lane = TOPK_RADIX / gl_SubgroupSize, first = gl_SubgroupInvocationID * per_lane, sum = 0u, above;
+    uint count, digit, i;
 
-    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u)
-        scan_partials[gl_SubgroupID] = sum;
-    barrier();
-    for (i = 0u; i < gl_SubgroupID; ++i)
-        before += scan_partials[i];
-    barrier();
-    return sum + before;
-}
-
-/* The bin, counted from the top digit down, where the elements still to take run out: each
- * invocation sums a run of bins, the workgroup adds the runs up, and the one invocation whose
- * run holds the crossing publishes it. */
-void choose_bin(uint remaining)
-{
-    const uint per_thread = (TOPK_RADIX + THREADS - 1u) / THREADS;
-    uint first = gl_LocalInvocationID.x * per_thread, sum = 0u, above, count, i, digit;
-
-    for (i = 0u; i < per_thread && first + i < TOPK_RADIX; ++i)
-        sum += histogram[TOPK_RADIX - 1u - (first + i)];
-    above = workgroup_inclusive_add(sum) - sum;
-    for (i = 0u; i < per_thread && first + i < TOPK_RADIX; ++i)
+    if (gl_SubgroupID == 0u)
     {
-        digit = TOPK_RADIX - 1u - (first + i);
-        count = histogram[digit];
-        if (above < remaining && remaining <= above + count)
+        for (i = 0u; i < per_lane; ++i)
+            sum += histograms[bank][TOPK_RADIX - 1u - (first + i)];
+        above = subgroupInclusiveAdd(sum) - sum;
+        for (i = 0u; i < per_lane; ++i)
         {
-            chosen_digit = digit;
-            chosen_above = above;
-            chosen_count = count;
+            digit = TOPK_RADIX - 1u - (first + i);
+            count = histograms[bank][digit];
+            if (above < remaining && remaining <= above + count)
+            {
+                chosen_digit = digit;
+                chosen_above = above;
+                chosen_count = count;
+            }
+            above += count;
         }
-        above += count;
     }
     barrier();
 }
@@ -261,7 +250,7 @@ bool matches(uvec3 c, uvec3 prefix, uvec3 known)
  * adds up to TOPK_AGGREGATE bins with one atomic each (all its invocations that have that
  * digit), then the rest one by one. Only the lowest invocation of a ballot adds, so the count is
  * right however the implementation groups the invocations of a branch. */
-void count_digit(uvec3 c, uvec3 prefix, uvec3 known, uint component, uint shift)
+void count_digit(uvec3 c, uvec3 prefix, uvec3 known, uint component, uint shift, uint bank)
 {
     uint digit = (c[component] >> shift) & 0xffu, round, leader;
     bool pending = matches(c, prefix, known);
@@ -276,43 +265,45 @@ void count_digit(uvec3 c, uvec3 prefix, uvec3 known, uint component, uint shift)
             if (digit == leader)
             {
                 if (gl_SubgroupInvocationID == subgroupBallotFindLSB(same))
-                    atomicAdd(histogram[digit], subgroupBallotBitCount(same));
+                    atomicAdd(histograms[bank][digit], subgroupBallotBitCount(same));
                 pending = false;
             }
         }
     }
     if (pending)
-        atomicAdd(histogram[digit], 1u);
+        atomicAdd(histograms[bank][digit], 1u);
 }
 
-/* The smallest composite taken: the K largest are those at least this one. */
+/* The smallest composite taken: the K largest are those at least this one. Histogram 0 was
+ * cleared before the first pass; each pass clears the other one for the next, and two barriers
+ * a pass order it all (the chosen bin is read before the next pass's first barrier, and written
+ * after its second). */
 uvec3 radix_select()
 {
     uvec3 prefix = uvec3(0u), known = uvec3(0u);
-    uint remaining = K, pass, component, shift, i, j;
+    uint remaining = K, pass, component, shift, bank, i, j;
 
     for (pass = 0u; pass < KEY_PASSES + INDEX_PASSES; ++pass)
     {
         pass_position(pass, component, shift);
+        bank = pass & 1u;
         for (i = gl_LocalInvocationID.x; i < TOPK_RADIX; i += THREADS)
-            histogram[i] = 0u;
-        barrier();
+            histograms[bank ^ 1u][i] = 0u;
         [[unroll]] for (i = 0u; i < CACHE; ++i)
         {
             j = gl_LocalInvocationID.x + i * THREADS;
             if (j < LENGTH)
-                count_digit(composite(cache[i], j), prefix, known, component, shift);
+                count_digit(composite(cache[i], j), prefix, known, component, shift, bank);
         }
         for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < LENGTH; j += THREADS)
-            count_digit(composite(load_key(j), j), prefix, known, component, shift);
+            count_digit(composite(load_key(j), j), prefix, known, component, shift, bank);
         barrier();
-        choose_bin(remaining);
+        choose_bin(remaining, bank);
         remaining -= chosen_above;
         prefix[component] |= chosen_digit << shift;
         known[component] |= 0xffu << shift;
         if (remaining == chosen_count)
             break;                      /* the whole bin is taken: uniform, as the shared values are */
-        barrier();
     }
     return prefix;
 }
@@ -388,11 +379,15 @@ void sort_selected()
     }
 }
 
+/* K slots of shared memory hold exactly the K selected elements (in any order); up to
+ * TOPK_SMALL_K each finds its place by counting those greater (one pass, no barrier), more are
+ * sorted. */
 void write_sorted(uvec3 threshold)
 {
-    uint i, j;
+    bool small = SORT <= TOPK_SMALL_K;
+    uint i, j, rank;
 
-    for (i = gl_LocalInvocationID.x; i < SORT; i += THREADS)
+    for (i = K + gl_LocalInvocationID.x; !small && i < SORT; i += THREADS)
         sort_hi[i] = sort_lo[i] = sort_rev[i] = 0u;
     if (gl_LocalInvocationID.x == 0u)
         selected_count = 0u;
@@ -406,6 +401,17 @@ void write_sorted(uvec3 threshold)
     for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < LENGTH; j += THREADS)
         gather_selected(composite(load_key(j), j), threshold);
     barrier();
+    if (small)
+    {
+        for (i = gl_LocalInvocationID.x; i < K; i += THREADS)
+        {
+            rank = 0u;
+            for (j = 0u; j < K; ++j)
+                rank += slot_greater(j, i) ? 1u : 0u;
+            store_element(rank, LENGTH - sort_rev[i]);
+        }
+        return;
+    }
     sort_selected();
     for (i = gl_LocalInvocationID.x; i < K; i += THREADS)
         store_element(i, LENGTH - sort_rev[i]);
@@ -455,11 +461,14 @@ void main()
     value_base = vkdml_binding_address(table, VALUE_SLOT, VALUE_OFFSET_LO, VALUE_OFFSET_HI);
     index_base = vkdml_binding_address(table, INDEX_SLOT, INDEX_OFFSET_LO, INDEX_OFFSET_HI);
     locate_row(row);
+    for (i = gl_LocalInvocationID.x; i < TOPK_RADIX; i += THREADS)
+        histograms[0][i] = 0u;
     [[unroll]] for (i = 0u; i < CACHE; ++i)
     {
         j = gl_LocalInvocationID.x + i * THREADS;
         cache[i] = j < LENGTH ? load_key(j) : uvec2(0u);
     }
+    barrier();
     threshold = radix_select();
     if (RANK_MODE)
         write_all_ranked(threshold);

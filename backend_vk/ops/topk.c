@@ -172,7 +172,7 @@ static void fill_algorithm_spec(const struct vkdml_compile *compile, const struc
 {
     const struct vkdml_vk_caps *caps = &compile->vk->caps;
     uint32_t threads = choose_threads(caps, length), sort = power_of_two_at_least(a->k), cache;
-    uint64_t shared = TOPK_SHARED_BYTES(threads) + (uint64_t)sort * TOPK_SORT_SLOT_BYTES;
+    uint64_t shared = TOPK_SHARED_BYTES + (uint64_t)sort * TOPK_SORT_SLOT_BYTES;
     bool rank_mode = shared > caps->properties.limits.maxComputeSharedMemorySize;
 
     cache = (length + threads - 1) / threads;

@@ -24,7 +24,10 @@
 #define TOPK_AGGREGATE 4
 /* Shared bytes per sort slot (key high and low words, reversed index) and besides the slots. */
 #define TOPK_SORT_SLOT_BYTES 12
-#define TOPK_SHARED_BYTES(threads) (TOPK_RADIX * 4 + 2 * (threads) * 4 + 64)
+#define TOPK_SHARED_BYTES (2 * TOPK_RADIX * 4 + 64)
+/* Up to this K the selected elements find their places by counting (K x K comparisons spread over
+ * the workgroup, no barrier); more are sorted (a bitonic sort: a barrier per step). */
+#define TOPK_SMALL_K 128
 
 /* Specialization constant ids, each derived from the one before. */
 #define TOPK_SPEC_THREADS 0                 /* local_size_x */
