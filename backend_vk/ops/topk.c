@@ -168,7 +168,7 @@ static void fill_layout_spec(const struct vkdml_compile *compile, uint32_t axis,
 
 /* The selected elements sort in shared memory when K slots fit there; else rank mode. */
 static void fill_algorithm_spec(const struct vkdml_compile *compile, const struct topk_attributes *a,
-        uint32_t length, uint32_t spec[TOPK_SPEC_COUNT])
+        uint32_t length, uint64_t rows, uint32_t spec[TOPK_SPEC_COUNT])
 {
     const struct vkdml_vk_caps *caps = &compile->vk->caps;
     uint32_t threads = choose_threads(caps, length), sort = power_of_two_at_least(a->k), cache;
@@ -180,8 +180,8 @@ static void fill_algorithm_spec(const struct vkdml_compile *compile, const struc
     spec[TOPK_SPEC_CACHE] = cache > TOPK_MAX_CACHE ? TOPK_MAX_CACHE : cache;
     spec[TOPK_SPEC_SORT] = rank_mode ? 1 : sort;
     spec[TOPK_SPEC_RANK_MODE] = rank_mode;
-    TRACE("TOP_K: rows of %u, K %u, %u threads, %u keys each in registers, %s.", length, a->k, threads,
-            spec[TOPK_SPEC_CACHE], rank_mode ? "rank mode" : "bitonic sort in shared memory");
+    TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u threads, %u keys each in registers, %s.", rows, length, a->k,
+            threads, spec[TOPK_SPEC_CACHE], rank_mode ? "rank mode" : "K slots in shared memory");
 }
 
 static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[TOPK_SPEC_COUNT], uint64_t *rows)
@@ -191,7 +191,8 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[TOPK_SP
     DML_TENSOR_DATA_TYPE type = op->inputs[0]->DataType;
     uint32_t length = op->inputs[0]->Sizes[a.axis];
 
-    fill_algorithm_spec(compile, &a, length, spec);
+    fill_layout_spec(compile, a.axis, spec, rows);
+    fill_algorithm_spec(compile, &a, length, *rows, spec);
     spec[TOPK_SPEC_TYPE] = type;
     spec[TOPK_SPEC_KEY_BITS] = 8 * vkdml_element_size(type);
     spec[TOPK_SPEC_INDEX_64] = op->outputs[INDEX_TENSOR]->DataType == DML_TENSOR_DATA_TYPE_UINT64;
@@ -199,7 +200,6 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[TOPK_SP
     spec[TOPK_SPEC_LENGTH] = length;
     spec[TOPK_SPEC_K] = a.k;
     spec[TOPK_SPEC_INDEX_BITS] = bit_length(length);
-    fill_layout_spec(compile, a.axis, spec, rows);
     spec[TOPK_SPEC_ROWS] = (uint32_t)*rows;
     vkdml_set_location(&spec[TOPK_SPEC_IN_LOCATION], &compile->inputs[0]);
     vkdml_set_location(&spec[TOPK_SPEC_VALUE_LOCATION], &compile->outputs[VALUE_TENSOR]);
