@@ -13,8 +13,11 @@
  * and stops as soon as a whole bin is taken, which for data without ties means after the key's
  * bits. The row's keys stay in registers between passes (TOPK_MAX_CACHE per thread; beyond that
  * they are read again). The selected elements then go into shared memory, a bitonic sort orders
- * them, and K values and indices are written. When K slots do not fit in shared memory, each
- * selected element counts the selected ones before it instead (rank mode, K x LENGTH work).
+ * them (small K: each counts those greater), and K values and indices are written. When K slots
+ * do not fit in shared memory, each selected element counts the selected ones before it instead
+ * (rank mode, K x LENGTH work). Rows longer than a workgroup's registers may split into parts
+ * (top_k_interface.h, TOPK_SPEC_STAGE): each part's K best go to the temporary resource as
+ * candidates, and a second dispatch selects the row's K among them the same way.
  * Counts are integers, so atomics in shared memory give the same result on every run, and the
  * sort's order is total.
  */
@@ -78,6 +81,11 @@ layout(constant_id = TOPK_SPEC_VALUE_LOCATION + 2) const uint VALUE_OFFSET_HI = 
 layout(constant_id = TOPK_SPEC_INDEX_LOCATION + 0) const uint INDEX_SLOT = 0;
 layout(constant_id = TOPK_SPEC_INDEX_LOCATION + 1) const uint INDEX_OFFSET_LO = 0;
 layout(constant_id = TOPK_SPEC_INDEX_LOCATION + 2) const uint INDEX_OFFSET_HI = 0;
+layout(constant_id = TOPK_SPEC_TEMP_LOCATION + 0) const uint TEMP_SLOT = 0;
+layout(constant_id = TOPK_SPEC_TEMP_LOCATION + 1) const uint TEMP_OFFSET_LO = 0;
+layout(constant_id = TOPK_SPEC_TEMP_LOCATION + 2) const uint TEMP_OFFSET_HI = 0;
+layout(constant_id = TOPK_SPEC_STAGE) const uint STAGE = TOPK_STAGE_ROWS;
+layout(constant_id = TOPK_SPEC_PARTS) const uint PARTS = 1;
 
 const uint THREADS = gl_WorkGroupSize.x;
 const uint KEY_PASSES = KEY_BITS / 8u;
@@ -92,8 +100,12 @@ shared uint histograms[2][TOPK_RADIX];
 shared uint chosen_digit, chosen_above, chosen_count, selected_count;
 shared uint sort_hi[SORT], sort_lo[SORT], sort_rev[SORT];
 
-uvec2 in_base, value_base, index_base;
+uvec2 in_base, value_base, index_base, temp_base;
 uint row_in, row_value, row_index;
+/* What this workgroup scans: `count` elements, the row's from `first` on, or (candidates stage)
+ * the candidates from `candidates` (in candidates, TOPK_CANDIDATE_WORDS words each) on; parts
+ * write theirs there too. */
+uint count, first, candidates;
 /* The row's keys held in registers: element gl_LocalInvocationID.x + i * THREADS in cache[i]. */
 uvec2 cache[CACHE];
 
@@ -142,17 +154,26 @@ uint load_bits(uvec2 base, uint offset, out uint high)
     return tio_load_bits(TYPE, base, offset);
 }
 
+uint candidate_word(uint j, uint word)
+{
+    return tio_load_bits(TIO_TYPE_UINT32, temp_base, (candidates + j) * TOPK_CANDIDATE_WORDS + word);
+}
+
+/* The key of element j of what this workgroup scans. */
 uvec2 load_key(uint j)
 {
-    uint high, low = load_bits(in_base, row_in + j * AXIS_STRIDE_IN, high);
+    uint high, low;
 
+    if (STAGE == TOPK_STAGE_CANDIDATES)
+        return uvec2(candidate_word(j, 0u), candidate_word(j, 1u));
+    low = load_bits(in_base, row_in + (first + j) * AXIS_STRIDE_IN, high);
     return order_key(uvec2(high, low));
 }
 
-/* (key high, key low, reversed index): unique per element, larger first. */
+/* (key high, key low, reversed index in the row): unique per element, larger first. */
 uvec3 composite(uvec2 key, uint j)
 {
-    return uvec3(key, LENGTH - j);
+    return uvec3(key, LENGTH - (STAGE == TOPK_STAGE_CANDIDATES ? candidate_word(j, 2u) : first + j));
 }
 
 bool composite_greater(uvec3 a, uvec3 b)
@@ -278,11 +299,13 @@ void count_digit(uvec3 c, uvec3 prefix, uvec3 known, uint component, uint shift,
  * cleared before the first pass; each pass clears the other one for the next, and two barriers
  * a pass order it all (the chosen bin is read before the next pass's first barrier, and written
  * after its second). */
-uvec3 radix_select()
+uvec3 radix_select(uint take)
 {
     uvec3 prefix = uvec3(0u), known = uvec3(0u);
-    uint remaining = K, pass, component, shift, bank, i, j;
+    uint remaining = take, pass, component, shift, bank, i, j;
 
+    if (take == count)
+        return prefix;                  /* all of them */
     for (pass = 0u; pass < KEY_PASSES + INDEX_PASSES; ++pass)
     {
         pass_position(pass, component, shift);
@@ -292,10 +315,10 @@ uvec3 radix_select()
         [[unroll]] for (i = 0u; i < CACHE; ++i)
         {
             j = gl_LocalInvocationID.x + i * THREADS;
-            if (j < LENGTH)
+            if (j < count)
                 count_digit(composite(cache[i], j), prefix, known, component, shift, bank);
         }
-        for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < LENGTH; j += THREADS)
+        for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < count; j += THREADS)
             count_digit(composite(load_key(j), j), prefix, known, component, shift, bank);
         barrier();
         choose_bin(remaining, bank);
@@ -395,10 +418,10 @@ void write_sorted(uvec3 threshold)
     [[unroll]] for (i = 0u; i < CACHE; ++i)
     {
         j = gl_LocalInvocationID.x + i * THREADS;
-        if (j < LENGTH)
+        if (j < count)
             gather_selected(composite(cache[i], j), threshold);
     }
-    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < LENGTH; j += THREADS)
+    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < count; j += THREADS)
         gather_selected(composite(load_key(j), j), threshold);
     barrier();
     if (small)
@@ -417,6 +440,41 @@ void write_sorted(uvec3 threshold)
         store_element(i, LENGTH - sort_rev[i]);
 }
 
+/* Parts stage: the part's selected elements (`take` of them, any order) and fillers up to K. */
+void write_candidate(uint slot, uvec3 c)
+{
+    uint at = (candidates + slot) * TOPK_CANDIDATE_WORDS;
+
+    tio_store_bits(TIO_TYPE_UINT32, temp_base, at, c.x);
+    tio_store_bits(TIO_TYPE_UINT32, temp_base, at + 1u, c.y);
+    tio_store_bits(TIO_TYPE_UINT32, temp_base, at + 2u, LENGTH - c.z);
+}
+
+void select_candidate(uvec3 c, uvec3 threshold)
+{
+    if (!composite_greater(threshold, c))
+        write_candidate(atomicAdd(selected_count, 1u), c);
+}
+
+void write_candidates(uvec3 threshold, uint take)
+{
+    uint i, j;
+
+    if (gl_LocalInvocationID.x == 0u)
+        selected_count = 0u;
+    barrier();
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
+    {
+        j = gl_LocalInvocationID.x + i * THREADS;
+        if (j < count)
+            select_candidate(composite(cache[i], j), threshold);
+    }
+    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < count; j += THREADS)
+        select_candidate(composite(load_key(j), j), threshold);
+    for (i = take + gl_LocalInvocationID.x; i < K; i += THREADS)
+        write_candidate(i, uvec3(0u));
+}
+
 /* Rank mode: a selected element's place is the number of selected elements greater than it. */
 void write_ranked(uvec3 c, uvec3 threshold)
 {
@@ -425,7 +483,7 @@ void write_ranked(uvec3 c, uvec3 threshold)
 
     if (composite_greater(threshold, c))
         return;
-    for (j = 0u; j < LENGTH; ++j)
+    for (j = 0u; j < count; ++j)
     {
         other = composite(load_key(j), j);
         if (!composite_greater(threshold, other) && composite_greater(other, c))
@@ -441,36 +499,54 @@ void write_all_ranked(uvec3 threshold)
     [[unroll]] for (i = 0u; i < CACHE; ++i)
     {
         j = gl_LocalInvocationID.x + i * THREADS;
-        if (j < LENGTH)
+        if (j < count)
             write_ranked(composite(cache[i], j), threshold);
     }
-    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < LENGTH; j += THREADS)
+    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < count; j += THREADS)
         write_ranked(composite(load_key(j), j), threshold);
+}
+
+/* This workgroup's row, and what of it it scans; false for a surplus workgroup. */
+bool locate_work(uint group)
+{
+    uint row = STAGE == TOPK_STAGE_PARTS ? group / PARTS : group, part = group - row * PARTS;
+
+    if (row >= ROWS)
+        return false;
+    locate_row(row);
+    first = STAGE == TOPK_STAGE_PARTS ? part * TOPK_SEGMENT : 0u;
+    count = STAGE == TOPK_STAGE_PARTS ? min(TOPK_SEGMENT, LENGTH - first)
+            : STAGE == TOPK_STAGE_CANDIDATES ? PARTS * K : LENGTH;
+    candidates = (STAGE == TOPK_STAGE_PARTS ? group : row * PARTS) * K;
+    return true;
 }
 
 void main()
 {
-    uint row = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
     VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
     uvec3 threshold;
-    uint i, j;
+    uint i, j, take;
 
-    if (row >= ROWS)
-        return;                         /* the whole workgroup: rows are uniform */
+    if (!locate_work(group))
+        return;                         /* the whole workgroup: groups are uniform */
     in_base = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
     value_base = vkdml_binding_address(table, VALUE_SLOT, VALUE_OFFSET_LO, VALUE_OFFSET_HI);
     index_base = vkdml_binding_address(table, INDEX_SLOT, INDEX_OFFSET_LO, INDEX_OFFSET_HI);
-    locate_row(row);
+    temp_base = vkdml_binding_address(table, TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI);
     for (i = gl_LocalInvocationID.x; i < TOPK_RADIX; i += THREADS)
         histograms[0][i] = 0u;
     [[unroll]] for (i = 0u; i < CACHE; ++i)
     {
         j = gl_LocalInvocationID.x + i * THREADS;
-        cache[i] = j < LENGTH ? load_key(j) : uvec2(0u);
+        cache[i] = j < count ? load_key(j) : uvec2(0u);
     }
     barrier();
-    threshold = radix_select();
-    if (RANK_MODE)
+    take = min(K, count);
+    threshold = radix_select(take);
+    if (STAGE == TOPK_STAGE_PARTS)
+        write_candidates(threshold, take);
+    else if (RANK_MODE)
         write_all_ranked(threshold);
     else
         write_sorted(threshold);

@@ -166,44 +166,55 @@ static void fill_layout_spec(const struct vkdml_compile *compile, uint32_t axis,
     *rows = layout.kept_elements;
 }
 
-/* The selected elements sort in shared memory when K slots fit there; else rank mode. */
-static void fill_algorithm_spec(const struct vkdml_compile *compile, const struct topk_attributes *a,
-        uint32_t length, uint64_t rows, uint32_t spec[TOPK_SPEC_COUNT])
+/* A workgroup that scans `count` elements: its threads and keys in registers; the selected
+ * elements sort in shared memory when K slots fit there, else rank mode. */
+static void fill_workgroup_spec(const struct vkdml_compile *compile, uint32_t k, uint32_t count,
+        uint32_t spec[TOPK_SPEC_COUNT])
 {
     const struct vkdml_vk_caps *caps = &compile->vk->caps;
-    uint32_t threads = choose_threads(caps, length), sort = power_of_two_at_least(a->k), cache;
+    uint32_t threads = choose_threads(caps, count), sort = power_of_two_at_least(k), cache;
     uint64_t shared = TOPK_SHARED_BYTES + (uint64_t)sort * TOPK_SORT_SLOT_BYTES;
     bool rank_mode = shared > caps->properties.limits.maxComputeSharedMemorySize;
 
-    cache = (length + threads - 1) / threads;
+    cache = (count + threads - 1) / threads;
     spec[TOPK_SPEC_THREADS] = threads;
     spec[TOPK_SPEC_CACHE] = cache > TOPK_MAX_CACHE ? TOPK_MAX_CACHE : cache;
     spec[TOPK_SPEC_SORT] = rank_mode ? 1 : sort;
     spec[TOPK_SPEC_RANK_MODE] = rank_mode;
-    TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u threads, %u keys each in registers, %s.", rows, length, a->k,
-            threads, spec[TOPK_SPEC_CACHE], rank_mode ? "rank mode" : "K slots in shared memory");
 }
 
-static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[TOPK_SPEC_COUNT], uint64_t *rows)
+static void fill_spec(const struct vkdml_compile *compile, const struct topk_attributes *a,
+        uint32_t spec[TOPK_SPEC_COUNT], uint64_t *rows)
 {
     const struct vkdml_operator_view *op = compile->op;
-    struct topk_attributes a = topk_attributes(op);
     DML_TENSOR_DATA_TYPE type = op->inputs[0]->DataType;
-    uint32_t length = op->inputs[0]->Sizes[a.axis];
+    uint32_t length = op->inputs[0]->Sizes[a->axis];
 
-    fill_layout_spec(compile, a.axis, spec, rows);
-    fill_algorithm_spec(compile, &a, length, *rows, spec);
+    fill_layout_spec(compile, a->axis, spec, rows);
     spec[TOPK_SPEC_TYPE] = type;
     spec[TOPK_SPEC_KEY_BITS] = 8 * vkdml_element_size(type);
     spec[TOPK_SPEC_INDEX_64] = op->outputs[INDEX_TENSOR]->DataType == DML_TENSOR_DATA_TYPE_UINT64;
-    spec[TOPK_SPEC_LARGEST] = a.largest;
+    spec[TOPK_SPEC_LARGEST] = a->largest;
     spec[TOPK_SPEC_LENGTH] = length;
-    spec[TOPK_SPEC_K] = a.k;
+    spec[TOPK_SPEC_K] = a->k;
     spec[TOPK_SPEC_INDEX_BITS] = bit_length(length);
     spec[TOPK_SPEC_ROWS] = (uint32_t)*rows;
     vkdml_set_location(&spec[TOPK_SPEC_IN_LOCATION], &compile->inputs[0]);
     vkdml_set_location(&spec[TOPK_SPEC_VALUE_LOCATION], &compile->outputs[VALUE_TENSOR]);
     vkdml_set_location(&spec[TOPK_SPEC_INDEX_LOCATION], &compile->outputs[INDEX_TENSOR]);
+}
+
+/* Rows longer than a workgroup's registers split into parts of TOPK_SEGMENT, each on its own
+ * workgroup (a GPU full of them even for a few rows, each part read once), when their candidates
+ * (K each) are few next to the row and small K counts them in place; 1: not split. */
+static uint32_t choose_parts(const struct topk_attributes *a, uint32_t length, uint64_t rows)
+{
+    uint32_t parts = (length + TOPK_SEGMENT - 1) / TOPK_SEGMENT;
+
+    if (parts < 2 || a->k > TOPK_SMALL_K || (uint64_t)parts * a->k * 4 > length
+            || rows * parts * a->k * TOPK_CANDIDATE_WORDS > UINT32_MAX)
+        return 1;
+    return parts;
 }
 
 /* 64-bit elements and indices move as pairs of 32-bit words: no shaderInt64 needed. */
@@ -212,19 +223,59 @@ static uint32_t kernel_features(DML_TENSOR_DATA_TYPE type)
     return vkdml_element_size(type) == 8 ? 0 : vkdml_type_kernel_features(type, false);
 }
 
+static HRESULT add_dispatch(struct vkdml_compile *compile, enum vkdml_kernel_id kernel, const uint32_t *spec,
+        uint64_t groups, bool barrier_before)
+{
+    uint32_t spread[3];
+    HRESULT hr;
+
+    if (FAILED(hr = vkdml_spread_groups(compile, groups, spread)))
+        return hr;
+    return vkdml_compile_add_dispatch(compile, kernel, spec, TOPK_SPEC_COUNT, NULL, 0, spread, barrier_before);
+}
+
+/* Parts write their candidates into the temporary resource; a second dispatch selects among them. */
+static HRESULT add_split_dispatches(struct vkdml_compile *compile, enum vkdml_kernel_id kernel,
+        const struct topk_attributes *a, uint32_t spec[TOPK_SPEC_COUNT], uint64_t rows, uint32_t parts)
+{
+    struct vkdml_tensor_location temp = {compile->temporary_slot, (compile->temporary_size + 255) & ~(uint64_t)255};
+    HRESULT hr;
+
+    compile->temporary_size = temp.offset + rows * parts * a->k * TOPK_CANDIDATE_WORDS * sizeof(uint32_t);
+    vkdml_set_location(&spec[TOPK_SPEC_TEMP_LOCATION], &temp);
+    spec[TOPK_SPEC_PARTS] = parts;
+    spec[TOPK_SPEC_STAGE] = TOPK_STAGE_PARTS;
+    fill_workgroup_spec(compile, a->k, TOPK_SEGMENT, spec);
+    if (FAILED(hr = add_dispatch(compile, kernel, spec, rows * parts, false)))
+        return hr;
+    spec[TOPK_SPEC_STAGE] = TOPK_STAGE_CANDIDATES;
+    fill_workgroup_spec(compile, a->k, parts * a->k, spec);
+    return add_dispatch(compile, kernel, spec, rows, true);
+}
+
 HRESULT vkdml_topk_compile(struct vkdml_compile *compile)
 {
     DML_TENSOR_DATA_TYPE type = compile->op->inputs[0]->DataType;
-    uint32_t spec[TOPK_SPEC_COUNT] = {0}, groups[3];
+    struct topk_attributes a = topk_attributes(compile->op);
+    uint32_t length = compile->op->inputs[0]->Sizes[a.axis];
+    uint32_t spec[TOPK_SPEC_COUNT] = {0}, parts;
     enum vkdml_kernel_id kernel;
     uint64_t rows;
-    HRESULT hr;
 
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "top_k", NULL, kernel_features(type), &kernel))
         return vkdml_op_error(compile->op, E_NOTIMPL, "no top_k.comp variant holds %s tensors on this device.",
                 debugstr_data_type(type));
-    fill_spec(compile, spec, &rows);
-    if (FAILED(hr = vkdml_spread_groups(compile, rows, groups)))
-        return hr;
-    return vkdml_compile_add_dispatch(compile, kernel, spec, TOPK_SPEC_COUNT, NULL, 0, groups, false);
+    fill_spec(compile, &a, spec, &rows);
+    parts = choose_parts(&a, length, rows);
+    if (parts > 1)
+    {
+        TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u parts a row, then their candidates.", rows, length, a.k,
+                parts);
+        return add_split_dispatches(compile, kernel, &a, spec, rows, parts);
+    }
+    fill_workgroup_spec(compile, a.k, length, spec);
+    TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u threads, %u keys each in registers, %s.", rows, length, a.k,
+            spec[TOPK_SPEC_THREADS], spec[TOPK_SPEC_CACHE], spec[TOPK_SPEC_RANK_MODE] ? "rank mode"
+            : "K slots in shared memory");
+    return add_dispatch(compile, kernel, spec, rows, false);
 }

@@ -50,7 +50,20 @@
 #define TOPK_SPEC_IN_LOCATION       (TOPK_SPEC_KEPT_STRIDES + TOPK_TENSORS * TOPK_MAX_KEPT)
 #define TOPK_SPEC_VALUE_LOCATION    (TOPK_SPEC_IN_LOCATION + 3)
 #define TOPK_SPEC_INDEX_LOCATION    (TOPK_SPEC_VALUE_LOCATION + 3)
-#define TOPK_SPEC_COUNT             (TOPK_SPEC_INDEX_LOCATION + 3)
+#define TOPK_SPEC_TEMP_LOCATION     (TOPK_SPEC_INDEX_LOCATION + 3)  /* the candidates of split rows */
+/* Long rows split over workgroups: TOPK_STAGE_PARTS writes each part's K best as candidates
+ * (key high, key low, index: 3 words; parts shorter than K fill up with (0, 0, LENGTH), which
+ * is below every element), TOPK_STAGE_CANDIDATES selects a row's K among its PARTS x K. */
+#define TOPK_SPEC_STAGE             (TOPK_SPEC_TEMP_LOCATION + 3)
+#define TOPK_SPEC_PARTS             (TOPK_SPEC_STAGE + 1)
+#define TOPK_SPEC_COUNT             (TOPK_SPEC_PARTS + 1)
+
+#define TOPK_STAGE_ROWS 0                   /* a workgroup per row */
+#define TOPK_STAGE_PARTS 1
+#define TOPK_STAGE_CANDIDATES 2
+/* A part: what one workgroup holds in registers. */
+#define TOPK_SEGMENT (TOPK_MAX_THREADS * TOPK_MAX_CACHE)
+#define TOPK_CANDIDATE_WORDS 3
 
 #ifdef VULKAN
 
