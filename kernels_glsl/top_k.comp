@@ -1,7 +1,8 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 /*
- * DML_OPERATOR_TOP_K and TOP_K1 (top_k_interface.h has the layout): one workgroup per row.
+ * DML_OPERATOR_TOP_K and TOP_K1 (top_k_interface.h has the layout): one workgroup per row, or
+ * per part of a long row.
  *
  * Each element gets an order-preserving unsigned key (README, "TOP_K and TOP_K1": floats by their
  * bits with the negative ones flipped, -0 as +0 and every NaN above +inf; signed integers with the
@@ -10,8 +11,8 @@
  * unique, and the K largest composites are the answer, in order. Radix select finds the K-th
  * largest composite 8 bits per pass (a 256-bin histogram in shared memory of the elements that
  * still match the prefix found so far, then the bin where the count from the top reaches K),
- * and stops as soon as a whole bin is taken, which for data without ties means after the key's
- * bits. The row's keys stay in registers between passes (TOPK_MAX_CACHE per thread; beyond that
+ * and stops as soon as the rest of a bin is taken, which for data without ties means after the
+ * key's bits at most. The row's keys stay in registers between passes (TOPK_MAX_CACHE per thread; beyond that
  * they are read again). The selected elements then go into shared memory, a bitonic sort orders
  * them (small K: each counts those greater), and K values and indices are written. When K slots
  * do not fit in shared memory, each selected element counts the selected ones before it instead
@@ -93,9 +94,8 @@ const uint INDEX_PASSES = (INDEX_BITS + 7u) / 8u;
 const uint KEY_MASK = KEY_BITS >= 32u ? 0xffffffffu : (1u << KEY_BITS) - 1u;
 const uint SIGN_BIT = 1u << ((KEY_BITS - 1u) & 31u);
 
-/* The radix select's state, the same in every invocation: the composite's bits found so far
- * (`known` marks them) and how many of the elements that match them are still to be taken. */
-/* Two histograms: a pass counts into one while clearing the other for the next pass. */
+/* Two histograms: a pass counts into one while clearing the other for the next pass; the bin a
+ * pass chose (the same for every invocation); the selected elements' composites. */
 shared uint histograms[2][TOPK_RADIX];
 shared uint chosen_digit, chosen_above, chosen_count, selected_count;
 shared uint sort_hi[SORT], sort_lo[SORT], sort_rev[SORT];
