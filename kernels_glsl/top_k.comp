@@ -15,8 +15,7 @@
  * key's bits at most. The row's keys stay in registers between passes (TOPK_MAX_CACHE per thread; beyond that
  * they are read again). The selected elements then go into shared memory, a bitonic sort orders
  * them (small K: each counts those greater), and K values and indices are written. When K slots
- * do not fit in shared memory, each selected element counts the selected ones before it instead
- * (rank mode, K x LENGTH work). Rows longer than a workgroup's registers may split into parts
+ * do not fit in shared memory, they are sorted in the temporary resource instead. Rows longer than a workgroup's registers may split into parts
  * (top_k_interface.h, TOPK_SPEC_STAGE): each part's K best go to the temporary resource as
  * candidates, and a second dispatch selects the row's K among them the same way.
  * Counts are integers, so atomics in shared memory give the same result on every run, and the
@@ -32,7 +31,7 @@ layout(local_size_x_id = TOPK_SPEC_THREADS, local_size_y = 1, local_size_z = 1) 
 
 layout(constant_id = TOPK_SPEC_CACHE) const uint CACHE = 1;
 layout(constant_id = TOPK_SPEC_SORT) const uint SORT = 1;
-layout(constant_id = TOPK_SPEC_RANK_MODE) const bool RANK_MODE = false;
+layout(constant_id = TOPK_SPEC_GLOBAL_SORT) const bool GLOBAL_SORT = false;
 layout(constant_id = TOPK_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
 layout(constant_id = TOPK_SPEC_KEY_BITS) const uint KEY_BITS = 32;
 layout(constant_id = TOPK_SPEC_INDEX_64) const bool INDEX_64 = false;
@@ -98,7 +97,13 @@ const uint SIGN_BIT = 1u << ((KEY_BITS - 1u) & 31u);
  * pass chose (the same for every invocation); the selected elements' composites. */
 shared uint histograms[2][TOPK_RADIX];
 shared uint chosen_digit, chosen_above, chosen_count, selected_count;
-shared uint sort_hi[SORT], sort_lo[SORT], sort_rev[SORT];
+shared uint sort_hi[GLOBAL_SORT ? 1 : SORT], sort_lo[GLOBAL_SORT ? 1 : SORT], sort_rev[GLOBAL_SORT ? 1 : SORT];
+
+/* Sort slots in the temporary resource, shared by the workgroup's invocations. */
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer TopKSlots
+{
+    uint words[];
+};
 
 uvec2 in_base, value_base, index_base, temp_base;
 uint row_in, row_value, row_index;
@@ -106,6 +111,7 @@ uint row_in, row_value, row_index;
  * the candidates from `candidates` (in candidates, TOPK_CANDIDATE_WORDS words each) on; parts
  * write theirs there too. */
 uint count, first, candidates;
+TopKSlots global_slots;
 /* The row's keys held in registers: element gl_LocalInvocationID.x + i * THREADS in cache[i]. */
 uvec2 cache[CACHE];
 
@@ -358,28 +364,47 @@ void store_element(uint i, uint j)
     }
 }
 
-void gather_selected(uvec3 c, uvec3 threshold)
+uvec3 load_slot(uint i)
 {
-    uint slot;
-
-    if (composite_greater(threshold, c))
-        return;
-    slot = atomicAdd(selected_count, 1u);
-    sort_hi[slot] = c.x;
-    sort_lo[slot] = c.y;
-    sort_rev[slot] = c.z;
+    if (GLOBAL_SORT)
+        return uvec3(global_slots.words[3u * i], global_slots.words[3u * i + 1u], global_slots.words[3u * i + 2u]);
+    return uvec3(sort_hi[i], sort_lo[i], sort_rev[i]);
 }
 
-bool slot_greater(uint a, uint b)
+void store_slot(uint i, uvec3 c)
 {
-    return composite_greater(uvec3(sort_hi[a], sort_lo[a], sort_rev[a]), uvec3(sort_hi[b], sort_lo[b], sort_rev[b]));
+    if (GLOBAL_SORT)
+    {
+        global_slots.words[3u * i] = c.x;
+        global_slots.words[3u * i + 1u] = c.y;
+        global_slots.words[3u * i + 2u] = c.z;
+        return;
+    }
+    sort_hi[i] = c.x;
+    sort_lo[i] = c.y;
+    sort_rev[i] = c.z;
+}
+
+/* Slot writes before it are seen by every invocation after it. */
+void slots_barrier()
+{
+    if (GLOBAL_SORT)
+        memoryBarrierBuffer();
+    barrier();
+}
+
+void gather_selected(uvec3 c, uvec3 threshold)
+{
+    if (!composite_greater(threshold, c))
+        store_slot(atomicAdd(selected_count, 1u), c);
 }
 
 /* Descending bitonic sort of the SORT slots; empty slots hold reversed index 0 and come last. */
 void sort_selected()
 {
-    uint size, stride, i, a, b, t;
+    uint size, stride, i, a, b;
     bool descending;
+    uvec3 first_slot, second_slot;
 
     for (size = 2u; size <= SORT; size <<= 1u)
     {
@@ -390,14 +415,15 @@ void sort_selected()
                 a = 2u * stride * (i / stride) + i % stride;
                 b = a + stride;
                 descending = (a & size) == 0u;
-                if (slot_greater(b, a) == descending)
+                first_slot = load_slot(a);
+                second_slot = load_slot(b);
+                if (composite_greater(second_slot, first_slot) == descending)
                 {
-                    t = sort_hi[a], sort_hi[a] = sort_hi[b], sort_hi[b] = t;
-                    t = sort_lo[a], sort_lo[a] = sort_lo[b], sort_lo[b] = t;
-                    t = sort_rev[a], sort_rev[a] = sort_rev[b], sort_rev[b] = t;
+                    store_slot(a, second_slot);
+                    store_slot(b, first_slot);
                 }
             }
-            barrier();
+            slots_barrier();
         }
     }
 }
@@ -411,7 +437,7 @@ void write_sorted(uvec3 threshold)
     uint i, j, rank;
 
     for (i = K + gl_LocalInvocationID.x; !small && i < SORT; i += THREADS)
-        sort_hi[i] = sort_lo[i] = sort_rev[i] = 0u;
+        store_slot(i, uvec3(0u));
     if (gl_LocalInvocationID.x == 0u)
         selected_count = 0u;
     barrier();
@@ -423,21 +449,21 @@ void write_sorted(uvec3 threshold)
     }
     for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < count; j += THREADS)
         gather_selected(composite(load_key(j), j), threshold);
-    barrier();
+    slots_barrier();
     if (small)
     {
         for (i = gl_LocalInvocationID.x; i < K; i += THREADS)
         {
             rank = 0u;
             for (j = 0u; j < K; ++j)
-                rank += slot_greater(j, i) ? 1u : 0u;
-            store_element(rank, LENGTH - sort_rev[i]);
+                rank += composite_greater(load_slot(j), load_slot(i)) ? 1u : 0u;
+            store_element(rank, LENGTH - load_slot(i).z);
         }
         return;
     }
     sort_selected();
     for (i = gl_LocalInvocationID.x; i < K; i += THREADS)
-        store_element(i, LENGTH - sort_rev[i]);
+        store_element(i, LENGTH - load_slot(i).z);
 }
 
 /* Parts stage: the part's selected elements (`take` of them, any order) and fillers up to K. */
@@ -475,37 +501,6 @@ void write_candidates(uvec3 threshold, uint take)
         write_candidate(i, uvec3(0u));
 }
 
-/* Rank mode: a selected element's place is the number of selected elements greater than it. */
-void write_ranked(uvec3 c, uvec3 threshold)
-{
-    uint rank = 0u, j;
-    uvec3 other;
-
-    if (composite_greater(threshold, c))
-        return;
-    for (j = 0u; j < count; ++j)
-    {
-        other = composite(load_key(j), j);
-        if (!composite_greater(threshold, other) && composite_greater(other, c))
-            ++rank;
-    }
-    store_element(rank, LENGTH - c.z);
-}
-
-void write_all_ranked(uvec3 threshold)
-{
-    uint i, j;
-
-    [[unroll]] for (i = 0u; i < CACHE; ++i)
-    {
-        j = gl_LocalInvocationID.x + i * THREADS;
-        if (j < count)
-            write_ranked(composite(cache[i], j), threshold);
-    }
-    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < count; j += THREADS)
-        write_ranked(composite(load_key(j), j), threshold);
-}
-
 /* This workgroup's row, and what of it it scans; false for a surplus workgroup. */
 bool locate_work(uint group)
 {
@@ -534,6 +529,8 @@ void main()
     value_base = vkdml_binding_address(table, VALUE_SLOT, VALUE_OFFSET_LO, VALUE_OFFSET_HI);
     index_base = vkdml_binding_address(table, INDEX_SLOT, INDEX_OFFSET_LO, INDEX_OFFSET_HI);
     temp_base = vkdml_binding_address(table, TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI);
+    if (GLOBAL_SORT)
+        global_slots = TopKSlots(tio_element_address(temp_base, group * SORT, TOPK_CANDIDATE_WORDS * 4u));
     for (i = gl_LocalInvocationID.x; i < TOPK_RADIX; i += THREADS)
         histograms[0][i] = 0u;
     [[unroll]] for (i = 0u; i < CACHE; ++i)
@@ -546,8 +543,6 @@ void main()
     threshold = radix_select(take);
     if (STAGE == TOPK_STAGE_PARTS)
         write_candidates(threshold, take);
-    else if (RANK_MODE)
-        write_all_ranked(threshold);
     else
         write_sorted(threshold);
 }

@@ -166,21 +166,36 @@ static void fill_layout_spec(const struct vkdml_compile *compile, uint32_t axis,
     *rows = layout.kept_elements;
 }
 
-/* A workgroup that scans `count` elements: its threads and keys in registers; the selected
- * elements sort in shared memory when K slots fit there, else rank mode. */
-static void fill_workgroup_spec(const struct vkdml_compile *compile, uint32_t k, uint32_t count,
-        uint32_t spec[TOPK_SPEC_COUNT])
+/* A workgroup that scans `count` elements: its threads and keys in registers. */
+static void fill_workgroup_spec(const struct vkdml_compile *compile, uint32_t count, uint32_t spec[TOPK_SPEC_COUNT])
 {
-    const struct vkdml_vk_caps *caps = &compile->vk->caps;
-    uint32_t threads = choose_threads(caps, count), sort = power_of_two_at_least(k), cache;
-    uint64_t shared = TOPK_SHARED_BYTES + (uint64_t)sort * TOPK_SORT_SLOT_BYTES;
-    bool rank_mode = shared > caps->properties.limits.maxComputeSharedMemorySize;
+    uint32_t threads = choose_threads(&compile->vk->caps, count), cache = (count + threads - 1) / threads;
 
-    cache = (count + threads - 1) / threads;
     spec[TOPK_SPEC_THREADS] = threads;
     spec[TOPK_SPEC_CACHE] = cache > TOPK_MAX_CACHE ? TOPK_MAX_CACHE : cache;
-    spec[TOPK_SPEC_SORT] = rank_mode ? 1 : sort;
-    spec[TOPK_SPEC_RANK_MODE] = rank_mode;
+}
+
+/* The K selected elements of a row sort in SORT slots of shared memory when they fit there, else
+ * in the temporary resource (after what the program uses so far); E_NOTIMPL beyond the kernel's
+ * 32-bit word indices. */
+static HRESULT place_sort_slots(struct vkdml_compile *compile, uint32_t k, uint64_t rows,
+        uint32_t spec[TOPK_SPEC_COUNT])
+{
+    uint32_t sort = power_of_two_at_least(k);
+    bool global = TOPK_SHARED_BYTES + (uint64_t)sort * TOPK_SORT_SLOT_BYTES
+            > compile->vk->caps.properties.limits.maxComputeSharedMemorySize;
+    struct vkdml_tensor_location temp = {compile->temporary_slot, (compile->temporary_size + 255) & ~(uint64_t)255};
+
+    spec[TOPK_SPEC_SORT] = sort;
+    spec[TOPK_SPEC_GLOBAL_SORT] = global;
+    if (!global)
+        return S_OK;
+    if (rows * sort * TOPK_CANDIDATE_WORDS > UINT32_MAX)
+        return vkdml_op_error(compile->op, E_NOTIMPL, "%" PRIu64 " rows x K=%u exceed the sort slots implemented "
+                "(2^32 words).", rows, k);
+    compile->temporary_size = temp.offset + rows * sort * TOPK_SORT_SLOT_BYTES;
+    vkdml_set_location(&spec[TOPK_SPEC_TEMP_LOCATION], &temp);
+    return S_OK;
 }
 
 static void fill_spec(const struct vkdml_compile *compile, const struct topk_attributes *a,
@@ -245,11 +260,12 @@ static HRESULT add_split_dispatches(struct vkdml_compile *compile, enum vkdml_ke
     vkdml_set_location(&spec[TOPK_SPEC_TEMP_LOCATION], &temp);
     spec[TOPK_SPEC_PARTS] = parts;
     spec[TOPK_SPEC_STAGE] = TOPK_STAGE_PARTS;
-    fill_workgroup_spec(compile, a->k, TOPK_SEGMENT, spec);
+    spec[TOPK_SPEC_SORT] = power_of_two_at_least(a->k);
+    fill_workgroup_spec(compile, TOPK_SEGMENT, spec);
     if (FAILED(hr = add_dispatch(compile, kernel, spec, rows * parts, false)))
         return hr;
     spec[TOPK_SPEC_STAGE] = TOPK_STAGE_CANDIDATES;
-    fill_workgroup_spec(compile, a->k, parts * a->k, spec);
+    fill_workgroup_spec(compile, parts * a->k, spec);
     return add_dispatch(compile, kernel, spec, rows, true);
 }
 
@@ -261,6 +277,7 @@ HRESULT vkdml_topk_compile(struct vkdml_compile *compile)
     uint32_t spec[TOPK_SPEC_COUNT] = {0}, parts;
     enum vkdml_kernel_id kernel;
     uint64_t rows;
+    HRESULT hr;
 
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "top_k", NULL, kernel_features(type), &kernel))
         return vkdml_op_error(compile->op, E_NOTIMPL, "no top_k.comp variant holds %s tensors on this device.",
@@ -273,9 +290,11 @@ HRESULT vkdml_topk_compile(struct vkdml_compile *compile)
                 parts);
         return add_split_dispatches(compile, kernel, &a, spec, rows, parts);
     }
-    fill_workgroup_spec(compile, a.k, length, spec);
-    TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u threads, %u keys each in registers, %s.", rows, length, a.k,
-            spec[TOPK_SPEC_THREADS], spec[TOPK_SPEC_CACHE], spec[TOPK_SPEC_RANK_MODE] ? "rank mode"
-            : "K slots in shared memory");
+    fill_workgroup_spec(compile, length, spec);
+    if (FAILED(hr = place_sort_slots(compile, a.k, rows, spec)))
+        return hr;
+    TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u threads, %u keys each in registers, sorted in %s.", rows, length,
+            a.k, spec[TOPK_SPEC_THREADS], spec[TOPK_SPEC_CACHE], spec[TOPK_SPEC_GLOBAL_SORT] ? "the temporary resource"
+            : "shared memory");
     return add_dispatch(compile, kernel, spec, rows, false);
 }

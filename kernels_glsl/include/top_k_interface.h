@@ -33,8 +33,8 @@
 #define TOPK_SPEC_THREADS 0                 /* local_size_x */
 #define TOPK_SPEC_CACHE             (TOPK_SPEC_THREADS + 1)         /* register keys per thread, >= 1 */
 #define TOPK_SPEC_SORT              (TOPK_SPEC_CACHE + 1)           /* sort slots: a power of two >= K */
-#define TOPK_SPEC_RANK_MODE         (TOPK_SPEC_SORT + 1)            /* K too large to sort in shared memory */
-#define TOPK_SPEC_TYPE              (TOPK_SPEC_RANK_MODE + 1)       /* DML_TENSOR_DATA_TYPE of input and values */
+#define TOPK_SPEC_GLOBAL_SORT       (TOPK_SPEC_SORT + 1)            /* the slots in the temporary resource */
+#define TOPK_SPEC_TYPE              (TOPK_SPEC_GLOBAL_SORT + 1)     /* DML_TENSOR_DATA_TYPE of input and values */
 #define TOPK_SPEC_KEY_BITS          (TOPK_SPEC_TYPE + 1)            /* the type's bits: 8, 16, 32 or 64 */
 #define TOPK_SPEC_INDEX_64          (TOPK_SPEC_KEY_BITS + 1)        /* UINT64 indices (else UINT32) */
 #define TOPK_SPEC_LARGEST           (TOPK_SPEC_INDEX_64 + 1)        /* largest first (else smallest) */
@@ -50,7 +50,9 @@
 #define TOPK_SPEC_IN_LOCATION       (TOPK_SPEC_KEPT_STRIDES + TOPK_TENSORS * TOPK_MAX_KEPT)
 #define TOPK_SPEC_VALUE_LOCATION    (TOPK_SPEC_IN_LOCATION + 3)
 #define TOPK_SPEC_INDEX_LOCATION    (TOPK_SPEC_VALUE_LOCATION + 3)
-#define TOPK_SPEC_TEMP_LOCATION     (TOPK_SPEC_INDEX_LOCATION + 3)  /* the candidates of split rows */
+/* The temporary resource: the candidates of split rows, or the sort slots that do not fit in
+ * shared memory (SORT x TOPK_CANDIDATE_WORDS words a row: key high, key low, reversed index). */
+#define TOPK_SPEC_TEMP_LOCATION     (TOPK_SPEC_INDEX_LOCATION + 3)
 /* Long rows split over workgroups: TOPK_STAGE_PARTS writes each part's K best as candidates
  * (key high, key low, index: 3 words; parts shorter than K fill up with (0, 0, LENGTH), which
  * is below every element), TOPK_STAGE_CANDIDATES selects a row's K among its PARTS x K. */

@@ -2,8 +2,8 @@
  * DML_OPERATOR_TOP_K and DML_OPERATOR_TOP_K1 through the public API, against a C reference (a
  * stable sort of each row): every input type, UINT32 and UINT64 indices, both directions, ranks 1
  * to 8 with the axis anywhere, padded (strided) and broadcast (0-stride) inputs, padded outputs,
- * rows of 1 to more than a workgroup's registers hold, K from 1 to the axis length (rank mode
- * included), ties (lower index first in both directions), NaN, infinities and signed zeros
+ * rows of 1 to more than a workgroup's registers hold (split in parts or not), K from 1 to the
+ * axis length (sorted in shared memory or in the temporary resource), ties (lower index first in both directions), NaN, infinities and signed zeros
  * (README, "TOP_K and TOP_K1"), an OWNED_BY_DML input, DirectML's documented examples, and the
  * desc rules with their error codes and log lines. Values must be bit for bit the input's, indices exact; a second
  * execution must give the same bytes.
@@ -541,7 +541,10 @@ static const struct topk_case shape_cases[] =
     {"rank 5, last axis, padded input", TOP_K, F16, U32, 5, {2, 3, 1, 2, 17}, 4, 16, 0, PADDED},
     {"K = 64 of 8192", TOP_K, F32, U32, 2, {2, 8192}, 1, 64, .range = 1000000},
     {"K = 2048 of 2100 (shared-memory sort)", TOP_K1, U16, U32, 1, {2100}, 0, 2048, SMALLEST, .range = 5000},
-    {"K = 2100 of 2500 (rank mode)", TOP_K1, F32, U32, 1, {2500}, 0, 2100, LARGEST, .range = 3000},
+    {"K = 2100 of 2500 (sorted in the temporary resource)", TOP_K1, F32, U32, 1, {2500}, 0, 2100, LARGEST,
+            .range = 3000},
+    {"a full sort of 3 rows of 2200, padded", TOP_K1, I16, U64, 2, {3, 2200}, 1, 2200, SMALLEST, PADDED, true,
+            .range = 500},
 };
 
 static void test_types(void **state)
