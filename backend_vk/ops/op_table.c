@@ -11,6 +11,7 @@
 #define CONV {vkdml_conv_validate, vkdml_conv_compile, .initialize = vkdml_conv_initialize}
 #define FOLD {vkdml_fold_validate, vkdml_fold_compile, .data_types = VKDML_FOLD_DATA_TYPES}
 #define CUMULATIVE {vkdml_cumulative_validate, vkdml_cumulative_compile}
+#define TOPK {vkdml_topk_validate, vkdml_topk_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -100,4 +101,6 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_UNFOLD] = FOLD,
     [DML_OPERATOR_CUMULATIVE_SUMMATION] = CUMULATIVE,
     [DML_OPERATOR_CUMULATIVE_PRODUCT] = CUMULATIVE,
+    [DML_OPERATOR_TOP_K] = TOPK,
+    [DML_OPERATOR_TOP_K1] = TOPK,
 };

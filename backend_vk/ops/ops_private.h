@@ -157,6 +157,7 @@ VKDML_OP_FAMILY(gemm)
 VKDML_OP_FAMILY(conv)
 VKDML_OP_FAMILY(fold)
 VKDML_OP_FAMILY(cumulative)
+VKDML_OP_FAMILY(topk)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
