@@ -156,6 +156,7 @@ VKDML_OP_FAMILY(elementwise)
 VKDML_OP_FAMILY(gemm)
 VKDML_OP_FAMILY(conv)
 VKDML_OP_FAMILY(fold)
+VKDML_OP_FAMILY(softmax)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
@@ -256,6 +257,16 @@ struct vkdml_gemm_problem
  * compile->temporary_size, which grows by them; the first dispatch does not wait for earlier
  * ones. The caller checks the index range of its tensors (vkdml_check_index_range). */
 HRESULT vkdml_gemm_add_dispatches(struct vkdml_compile *compile, const struct vkdml_gemm_problem *problem);
+
+/* ---- Softmax as a service (softmax.c; GEMM's fused SOFTMAX) ---- */
+
+/* Adds the dispatch of SOFTMAX_FUNCTION_* `function` (softmax_interface.h) over the axes in `mask`
+ * from `input` to `output` (same type, FLOAT32 or FLOAT16, and sizes; the same location works in
+ * place). The caller checks the device (caps->subgroup_reductions) and the tensors' index range. */
+HRESULT vkdml_softmax_add_dispatch(struct vkdml_compile *compile, uint32_t function,
+        const DML_BUFFER_TENSOR_DESC *input, const struct vkdml_tensor_location *input_location,
+        const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *output_location,
+        uint32_t mask, bool barrier_before);
 
 /* ---- Helpers shared by families ---- */
 

@@ -1,0 +1,232 @@
+/*
+ * The softmax family: ACTIVATION_SOFTMAX, ACTIVATION_LOG_SOFTMAX and ACTIVATION_HARDMAX (the last
+ * dimension) and their `1` forms (any set of Axes, FL 5_1): DirectML's rules, and one dispatch of
+ * kernels_glsl/softmax.comp (softmax_interface.h), which GEMM's fused SOFTMAX also uses
+ * (vkdml_softmax_add_dispatch()).
+ *
+ * DirectML's rules: InputTensor and OutputTensor have the same data type (FLOAT32 or FLOAT16),
+ * rank and sizes. The first forms' input must have an effective rank (its leading sizes of 1
+ * dropped) of at most 2; they reduce over the last dimension. The `1` forms take Axes in
+ * [0, rank), none repeated. README, "Softmax, log-softmax and hardmax", has what the pages leave
+ * open (NaN, -inf rows, ties).
+ */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "dml_private_backend.h"
+#include "ops_private.h"
+#include "softmax_interface.h"
+
+/* The first forms' descs and the `1` forms' descs share their leading fields (DirectML.h). */
+_Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
+        == offsetof(DML_ACTIVATION_HARDMAX1_OPERATOR_DESC, Axes), "softmax descs");
+_Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
+        == offsetof(DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC, Axes), "softmax descs");
+
+/* Below this many rows, a reduction over an outer axis keeps a workgroup per row (the columns
+ * path would leave most of a large GPU idle). */
+#define SOFTMAX_COLUMNS_MIN_ROWS 2048
+
+static bool has_axes(DML_OPERATOR_TYPE type)
+{
+    return type == DML_OPERATOR_ACTIVATION_SOFTMAX1 || type == DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1
+            || type == DML_OPERATOR_ACTIVATION_HARDMAX1;
+}
+
+static uint32_t softmax_function(DML_OPERATOR_TYPE type)
+{
+    switch (type)
+    {
+        case DML_OPERATOR_ACTIVATION_LOG_SOFTMAX:
+        case DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1:
+            return SOFTMAX_FUNCTION_LOG_SOFTMAX;
+        case DML_OPERATOR_ACTIVATION_HARDMAX:
+        case DML_OPERATOR_ACTIVATION_HARDMAX1:
+            return SOFTMAX_FUNCTION_HARDMAX;
+        default:
+            return SOFTMAX_FUNCTION_SOFTMAX;
+    }
+}
+
+/* ---- Validation ---- */
+
+static HRESULT validate_sizes(const struct vkdml_operator_view *op)
+{
+    const DML_BUFFER_TENSOR_DESC *input = op->inputs[0], *output = op->outputs[0];
+    uint32_t i;
+
+    /* Equal ranks are the generic layer's rule (the schema's same_rank). */
+    for (i = 0; i < input->DimensionCount; ++i)
+    {
+        if (output->Sizes[i] != input->Sizes[i])
+            return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[%u]=%u must equal InputTensor.Sizes[%u]=%u.",
+                    i, output->Sizes[i], i, input->Sizes[i]);
+    }
+    return S_OK;
+}
+
+/* The first forms: DirectML's pages allow an effective rank of at most 2. */
+static HRESULT validate_effective_rank(const struct vkdml_operator_view *op)
+{
+    const DML_BUFFER_TENSOR_DESC *input = op->inputs[0];
+    uint32_t first = 0;
+
+    while (first + 1 < input->DimensionCount && input->Sizes[first] == 1)
+        ++first;
+    if (input->DimensionCount - first > 2)
+        return vkdml_op_error(op, E_INVALIDARG, "InputTensor's effective rank %u (DimensionCount=%u without its "
+                "leading sizes of 1) must be at most 2; the `1` form of the operator takes any Axes.",
+                input->DimensionCount - first, input->DimensionCount);
+    return S_OK;
+}
+
+/* The reduced axes as a mask (bit i: axis i). */
+static HRESULT reduced_mask(const struct vkdml_operator_view *op, uint32_t *mask)
+{
+    const DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC *desc = op->desc;
+    uint32_t rank = op->inputs[0]->DimensionCount;
+
+    if (has_axes(op->type))
+        return vkdml_validate_axes(op, rank, desc->Axes, desc->AxisCount, "Axes", mask);
+    *mask = 1u << (rank - 1);
+    return S_OK;
+}
+
+static HRESULT validate_device(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    if (!device->vk->caps.subgroup_reductions)
+        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the subgroup operations the softmax kernel needs "
+                "(basic, arithmetic, ballot and shuffle in compute shaders).");
+    return S_OK;
+}
+
+HRESULT vkdml_softmax_validate(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    uint32_t mask;
+    HRESULT hr;
+
+    if (FAILED(hr = validate_sizes(op)))
+        return hr;
+    if (!has_axes(op->type) && FAILED(hr = validate_effective_rank(op)))
+        return hr;
+    if (FAILED(hr = reduced_mask(op, &mask)))
+        return hr;
+    if (FAILED(hr = validate_device(device, op)))
+        return hr;
+    if (FAILED(hr = vkdml_check_index_range(op, op->inputs[0], "InputTensor")))
+        return hr;
+    return vkdml_check_index_range(op, op->outputs[0], "OutputTensor");
+}
+
+/* ---- Compilation ---- */
+
+/* The layout's dimensions into the kernel's last slots, the leading ones of size 1. */
+static void fill_dims(uint32_t count, const uint32_t *sizes, const uint32_t (*strides)[VKDML_MAX_RANK],
+        uint32_t *spec_sizes, uint32_t *spec_in_strides, uint32_t *spec_out_strides)
+{
+    uint32_t first = SOFTMAX_MAX_DIMS - count, i;
+
+    for (i = 0; i < SOFTMAX_MAX_DIMS; ++i)
+    {
+        spec_sizes[i] = i < first ? 1 : sizes[i - first];
+        spec_in_strides[i] = i < first ? 0 : strides[0][i - first];
+        spec_out_strides[i] = i < first ? 0 : strides[1][i - first];
+    }
+}
+
+/* Whether the rows' entries are far apart while neighbouring rows are adjacent in the input
+ * (a reduction over an outer axis): then an invocation per row reads coalesced. */
+static bool columns_suit(const struct vkdml_axes_layout *layout)
+{
+    return layout->kept_count && layout->reduced_count
+            && layout->kept_strides[0][layout->kept_count - 1] == 1
+            && layout->reduced_strides[0][layout->reduced_count - 1] != 1
+            && layout->kept_elements >= SOFTMAX_COLUMNS_MIN_ROWS;
+}
+
+static uint32_t max_threads(const struct vkdml_compile *compile)
+{
+    const VkPhysicalDeviceLimits *limits = &compile->vk->caps.properties.limits;
+    uint32_t threads = SOFTMAX_MAX_THREADS;
+
+    while (threads > 64 && (threads > limits->maxComputeWorkGroupInvocations
+            || threads > limits->maxComputeWorkGroupSize[0]))
+        threads /= 2;
+    return threads;
+}
+
+/* The path, workgroup size and entries per invocation; the number of workgroups. */
+static void choose_path(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
+        uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
+{
+    uint64_t length = layout->reduced_elements;
+    uint32_t threads = 64, limit = max_threads(compile);
+
+    if (columns_suit(layout))
+    {
+        spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_COLUMNS;
+        spec[SOFTMAX_SPEC_THREADS] = SOFTMAX_COLUMN_THREADS;
+        spec[SOFTMAX_SPEC_PER_THREAD] = 1;
+        *workgroups = (layout->kept_elements + SOFTMAX_COLUMN_THREADS - 1) / SOFTMAX_COLUMN_THREADS;
+        return;
+    }
+    /* The fewest invocations that hold the row in 16 registers each, then up to 32 each. */
+    while (threads < limit && length > (uint64_t)threads * SOFTMAX_MAX_PER_THREAD / 2)
+        threads *= 2;
+    spec[SOFTMAX_SPEC_THREADS] = threads;
+    *workgroups = layout->kept_elements;
+    if (length <= (uint64_t)threads * SOFTMAX_MAX_PER_THREAD)
+    {
+        spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_REGISTERS;
+        spec[SOFTMAX_SPEC_PER_THREAD] = (uint32_t)((length + threads - 1) / threads);
+        return;
+    }
+    spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_TWO_PASS;
+    spec[SOFTMAX_SPEC_PER_THREAD] = 1;
+}
+
+HRESULT vkdml_softmax_add_dispatch(struct vkdml_compile *compile, uint32_t function,
+        const DML_BUFFER_TENSOR_DESC *input, const struct vkdml_tensor_location *input_location,
+        const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *output_location,
+        uint32_t mask, bool barrier_before)
+{
+    const DML_BUFFER_TENSOR_DESC *tensors[2] = {input, output};
+    uint32_t spec[SOFTMAX_SPEC_COUNT] = {0}, groups[3];
+    struct vkdml_axes_layout layout;
+    uint64_t workgroups;
+    HRESULT hr;
+
+    vkdml_axes_layout_init(&layout, tensors, 2, mask);
+    spec[SOFTMAX_SPEC_FUNCTION] = function;
+    spec[SOFTMAX_SPEC_TYPE] = input->DataType;
+    spec[SOFTMAX_SPEC_ROWS] = (uint32_t)layout.kept_elements;
+    spec[SOFTMAX_SPEC_LENGTH] = (uint32_t)layout.reduced_elements;
+    fill_dims(layout.kept_count, layout.kept_sizes, layout.kept_strides, &spec[SOFTMAX_SPEC_KEPT_SIZES],
+            &spec[SOFTMAX_SPEC_KEPT_IN_STRIDES], &spec[SOFTMAX_SPEC_KEPT_OUT_STRIDES]);
+    fill_dims(layout.reduced_count, layout.reduced_sizes, layout.reduced_strides, &spec[SOFTMAX_SPEC_REDUCED_SIZES],
+            &spec[SOFTMAX_SPEC_REDUCED_IN_STRIDES], &spec[SOFTMAX_SPEC_REDUCED_OUT_STRIDES]);
+    vkdml_set_location(&spec[SOFTMAX_SPEC_IN_LOCATION], input_location);
+    vkdml_set_location(&spec[SOFTMAX_SPEC_OUT_LOCATION], output_location);
+    choose_path(compile, &layout, spec, &workgroups);
+    if (FAILED(hr = vkdml_spread_groups(compile, workgroups, groups)))
+        return hr;
+    TRACE("softmax: function %u, path %u, %u threads x %u, %" PRIu64 " rows of %" PRIu64 ".", function,
+            spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
+            layout.kept_elements, layout.reduced_elements);
+    return vkdml_compile_add_dispatch(compile, input->DataType == DML_TENSOR_DATA_TYPE_FLOAT16
+            ? VKDML_KERNEL_SOFTMAX_F16 : VKDML_KERNEL_SOFTMAX_F32, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups,
+            barrier_before);
+}
+
+HRESULT vkdml_softmax_compile(struct vkdml_compile *compile)
+{
+    const struct vkdml_operator_view *op = compile->op;
+    uint32_t mask;
+    HRESULT hr;
+
+    if (FAILED(hr = reduced_mask(op, &mask)))
+        return hr;
+    return vkdml_softmax_add_dispatch(compile, softmax_function(op->type), op->inputs[0], &compile->inputs[0],
+            op->outputs[0], &compile->outputs[0], mask, false);
+}

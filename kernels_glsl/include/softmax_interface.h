@@ -1,0 +1,67 @@
+/*
+ * Interface of kernels_glsl/softmax.comp (ACTIVATION_SOFTMAX, ACTIVATION_LOG_SOFTMAX,
+ * ACTIVATION_HARDMAX and their `1` forms), shared by C (backend_vk/ops/softmax.c) and GLSL.
+ *
+ * The tensors are seen through struct vkdml_axes_layout (ops_private.h): a "row" is one kept
+ * element, the reduced elements are its entries. Both sides have SOFTMAX_MAX_DIMS dimensions,
+ * the layout's filling the last slots (index 0 outermost); the leading ones have size 1.
+ * Paths (SOFTMAX_SPEC_PATH):
+ *   SOFTMAX_PATH_REGISTERS  a workgroup per row, the row held in registers (PER_THREAD entries
+ *                           per invocation): one read, one write.
+ *   SOFTMAX_PATH_TWO_PASS   a workgroup per row too long for registers: an online max-and-sum
+ *                           (one read), then a pass that reads again and writes.
+ *   SOFTMAX_PATH_COLUMNS    an invocation per row, for rows whose entries are far apart in memory
+ *                           and whose neighbours are adjacent (a reduction over an outer axis):
+ *                           online max-and-sum down the column, then the writing pass; the
+ *                           invocations of a workgroup read adjacent elements.
+ */
+#ifndef VKDML_SOFTMAX_INTERFACE_H
+#define VKDML_SOFTMAX_INTERFACE_H
+
+#define SOFTMAX_MAX_DIMS 8
+
+#define SOFTMAX_FUNCTION_SOFTMAX 0
+#define SOFTMAX_FUNCTION_LOG_SOFTMAX 1
+#define SOFTMAX_FUNCTION_HARDMAX 2
+
+#define SOFTMAX_PATH_REGISTERS 0
+#define SOFTMAX_PATH_TWO_PASS 1
+#define SOFTMAX_PATH_COLUMNS 2
+
+/* Registers path: entries per invocation at most; invocations per workgroup at most. */
+#define SOFTMAX_MAX_PER_THREAD 32
+#define SOFTMAX_MAX_THREADS 512
+/* Columns path: invocations per workgroup. */
+#define SOFTMAX_COLUMN_THREADS 128
+
+/* Specialization constant ids, each derived from the one before. */
+#define SOFTMAX_SPEC_FUNCTION 0                                         /* SOFTMAX_FUNCTION_* */
+#define SOFTMAX_SPEC_TYPE               (SOFTMAX_SPEC_FUNCTION + 1)     /* DML_TENSOR_DATA_TYPE of both tensors */
+#define SOFTMAX_SPEC_PATH               (SOFTMAX_SPEC_TYPE + 1)         /* SOFTMAX_PATH_* */
+#define SOFTMAX_SPEC_THREADS            (SOFTMAX_SPEC_PATH + 1)         /* local_size_x */
+#define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: entries per invocation */
+#define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_PER_THREAD + 1)   /* kept elements */
+#define SOFTMAX_SPEC_LENGTH             (SOFTMAX_SPEC_ROWS + 1)         /* reduced elements per row */
+/* Sizes and element strides (input, output) of the kept and the reduced dimensions. */
+#define SOFTMAX_SPEC_KEPT_SIZES         (SOFTMAX_SPEC_LENGTH + 1)
+#define SOFTMAX_SPEC_KEPT_IN_STRIDES    (SOFTMAX_SPEC_KEPT_SIZES + SOFTMAX_MAX_DIMS)
+#define SOFTMAX_SPEC_KEPT_OUT_STRIDES   (SOFTMAX_SPEC_KEPT_IN_STRIDES + SOFTMAX_MAX_DIMS)
+#define SOFTMAX_SPEC_REDUCED_SIZES      (SOFTMAX_SPEC_KEPT_OUT_STRIDES + SOFTMAX_MAX_DIMS)
+#define SOFTMAX_SPEC_REDUCED_IN_STRIDES (SOFTMAX_SPEC_REDUCED_SIZES + SOFTMAX_MAX_DIMS)
+#define SOFTMAX_SPEC_REDUCED_OUT_STRIDES (SOFTMAX_SPEC_REDUCED_IN_STRIDES + SOFTMAX_MAX_DIMS)
+/* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
+#define SOFTMAX_SPEC_IN_LOCATION        (SOFTMAX_SPEC_REDUCED_OUT_STRIDES + SOFTMAX_MAX_DIMS)
+#define SOFTMAX_SPEC_OUT_LOCATION       (SOFTMAX_SPEC_IN_LOCATION + 3)
+#define SOFTMAX_SPEC_COUNT              (SOFTMAX_SPEC_OUT_LOCATION + 3)
+
+#ifdef VULKAN
+
+/* Bytes [0, 8): the descriptor table's device address (ops_private.h); nothing else. */
+layout(push_constant, std430) uniform SoftmaxPush
+{
+    uvec2 table;
+} push;
+
+#endif
+
+#endif /* VKDML_SOFTMAX_INTERFACE_H */

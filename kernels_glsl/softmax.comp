@@ -1,0 +1,319 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+/*
+ * ACTIVATION_SOFTMAX, ACTIVATION_LOG_SOFTMAX, ACTIVATION_HARDMAX and their `1` forms over any
+ * set of reduced axes (softmax_interface.h has the layout and the three paths). fp32 math for
+ * FLOAT32 and FLOAT16 tensors (VKDML_STORAGE_16BIT variant).
+ *
+ * Numerics (README, "Softmax, log-softmax and hardmax"): the row's maximum is subtracted before
+ * exp; NaN entries are left out of the maximum and make the sum, hence the whole row, NaN; a row
+ * whose maximum is -inf gives NaN (-inf - -inf). Hardmax writes 1 at the first maximum in
+ * row-major order of the reduced dimensions, a NaN counting as larger than every number.
+ *
+ * In place (output bound over the input): each element is read and written by one invocation,
+ * and every read of a row precedes the workgroup reduction (a barrier) before any write, so a
+ * row is read whole before it is written.
+ */
+#include "common.glsl"
+#include "dml_interface.h"
+#include "tensor_io.glsl"
+#include "reduce_common.glsl"
+#include "softmax_interface.h"
+
+layout(local_size_x_id = SOFTMAX_SPEC_THREADS, local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = SOFTMAX_SPEC_FUNCTION) const uint FUNCTION = SOFTMAX_FUNCTION_SOFTMAX;
+layout(constant_id = SOFTMAX_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
+layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS;
+layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
+layout(constant_id = SOFTMAX_SPEC_ROWS) const uint ROWS = 1;
+layout(constant_id = SOFTMAX_SPEC_LENGTH) const uint LENGTH = 1;
+
+#define DECLARE_DIMS(base, name, value) \
+    layout(constant_id = base + 0) const uint name##_0 = value; \
+    layout(constant_id = base + 1) const uint name##_1 = value; \
+    layout(constant_id = base + 2) const uint name##_2 = value; \
+    layout(constant_id = base + 3) const uint name##_3 = value; \
+    layout(constant_id = base + 4) const uint name##_4 = value; \
+    layout(constant_id = base + 5) const uint name##_5 = value; \
+    layout(constant_id = base + 6) const uint name##_6 = value; \
+    layout(constant_id = base + 7) const uint name##_7 = value;
+
+DECLARE_DIMS(SOFTMAX_SPEC_KEPT_SIZES, KEPT_SIZE, 1)
+DECLARE_DIMS(SOFTMAX_SPEC_KEPT_IN_STRIDES, KEPT_IN, 0)
+DECLARE_DIMS(SOFTMAX_SPEC_KEPT_OUT_STRIDES, KEPT_OUT, 0)
+DECLARE_DIMS(SOFTMAX_SPEC_REDUCED_SIZES, REDUCED_SIZE, 1)
+DECLARE_DIMS(SOFTMAX_SPEC_REDUCED_IN_STRIDES, REDUCED_IN, 0)
+DECLARE_DIMS(SOFTMAX_SPEC_REDUCED_OUT_STRIDES, REDUCED_OUT, 0)
+
+layout(constant_id = SOFTMAX_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
+layout(constant_id = SOFTMAX_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
+layout(constant_id = SOFTMAX_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
+layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
+layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
+layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+
+const uint THREADS = gl_WorkGroupSize.x;
+#define NEG_INF uintBitsToFloat(0xff800000u)
+#define POS_INF uintBitsToFloat(0x7f800000u)
+#define NAN uintBitsToFloat(0x7fc00000u)
+
+/* ---- Element offsets (input, output) of a row and of an entry of a row ---- */
+
+#define OFFSET_STEP(index, offsets, SIZE, IN, OUT, d) \
+    offsets += (index % SIZE##_##d) * uvec2(IN##_##d, OUT##_##d); \
+    index /= SIZE##_##d;
+
+#define OFFSETS_OF(index, offsets, SIZE, IN, OUT) \
+    OFFSET_STEP(index, offsets, SIZE, IN, OUT, 7) OFFSET_STEP(index, offsets, SIZE, IN, OUT, 6) \
+    OFFSET_STEP(index, offsets, SIZE, IN, OUT, 5) OFFSET_STEP(index, offsets, SIZE, IN, OUT, 4) \
+    OFFSET_STEP(index, offsets, SIZE, IN, OUT, 3) OFFSET_STEP(index, offsets, SIZE, IN, OUT, 2) \
+    OFFSET_STEP(index, offsets, SIZE, IN, OUT, 1) OFFSET_STEP(index, offsets, SIZE, IN, OUT, 0)
+
+uvec2 row_offsets(uint row)
+{
+    uvec2 offsets = uvec2(0u);
+
+    OFFSETS_OF(row, offsets, KEPT_SIZE, KEPT_IN, KEPT_OUT)
+    return offsets;
+}
+
+uvec2 entry_offsets(uint entry)
+{
+    uvec2 offsets = uvec2(0u);
+
+    OFFSETS_OF(entry, offsets, REDUCED_SIZE, REDUCED_IN, REDUCED_OUT)
+    return offsets;
+}
+
+uvec2 in_base;
+uvec2 out_base;
+
+float load_entry(uvec2 row, uint entry)
+{
+    return tio_load_float(TYPE, in_base, row.x + entry_offsets(entry).x);
+}
+
+void store_entry(uvec2 row, uint entry, float value)
+{
+    tio_store_float(TYPE, out_base, row.y + entry_offsets(entry).y, value);
+}
+
+/* ---- Numerics ---- */
+
+bool is_nan(float x)
+{
+    return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* An unsigned key in the order of the values: -0 and +0 equal, every NaN above +inf, and 0 below
+ * every value's key (the "no entry" key). */
+uint order_key(float x)
+{
+    uint bits = floatBitsToUint(x), magnitude = bits & 0x7fffffffu;
+
+    if (magnitude > 0x7f800000u)
+        bits = 0x7fc00000u;
+    else if (magnitude == 0u)
+        bits = 0u;
+    return (bits & 0x80000000u) != 0u ? ~bits : bits | 0x80000000u;
+}
+
+float add(float a, float b)
+{
+    return a + b;
+}
+
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_max, float, subgroupMax, max, NEG_INF)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_sum, float, subgroupAdd, add, 0.0)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_max_key, uint, subgroupMax, max, 0u)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_min_index, uint, subgroupMin, min, 0xffffffffu)
+
+/* A running maximum (NaN left out) and the sum of exp(x - max) over the entries seen: the sum is
+ * rescaled when the maximum grows. -inf entries add exactly 0 (exp(-inf - -inf) would be NaN
+ * while the maximum is -inf); a +inf maximum adds exp(inf - inf) = NaN, as the registers path
+ * does. */
+struct online_state
+{
+    float max_value;
+    float sum;
+};
+
+void online_add(inout online_state state, float x)
+{
+    if (x > state.max_value)
+    {
+        state.sum = state.sum * exp(state.max_value - x) + (x == POS_INF ? NAN : 1.0);
+        state.max_value = x;
+    }
+    else if (x != NEG_INF)
+    {
+        state.sum += exp(x - state.max_value);
+    }
+}
+
+/* The sum rescaled to the maximum `row_max` >= state.max_value (0 stays 0, NaN stays NaN). */
+float online_rescaled_sum(online_state state, float row_max)
+{
+    return state.sum == 0.0 ? 0.0 : state.sum * exp(state.max_value - row_max);
+}
+
+/* The first maximum so far: entries come in increasing order, so a tie keeps the earlier one. */
+void argmax_add(inout uint best_key, inout uint best_entry, float x, uint entry)
+{
+    uint key = order_key(x);
+
+    if (key > best_key)
+    {
+        best_key = key;
+        best_entry = entry;
+    }
+}
+
+/* The row's first maximum from each invocation's (key, first entry). */
+uint workgroup_argmax(uint best_key, uint best_entry)
+{
+    uint row_key = workgroup_max_key(best_key);
+
+    return workgroup_min_index(best_key == row_key ? best_entry : 0xffffffffu);
+}
+
+/* The output of entry x of a row of maximum `row_max` and sum `row_sum` (reciprocal `inverse`). */
+float softmax_output(float x, float row_max, float row_sum, float inverse)
+{
+    if (FUNCTION == SOFTMAX_FUNCTION_LOG_SOFTMAX)
+        return x - row_max - log(row_sum);
+    return exp(x - row_max) * inverse;
+}
+
+/* ---- Paths ---- */
+
+void row_in_registers(uint row_index)
+{
+    uvec2 row = row_offsets(row_index);
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, i;
+    float values[PER_THREAD], row_max = NEG_INF, row_sum = 0.0, inverse;
+
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        uint entry = tid + i * THREADS;
+
+        values[i] = entry < LENGTH ? load_entry(row, entry) : NEG_INF;
+        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX && entry < LENGTH)
+            argmax_add(best_key, best_entry, values[i], entry);
+        else if (!is_nan(values[i]))
+            row_max = max(row_max, values[i]);
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        uint first = workgroup_argmax(best_key, best_entry);
+
+        [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+        {
+            uint entry = tid + i * THREADS;
+
+            if (entry < LENGTH)
+                store_entry(row, entry, entry == first ? 1.0 : 0.0);
+        }
+        return;
+    }
+    row_max = workgroup_max(row_max);
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if (tid + i * THREADS < LENGTH)
+            row_sum += exp(values[i] - row_max);
+    }
+    row_sum = workgroup_sum(row_sum);
+    inverse = 1.0 / row_sum;
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        uint entry = tid + i * THREADS;
+
+        if (entry < LENGTH)
+            store_entry(row, entry, softmax_output(values[i], row_max, row_sum, inverse));
+    }
+}
+
+void row_two_pass(uint row_index)
+{
+    uvec2 row = row_offsets(row_index);
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
+    online_state state = online_state(NEG_INF, 0.0);
+    float row_max, row_sum, inverse;
+
+    for (entry = tid; entry < LENGTH; entry += THREADS)
+    {
+        float x = load_entry(row, entry);
+
+        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+            argmax_add(best_key, best_entry, x, entry);
+        else
+            online_add(state, x);
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        uint first = workgroup_argmax(best_key, best_entry);
+
+        for (entry = tid; entry < LENGTH; entry += THREADS)
+            store_entry(row, entry, entry == first ? 1.0 : 0.0);
+        return;
+    }
+    row_max = workgroup_max(state.max_value);
+    row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
+    inverse = 1.0 / row_sum;
+    for (entry = tid; entry < LENGTH; entry += THREADS)
+        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, row_sum, inverse));
+}
+
+/* One invocation per row; no barriers, so surplus invocations may leave. */
+void column(uint row_index)
+{
+    uvec2 row = row_offsets(row_index);
+    uint best_key = 0u, best_entry = 0xffffffffu, entry;
+    online_state state = online_state(NEG_INF, 0.0);
+    float row_sum, inverse;
+
+    for (entry = 0u; entry < LENGTH; ++entry)
+    {
+        float x = load_entry(row, entry);
+
+        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+            argmax_add(best_key, best_entry, x, entry);
+        else
+            online_add(state, x);
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        for (entry = 0u; entry < LENGTH; ++entry)
+            store_entry(row, entry, entry == best_entry ? 1.0 : 0.0);
+        return;
+    }
+    row_sum = state.sum;
+    inverse = 1.0 / row_sum;
+    for (entry = 0u; entry < LENGTH; ++entry)
+        store_entry(row, entry, softmax_output(load_entry(row, entry), state.max_value, row_sum, inverse));
+}
+
+void main()
+{
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+
+    in_base = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    out_base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    if (PATH == SOFTMAX_PATH_COLUMNS)
+    {
+        uint row_index = group * THREADS + gl_LocalInvocationIndex;
+
+        if (row_index < ROWS)
+            column(row_index);
+        return;
+    }
+    /* Whole workgroups leave together, so the reductions' barriers stay uniform. */
+    if (group >= ROWS)
+        return;
+    if (PATH == SOFTMAX_PATH_TWO_PASS)
+        row_two_pass(group);
+    else
+        row_in_registers(group);
+}
