@@ -26,6 +26,7 @@ layout(constant_id = SOFTMAX_SPEC_FUNCTION) const uint FUNCTION = SOFTMAX_FUNCTI
 layout(constant_id = SOFTMAX_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
 layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS;
 layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
+layout(constant_id = SOFTMAX_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = SOFTMAX_SPEC_ROWS) const uint ROWS = 1;
 layout(constant_id = SOFTMAX_SPEC_LENGTH) const uint LENGTH = 1;
 
@@ -188,49 +189,114 @@ float softmax_output(float x, float row_max, float row_sum, float inverse)
 
 /* ---- Paths ---- */
 
+/* Registers path, VECTOR entries per load: entry v * VECTOR + k of the row is vector v's
+ * element k (VECTOR > 1 only for rows contiguous in both tensors, 16-byte aligned). The row's
+ * entries of this invocation, slot i * VECTOR + k for its i-th vector: */
+float values[PER_THREAD * VECTOR];
+
+void load_vector(uvec2 row, uint vector_index, uint first_slot)
+{
+    uvec4 bits;
+    uint k;
+
+    if (VECTOR == 1u)
+    {
+        values[first_slot] = load_entry(row, vector_index);
+        return;
+    }
+    bits = TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
+    [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        values[first_slot + k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u] : uintBitsToFloat(bits[k]);
+}
+
+void store_vector(uvec2 row, uint vector_index, uint first_slot)
+{
+    uvec4 bits;
+    uint k;
+
+    if (VECTOR == 1u)
+    {
+        store_entry(row, vector_index, values[first_slot]);
+        return;
+    }
+    [[unroll]] for (k = 0u; k < 4u; ++k)
+    {
+        if (TYPE == TIO_TYPE_FLOAT16)
+            bits[k] = packHalf2x16(vec2(values[first_slot + 2u * k], values[first_slot + 2u * k + 1u]));
+        else
+            bits[k] = floatBitsToUint(values[first_slot + k]);
+    }
+    TioVector(tio_element_address(out_base, row.y + vector_index * VECTOR, tio_element_size(TYPE))).v = bits;
+}
+
 void row_in_registers(uint row_index)
 {
     uvec2 row = row_offsets(row_index);
-    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, i;
-    float values[PER_THREAD], row_max = NEG_INF, row_sum = 0.0, inverse;
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, i, k, first;
+    float row_max = NEG_INF, row_sum = 0.0, inverse;
 
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
-        uint entry = tid + i * THREADS;
+        uint vector_index = tid + i * THREADS;
 
-        values[i] = entry < LENGTH ? load_entry(row, entry) : NEG_INF;
-        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX && entry < LENGTH)
-            argmax_add(best_key, best_entry, values[i], entry);
-        else if (!is_nan(values[i]))
-            row_max = max(row_max, values[i]);
+        if (vector_index * VECTOR >= LENGTH)
+            continue;
+        load_vector(row, vector_index, i * VECTOR);
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        {
+            float x = values[i * VECTOR + k];
+
+            if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+                argmax_add(best_key, best_entry, x, vector_index * VECTOR + k);
+            else if (!is_nan(x))
+                row_max = max(row_max, x);
+        }
     }
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        uint first = workgroup_argmax(best_key, best_entry);
-
+        first = workgroup_argmax(best_key, best_entry);
         [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
         {
-            uint entry = tid + i * THREADS;
+            uint vector_index = tid + i * THREADS;
 
-            if (entry < LENGTH)
-                store_entry(row, entry, entry == first ? 1.0 : 0.0);
+            [[unroll]] for (k = 0u; k < VECTOR; ++k)
+                values[i * VECTOR + k] = vector_index * VECTOR + k == first ? 1.0 : 0.0;
+            if (vector_index * VECTOR < LENGTH)
+                store_vector(row, vector_index, i * VECTOR);
         }
         return;
     }
     row_max = workgroup_max(row_max);
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
-        if (tid + i * THREADS < LENGTH)
-            row_sum += exp(values[i] - row_max);
+        if ((tid + i * THREADS) * VECTOR >= LENGTH)
+            continue;
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        {
+            float e = exp(values[i * VECTOR + k] - row_max);
+
+            row_sum += e;
+            /* softmax keeps exp(x - max); log-softmax needs x. */
+            if (FUNCTION == SOFTMAX_FUNCTION_SOFTMAX)
+                values[i * VECTOR + k] = e;
+        }
     }
     row_sum = workgroup_sum(row_sum);
     inverse = 1.0 / row_sum;
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
-        uint entry = tid + i * THREADS;
+        uint vector_index = tid + i * THREADS;
 
-        if (entry < LENGTH)
-            store_entry(row, entry, softmax_output(values[i], row_max, row_sum, inverse));
+        if (vector_index * VECTOR >= LENGTH)
+            continue;
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        {
+            float x = values[i * VECTOR + k];
+
+            values[i * VECTOR + k] = FUNCTION == SOFTMAX_FUNCTION_SOFTMAX ? x * inverse
+                    : x - row_max - log(row_sum);
+        }
+        store_vector(row, vector_index, i * VECTOR);
     }
 }
 

@@ -156,9 +156,31 @@ static uint32_t max_threads(const struct vkdml_compile *compile)
     return threads;
 }
 
-/* The path, workgroup size and entries per invocation; the number of workgroups. */
+/* Entries per load of the registers path: 16 bytes where each row is contiguous and 16-byte
+ * aligned in both tensors (DirectML binding offsets are multiples of 16), else 1. */
+static uint32_t vector_width(const struct vkdml_axes_layout *layout, DML_TENSOR_DATA_TYPE type,
+        const struct vkdml_tensor_location *input, const struct vkdml_tensor_location *output)
+{
+    uint32_t width = 16 / vkdml_element_size(type), i, t;
+
+    if (layout->reduced_count != 1 || layout->reduced_elements % width || input->offset % 16 || output->offset % 16)
+        return 1;
+    for (t = 0; t < 2; ++t)
+    {
+        if (layout->reduced_strides[t][0] != 1)
+            return 1;
+        for (i = 0; i < layout->kept_count; ++i)
+        {
+            if (layout->kept_strides[t][i] % width)
+                return 1;
+        }
+    }
+    return width;
+}
+
+/* The path, workgroup size, vectors per invocation and their width; the number of workgroups. */
 static void choose_path(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
-        uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
+        uint32_t vector, uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
 {
     uint64_t length = layout->reduced_elements;
     uint32_t threads = 64, limit = max_threads(compile);
@@ -167,7 +189,7 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
     {
         spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_COLUMNS;
         spec[SOFTMAX_SPEC_THREADS] = SOFTMAX_COLUMN_THREADS;
-        spec[SOFTMAX_SPEC_PER_THREAD] = 1;
+        spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
         *workgroups = (layout->kept_elements + SOFTMAX_COLUMN_THREADS - 1) / SOFTMAX_COLUMN_THREADS;
         return;
     }
@@ -179,11 +201,12 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
     if (length <= (uint64_t)threads * SOFTMAX_MAX_PER_THREAD)
     {
         spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_REGISTERS;
-        spec[SOFTMAX_SPEC_PER_THREAD] = (uint32_t)((length + threads - 1) / threads);
+        spec[SOFTMAX_SPEC_VECTOR] = vector;
+        spec[SOFTMAX_SPEC_PER_THREAD] = (uint32_t)((length / vector + threads - 1) / threads);
         return;
     }
     spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_TWO_PASS;
-    spec[SOFTMAX_SPEC_PER_THREAD] = 1;
+    spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
 }
 
 HRESULT vkdml_softmax_add_dispatch(struct vkdml_compile *compile, uint32_t function,
@@ -208,11 +231,13 @@ HRESULT vkdml_softmax_add_dispatch(struct vkdml_compile *compile, uint32_t funct
             &spec[SOFTMAX_SPEC_REDUCED_IN_STRIDES], &spec[SOFTMAX_SPEC_REDUCED_OUT_STRIDES]);
     vkdml_set_location(&spec[SOFTMAX_SPEC_IN_LOCATION], input_location);
     vkdml_set_location(&spec[SOFTMAX_SPEC_OUT_LOCATION], output_location);
-    choose_path(compile, &layout, spec, &workgroups);
+    choose_path(compile, &layout, vector_width(&layout, input->DataType, input_location, output_location), spec,
+            &workgroups);
     if (FAILED(hr = vkdml_spread_groups(compile, workgroups, groups)))
         return hr;
-    TRACE("softmax: function %u, path %u, %u threads x %u, %" PRIu64 " rows of %" PRIu64 ".", function,
+    TRACE("softmax: function %u, path %u, %u threads x %u x %u, %" PRIu64 " rows of %" PRIu64 ".", function,
             spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
+            spec[SOFTMAX_SPEC_VECTOR],
             layout.kept_elements, layout.reduced_elements);
     return vkdml_compile_add_dispatch(compile, input->DataType == DML_TENSOR_DATA_TYPE_FLOAT16
             ? VKDML_KERNEL_SOFTMAX_F16 : VKDML_KERNEL_SOFTMAX_F32, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups,

@@ -6,8 +6,10 @@
  * element, the reduced elements are its entries. Both sides have SOFTMAX_MAX_DIMS dimensions,
  * the layout's filling the last slots (index 0 outermost); the leading ones have size 1.
  * Paths (SOFTMAX_SPEC_PATH):
- *   SOFTMAX_PATH_REGISTERS  a workgroup per row, the row held in registers (PER_THREAD entries
- *                           per invocation): one read, one write.
+ *   SOFTMAX_PATH_REGISTERS  a workgroup per row, the row held in registers (PER_THREAD loads of
+ *                           VECTOR entries per invocation): one read, one write. Rows contiguous
+ *                           in both tensors and 16-byte aligned are read and written 16 bytes
+ *                           at a time.
  *   SOFTMAX_PATH_TWO_PASS   a workgroup per row too long for registers: an online max-and-sum
  *                           (one read), then a pass that reads again and writes.
  *   SOFTMAX_PATH_COLUMNS    an invocation per row, for rows whose entries are far apart in memory
@@ -28,7 +30,7 @@
 #define SOFTMAX_PATH_TWO_PASS 1
 #define SOFTMAX_PATH_COLUMNS 2
 
-/* Registers path: entries per invocation at most; invocations per workgroup at most. */
+/* Registers path: entries per invocation at most (PER_THREAD x VECTOR); invocations per workgroup at most. */
 #define SOFTMAX_MAX_PER_THREAD 32
 #define SOFTMAX_MAX_THREADS 512
 /* Columns path: invocations per workgroup. */
@@ -39,8 +41,9 @@
 #define SOFTMAX_SPEC_TYPE               (SOFTMAX_SPEC_FUNCTION + 1)     /* DML_TENSOR_DATA_TYPE of both tensors */
 #define SOFTMAX_SPEC_PATH               (SOFTMAX_SPEC_TYPE + 1)         /* SOFTMAX_PATH_* */
 #define SOFTMAX_SPEC_THREADS            (SOFTMAX_SPEC_PATH + 1)         /* local_size_x */
-#define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: entries per invocation */
-#define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_PER_THREAD + 1)   /* kept elements */
+#define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: vectors per invocation */
+#define SOFTMAX_SPEC_VECTOR             (SOFTMAX_SPEC_PER_THREAD + 1)   /* registers path: entries per load, 1 or 16 bytes */
+#define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_VECTOR + 1)       /* kept elements */
 #define SOFTMAX_SPEC_LENGTH             (SOFTMAX_SPEC_ROWS + 1)         /* reduced elements per row */
 /* Sizes and element strides (input, output) of the kept and the reduced dimensions. */
 #define SOFTMAX_SPEC_KEPT_SIZES         (SOFTMAX_SPEC_LENGTH + 1)

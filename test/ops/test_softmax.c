@@ -390,6 +390,8 @@ static const struct softmax_case last_dimension_cases[] =
     {"{4, 9}, rows broadcast (stride 0)", 2, {4, 9}, .in_strides = (const UINT[]){0, 1}},
     {"{5, 7}, entries broadcast, padded output", 2, {5, 7}, .in_strides = (const UINT[]){1, 0},
             .out_strides = (const UINT[]){9, 1}},
+    {"{2, 12000} (16-byte loads, 512 invocations), in place", 2, {2, 12000}, .in_place = true},
+    {"{3, 64} 16-byte loads, special rows", 2, {3, 64}, .fill = FILL_SPECIAL},
     {"{6, 130} in place, padded, special rows", 2, {6, 130}, .in_strides = (const UINT[]){133, 1},
             .fill = FILL_SPECIAL, .in_place = true},
 };
