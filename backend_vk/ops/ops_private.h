@@ -258,15 +258,15 @@ struct vkdml_gemm_problem
  * ones. The caller checks the index range of its tensors (vkdml_check_index_range). */
 HRESULT vkdml_gemm_add_dispatches(struct vkdml_compile *compile, const struct vkdml_gemm_problem *problem);
 
-/* ---- Softmax as a service (softmax.c; GEMM's fused SOFTMAX) ---- */
+/* ---- Softmax as a service (softmax.c): GEMM's fused SOFTMAX and SOFTMAX1 (FL 6_1) ---- */
 
-/* Adds the dispatch of SOFTMAX_FUNCTION_* `function` (softmax_interface.h) over the axes in `mask`
- * from `input` to `output` (same type, FLOAT32 or FLOAT16, and sizes; the same location works in
- * place). The caller checks the device (caps->subgroup_reductions) and the tensors' index range. */
-HRESULT vkdml_softmax_add_dispatch(struct vkdml_compile *compile, uint32_t function,
-        const DML_BUFFER_TENSOR_DESC *input, const struct vkdml_tensor_location *input_location,
-        const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *output_location,
-        uint32_t mask, bool barrier_before);
+/* Checks `activation`'s Axes (SOFTMAX1) against `output` and that the device runs the kernel. */
+HRESULT vkdml_softmax_validate_fused(struct vkdml_backend_device *device, const struct vkdml_operator_view *op,
+        const DML_OPERATOR_DESC *activation, const DML_BUFFER_TENSOR_DESC *output);
+/* Adds a softmax over `output` in place (SOFTMAX: its last dimension; SOFTMAX1: its Axes), after
+ * the dispatches that wrote it. */
+HRESULT vkdml_softmax_add_fused(struct vkdml_compile *compile, const DML_OPERATOR_DESC *activation,
+        const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *location);
 
 /* ---- Helpers shared by families ---- */
 

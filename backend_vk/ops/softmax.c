@@ -1,8 +1,8 @@
 /*
  * The softmax family: ACTIVATION_SOFTMAX, ACTIVATION_LOG_SOFTMAX and ACTIVATION_HARDMAX (the last
  * dimension) and their `1` forms (any set of Axes, FL 5_1): DirectML's rules, and one dispatch of
- * kernels_glsl/softmax.comp (softmax_interface.h), which GEMM's fused SOFTMAX also uses
- * (vkdml_softmax_add_dispatch()).
+ * kernels_glsl/softmax.comp (softmax_interface.h), which GEMM's fused SOFTMAX and SOFTMAX1 also
+ * use (vkdml_softmax_add_fused()).
  *
  * DirectML's rules: InputTensor and OutputTensor have the same data type (FLOAT32 or FLOAT16),
  * rank and sizes. The first forms' input must have an effective rank (its leading sizes of 1
@@ -209,7 +209,8 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
     spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
 }
 
-HRESULT vkdml_softmax_add_dispatch(struct vkdml_compile *compile, uint32_t function,
+/* `function` from `input` to `output` (the same location works in place) over the axes in `mask`. */
+static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
         const DML_BUFFER_TENSOR_DESC *input, const struct vkdml_tensor_location *input_location,
         const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *output_location,
         uint32_t mask, bool barrier_before)
@@ -252,6 +253,45 @@ HRESULT vkdml_softmax_compile(struct vkdml_compile *compile)
 
     if (FAILED(hr = reduced_mask(op, &mask)))
         return hr;
-    return vkdml_softmax_add_dispatch(compile, softmax_function(op->type), op->inputs[0], &compile->inputs[0],
-            op->outputs[0], &compile->outputs[0], mask, false);
+    return add_dispatch(compile, softmax_function(op->type), op->inputs[0], &compile->inputs[0], op->outputs[0],
+            &compile->outputs[0], mask, false);
+}
+
+/* ---- GEMM's fused SOFTMAX and SOFTMAX1 ---- */
+
+/* SOFTMAX: the last dimension of GEMM's output, as the operator reduces over its input's (the
+ * effective-rank rule is about an InputTensor, which a fused activation lacks); SOFTMAX1: its Axes. */
+static HRESULT fused_mask(const struct vkdml_operator_view *op, const DML_OPERATOR_DESC *activation,
+        const DML_BUFFER_TENSOR_DESC *output, uint32_t *mask)
+{
+    const DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC *desc = activation->Desc;
+
+    if (activation->Type == DML_OPERATOR_ACTIVATION_SOFTMAX1)
+        return vkdml_validate_axes(op, output->DimensionCount, desc->Axes, desc->AxisCount, "FusedActivation.Axes",
+                mask);
+    *mask = 1u << (output->DimensionCount - 1);
+    return S_OK;
+}
+
+HRESULT vkdml_softmax_validate_fused(struct vkdml_backend_device *device, const struct vkdml_operator_view *op,
+        const DML_OPERATOR_DESC *activation, const DML_BUFFER_TENSOR_DESC *output)
+{
+    uint32_t mask;
+    HRESULT hr;
+
+    if (FAILED(hr = fused_mask(op, activation, output, &mask)))
+        return hr;
+    return validate_device(device, op);
+}
+
+HRESULT vkdml_softmax_add_fused(struct vkdml_compile *compile, const DML_OPERATOR_DESC *activation,
+        const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *location)
+{
+    uint32_t mask;
+    HRESULT hr;
+
+    if (FAILED(hr = fused_mask(compile->op, activation, output, &mask)))
+        return hr;
+    /* In place over the output the earlier dispatches wrote. */
+    return add_dispatch(compile, SOFTMAX_FUNCTION_SOFTMAX, output, location, output, location, mask, true);
 }

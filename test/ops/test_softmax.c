@@ -4,7 +4,8 @@
  * of Axes (single, several, not adjacent, all), odd sizes (1, 7, 33, 1000, rows longer than a
  * workgroup holds in registers, reductions over an outer axis), padded and 0-stride broadcast
  * layouts, in-place execution, NaN, +-inf, -0 and ties (README, "Softmax, log-softmax and
- * hardmax"), bit-identical results on a second run; then the desc rules with their log lines.
+ * hardmax"), bit-identical results on a second run; GEMM's fused SOFTMAX and SOFTMAX1; then the
+ * desc rules with their log lines.
  */
 #include <math.h>
 
@@ -463,6 +464,127 @@ static void test_hardmax_example(void **state)
     run_hardmax_example(*state, 2, axes02, expected02);
 }
 
+/* ---- GEMM's fused SOFTMAX and SOFTMAX1 (FL 6_1): a softmax over GEMM's output ---- */
+
+struct gemm_softmax_case
+{
+    const char *name;
+    UINT rank, batches[2], m, k, n;
+    UINT axis_count, axes[4];           /* 0: ACTIVATION_SOFTMAX (the last dimension) */
+};
+
+/* The output of a packed GEMM (Alpha 1, no C), as stored in `type`. */
+static void gemm_reference(const struct gemm_softmax_case *test, const struct dml_test_float_tensor *a,
+        const struct dml_test_float_tensor *b, struct tensor *out)
+{
+    UINT batch, i, j, l, batches = test->batches[0] * test->batches[1];
+    double sum;
+
+    for (batch = 0; batch < batches; ++batch)
+    for (i = 0; i < test->m; ++i)
+    for (j = 0; j < test->n; ++j)
+    {
+        for (l = 0, sum = 0.0; l < test->k; ++l)
+            sum += (double)a->values[(batch * test->m + i) * test->k + l] * b->values[(batch * test->k + l) * test->n + j];
+        out->values[(batch * test->m + i) * test->n + j] = stored_value(out->t.buffer.DataType, sum);
+    }
+}
+
+static void run_gemm_softmax(struct dml_test_context *context, const struct gemm_softmax_case *test,
+        DML_TENSOR_DATA_TYPE type)
+{
+    UINT pad = 4 - test->rank, a_sizes[4] = {test->batches[0], test->batches[1], test->m, test->k};
+    UINT b_sizes[4] = {test->batches[0], test->batches[1], test->k, test->n};
+    UINT out_sizes[4] = {test->batches[0], test->batches[1], test->m, test->n};
+    struct dml_test_binding inputs[3] = {{NULL}}, output = {NULL};
+    DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC softmax1 = {NULL, NULL, test->axis_count, test->axes};
+    DML_ACTIVATION_SOFTMAX_OPERATOR_DESC softmax = {NULL, NULL};
+    struct softmax_case as_softmax = {test->name, test->rank};
+    const struct dml_test_float_tensor *operands[3];
+    struct dml_test_float_tensor a, b;
+    DML_OPERATOR_DESC activation;
+    IDMLCompiledOperator *compiled;
+    DML_GEMM_OPERATOR_DESC desc;
+    struct tensor out, gemm;
+    double *expected;
+    void *bytes;
+
+    dml_test_float_tensor_init(&a, type, test->rank, &a_sizes[pad], NULL, DML_TENSOR_FLAG_NONE, 3);
+    dml_test_float_tensor_init(&b, type, test->rank, &b_sizes[pad], NULL, DML_TENSOR_FLAG_NONE, 4);
+    tensor_init(&out, type, test->rank, &out_sizes[pad], NULL);
+    tensor_init(&gemm, type, test->rank, &out_sizes[pad], NULL);
+    gemm_reference(test, &a, &b, &gemm);
+    memcpy(as_softmax.sizes, &out_sizes[pad], test->rank * sizeof(UINT));
+    as_softmax.axis_count = test->axis_count;
+    memcpy(as_softmax.axes, test->axes, sizeof(test->axes));
+    expected = compute_reference(&as_softmax, &gemm, SOFTMAX);
+
+    activation = test->axis_count ? (DML_OPERATOR_DESC){DML_OPERATOR_ACTIVATION_SOFTMAX1, &softmax1}
+            : (DML_OPERATOR_DESC){DML_OPERATOR_ACTIVATION_SOFTMAX, &softmax};
+    desc = (DML_GEMM_OPERATOR_DESC){&a.t.desc, &b.t.desc, NULL, &out.t.desc, DML_MATRIX_TRANSFORM_NONE,
+            DML_MATRIX_TRANSFORM_NONE, 1.0f, 0.0f, &activation};
+    compiled = dml_test_compile(context, DML_OPERATOR_GEMM, &desc, DML_EXECUTION_FLAG_NONE);
+    operands[0] = &a, operands[1] = &b, operands[2] = NULL;
+    dml_test_create_input_buffers(context, operands, 3, inputs, NULL);
+    output.buffer = dml_test_create_buffer(context, out.t.buffer.TotalTensorSizeInBytes, NULL);
+    dml_test_run(context, compiled, inputs, 3, &output, 1);
+    bytes = malloc(out.t.buffer.TotalTensorSizeInBytes);
+    assert_non_null(bytes);
+    dml_test_read_buffer(context, output.buffer, 0, bytes, out.t.buffer.TotalTensorSizeInBytes);
+    check_output(&as_softmax, SOFTMAX, &out, bytes, expected);
+    free(bytes);
+    free(expected);
+    dml_test_release_bindings(inputs, 3);
+    release_last(output.buffer);
+    release_last(compiled);
+    dml_test_float_tensor_cleanup(&a);
+    dml_test_float_tensor_cleanup(&b);
+    tensor_cleanup(&out);
+    tensor_cleanup(&gemm);
+    assert_no_log_errors();
+}
+
+static void test_gemm_fused(void **state)
+{
+    static const struct gemm_softmax_case cases[] =
+    {
+        {"GEMM {5, 8} x {8, 33}, SOFTMAX", 4, {1, 1}, 5, 8, 33},
+        {"GEMM {2, 3} batches of {4, 6} x {6, 7}, SOFTMAX1 axes {1, 3}", 4, {2, 3}, 4, 6, 7, 2, {1, 3}},
+        {"GEMM {9, 16} x {16, 40}, SOFTMAX1 axis 0", 2, {1, 1}, 9, 16, 40, 1, {0}},
+    };
+    static const DML_TENSOR_DATA_TYPE types[] = {F32, F16};
+    size_t i, t;
+
+    for (i = 0; i < ARRAY_SIZE(cases); ++i)
+    {
+        for (t = 0; t < ARRAY_SIZE(types); ++t)
+        {
+            if (!dml_test_skip_float16(*state, types[t], cases[i].name))
+                run_gemm_softmax(*state, &cases[i], types[t]);
+        }
+    }
+}
+
+static void test_gemm_fused_invalid(void **state)
+{
+    static const UINT a_sizes[2] = {4, 8}, b_sizes[2] = {8, 5}, out_sizes[2] = {4, 5};
+    static const UINT bad_axes[2] = {2, 0}, repeated[2] = {1, 1};
+    DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC softmax1 = {NULL, NULL, 1, bad_axes};
+    DML_OPERATOR_DESC activation = {DML_OPERATOR_ACTIVATION_SOFTMAX1, &softmax1};
+    struct dml_test_tensor a, b, out;
+    DML_GEMM_OPERATOR_DESC desc;
+
+    dml_test_tensor_init(&a, F32, 2, a_sizes, NULL);
+    dml_test_tensor_init(&b, F32, 2, b_sizes, NULL);
+    dml_test_tensor_init(&out, F32, 2, out_sizes, NULL);
+    desc = (DML_GEMM_OPERATOR_DESC){&a.desc, &b.desc, NULL, &out.desc, DML_MATRIX_TRANSFORM_NONE,
+            DML_MATRIX_TRANSFORM_NONE, 1.0f, 0.0f, &activation};
+    dml_test_expect_invalid(*state, DML_OPERATOR_GEMM, &desc, "FusedActivation.Axes[0]=2 must be less than the rank 2");
+    softmax1.AxisCount = 2;
+    softmax1.Axes = repeated;
+    dml_test_expect_invalid(*state, DML_OPERATOR_GEMM, &desc, "FusedActivation.Axes[1]=1 repeats an axis");
+}
+
 /* ---- Invalid descs ---- */
 
 struct bad_desc
@@ -581,6 +703,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_last_dimension, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_axes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_hardmax_example, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_gemm_fused, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_gemm_fused_invalid, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 
