@@ -27,6 +27,7 @@ layout(constant_id = SOFTMAX_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
 layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS;
 layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
 layout(constant_id = SOFTMAX_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = SOFTMAX_SPEC_SLICES) const uint SLICES = 1;
 layout(constant_id = SOFTMAX_SPEC_ROWS) const uint ROWS = 1;
 layout(constant_id = SOFTMAX_SPEC_LENGTH) const uint LENGTH = 1;
 
@@ -331,15 +332,50 @@ void row_two_pass(uint row_index)
         store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, row_sum, inverse));
 }
 
-/* One invocation per row; no barriers, so surplus invocations may leave. */
-void column(uint row_index)
-{
-    uvec2 row = row_offsets(row_index);
-    uint best_key = 0u, best_entry = 0xffffffffu, entry;
-    online_state state = online_state(NEG_INF, 0.0);
-    float row_sum, inverse;
+/* Columns path: COLUMNS rows per workgroup, adjacent in memory, each split into SLICES
+ * interleaved parts (entry e in slice e % SLICES), an invocation per part; the parts' states are
+ * combined through shared memory in slice order. */
+const uint COLUMNS = THREADS / SLICES;
 
-    for (entry = 0u; entry < LENGTH; ++entry)
+shared float column_max[THREADS];
+shared float column_sum[THREADS];
+shared uint column_key[THREADS];
+shared uint column_entry[THREADS];
+
+/* Combines the SLICES states of column `lane` (after the barrier that published them). */
+void combine_slices(uint lane, inout online_state state, inout uint best_key, inout uint best_entry)
+{
+    uint slice;
+
+    state.max_value = NEG_INF;
+    best_key = 0u;
+    best_entry = 0xffffffffu;
+    for (slice = 0u; slice < SLICES; ++slice)
+    {
+        state.max_value = max(state.max_value, column_max[slice * COLUMNS + lane]);
+        best_key = max(best_key, column_key[slice * COLUMNS + lane]);
+    }
+    state.sum = 0.0;
+    for (slice = 0u; slice < SLICES; ++slice)
+    {
+        uint at = slice * COLUMNS + lane;
+
+        state.sum += online_rescaled_sum(online_state(column_max[at], column_sum[at]), state.max_value);
+        if (column_key[at] == best_key)
+            best_entry = min(best_entry, column_entry[at]);
+    }
+}
+
+void column(uint group)
+{
+    uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS;
+    uint row_index = group * COLUMNS + lane, best_key = 0u, best_entry = 0xffffffffu, entry;
+    bool has_row = row_index < ROWS;
+    uvec2 row = row_offsets(has_row ? row_index : 0u);
+    online_state state = online_state(NEG_INF, 0.0);
+    float inverse;
+
+    for (entry = slice; has_row && entry < LENGTH; entry += SLICES)
     {
         float x = load_entry(row, entry);
 
@@ -348,16 +384,26 @@ void column(uint row_index)
         else
             online_add(state, x);
     }
+    if (SLICES > 1u)
+    {
+        column_max[tid] = state.max_value;
+        column_sum[tid] = state.sum;
+        column_key[tid] = best_key;
+        column_entry[tid] = best_entry;
+        barrier();
+        combine_slices(lane, state, best_key, best_entry);
+    }
+    if (!has_row)
+        return;
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        for (entry = 0u; entry < LENGTH; ++entry)
+        for (entry = slice; entry < LENGTH; entry += SLICES)
             store_entry(row, entry, entry == best_entry ? 1.0 : 0.0);
         return;
     }
-    row_sum = state.sum;
-    inverse = 1.0 / row_sum;
-    for (entry = 0u; entry < LENGTH; ++entry)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), state.max_value, row_sum, inverse));
+    inverse = 1.0 / state.sum;
+    for (entry = slice; entry < LENGTH; entry += SLICES)
+        store_entry(row, entry, softmax_output(load_entry(row, entry), state.max_value, state.sum, inverse));
 }
 
 void main()
@@ -367,17 +413,14 @@ void main()
 
     in_base = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
     out_base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    /* Whole workgroups leave together, so the barriers stay uniform. */
+    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS : 1u) >= ROWS)
+        return;
     if (PATH == SOFTMAX_PATH_COLUMNS)
     {
-        uint row_index = group * THREADS + gl_LocalInvocationIndex;
-
-        if (row_index < ROWS)
-            column(row_index);
+        column(group);
         return;
     }
-    /* Whole workgroups leave together, so the reductions' barriers stay uniform. */
-    if (group >= ROWS)
-        return;
     if (PATH == SOFTMAX_PATH_TWO_PASS)
         row_two_pass(group);
     else

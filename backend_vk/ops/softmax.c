@@ -24,9 +24,10 @@ _Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
 _Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
         == offsetof(DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC, Axes), "softmax descs");
 
-/* Below this many rows, a reduction over an outer axis keeps a workgroup per row (the columns
- * path would leave most of a large GPU idle). */
-#define SOFTMAX_COLUMNS_MIN_ROWS 2048
+/* The columns path: rows of at most this many entries take it whatever their layout; it aims at
+ * this many invocations in all (a large GPU's: 132 SMs x 2048), splitting rows into slices. */
+#define SOFTMAX_SHORT_ROW 16
+#define SOFTMAX_COLUMNS_TARGET_THREADS (1u << 18)
 
 static bool has_axes(DML_OPERATOR_TYPE type)
 {
@@ -135,14 +136,28 @@ static void fill_dims(uint32_t count, const uint32_t *sizes, const uint32_t (*st
     }
 }
 
-/* Whether the rows' entries are far apart while neighbouring rows are adjacent in the input
- * (a reduction over an outer axis): then an invocation per row reads coalesced. */
+/* The columns path suits short rows, and rows whose entries are far apart while neighbouring
+ * rows are adjacent in the input (a reduction over an outer axis): invocations then read
+ * coalesced. A warp's worth of rows at least. */
 static bool columns_suit(const struct vkdml_axes_layout *layout)
 {
-    return layout->kept_count && layout->reduced_count
-            && layout->kept_strides[0][layout->kept_count - 1] == 1
-            && layout->reduced_strides[0][layout->reduced_count - 1] != 1
-            && layout->kept_elements >= SOFTMAX_COLUMNS_MIN_ROWS;
+    if (!layout->kept_count || layout->kept_elements < 32)
+        return false;
+    if (layout->reduced_elements <= SOFTMAX_SHORT_ROW)
+        return true;
+    return layout->kept_strides[0][layout->kept_count - 1] == 1
+            && layout->reduced_strides[0][layout->reduced_count - 1] != 1;
+}
+
+/* Slices per row (a power of 2, at most the row's length) to reach the target invocations. */
+static uint32_t column_slices(const struct vkdml_axes_layout *layout)
+{
+    uint32_t slices = 1;
+
+    while (slices < SOFTMAX_MAX_SLICES && 2 * slices <= layout->reduced_elements
+            && layout->kept_elements * slices * 2 <= SOFTMAX_COLUMNS_TARGET_THREADS)
+        slices *= 2;
+    return slices;
 }
 
 static uint32_t max_threads(const struct vkdml_compile *compile)
@@ -185,12 +200,16 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
     uint64_t length = layout->reduced_elements;
     uint32_t threads = 64, limit = max_threads(compile);
 
+    spec[SOFTMAX_SPEC_SLICES] = 1;
     if (columns_suit(layout))
     {
+        uint32_t slices = column_slices(layout), columns = slices <= 4 ? 128 / slices : 32;
+
         spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_COLUMNS;
-        spec[SOFTMAX_SPEC_THREADS] = SOFTMAX_COLUMN_THREADS;
+        spec[SOFTMAX_SPEC_THREADS] = columns * slices;
+        spec[SOFTMAX_SPEC_SLICES] = slices;
         spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
-        *workgroups = (layout->kept_elements + SOFTMAX_COLUMN_THREADS - 1) / SOFTMAX_COLUMN_THREADS;
+        *workgroups = (layout->kept_elements + columns - 1) / columns;
         return;
     }
     /* The fewest invocations that hold the row in 16 registers each, then up to 32 each. */
@@ -236,9 +255,9 @@ static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
             &workgroups);
     if (FAILED(hr = vkdml_spread_groups(compile, workgroups, groups)))
         return hr;
-    TRACE("softmax: function %u, path %u, %u threads x %u x %u, %" PRIu64 " rows of %" PRIu64 ".", function,
-            spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
-            spec[SOFTMAX_SPEC_VECTOR],
+    TRACE("softmax: function %u, path %u, %u threads x %u x %u, %u slices, %" PRIu64 " rows of %" PRIu64 ".",
+            function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
+            spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_SLICES],
             layout.kept_elements, layout.reduced_elements);
     return vkdml_compile_add_dispatch(compile, input->DataType == DML_TENSOR_DATA_TYPE_FLOAT16
             ? VKDML_KERNEL_SOFTMAX_F16 : VKDML_KERNEL_SOFTMAX_F32, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups,

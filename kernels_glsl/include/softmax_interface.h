@@ -12,10 +12,12 @@
  *                           at a time.
  *   SOFTMAX_PATH_TWO_PASS   a workgroup per row too long for registers: an online max-and-sum
  *                           (one read), then a pass that reads again and writes.
- *   SOFTMAX_PATH_COLUMNS    an invocation per row, for rows whose entries are far apart in memory
- *                           and whose neighbours are adjacent (a reduction over an outer axis):
- *                           online max-and-sum down the column, then the writing pass; the
- *                           invocations of a workgroup read adjacent elements.
+ *   SOFTMAX_PATH_COLUMNS    THREADS / SLICES rows per workgroup and SLICES invocations per row,
+ *                           for rows whose entries are far apart in memory and whose neighbours
+ *                           are adjacent (a reduction over an outer axis), and for short rows:
+ *                           each invocation an online max-and-sum over every SLICES-th entry,
+ *                           the slices combined through shared memory, then the writing pass;
+ *                           adjacent invocations read adjacent rows.
  */
 #ifndef VKDML_SOFTMAX_INTERFACE_H
 #define VKDML_SOFTMAX_INTERFACE_H
@@ -33,8 +35,8 @@
 /* Registers path: entries per invocation at most (PER_THREAD x VECTOR); invocations per workgroup at most. */
 #define SOFTMAX_MAX_PER_THREAD 32
 #define SOFTMAX_MAX_THREADS 512
-/* Columns path: invocations per workgroup. */
-#define SOFTMAX_COLUMN_THREADS 128
+/* Columns path: slices per row at most. */
+#define SOFTMAX_MAX_SLICES 16
 
 /* Specialization constant ids, each derived from the one before. */
 #define SOFTMAX_SPEC_FUNCTION 0                                         /* SOFTMAX_FUNCTION_* */
@@ -43,7 +45,8 @@
 #define SOFTMAX_SPEC_THREADS            (SOFTMAX_SPEC_PATH + 1)         /* local_size_x */
 #define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: vectors per invocation */
 #define SOFTMAX_SPEC_VECTOR             (SOFTMAX_SPEC_PER_THREAD + 1)   /* registers path: entries per load, 1 or 16 bytes */
-#define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_VECTOR + 1)       /* kept elements */
+#define SOFTMAX_SPEC_SLICES             (SOFTMAX_SPEC_VECTOR + 1)       /* columns path: invocations per row */
+#define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_SLICES + 1)       /* kept elements */
 #define SOFTMAX_SPEC_LENGTH             (SOFTMAX_SPEC_ROWS + 1)         /* reduced elements per row */
 /* Sizes and element strides (input, output) of the kept and the reduced dimensions. */
 #define SOFTMAX_SPEC_KEPT_SIZES         (SOFTMAX_SPEC_LENGTH + 1)

@@ -413,6 +413,8 @@ static const struct softmax_case axes_cases[] =
     {"{2, 3, 4, 5, 2, 1, 3, 2} axes {1, 3, 6}, padded input", 8, {2, 3, 4, 5, 2, 1, 3, 2}, 3, {1, 3, 6},
             .in_strides = (const UINT[]){1000, 300, 70, 14, 7, 7, 2, 1}},
     {"{4, 1000} axis 1, input broadcast along the rows", 2, {4, 1000}, 1, {1}, .in_strides = (const UINT[]){0, 1}},
+    {"{600, 40} axis 0 (16 slices per column), special rows", 2, {600, 40}, 1, {0}, .fill = FILL_SPECIAL},
+    {"{3000, 5} (short rows: an invocation per row)", 2, {3000, 5}, 1, {1}},
     {"{3, 2048} axis 0 in place, special rows", 2, {3, 2048}, 1, {0}, .fill = FILL_SPECIAL, .in_place = true},
 };
 
