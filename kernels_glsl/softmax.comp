@@ -28,6 +28,8 @@ layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS
 layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
 layout(constant_id = SOFTMAX_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = SOFTMAX_SPEC_SLICES) const uint SLICES = 1;
+layout(constant_id = SOFTMAX_SPEC_CHUNKS) const uint CHUNKS = 1;
+layout(constant_id = SOFTMAX_SPEC_CHUNK_LENGTH) const uint CHUNK_LENGTH = 1;
 layout(constant_id = SOFTMAX_SPEC_ROWS) const uint ROWS = 1;
 layout(constant_id = SOFTMAX_SPEC_LENGTH) const uint LENGTH = 1;
 
@@ -54,6 +56,9 @@ layout(constant_id = SOFTMAX_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
 layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
 layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
 layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+layout(constant_id = SOFTMAX_SPEC_TEMP_LOCATION + 0) const uint TEMP_SLOT = 0;
+layout(constant_id = SOFTMAX_SPEC_TEMP_LOCATION + 1) const uint TEMP_OFFSET_LO = 0;
+layout(constant_id = SOFTMAX_SPEC_TEMP_LOCATION + 2) const uint TEMP_OFFSET_HI = 0;
 
 const uint THREADS = gl_WorkGroupSize.x;
 #define NEG_INF uintBitsToFloat(0xff800000u)
@@ -406,6 +411,88 @@ void column(uint group)
         store_entry(row, entry, softmax_output(load_entry(row, entry), state.max_value, state.sum, inverse));
 }
 
+/* Split paths: the chunk's (max, sum) or (key, first entry), two words per chunk. */
+uvec2 temp_base;
+
+void split_stats(uint row_index, uint chunk)
+{
+    uvec2 row = row_offsets(row_index);
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
+    uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), at = 2u * (row_index * CHUNKS + chunk);
+    online_state state = online_state(NEG_INF, 0.0);
+    uvec2 words;
+
+    for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
+    {
+        float x = load_entry(row, entry);
+
+        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+            argmax_add(best_key, best_entry, x, entry);
+        else
+            online_add(state, x);
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        uint chunk_key = workgroup_max_key(best_key);
+
+        words = uvec2(chunk_key, workgroup_min_index(best_key == chunk_key ? best_entry : 0xffffffffu));
+    }
+    else
+    {
+        float row_max = workgroup_max(state.max_value);
+
+        words = floatBitsToUint(vec2(row_max, workgroup_sum(online_rescaled_sum(state, row_max))));
+    }
+    if (tid == 0u)
+    {
+        TioWord(tio_element_address(temp_base, at, 4u)).v = words.x;
+        TioWord(tio_element_address(temp_base, at + 1u, 4u)).v = words.y;
+    }
+}
+
+void split_normalize(uint row_index, uint chunk)
+{
+    uvec2 row = row_offsets(row_index);
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry, c;
+    uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), first = 2u * row_index * CHUNKS;
+    online_state state = online_state(NEG_INF, 0.0);
+    float row_max, row_sum, inverse;
+
+    /* The same chunks to the same invocations in every workgroup of the row: the same result. */
+    for (c = tid; c < CHUNKS; c += THREADS)
+    {
+        uint key = TioWord(tio_element_address(temp_base, first + 2u * c, 4u)).v;
+        uint word = TioWord(tio_element_address(temp_base, first + 2u * c + 1u, 4u)).v;
+
+        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+        {
+            if (key > best_key)
+            {
+                best_key = key;
+                best_entry = word;
+            }
+            continue;
+        }
+        row_max = max(state.max_value, uintBitsToFloat(key));
+        state.sum = online_rescaled_sum(state, row_max)
+                + online_rescaled_sum(online_state(uintBitsToFloat(key), uintBitsToFloat(word)), row_max);
+        state.max_value = row_max;
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        uint winner = workgroup_argmax(best_key, best_entry);
+
+        for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
+            store_entry(row, entry, entry == winner ? 1.0 : 0.0);
+        return;
+    }
+    row_max = workgroup_max(state.max_value);
+    row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
+    inverse = 1.0 / row_sum;
+    for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
+        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, row_sum, inverse));
+}
+
 void main()
 {
     VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
@@ -414,6 +501,17 @@ void main()
     in_base = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
     out_base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
     /* Whole workgroups leave together, so the barriers stay uniform. */
+    if (PATH == SOFTMAX_PATH_SPLIT_STATS || PATH == SOFTMAX_PATH_SPLIT_NORMALIZE)
+    {
+        if (group >= ROWS * CHUNKS)
+            return;
+        temp_base = vkdml_binding_address(table, TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI);
+        if (PATH == SOFTMAX_PATH_SPLIT_STATS)
+            split_stats(group / CHUNKS, group % CHUNKS);
+        else
+            split_normalize(group / CHUNKS, group % CHUNKS);
+        return;
+    }
     if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS : 1u) >= ROWS)
         return;
     if (PATH == SOFTMAX_PATH_COLUMNS)

@@ -28,6 +28,10 @@ _Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
  * this many invocations in all (a large GPU's: 132 SMs x 2048), splitting rows into slices. */
 #define SOFTMAX_SHORT_ROW 16
 #define SOFTMAX_COLUMNS_TARGET_THREADS (1u << 18)
+/* Rows too long for registers are split over workgroups (chunks of at least SOFTMAX_MIN_CHUNK
+ * entries) while there are fewer than this many workgroups. */
+#define SOFTMAX_SPLIT_TARGET_GROUPS 1024
+#define SOFTMAX_MIN_CHUNK 16384
 
 static bool has_axes(DML_OPERATOR_TYPE type)
 {
@@ -193,6 +197,24 @@ static uint32_t vector_width(const struct vkdml_axes_layout *layout, DML_TENSOR_
     return width;
 }
 
+/* Splits long rows over workgroups while they are too few for a large GPU. */
+static void choose_chunks(const struct vkdml_axes_layout *layout, uint32_t spec[SOFTMAX_SPEC_COUNT],
+        uint64_t *workgroups)
+{
+    uint64_t length = layout->reduced_elements, chunks, chunk_length;
+
+    chunks = (SOFTMAX_SPLIT_TARGET_GROUPS + layout->kept_elements - 1) / layout->kept_elements;
+    chunks = VKDML_MIN(chunks, length / SOFTMAX_MIN_CHUNK);
+    if (chunks < 2)
+        return;
+    chunk_length = (length + chunks - 1) / chunks;
+    chunks = (length + chunk_length - 1) / chunk_length;
+    spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_SPLIT_STATS;
+    spec[SOFTMAX_SPEC_CHUNKS] = (uint32_t)chunks;
+    spec[SOFTMAX_SPEC_CHUNK_LENGTH] = (uint32_t)chunk_length;
+    *workgroups = layout->kept_elements * chunks;
+}
+
 /* The path, workgroup size, vectors per invocation and their width; the number of workgroups. */
 static void choose_path(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
         uint32_t vector, uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
@@ -200,7 +222,7 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
     uint64_t length = layout->reduced_elements;
     uint32_t threads = 64, limit = max_threads(compile);
 
-    spec[SOFTMAX_SPEC_SLICES] = 1;
+    spec[SOFTMAX_SPEC_SLICES] = spec[SOFTMAX_SPEC_CHUNKS] = spec[SOFTMAX_SPEC_CHUNK_LENGTH] = 1;
     if (columns_suit(layout))
     {
         uint32_t slices = column_slices(layout), columns = slices <= 4 ? 128 / slices : 32;
@@ -226,6 +248,18 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
     }
     spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_TWO_PASS;
     spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
+    choose_chunks(layout, spec, workgroups);
+}
+
+/* The split paths' two words per chunk go after what the temporary resource already holds. */
+static void place_chunk_stats(struct vkdml_compile *compile, uint64_t chunks, uint32_t spec[SOFTMAX_SPEC_COUNT])
+{
+    struct vkdml_tensor_location location;
+
+    location.slot = compile->temporary_slot;
+    location.offset = VKDML_ALIGN_UP(compile->temporary_size, 256);
+    compile->temporary_size = location.offset + chunks * 2 * sizeof(uint32_t);
+    vkdml_set_location(&spec[SOFTMAX_SPEC_TEMP_LOCATION], &location);
 }
 
 /* `function` from `input` to `output` (the same location works in place) over the axes in `mask`. */
@@ -234,6 +268,8 @@ static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
         const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *output_location,
         uint32_t mask, bool barrier_before)
 {
+    enum vkdml_kernel_id kernel = input->DataType == DML_TENSOR_DATA_TYPE_FLOAT16
+            ? VKDML_KERNEL_SOFTMAX_F16 : VKDML_KERNEL_SOFTMAX_F32;
     const DML_BUFFER_TENSOR_DESC *tensors[2] = {input, output};
     uint32_t spec[SOFTMAX_SPEC_COUNT] = {0}, groups[3];
     struct vkdml_axes_layout layout;
@@ -255,13 +291,17 @@ static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
             &workgroups);
     if (FAILED(hr = vkdml_spread_groups(compile, workgroups, groups)))
         return hr;
-    TRACE("softmax: function %u, path %u, %u threads x %u x %u, %u slices, %" PRIu64 " rows of %" PRIu64 ".",
-            function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
-            spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_SLICES],
+    TRACE("softmax: function %u, path %u, %u threads x %u x %u, %u slices, %u chunks, %" PRIu64 " rows of %" PRIu64
+            ".", function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
+            spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_CHUNKS],
             layout.kept_elements, layout.reduced_elements);
-    return vkdml_compile_add_dispatch(compile, input->DataType == DML_TENSOR_DATA_TYPE_FLOAT16
-            ? VKDML_KERNEL_SOFTMAX_F16 : VKDML_KERNEL_SOFTMAX_F32, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups,
-            barrier_before);
+    if (spec[SOFTMAX_SPEC_PATH] == SOFTMAX_PATH_SPLIT_STATS)
+        place_chunk_stats(compile, layout.kept_elements * spec[SOFTMAX_SPEC_CHUNKS], spec);
+    if (FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups,
+            barrier_before)) || spec[SOFTMAX_SPEC_PATH] != SOFTMAX_PATH_SPLIT_STATS)
+        return hr;
+    spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_SPLIT_NORMALIZE;
+    return vkdml_compile_add_dispatch(compile, kernel, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups, true);
 }
 
 HRESULT vkdml_softmax_compile(struct vkdml_compile *compile)

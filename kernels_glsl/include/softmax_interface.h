@@ -18,6 +18,11 @@
  *                           each invocation an online max-and-sum over every SLICES-th entry,
  *                           the slices combined through shared memory, then the writing pass;
  *                           adjacent invocations read adjacent rows.
+ *   SOFTMAX_PATH_SPLIT_*    long rows too few to fill the GPU: CHUNKS workgroups per row, each
+ *                           over CHUNK_LENGTH entries. SPLIT_STATS writes each chunk's (max,
+ *                           sum) (hardmax: its (key, first entry)) into the temporary resource;
+ *                           SPLIT_NORMALIZE, after a barrier, combines the row's chunks in the
+ *                           same order in every workgroup of the row, then writes its chunk.
  */
 #ifndef VKDML_SOFTMAX_INTERFACE_H
 #define VKDML_SOFTMAX_INTERFACE_H
@@ -31,6 +36,8 @@
 #define SOFTMAX_PATH_REGISTERS 0
 #define SOFTMAX_PATH_TWO_PASS 1
 #define SOFTMAX_PATH_COLUMNS 2
+#define SOFTMAX_PATH_SPLIT_STATS 3
+#define SOFTMAX_PATH_SPLIT_NORMALIZE 4
 
 /* Registers path: entries per invocation at most (PER_THREAD x VECTOR); invocations per workgroup at most. */
 #define SOFTMAX_MAX_PER_THREAD 32
@@ -46,7 +53,9 @@
 #define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: vectors per invocation */
 #define SOFTMAX_SPEC_VECTOR             (SOFTMAX_SPEC_PER_THREAD + 1)   /* registers path: entries per load, 1 or 16 bytes */
 #define SOFTMAX_SPEC_SLICES             (SOFTMAX_SPEC_VECTOR + 1)       /* columns path: invocations per row */
-#define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_SLICES + 1)       /* kept elements */
+#define SOFTMAX_SPEC_CHUNKS             (SOFTMAX_SPEC_SLICES + 1)       /* split paths: workgroups per row */
+#define SOFTMAX_SPEC_CHUNK_LENGTH       (SOFTMAX_SPEC_CHUNKS + 1)       /* split paths: entries per chunk */
+#define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_CHUNK_LENGTH + 1) /* kept elements */
 #define SOFTMAX_SPEC_LENGTH             (SOFTMAX_SPEC_ROWS + 1)         /* reduced elements per row */
 /* Sizes and element strides (input, output) of the kept and the reduced dimensions. */
 #define SOFTMAX_SPEC_KEPT_SIZES         (SOFTMAX_SPEC_LENGTH + 1)
@@ -58,7 +67,8 @@
 /* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
 #define SOFTMAX_SPEC_IN_LOCATION        (SOFTMAX_SPEC_REDUCED_OUT_STRIDES + SOFTMAX_MAX_DIMS)
 #define SOFTMAX_SPEC_OUT_LOCATION       (SOFTMAX_SPEC_IN_LOCATION + 3)
-#define SOFTMAX_SPEC_COUNT              (SOFTMAX_SPEC_OUT_LOCATION + 3)
+#define SOFTMAX_SPEC_TEMP_LOCATION      (SOFTMAX_SPEC_OUT_LOCATION + 3) /* split paths: two words per chunk */
+#define SOFTMAX_SPEC_COUNT              (SOFTMAX_SPEC_TEMP_LOCATION + 3)
 
 #ifdef VULKAN
 

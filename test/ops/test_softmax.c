@@ -388,6 +388,7 @@ static const struct softmax_case last_dimension_cases[] =
     {"{7, 33}, special rows", 2, {7, 33}, .fill = FILL_SPECIAL},
     {"{1, 1, 5, 1000} (effective rank 2)", 4, {1, 1, 5, 1000}},
     {"{3, 20000} (longer than the registers hold), special rows", 2, {3, 20000}, .fill = FILL_SPECIAL},
+    {"{1, 7, 40000} (rows split over workgroups), special rows", 3, {1, 7, 40000}, .fill = FILL_SPECIAL},
     {"{4, 9}, rows broadcast (stride 0)", 2, {4, 9}, .in_strides = (const UINT[]){0, 1}},
     {"{5, 7}, entries broadcast, padded output", 2, {5, 7}, .in_strides = (const UINT[]){1, 0},
             .out_strides = (const UINT[]){9, 1}},
