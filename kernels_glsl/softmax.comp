@@ -185,12 +185,18 @@ uint workgroup_argmax(uint best_key, uint best_entry)
     return workgroup_min_index(best_key == row_key ? best_entry : 0xffffffffu);
 }
 
-/* The output of entry x of a row of maximum `row_max` and sum `row_sum` (reciprocal `inverse`). */
-float softmax_output(float x, float row_max, float row_sum, float inverse)
+/* What a row's outputs need of its sum, once per row: its log (log-softmax), else its reciprocal. */
+float row_scale(float row_sum)
+{
+    return FUNCTION == SOFTMAX_FUNCTION_LOG_SOFTMAX ? log(row_sum) : 1.0 / row_sum;
+}
+
+/* The output of entry x of a row of maximum `row_max` (`scale`: row_scale() of its sum). */
+float softmax_output(float x, float row_max, float scale)
 {
     if (FUNCTION == SOFTMAX_FUNCTION_LOG_SOFTMAX)
-        return x - row_max - log(row_sum);
-    return exp(x - row_max) * inverse;
+        return x - row_max - scale;
+    return exp(x - row_max) * scale;
 }
 
 /* ---- Paths ---- */
@@ -212,7 +218,8 @@ void load_vector(uvec2 row, uint vector_index, uint first_slot)
     }
     bits = TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
     [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        values[first_slot + k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u] : uintBitsToFloat(bits[k]);
+        values[first_slot + k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u]
+                : uintBitsToFloat(bits[k]);
 }
 
 void store_vector(uvec2 row, uint vector_index, uint first_slot)
@@ -239,7 +246,7 @@ void row_in_registers(uint row_index)
 {
     uvec2 row = row_offsets(row_index);
     uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, i, k, first;
-    float row_max = NEG_INF, row_sum = 0.0, inverse;
+    float row_max = NEG_INF, row_sum = 0.0, scale;
 
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
@@ -288,7 +295,7 @@ void row_in_registers(uint row_index)
         }
     }
     row_sum = workgroup_sum(row_sum);
-    inverse = 1.0 / row_sum;
+    scale = row_scale(row_sum);
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
         uint vector_index = tid + i * THREADS;
@@ -299,8 +306,7 @@ void row_in_registers(uint row_index)
         {
             float x = values[i * VECTOR + k];
 
-            values[i * VECTOR + k] = FUNCTION == SOFTMAX_FUNCTION_SOFTMAX ? x * inverse
-                    : x - row_max - log(row_sum);
+            values[i * VECTOR + k] = FUNCTION == SOFTMAX_FUNCTION_SOFTMAX ? x * scale : x - row_max - scale;
         }
         store_vector(row, vector_index, i * VECTOR);
     }
@@ -311,7 +317,7 @@ void row_two_pass(uint row_index)
     uvec2 row = row_offsets(row_index);
     uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
     online_state state = online_state(NEG_INF, 0.0);
-    float row_max, row_sum, inverse;
+    float row_max, row_sum, scale;
 
     for (entry = tid; entry < LENGTH; entry += THREADS)
     {
@@ -332,9 +338,9 @@ void row_two_pass(uint row_index)
     }
     row_max = workgroup_max(state.max_value);
     row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
-    inverse = 1.0 / row_sum;
+    scale = row_scale(row_sum);
     for (entry = tid; entry < LENGTH; entry += THREADS)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, row_sum, inverse));
+        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
 }
 
 /* Columns path: COLUMNS rows per workgroup, adjacent in memory, each split into SLICES
@@ -378,7 +384,7 @@ void column(uint group)
     bool has_row = row_index < ROWS;
     uvec2 row = row_offsets(has_row ? row_index : 0u);
     online_state state = online_state(NEG_INF, 0.0);
-    float inverse;
+    float scale;
 
     for (entry = slice; has_row && entry < LENGTH; entry += SLICES)
     {
@@ -406,9 +412,9 @@ void column(uint group)
             store_entry(row, entry, entry == best_entry ? 1.0 : 0.0);
         return;
     }
-    inverse = 1.0 / state.sum;
+    scale = row_scale(state.sum);
     for (entry = slice; entry < LENGTH; entry += SLICES)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), state.max_value, state.sum, inverse));
+        store_entry(row, entry, softmax_output(load_entry(row, entry), state.max_value, scale));
 }
 
 /* Split paths: the chunk's (max, sum) or (key, first entry), two words per chunk. */
@@ -456,7 +462,7 @@ void split_normalize(uint row_index, uint chunk)
     uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry, c;
     uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), first = 2u * row_index * CHUNKS;
     online_state state = online_state(NEG_INF, 0.0);
-    float row_max, row_sum, inverse;
+    float row_max, row_sum, scale;
 
     /* The same chunks to the same invocations in every workgroup of the row: the same result. */
     for (c = tid; c < CHUNKS; c += THREADS)
@@ -488,9 +494,9 @@ void split_normalize(uint row_index, uint chunk)
     }
     row_max = workgroup_max(state.max_value);
     row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
-    inverse = 1.0 / row_sum;
+    scale = row_scale(row_sum);
     for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, row_sum, inverse));
+        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
 }
 
 void main()

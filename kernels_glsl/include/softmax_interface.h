@@ -51,7 +51,7 @@
 #define SOFTMAX_SPEC_PATH               (SOFTMAX_SPEC_TYPE + 1)         /* SOFTMAX_PATH_* */
 #define SOFTMAX_SPEC_THREADS            (SOFTMAX_SPEC_PATH + 1)         /* local_size_x */
 #define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: vectors per invocation */
-#define SOFTMAX_SPEC_VECTOR             (SOFTMAX_SPEC_PER_THREAD + 1)   /* registers path: entries per load, 1 or 16 bytes */
+#define SOFTMAX_SPEC_VECTOR             (SOFTMAX_SPEC_PER_THREAD + 1)   /* registers path: entries per load */
 #define SOFTMAX_SPEC_SLICES             (SOFTMAX_SPEC_VECTOR + 1)       /* columns path: invocations per row */
 #define SOFTMAX_SPEC_CHUNKS             (SOFTMAX_SPEC_SLICES + 1)       /* split paths: workgroups per row */
 #define SOFTMAX_SPEC_CHUNK_LENGTH       (SOFTMAX_SPEC_CHUNKS + 1)       /* split paths: entries per chunk */

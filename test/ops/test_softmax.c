@@ -488,7 +488,8 @@ static void gemm_reference(const struct gemm_softmax_case *test, const struct dm
     for (j = 0; j < test->n; ++j)
     {
         for (l = 0, sum = 0.0; l < test->k; ++l)
-            sum += (double)a->values[(batch * test->m + i) * test->k + l] * b->values[(batch * test->k + l) * test->n + j];
+            sum += (double)a->values[(batch * test->m + i) * test->k + l]
+                    * b->values[(batch * test->k + l) * test->n + j];
         out->values[(batch * test->m + i) * test->n + j] = stored_value(out->t.buffer.DataType, sum);
     }
 }
