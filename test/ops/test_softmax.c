@@ -4,8 +4,8 @@
  * of Axes (single, several, not adjacent, all), odd sizes (1, 7, 33, 1000, rows longer than a
  * workgroup holds in registers, reductions over an outer axis), padded and 0-stride broadcast
  * layouts, in-place execution, NaN, +-inf, -0 and ties (README, "Softmax, log-softmax and
- * hardmax"), bit-identical results on a second run; GEMM's fused SOFTMAX and SOFTMAX1; then the
- * desc rules with their log lines.
+ * hardmax"), bit-identical results on a second run, an OWNED_BY_DML input; GEMM's fused SOFTMAX
+ * and SOFTMAX1; then the desc rules with their log lines.
  */
 #include <math.h>
 
@@ -467,6 +467,55 @@ static void test_hardmax_example(void **state)
     run_hardmax_example(*state, 2, axes02, expected02);
 }
 
+/* ---- An OWNED_BY_DML input: read from the persistent resource, the upload buffer overwritten ---- */
+
+static void test_owned_input(void **state)
+{
+    static const struct softmax_case test = {"{5, 37} axis 1, OWNED_BY_DML", 2, {5, 37}, 1, {1}};
+    struct dml_test_binding inputs[1] = {{NULL}}, owned[1] = {{NULL}}, output = {NULL};
+    const struct dml_test_float_tensor *tensors[1];
+    DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC desc;
+    struct dml_test_context *context = *state;
+    struct dml_test_float_tensor in;
+    IDMLCompiledOperator *compiled;
+    ID3D12Resource *persistent;
+    struct tensor reference, out;
+    double *expected;
+    void *bytes;
+    size_t i;
+
+    dml_test_float_tensor_init(&in, F32, test.rank, test.sizes, NULL, DML_TENSOR_FLAG_OWNED_BY_DML, 5);
+    tensor_init(&reference, F32, test.rank, test.sizes, NULL);
+    tensor_init(&out, F32, test.rank, test.sizes, NULL);
+    for (i = 0; i < reference.span; ++i)
+        reference.values[i] = in.values[i];
+    expected = compute_reference(&test, &reference, SOFTMAX);
+    desc = (DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC){&in.t.desc, &out.t.desc, test.axis_count, test.axes};
+    compiled = dml_test_compile(context, DML_OPERATOR_ACTIVATION_SOFTMAX1, &desc, DML_EXECUTION_FLAG_NONE);
+    tensors[0] = &in;
+    dml_test_create_input_buffers(context, tensors, 1, inputs, owned);
+    persistent = dml_test_initialize(context, compiled, owned, 1);
+    dml_test_scribble_owned(owned, tensors, 1);
+    output.buffer = dml_test_create_buffer(context, out.t.buffer.TotalTensorSizeInBytes, NULL);
+    dml_test_execute(context, compiled, persistent, inputs, 1, &output, 1);
+    bytes = malloc(out.t.buffer.TotalTensorSizeInBytes);
+    assert_non_null(bytes);
+    dml_test_read_buffer(context, output.buffer, 0, bytes, out.t.buffer.TotalTensorSizeInBytes);
+    check_output(&test, SOFTMAX, &out, bytes, expected);
+    free(bytes);
+    free(expected);
+    dml_test_release_bindings(owned, 1);
+    dml_test_release_bindings(inputs, 1);
+    release_last(output.buffer);
+    if (persistent)
+        release_last(persistent);
+    release_last(compiled);
+    dml_test_float_tensor_cleanup(&in);
+    tensor_cleanup(&reference);
+    tensor_cleanup(&out);
+    assert_no_log_errors();
+}
+
 /* ---- GEMM's fused SOFTMAX and SOFTMAX1 (FL 6_1): a softmax over GEMM's output ---- */
 
 struct gemm_softmax_case
@@ -707,6 +756,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_last_dimension, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_axes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_hardmax_example, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_owned_input, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_gemm_fused, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_gemm_fused_invalid, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
