@@ -28,6 +28,7 @@ layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS
 layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
 layout(constant_id = SOFTMAX_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = SOFTMAX_SPEC_SLICES) const uint SLICES = 1;
+layout(constant_id = SOFTMAX_SPEC_TEAM) const uint TEAM = 0;
 layout(constant_id = SOFTMAX_SPEC_CHUNKS) const uint CHUNKS = 1;
 layout(constant_id = SOFTMAX_SPEC_CHUNK_LENGTH) const uint CHUNK_LENGTH = 1;
 layout(constant_id = SOFTMAX_SPEC_ROWS) const uint ROWS = 1;
@@ -242,15 +243,56 @@ void store_vector(uvec2 row, uint vector_index, uint first_slot)
     TioVector(tio_element_address(out_base, row.y + vector_index * VECTOR, tio_element_size(TYPE))).v = bits;
 }
 
-void row_in_registers(uint row_index)
+/* The registers path's reductions: over the workgroup, or over a team of TEAM adjacent lanes of a
+ * subgroup (butterfly: every lane adds the same pairs in the same order, so all get the same bits). */
+const uint ROW_THREADS = TEAM > 0u ? TEAM : THREADS;
+
+float row_reduce_max(float value)
+{
+    uint mask;
+
+    if (TEAM == 0u)
+        return workgroup_max(value);
+    for (mask = TEAM / 2u; mask > 0u; mask /= 2u)
+        value = max(value, subgroupShuffleXor(value, mask));
+    return value;
+}
+
+float row_reduce_sum(float value)
+{
+    uint mask;
+
+    if (TEAM == 0u)
+        return workgroup_sum(value);
+    for (mask = TEAM / 2u; mask > 0u; mask /= 2u)
+        value += subgroupShuffleXor(value, mask);
+    return value;
+}
+
+uint row_argmax(uint best_key, uint best_entry)
+{
+    uint mask, row_key = best_key;
+
+    if (TEAM == 0u)
+        return workgroup_argmax(best_key, best_entry);
+    for (mask = TEAM / 2u; mask > 0u; mask /= 2u)
+        row_key = max(row_key, subgroupShuffleXor(row_key, mask));
+    best_entry = best_key == row_key ? best_entry : 0xffffffffu;
+    for (mask = TEAM / 2u; mask > 0u; mask /= 2u)
+        best_entry = min(best_entry, subgroupShuffleXor(best_entry, mask));
+    return best_entry;
+}
+
+/* `tid`: the invocation's index in the workgroup, or in its team. */
+void row_in_registers(uint row_index, uint tid)
 {
     uvec2 row = row_offsets(row_index);
-    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, i, k, first;
+    uint best_key = 0u, best_entry = 0xffffffffu, i, k, first;
     float row_max = NEG_INF, row_sum = 0.0, scale;
 
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
-        uint vector_index = tid + i * THREADS;
+        uint vector_index = tid + i * ROW_THREADS;
 
         if (vector_index * VECTOR >= LENGTH)
             continue;
@@ -267,10 +309,10 @@ void row_in_registers(uint row_index)
     }
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        first = workgroup_argmax(best_key, best_entry);
+        first = row_argmax(best_key, best_entry);
         [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
         {
-            uint vector_index = tid + i * THREADS;
+            uint vector_index = tid + i * ROW_THREADS;
 
             [[unroll]] for (k = 0u; k < VECTOR; ++k)
                 values[i * VECTOR + k] = vector_index * VECTOR + k == first ? 1.0 : 0.0;
@@ -279,10 +321,10 @@ void row_in_registers(uint row_index)
         }
         return;
     }
-    row_max = workgroup_max(row_max);
+    row_max = row_reduce_max(row_max);
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
-        if ((tid + i * THREADS) * VECTOR >= LENGTH)
+        if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
             continue;
         [[unroll]] for (k = 0u; k < VECTOR; ++k)
         {
@@ -294,11 +336,11 @@ void row_in_registers(uint row_index)
                 values[i * VECTOR + k] = e;
         }
     }
-    row_sum = workgroup_sum(row_sum);
+    row_sum = row_reduce_sum(row_sum);
     scale = row_scale(row_sum);
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
-        uint vector_index = tid + i * THREADS;
+        uint vector_index = tid + i * ROW_THREADS;
 
         if (vector_index * VECTOR >= LENGTH)
             continue;
@@ -518,7 +560,7 @@ void main()
             split_normalize(group / CHUNKS, group % CHUNKS);
         return;
     }
-    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS : 1u) >= ROWS)
+    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS : TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
         return;
     if (PATH == SOFTMAX_PATH_COLUMNS)
     {
@@ -526,7 +568,19 @@ void main()
         return;
     }
     if (PATH == SOFTMAX_PATH_TWO_PASS)
+    {
         row_two_pass(group);
+    }
+    else if (TEAM > 0u)
+    {
+        /* A row per team; a team's lanes leave together (no barriers in this mode). */
+        uint team = gl_SubgroupID * (gl_SubgroupSize / TEAM) + gl_SubgroupInvocationID / TEAM;
+
+        if (group * (THREADS / TEAM) + team < ROWS)
+            row_in_registers(group * (THREADS / TEAM) + team, gl_SubgroupInvocationID % TEAM);
+    }
     else
-        row_in_registers(group);
+    {
+        row_in_registers(group, gl_LocalInvocationIndex);
+    }
 }

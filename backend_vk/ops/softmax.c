@@ -31,6 +31,10 @@ _Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
 /* Rows too long for registers are split over workgroups (chunks of at least SOFTMAX_MIN_CHUNK
  * entries) while there are fewer than this many workgroups. */
 #define SOFTMAX_SPLIT_TARGET_GROUPS 1024
+/* Registers path: from this many rows on, rows that a subgroup can hold take a team of lanes each,
+ * SOFTMAX_TEAM_THREADS / team rows per workgroup. */
+#define SOFTMAX_TEAM_MIN_ROWS 1024
+#define SOFTMAX_TEAM_THREADS 128
 #define SOFTMAX_MIN_CHUNK 16384
 
 static bool has_axes(DML_OPERATOR_TYPE type)
@@ -215,14 +219,30 @@ static void choose_chunks(const struct vkdml_axes_layout *layout, uint32_t spec[
     *workgroups = layout->kept_elements * chunks;
 }
 
+/* Lanes per row of the registers path's team mode (a power of 2, at most 32 and the subgroup
+ * size): the fewest that hold the row in 16 registers each, then up to 32; 0 (a workgroup per
+ * row) for long rows, or rows too few to keep a large GPU busy that way. */
+static uint32_t team_size(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout)
+{
+    uint32_t subgroup = compile->vk->caps.subgroup_size, largest = VKDML_MIN(32, subgroup), team = 1;
+
+    if (layout->kept_elements < SOFTMAX_TEAM_MIN_ROWS || !subgroup || SOFTMAX_TEAM_THREADS % subgroup
+            || layout->reduced_elements > (uint64_t)largest * SOFTMAX_MAX_PER_THREAD)
+        return 0;
+    while (team < largest && layout->reduced_elements > (uint64_t)team * SOFTMAX_MAX_PER_THREAD / 2)
+        team *= 2;
+    return team;
+}
+
 /* The path, workgroup size, vectors per invocation and their width; the number of workgroups. */
 static void choose_path(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
         uint32_t vector, uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
 {
     uint64_t length = layout->reduced_elements;
-    uint32_t threads = 64, limit = max_threads(compile);
+    uint32_t threads = 64, limit = max_threads(compile), team;
 
     spec[SOFTMAX_SPEC_SLICES] = spec[SOFTMAX_SPEC_CHUNKS] = spec[SOFTMAX_SPEC_CHUNK_LENGTH] = 1;
+    spec[SOFTMAX_SPEC_TEAM] = 0;
     if (columns_suit(layout))
     {
         uint32_t slices = column_slices(layout), columns = slices <= 4 ? 128 / slices : 32;
@@ -232,6 +252,16 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
         spec[SOFTMAX_SPEC_SLICES] = slices;
         spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
         *workgroups = (layout->kept_elements + columns - 1) / columns;
+        return;
+    }
+    if ((team = team_size(compile, layout)))
+    {
+        spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_REGISTERS;
+        spec[SOFTMAX_SPEC_THREADS] = SOFTMAX_TEAM_THREADS;
+        spec[SOFTMAX_SPEC_TEAM] = team;
+        spec[SOFTMAX_SPEC_VECTOR] = vector;
+        spec[SOFTMAX_SPEC_PER_THREAD] = (uint32_t)((length / vector + team - 1) / team);
+        *workgroups = (layout->kept_elements + SOFTMAX_TEAM_THREADS / team - 1) / (SOFTMAX_TEAM_THREADS / team);
         return;
     }
     /* The fewest invocations that hold the row in 16 registers each, then up to 32 each. */
@@ -291,9 +321,9 @@ static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
             &workgroups);
     if (FAILED(hr = vkdml_spread_groups(compile, workgroups, groups)))
         return hr;
-    TRACE("softmax: function %u, path %u, %u threads x %u x %u, %u slices, %u chunks, %" PRIu64 " rows of %" PRIu64
-            ".", function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
-            spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_CHUNKS],
+    TRACE("softmax: function %u, path %u, %u threads x %u x %u, team %u, %u slices, %u chunks, %" PRIu64 " rows of %"
+            PRIu64 ".", function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
+            spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_TEAM], spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_CHUNKS],
             layout.kept_elements, layout.reduced_elements);
     if (spec[SOFTMAX_SPEC_PATH] == SOFTMAX_PATH_SPLIT_STATS)
         place_chunk_stats(compile, layout.kept_elements * spec[SOFTMAX_SPEC_CHUNKS], spec);

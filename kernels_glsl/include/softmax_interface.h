@@ -9,7 +9,9 @@
  *   SOFTMAX_PATH_REGISTERS  a workgroup per row, the row held in registers (PER_THREAD loads of
  *                           VECTOR entries per invocation): one read, one write. Rows contiguous
  *                           in both tensors and 16-byte aligned are read and written 16 bytes
- *                           at a time.
+ *                           at a time. Rows of at most 32 x TEAM entries, many of them: a row
+ *                           per team of TEAM adjacent lanes of a subgroup (TEAM at most the
+ *                           subgroup size), reduced with subgroup shuffles, no barriers.
  *   SOFTMAX_PATH_TWO_PASS   a workgroup per row too long for registers: an online max-and-sum
  *                           (one read), then a pass that reads again and writes.
  *   SOFTMAX_PATH_COLUMNS    THREADS / SLICES rows per workgroup and SLICES invocations per row,
@@ -53,7 +55,8 @@
 #define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: vectors per invocation */
 #define SOFTMAX_SPEC_VECTOR             (SOFTMAX_SPEC_PER_THREAD + 1)   /* registers path: entries per load */
 #define SOFTMAX_SPEC_SLICES             (SOFTMAX_SPEC_VECTOR + 1)       /* columns path: invocations per row */
-#define SOFTMAX_SPEC_CHUNKS             (SOFTMAX_SPEC_SLICES + 1)       /* split paths: workgroups per row */
+#define SOFTMAX_SPEC_TEAM               (SOFTMAX_SPEC_SLICES + 1)       /* registers path: lanes per row, 0: all */
+#define SOFTMAX_SPEC_CHUNKS             (SOFTMAX_SPEC_TEAM + 1)         /* split paths: workgroups per row */
 #define SOFTMAX_SPEC_CHUNK_LENGTH       (SOFTMAX_SPEC_CHUNKS + 1)       /* split paths: entries per chunk */
 #define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_CHUNK_LENGTH + 1) /* kept elements */
 #define SOFTMAX_SPEC_LENGTH             (SOFTMAX_SPEC_ROWS + 1)         /* reduced elements per row */

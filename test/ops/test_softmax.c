@@ -416,6 +416,8 @@ static const struct softmax_case axes_cases[] =
     {"{4, 1000} axis 1, input broadcast along the rows", 2, {4, 1000}, 1, {1}, .in_strides = (const UINT[]){0, 1}},
     {"{600, 40} axis 0 (16 slices per column), special rows", 2, {600, 40}, 1, {0}, .fill = FILL_SPECIAL},
     {"{3000, 5} (short rows: an invocation per row)", 2, {3000, 5}, 1, {1}},
+    {"{1030, 70} (a subgroup team per row), special rows", 2, {1030, 70}, 1, {1}, .fill = FILL_SPECIAL},
+    {"{2, 520, 24} axes {2} (teams, 16-byte loads) in place", 3, {2, 520, 24}, 1, {2}, .in_place = true},
     {"{3, 2048} axis 0 in place, special rows", 2, {3, 2048}, 1, {0}, .fill = FILL_SPECIAL, .in_place = true},
 };
 
