@@ -354,6 +354,33 @@ void row_in_registers(uint row_index, uint tid)
     }
 }
 
+void accumulate_entry(inout online_state state, inout uint best_key, inout uint best_entry, float x, uint entry)
+{
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+        argmax_add(best_key, best_entry, x, entry);
+    else
+        online_add(state, x);
+}
+
+/* The online state (hardmax: the first maximum) of entries first, first + step, ... below end,
+ * loaded four at a time so that four loads are in flight. */
+void accumulate(uvec2 row, uint first, uint end, uint step, inout online_state state, inout uint best_key,
+        inout uint best_entry)
+{
+    uint entry = first, k;
+
+    for (; entry + 3u * step < end; entry += 4u * step)
+    {
+        vec4 x = vec4(load_entry(row, entry), load_entry(row, entry + step), load_entry(row, entry + 2u * step),
+                load_entry(row, entry + 3u * step));
+
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+            accumulate_entry(state, best_key, best_entry, x[k], entry + k * step);
+    }
+    for (; entry < end; entry += step)
+        accumulate_entry(state, best_key, best_entry, load_entry(row, entry), entry);
+}
+
 void row_two_pass(uint row_index)
 {
     uvec2 row = row_offsets(row_index);
@@ -361,15 +388,7 @@ void row_two_pass(uint row_index)
     online_state state = online_state(NEG_INF, 0.0);
     float row_max, row_sum, scale;
 
-    for (entry = tid; entry < LENGTH; entry += THREADS)
-    {
-        float x = load_entry(row, entry);
-
-        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
-            argmax_add(best_key, best_entry, x, entry);
-        else
-            online_add(state, x);
-    }
+    accumulate(row, tid, LENGTH, THREADS, state, best_key, best_entry);
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
         uint first = workgroup_argmax(best_key, best_entry);
@@ -428,15 +447,8 @@ void column(uint group)
     online_state state = online_state(NEG_INF, 0.0);
     float scale;
 
-    for (entry = slice; has_row && entry < LENGTH; entry += SLICES)
-    {
-        float x = load_entry(row, entry);
-
-        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
-            argmax_add(best_key, best_entry, x, entry);
-        else
-            online_add(state, x);
-    }
+    if (has_row)
+        accumulate(row, slice, LENGTH, SLICES, state, best_key, best_entry);
     if (SLICES > 1u)
     {
         column_max[tid] = state.max_value;
@@ -470,15 +482,7 @@ void split_stats(uint row_index, uint chunk)
     online_state state = online_state(NEG_INF, 0.0);
     uvec2 words;
 
-    for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
-    {
-        float x = load_entry(row, entry);
-
-        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
-            argmax_add(best_key, best_entry, x, entry);
-        else
-            online_add(state, x);
-    }
+    accumulate(row, chunk * CHUNK_LENGTH + tid, end, THREADS, state, best_key, best_entry);
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
         uint chunk_key = workgroup_max_key(best_key);
