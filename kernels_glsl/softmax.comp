@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 /*
  * ACTIVATION_SOFTMAX, ACTIVATION_LOG_SOFTMAX, ACTIVATION_HARDMAX and their `1` forms over any
- * set of reduced axes (softmax_interface.h has the layout and the three paths). fp32 math for
+ * set of reduced axes (softmax_interface.h has the layout and the paths). fp32 math for
  * FLOAT32 and FLOAT16 tensors (VKDML_STORAGE_16BIT variant).
  *
  * Numerics (README, "Softmax, log-softmax and hardmax"): the row's maximum is subtracted before
