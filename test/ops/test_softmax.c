@@ -192,9 +192,9 @@ static bool special_value(size_t row, size_t entry, size_t length, double *value
         case 3:
             *value = INFINITY;
             return entry == (row + 1) % length;
-        case 4:                             /* ties: hardmax takes the first */
-            *value = 2.5;
-            return entry % 2 == 1;
+        case 4:                             /* ties above every random value, from the row's middle on */
+            *value = 9.0;
+            return entry % 2 == 1 && entry >= length / 2;
         case 5:                             /* -0 and +0 are equal: the first is the maximum */
             *value = entry % 2 ? 0.0 : -0.0;
             return true;
