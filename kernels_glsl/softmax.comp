@@ -28,6 +28,7 @@ layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS
 layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
 layout(constant_id = SOFTMAX_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = SOFTMAX_SPEC_SLICES) const uint SLICES = 1;
+layout(constant_id = SOFTMAX_SPEC_COLUMN_PAIRS) const bool COLUMN_PAIRS = false;
 layout(constant_id = SOFTMAX_SPEC_TEAM) const uint TEAM = 0;
 layout(constant_id = SOFTMAX_SPEC_CHUNKS) const uint CHUNKS = 1;
 layout(constant_id = SOFTMAX_SPEC_CHUNK_LENGTH) const uint CHUNK_LENGTH = 1;
@@ -404,15 +405,67 @@ void row_two_pass(uint row_index)
         store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
 }
 
-/* Columns path: COLUMNS rows per workgroup, adjacent in memory, each split into SLICES
+/* Columns path: COLUMNS x WIDTH rows per workgroup, adjacent in memory, WIDTH (1, or 2 where
+ * pairs of rows are adjacent and 2-element aligned) per invocation, each split into SLICES
  * interleaved parts (entry e in slice e % SLICES), an invocation per part; the parts' states are
  * combined through shared memory in slice order. */
 const uint COLUMNS = THREADS / SLICES;
+const uint WIDTH = COLUMN_PAIRS ? 2u : 1u;
 
 shared float column_max[THREADS];
 shared float column_sum[THREADS];
 shared uint column_key[THREADS];
 shared uint column_entry[THREADS];
+
+/* Entry `entry` of the invocation's WIDTH rows (the first of them at `row`). */
+vec2 load_columns(uvec2 row, uint entry)
+{
+    uint at = row.x + entry_offsets(entry).x;
+
+    if (WIDTH == 1u)
+        return vec2(tio_load_float(TYPE, in_base, at), 0.0);
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return unpackHalf2x16(TioWord(tio_element_address(in_base, at, 2u)).v);
+    return uintBitsToFloat(TioPair(tio_element_address(in_base, at, 4u)).v);
+}
+
+void store_columns(uvec2 row, uint entry, vec2 value)
+{
+    uint at = row.y + entry_offsets(entry).y;
+
+    if (WIDTH == 1u)
+        tio_store_float(TYPE, out_base, at, value.x);
+    else if (TYPE == TIO_TYPE_FLOAT16)
+        TioWord(tio_element_address(out_base, at, 2u)).v = packHalf2x16(value);
+    else
+        TioPair(tio_element_address(out_base, at, 4u)).v = floatBitsToUint(value);
+}
+
+/* The online states of the invocation's rows over its slice, four loads in flight. */
+void accumulate_columns(uvec2 row, uint slice, inout online_state state[2], inout uint best_key[2],
+        inout uint best_entry[2])
+{
+    uint entry = slice, k, w;
+
+    for (; entry + 3u * SLICES < LENGTH; entry += 4u * SLICES)
+    {
+        vec2 x[4] = vec2[4](load_columns(row, entry), load_columns(row, entry + SLICES),
+                load_columns(row, entry + 2u * SLICES), load_columns(row, entry + 3u * SLICES));
+
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+        {
+            [[unroll]] for (w = 0u; w < WIDTH; ++w)
+                accumulate_entry(state[w], best_key[w], best_entry[w], x[k][w], entry + k * SLICES);
+        }
+    }
+    for (; entry < LENGTH; entry += SLICES)
+    {
+        vec2 x = load_columns(row, entry);
+
+        [[unroll]] for (w = 0u; w < WIDTH; ++w)
+            accumulate_entry(state[w], best_key[w], best_entry[w], x[w], entry);
+    }
+}
 
 /* Combines the SLICES states of column `lane` (after the barrier that published them). */
 void combine_slices(uint lane, inout online_state state, inout uint best_key, inout uint best_entry)
@@ -440,35 +493,44 @@ void combine_slices(uint lane, inout online_state state, inout uint best_key, in
 
 void column(uint group)
 {
-    uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS;
-    uint row_index = group * COLUMNS + lane, best_key = 0u, best_entry = 0xffffffffu, entry;
+    uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS, entry, w;
+    uint row_index = (group * COLUMNS + lane) * WIDTH, best_key[2] = uint[2](0u, 0u);
+    uint best_entry[2] = uint[2](0xffffffffu, 0xffffffffu);
     bool has_row = row_index < ROWS;
     uvec2 row = row_offsets(has_row ? row_index : 0u);
-    online_state state = online_state(NEG_INF, 0.0);
-    float scale;
+    online_state state[2] = online_state[2](online_state(NEG_INF, 0.0), online_state(NEG_INF, 0.0));
+    vec2 scale;
 
     if (has_row)
-        accumulate(row, slice, LENGTH, SLICES, state, best_key, best_entry);
-    if (SLICES > 1u)
+        accumulate_columns(row, slice, state, best_key, best_entry);
+    [[unroll]] for (w = 0u; SLICES > 1u && w < WIDTH; ++w)
     {
-        column_max[tid] = state.max_value;
-        column_sum[tid] = state.sum;
-        column_key[tid] = best_key;
-        column_entry[tid] = best_entry;
+        /* The previous row's states are read before this one's overwrite them. */
+        if (w > 0u)
+            barrier();
+        column_max[tid] = state[w].max_value;
+        column_sum[tid] = state[w].sum;
+        column_key[tid] = best_key[w];
+        column_entry[tid] = best_entry[w];
         barrier();
-        combine_slices(lane, state, best_key, best_entry);
+        combine_slices(lane, state[w], best_key[w], best_entry[w]);
     }
     if (!has_row)
         return;
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
         for (entry = slice; entry < LENGTH; entry += SLICES)
-            store_entry(row, entry, entry == best_entry ? 1.0 : 0.0);
+            store_columns(row, entry, vec2(entry == best_entry[0] ? 1.0 : 0.0, entry == best_entry[1] ? 1.0 : 0.0));
         return;
     }
-    scale = row_scale(state.sum);
+    scale = vec2(row_scale(state[0].sum), row_scale(state[1].sum));
     for (entry = slice; entry < LENGTH; entry += SLICES)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), state.max_value, scale));
+    {
+        vec2 x = load_columns(row, entry);
+
+        store_columns(row, entry, vec2(softmax_output(x.x, state[0].max_value, scale.x),
+                softmax_output(x.y, state[1].max_value, scale.y)));
+    }
 }
 
 /* Split paths: the chunk's (max, sum) or (key, first entry), two words per chunk. */
@@ -564,7 +626,7 @@ void main()
             split_normalize(group / CHUNKS, group % CHUNKS);
         return;
     }
-    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS : TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
+    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS * WIDTH : TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
         return;
     if (PATH == SOFTMAX_PATH_COLUMNS)
     {

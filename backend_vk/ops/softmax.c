@@ -157,6 +157,34 @@ static bool columns_suit(const struct vkdml_axes_layout *layout)
             && layout->reduced_strides[0][layout->reduced_count - 1] != 1;
 }
 
+/* Whether each invocation of the columns path can take two adjacent rows, loading both entries at
+ * once: the innermost kept dimension packed and of even size, every other stride even (pairs stay
+ * 2-element aligned; binding offsets are multiples of 16) in both tensors. */
+static bool column_pairs(const struct vkdml_axes_layout *layout, const struct vkdml_tensor_location *input,
+        const struct vkdml_tensor_location *output)
+{
+    uint32_t inner = layout->kept_count - 1, i, t;
+
+    if (layout->kept_sizes[inner] % 2 || input->offset % 8 || output->offset % 8)
+        return false;
+    for (t = 0; t < 2; ++t)
+    {
+        if (layout->kept_strides[t][inner] != 1)
+            return false;
+        for (i = 0; i < inner; ++i)
+        {
+            if (layout->kept_strides[t][i] % 2)
+                return false;
+        }
+        for (i = 0; i < layout->reduced_count; ++i)
+        {
+            if (layout->reduced_strides[t][i] % 2)
+                return false;
+        }
+    }
+    return true;
+}
+
 /* Slices per row (a power of 2, at most the row's length) to reach the target invocations. */
 static uint32_t column_slices(const struct vkdml_axes_layout *layout)
 {
@@ -236,22 +264,23 @@ static uint32_t team_size(const struct vkdml_compile *compile, const struct vkdm
 
 /* The path, workgroup size, vectors per invocation and their width; the number of workgroups. */
 static void choose_path(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
-        uint32_t vector, uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
+        uint32_t vector, bool pairs, uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
 {
     uint64_t length = layout->reduced_elements;
     uint32_t threads = 64, limit = max_threads(compile), team;
 
     spec[SOFTMAX_SPEC_SLICES] = spec[SOFTMAX_SPEC_CHUNKS] = spec[SOFTMAX_SPEC_CHUNK_LENGTH] = 1;
-    spec[SOFTMAX_SPEC_TEAM] = 0;
+    spec[SOFTMAX_SPEC_TEAM] = spec[SOFTMAX_SPEC_COLUMN_PAIRS] = 0;
     if (columns_suit(layout))
     {
-        uint32_t slices = column_slices(layout), columns = slices <= 4 ? 128 / slices : 32;
+        uint32_t slices = column_slices(layout), columns = slices <= 4 ? 128 / slices : 32, width = pairs ? 2 : 1;
 
         spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_COLUMNS;
         spec[SOFTMAX_SPEC_THREADS] = columns * slices;
         spec[SOFTMAX_SPEC_SLICES] = slices;
+        spec[SOFTMAX_SPEC_COLUMN_PAIRS] = pairs;
         spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
-        *workgroups = (layout->kept_elements + columns - 1) / columns;
+        *workgroups = (layout->kept_elements + columns * width - 1) / (columns * width);
         return;
     }
     if ((team = team_size(compile, layout)))
@@ -317,14 +346,15 @@ static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
             &spec[SOFTMAX_SPEC_REDUCED_IN_STRIDES], &spec[SOFTMAX_SPEC_REDUCED_OUT_STRIDES]);
     vkdml_set_location(&spec[SOFTMAX_SPEC_IN_LOCATION], input_location);
     vkdml_set_location(&spec[SOFTMAX_SPEC_OUT_LOCATION], output_location);
-    choose_path(compile, &layout, vector_width(&layout, input->DataType, input_location, output_location), spec,
-            &workgroups);
+    choose_path(compile, &layout, vector_width(&layout, input->DataType, input_location, output_location),
+            layout.kept_count && column_pairs(&layout, input_location, output_location), spec, &workgroups);
     if (FAILED(hr = vkdml_spread_groups(compile, workgroups, groups)))
         return hr;
-    TRACE("softmax: function %u, path %u, %u threads x %u x %u, team %u, %u slices, %u chunks, %" PRIu64 " rows of %"
-            PRIu64 ".", function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS], spec[SOFTMAX_SPEC_PER_THREAD],
-            spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_TEAM], spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_CHUNKS],
-            layout.kept_elements, layout.reduced_elements);
+    TRACE("softmax: function %u, path %u, %u threads x %u x %u, team %u, %u slices%s, %u chunks, %" PRIu64
+            " rows of %" PRIu64 ".", function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS],
+            spec[SOFTMAX_SPEC_PER_THREAD], spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_TEAM],
+            spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_COLUMN_PAIRS] ? " of row pairs" : "",
+            spec[SOFTMAX_SPEC_CHUNKS], layout.kept_elements, layout.reduced_elements);
     if (spec[SOFTMAX_SPEC_PATH] == SOFTMAX_PATH_SPLIT_STATS)
         place_chunk_stats(compile, layout.kept_elements * spec[SOFTMAX_SPEC_CHUNKS], spec);
     if (FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups,

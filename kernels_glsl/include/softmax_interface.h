@@ -19,7 +19,8 @@
  *                           are adjacent (a reduction over an outer axis), and for short rows:
  *                           each invocation an online max-and-sum over every SLICES-th entry,
  *                           the slices combined through shared memory, then the writing pass;
- *                           adjacent invocations read adjacent rows.
+ *                           adjacent invocations read adjacent rows (pairs of them where the
+ *                           layout allows: 8-byte fp32 and 4-byte fp16 loads).
  *   SOFTMAX_PATH_SPLIT_*    long rows too few to fill the GPU: CHUNKS workgroups per row, each
  *                           over CHUNK_LENGTH entries. SPLIT_STATS writes each chunk's (max,
  *                           sum) (hardmax: its (key, first entry)) into the temporary resource;
@@ -55,7 +56,8 @@
 #define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: vectors per invocation */
 #define SOFTMAX_SPEC_VECTOR             (SOFTMAX_SPEC_PER_THREAD + 1)   /* registers path: entries per load */
 #define SOFTMAX_SPEC_SLICES             (SOFTMAX_SPEC_VECTOR + 1)       /* columns path: invocations per row */
-#define SOFTMAX_SPEC_TEAM               (SOFTMAX_SPEC_SLICES + 1)       /* registers path: lanes per row, 0: all */
+#define SOFTMAX_SPEC_COLUMN_PAIRS       (SOFTMAX_SPEC_SLICES + 1)       /* columns path: 2 adjacent rows per lane */
+#define SOFTMAX_SPEC_TEAM               (SOFTMAX_SPEC_COLUMN_PAIRS + 1) /* registers path: lanes per row, 0: all */
 #define SOFTMAX_SPEC_CHUNKS             (SOFTMAX_SPEC_TEAM + 1)         /* split paths: workgroups per row */
 #define SOFTMAX_SPEC_CHUNK_LENGTH       (SOFTMAX_SPEC_CHUNKS + 1)       /* split paths: entries per chunk */
 #define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_CHUNK_LENGTH + 1) /* kept elements */
