@@ -162,11 +162,10 @@ static HRESULT check_fusible(const struct vkdml_operator_view *op, DML_OPERATOR_
     if (type == DML_OPERATOR_ELEMENT_WISE_CLIP)
         return vkdml_op_error(op, E_INVALIDARG, "FusedActivation.Type=ELEMENT_WISE_CLIP may be fused only into "
                 "CONVOLUTION and GEMM.");
-    /* DirectML lets GEMM fuse SOFTMAX since DML_FEATURE_LEVEL_6_1: a valid desc vkdml cannot run yet. */
+    /* DirectML lets GEMM fuse SOFTMAX since DML_FEATURE_LEVEL_6_1 (gemm.c checks its Axes). */
     if ((type == DML_OPERATOR_ACTIVATION_SOFTMAX || type == DML_OPERATOR_ACTIVATION_SOFTMAX1)
             && op->type == DML_OPERATOR_GEMM)
-        return vkdml_op_error(op, E_NOTIMPL, "FusedActivation.Type=%s is fusible into GEMM only, and vkdml does not "
-                "implement it yet.", activation_name(type));
+        return S_OK;
     return vkdml_op_error(op, E_INVALIDARG, "FusedActivation.Type=%s is not a fusible activation: the fusible ones "
             "are the ACTIVATION_* types LINEAR, SIGMOID, HARD_SIGMOID, TANH, SCALED_TANH, RELU, LEAKY_RELU, "
             "THRESHOLDED_RELU, ELU, CELU, SCALED_ELU, SOFTPLUS, PARAMETRIC_SOFTPLUS, SOFTSIGN, IDENTITY, SHRINK and "

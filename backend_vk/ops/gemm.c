@@ -150,7 +150,16 @@ static HRESULT validate_index_range(const struct vkdml_operator_view *op)
     return S_OK;
 }
 
-static HRESULT validate_activation(const struct vkdml_operator_view *op, const DML_OPERATOR_DESC *activation)
+/* A fused SOFTMAX (FL 6_1) reduces over rows: not an element-wise epilogue, but a softmax dispatch
+ * over the output once the GEMM has written it (vkdml_softmax_add_fused()). */
+static bool is_fused_softmax(const DML_OPERATOR_DESC *activation)
+{
+    return activation && (activation->Type == DML_OPERATOR_ACTIVATION_SOFTMAX
+            || activation->Type == DML_OPERATOR_ACTIVATION_SOFTMAX1);
+}
+
+static HRESULT validate_activation(struct vkdml_backend_device *device, const struct vkdml_operator_view *op,
+        const DML_OPERATOR_DESC *activation)
 {
     HRESULT hr;
 
@@ -158,10 +167,8 @@ static HRESULT validate_activation(const struct vkdml_operator_view *op, const D
         return S_OK;
     if (FAILED(hr = vkdml_validate_fused_activation(op, activation)))
         return hr;
-    /* Legal since FL 6_1, but a softmax reduces over rows: not an element-wise epilogue. */
-    if (activation->Type == DML_OPERATOR_ACTIVATION_SOFTMAX || activation->Type == DML_OPERATOR_ACTIVATION_SOFTMAX1)
-        return vkdml_op_error(op, E_NOTIMPL, "FusedActivation.Type=%s is not implemented for GEMM.",
-                activation->Type == DML_OPERATOR_ACTIVATION_SOFTMAX ? "ACTIVATION_SOFTMAX" : "ACTIVATION_SOFTMAX1");
+    if (is_fused_softmax(activation))
+        return vkdml_softmax_validate_fused(device, op, activation, gemm_tensor(op, GEMM_OUTPUT));
     return S_OK;
 }
 
@@ -178,7 +185,7 @@ HRESULT vkdml_gemm_validate(struct vkdml_backend_device *device, const struct vk
         return hr;
     if (FAILED(hr = validate_shapes(op, desc)))
         return hr;
-    if (FAILED(hr = validate_activation(op, desc->FusedActivation)))
+    if (FAILED(hr = validate_activation(device, op, desc->FusedActivation)))
         return hr;
     return validate_index_range(op);
 }
@@ -853,6 +860,7 @@ HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
     bool trans_a = desc->TransA == DML_MATRIX_TRANSFORM_TRANSPOSE;
     uint32_t rank = output->DimensionCount;
     struct vkdml_gemm_problem problem;
+    HRESULT hr;
 
     memset(&problem, 0, sizeof(problem));
     problem.data_type = output->DataType;
@@ -869,6 +877,8 @@ HRESULT vkdml_gemm_compile(struct vkdml_compile *compile)
         gemm_operand_init(&problem.c, gemm_tensor(op, GEMM_C), &compile->inputs[GEMM_C], false);
     problem.alpha = desc->Alpha;
     problem.beta = desc->Beta;
-    problem.activation = desc->FusedActivation;
-    return vkdml_gemm_add_dispatches(compile, &problem);
+    problem.activation = is_fused_softmax(desc->FusedActivation) ? NULL : desc->FusedActivation;
+    if (FAILED(hr = vkdml_gemm_add_dispatches(compile, &problem)) || !is_fused_softmax(desc->FusedActivation))
+        return hr;
+    return vkdml_softmax_add_fused(compile, desc->FusedActivation, output, &compile->outputs[0]);
 }

@@ -12,6 +12,7 @@
 #define FOLD {vkdml_fold_validate, vkdml_fold_compile, .data_types = VKDML_FOLD_DATA_TYPES}
 #define CUMULATIVE {vkdml_cumulative_validate, vkdml_cumulative_compile}
 #define TOPK {vkdml_topk_validate, vkdml_topk_compile}
+#define SOFTMAX {vkdml_softmax_validate, vkdml_softmax_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -103,4 +104,10 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_CUMULATIVE_PRODUCT] = CUMULATIVE,
     [DML_OPERATOR_TOP_K] = TOPK,
     [DML_OPERATOR_TOP_K1] = TOPK,
+    [DML_OPERATOR_ACTIVATION_SOFTMAX] = SOFTMAX,
+    [DML_OPERATOR_ACTIVATION_SOFTMAX1] = SOFTMAX,
+    [DML_OPERATOR_ACTIVATION_LOG_SOFTMAX] = SOFTMAX,
+    [DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1] = SOFTMAX,
+    [DML_OPERATOR_ACTIVATION_HARDMAX] = SOFTMAX,
+    [DML_OPERATOR_ACTIVATION_HARDMAX1] = SOFTMAX,
 };

@@ -158,6 +158,7 @@ VKDML_OP_FAMILY(conv)
 VKDML_OP_FAMILY(fold)
 VKDML_OP_FAMILY(cumulative)
 VKDML_OP_FAMILY(topk)
+VKDML_OP_FAMILY(softmax)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
@@ -258,6 +259,16 @@ struct vkdml_gemm_problem
  * compile->temporary_size, which grows by them; the first dispatch does not wait for earlier
  * ones. The caller checks the index range of its tensors (vkdml_check_index_range). */
 HRESULT vkdml_gemm_add_dispatches(struct vkdml_compile *compile, const struct vkdml_gemm_problem *problem);
+
+/* ---- Softmax as a service (softmax.c): GEMM's fused SOFTMAX and SOFTMAX1 (FL 6_1) ---- */
+
+/* Checks `activation`'s Axes (SOFTMAX1) against `output` and that the device runs the kernel. */
+HRESULT vkdml_softmax_validate_fused(struct vkdml_backend_device *device, const struct vkdml_operator_view *op,
+        const DML_OPERATOR_DESC *activation, const DML_BUFFER_TENSOR_DESC *output);
+/* Adds a softmax over `output` in place (SOFTMAX: its last dimension; SOFTMAX1: its Axes), after
+ * the dispatches that wrote it. */
+HRESULT vkdml_softmax_add_fused(struct vkdml_compile *compile, const DML_OPERATOR_DESC *activation,
+        const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *location);
 
 /* ---- Helpers shared by families ---- */
 

@@ -1,0 +1,652 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+/*
+ * ACTIVATION_SOFTMAX, ACTIVATION_LOG_SOFTMAX, ACTIVATION_HARDMAX and their `1` forms over any
+ * set of reduced axes (softmax_interface.h has the layout and the paths). fp32 math for
+ * FLOAT32 and FLOAT16 tensors (VKDML_STORAGE_16BIT variant).
+ *
+ * Numerics (README, "Softmax, log-softmax and hardmax"): the row's maximum is subtracted before
+ * exp; NaN entries are left out of the maximum and make the sum, hence the whole row, NaN; a row
+ * whose maximum is -inf gives NaN (-inf - -inf). Hardmax writes 1 at the first maximum in
+ * row-major order of the reduced dimensions, a NaN counting as larger than every number.
+ *
+ * In place (output bound over the input): each element is read and written by one invocation,
+ * and every read of a row precedes the workgroup reduction (a barrier) before any write, so a
+ * row is read whole before it is written.
+ */
+#include "common.glsl"
+#include "dml_interface.h"
+#include "tensor_io.glsl"
+#include "reduce_common.glsl"
+#include "softmax_interface.h"
+
+layout(local_size_x_id = SOFTMAX_SPEC_THREADS, local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = SOFTMAX_SPEC_FUNCTION) const uint FUNCTION = SOFTMAX_FUNCTION_SOFTMAX;
+layout(constant_id = SOFTMAX_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
+layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS;
+layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
+layout(constant_id = SOFTMAX_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = SOFTMAX_SPEC_SLICES) const uint SLICES = 1;
+layout(constant_id = SOFTMAX_SPEC_COLUMN_PAIRS) const bool COLUMN_PAIRS = false;
+layout(constant_id = SOFTMAX_SPEC_TEAM) const uint TEAM = 0;
+layout(constant_id = SOFTMAX_SPEC_CHUNKS) const uint CHUNKS = 1;
+layout(constant_id = SOFTMAX_SPEC_CHUNK_LENGTH) const uint CHUNK_LENGTH = 1;
+layout(constant_id = SOFTMAX_SPEC_ROWS) const uint ROWS = 1;
+layout(constant_id = SOFTMAX_SPEC_LENGTH) const uint LENGTH = 1;
+
+#define DECLARE_DIMS(base, name, value) \
+    layout(constant_id = base + 0) const uint name##_0 = value; \
+    layout(constant_id = base + 1) const uint name##_1 = value; \
+    layout(constant_id = base + 2) const uint name##_2 = value; \
+    layout(constant_id = base + 3) const uint name##_3 = value; \
+    layout(constant_id = base + 4) const uint name##_4 = value; \
+    layout(constant_id = base + 5) const uint name##_5 = value; \
+    layout(constant_id = base + 6) const uint name##_6 = value; \
+    layout(constant_id = base + 7) const uint name##_7 = value;
+
+DECLARE_DIMS(SOFTMAX_SPEC_KEPT_SIZES, KEPT_SIZE, 1)
+DECLARE_DIMS(SOFTMAX_SPEC_KEPT_IN_STRIDES, KEPT_IN, 0)
+DECLARE_DIMS(SOFTMAX_SPEC_KEPT_OUT_STRIDES, KEPT_OUT, 0)
+DECLARE_DIMS(SOFTMAX_SPEC_REDUCED_SIZES, REDUCED_SIZE, 1)
+DECLARE_DIMS(SOFTMAX_SPEC_REDUCED_IN_STRIDES, REDUCED_IN, 0)
+DECLARE_DIMS(SOFTMAX_SPEC_REDUCED_OUT_STRIDES, REDUCED_OUT, 0)
+
+layout(constant_id = SOFTMAX_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
+layout(constant_id = SOFTMAX_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
+layout(constant_id = SOFTMAX_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
+layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
+layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
+layout(constant_id = SOFTMAX_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+layout(constant_id = SOFTMAX_SPEC_TEMP_LOCATION + 0) const uint TEMP_SLOT = 0;
+layout(constant_id = SOFTMAX_SPEC_TEMP_LOCATION + 1) const uint TEMP_OFFSET_LO = 0;
+layout(constant_id = SOFTMAX_SPEC_TEMP_LOCATION + 2) const uint TEMP_OFFSET_HI = 0;
+
+const uint THREADS = gl_WorkGroupSize.x;
+#define NEG_INF uintBitsToFloat(0xff800000u)
+#define POS_INF uintBitsToFloat(0x7f800000u)
+#define NAN uintBitsToFloat(0x7fc00000u)
+
+/* ---- Element offsets (input, output) of a row and of an entry of a row ---- */
+
+#define OFFSET_STEP(index, offsets, SIZE, IN, OUT, d) \
+    offsets += (index % SIZE##_##d) * uvec2(IN##_##d, OUT##_##d); \
+    index /= SIZE##_##d;
+
+#define OFFSETS_OF(index, offsets, SIZE, IN, OUT) \
+    OFFSET_STEP(index, offsets, SIZE, IN, OUT, 7) OFFSET_STEP(index, offsets, SIZE, IN, OUT, 6) \
+    OFFSET_STEP(index, offsets, SIZE, IN, OUT, 5) OFFSET_STEP(index, offsets, SIZE, IN, OUT, 4) \
+    OFFSET_STEP(index, offsets, SIZE, IN, OUT, 3) OFFSET_STEP(index, offsets, SIZE, IN, OUT, 2) \
+    OFFSET_STEP(index, offsets, SIZE, IN, OUT, 1) OFFSET_STEP(index, offsets, SIZE, IN, OUT, 0)
+
+uvec2 row_offsets(uint row)
+{
+    uvec2 offsets = uvec2(0u);
+
+    OFFSETS_OF(row, offsets, KEPT_SIZE, KEPT_IN, KEPT_OUT)
+    return offsets;
+}
+
+uvec2 entry_offsets(uint entry)
+{
+    uvec2 offsets = uvec2(0u);
+
+    OFFSETS_OF(entry, offsets, REDUCED_SIZE, REDUCED_IN, REDUCED_OUT)
+    return offsets;
+}
+
+uvec2 in_base;
+uvec2 out_base;
+
+float load_entry(uvec2 row, uint entry)
+{
+    return tio_load_float(TYPE, in_base, row.x + entry_offsets(entry).x);
+}
+
+void store_entry(uvec2 row, uint entry, float value)
+{
+    tio_store_float(TYPE, out_base, row.y + entry_offsets(entry).y, value);
+}
+
+/* ---- Numerics ---- */
+
+bool is_nan(float x)
+{
+    return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* An unsigned key in the order of the values: -0 and +0 equal, every NaN above +inf, and 0 below
+ * every value's key (the "no entry" key). */
+uint order_key(float x)
+{
+    uint bits = floatBitsToUint(x), magnitude = bits & 0x7fffffffu;
+
+    if (magnitude > 0x7f800000u)
+        bits = 0x7fc00000u;
+    else if (magnitude == 0u)
+        bits = 0u;
+    return (bits & 0x80000000u) != 0u ? ~bits : bits | 0x80000000u;
+}
+
+float add(float a, float b)
+{
+    return a + b;
+}
+
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_max, float, subgroupMax, max, NEG_INF)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_sum, float, subgroupAdd, add, 0.0)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_max_key, uint, subgroupMax, max, 0u)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_min_index, uint, subgroupMin, min, 0xffffffffu)
+
+/* A running maximum (NaN left out) and the sum of exp(x - max) over the entries seen: the sum is
+ * rescaled when the maximum grows. -inf entries add exactly 0 (exp(-inf - -inf) would be NaN
+ * while the maximum is -inf); a +inf maximum adds exp(inf - inf) = NaN, as the registers path
+ * does. */
+struct online_state
+{
+    float max_value;
+    float sum;
+};
+
+void online_add(inout online_state state, float x)
+{
+    if (x > state.max_value)
+    {
+        state.sum = state.sum * exp(state.max_value - x) + (x == POS_INF ? NAN : 1.0);
+        state.max_value = x;
+    }
+    else if (x != NEG_INF)
+    {
+        state.sum += exp(x - state.max_value);
+    }
+}
+
+/* The sum rescaled to the maximum `row_max` >= state.max_value (0 stays 0, NaN stays NaN). */
+float online_rescaled_sum(online_state state, float row_max)
+{
+    return state.sum == 0.0 ? 0.0 : state.sum * exp(state.max_value - row_max);
+}
+
+/* The first maximum so far: entries come in increasing order, so a tie keeps the earlier one. */
+void argmax_add(inout uint best_key, inout uint best_entry, float x, uint entry)
+{
+    uint key = order_key(x);
+
+    if (key > best_key)
+    {
+        best_key = key;
+        best_entry = entry;
+    }
+}
+
+/* The row's first maximum from each invocation's (key, first entry). */
+uint workgroup_argmax(uint best_key, uint best_entry)
+{
+    uint row_key = workgroup_max_key(best_key);
+
+    return workgroup_min_index(best_key == row_key ? best_entry : 0xffffffffu);
+}
+
+/* What a row's outputs need of its sum, once per row: its log (log-softmax), else its reciprocal. */
+float row_scale(float row_sum)
+{
+    return FUNCTION == SOFTMAX_FUNCTION_LOG_SOFTMAX ? log(row_sum) : 1.0 / row_sum;
+}
+
+/* The output of entry x of a row of maximum `row_max` (`scale`: row_scale() of its sum). */
+float softmax_output(float x, float row_max, float scale)
+{
+    if (FUNCTION == SOFTMAX_FUNCTION_LOG_SOFTMAX)
+        return x - row_max - scale;
+    return exp(x - row_max) * scale;
+}
+
+/* ---- Paths ---- */
+
+/* Registers path, VECTOR entries per load: entry v * VECTOR + k of the row is vector v's
+ * element k (VECTOR > 1 only for rows contiguous in both tensors, 16-byte aligned). The row's
+ * entries of this invocation, slot i * VECTOR + k for its i-th vector: */
+float values[PER_THREAD * VECTOR];
+
+void load_vector(uvec2 row, uint vector_index, uint first_slot)
+{
+    uvec4 bits;
+    uint k;
+
+    if (VECTOR == 1u)
+    {
+        values[first_slot] = load_entry(row, vector_index);
+        return;
+    }
+    bits = TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
+    [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        values[first_slot + k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u]
+                : uintBitsToFloat(bits[k]);
+}
+
+void store_vector(uvec2 row, uint vector_index, uint first_slot)
+{
+    uvec4 bits;
+    uint k;
+
+    if (VECTOR == 1u)
+    {
+        store_entry(row, vector_index, values[first_slot]);
+        return;
+    }
+    [[unroll]] for (k = 0u; k < 4u; ++k)
+    {
+        if (TYPE == TIO_TYPE_FLOAT16)
+            bits[k] = packHalf2x16(vec2(values[first_slot + 2u * k], values[first_slot + 2u * k + 1u]));
+        else
+            bits[k] = floatBitsToUint(values[first_slot + k]);
+    }
+    TioVector(tio_element_address(out_base, row.y + vector_index * VECTOR, tio_element_size(TYPE))).v = bits;
+}
+
+/* The registers path's reductions: over the workgroup, or over a team of TEAM adjacent lanes of a
+ * subgroup (butterfly: every lane adds the same pairs in the same order, so all get the same bits). */
+const uint ROW_THREADS = TEAM > 0u ? TEAM : THREADS;
+
+float row_reduce_max(float value)
+{
+    uint mask;
+
+    if (TEAM == 0u)
+        return workgroup_max(value);
+    for (mask = TEAM / 2u; mask > 0u; mask /= 2u)
+        value = max(value, subgroupShuffleXor(value, mask));
+    return value;
+}
+
+float row_reduce_sum(float value)
+{
+    uint mask;
+
+    if (TEAM == 0u)
+        return workgroup_sum(value);
+    for (mask = TEAM / 2u; mask > 0u; mask /= 2u)
+        value += subgroupShuffleXor(value, mask);
+    return value;
+}
+
+uint row_argmax(uint best_key, uint best_entry)
+{
+    uint mask, row_key = best_key;
+
+    if (TEAM == 0u)
+        return workgroup_argmax(best_key, best_entry);
+    for (mask = TEAM / 2u; mask > 0u; mask /= 2u)
+        row_key = max(row_key, subgroupShuffleXor(row_key, mask));
+    best_entry = best_key == row_key ? best_entry : 0xffffffffu;
+    for (mask = TEAM / 2u; mask > 0u; mask /= 2u)
+        best_entry = min(best_entry, subgroupShuffleXor(best_entry, mask));
+    return best_entry;
+}
+
+/* `tid`: the invocation's index in the workgroup, or in its team. */
+void row_in_registers(uint row_index, uint tid)
+{
+    uvec2 row = row_offsets(row_index);
+    uint best_key = 0u, best_entry = 0xffffffffu, i, k, first;
+    float row_max = NEG_INF, row_sum = 0.0, scale;
+
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        uint vector_index = tid + i * ROW_THREADS;
+
+        if (vector_index * VECTOR >= LENGTH)
+            continue;
+        load_vector(row, vector_index, i * VECTOR);
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        {
+            float x = values[i * VECTOR + k];
+
+            if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+                argmax_add(best_key, best_entry, x, vector_index * VECTOR + k);
+            else if (!is_nan(x))
+                row_max = max(row_max, x);
+        }
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        first = row_argmax(best_key, best_entry);
+        [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+        {
+            uint vector_index = tid + i * ROW_THREADS;
+
+            [[unroll]] for (k = 0u; k < VECTOR; ++k)
+                values[i * VECTOR + k] = vector_index * VECTOR + k == first ? 1.0 : 0.0;
+            if (vector_index * VECTOR < LENGTH)
+                store_vector(row, vector_index, i * VECTOR);
+        }
+        return;
+    }
+    row_max = row_reduce_max(row_max);
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
+            continue;
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        {
+            float e = exp(values[i * VECTOR + k] - row_max);
+
+            row_sum += e;
+            /* softmax keeps exp(x - max); log-softmax needs x. */
+            if (FUNCTION == SOFTMAX_FUNCTION_SOFTMAX)
+                values[i * VECTOR + k] = e;
+        }
+    }
+    row_sum = row_reduce_sum(row_sum);
+    scale = row_scale(row_sum);
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        uint vector_index = tid + i * ROW_THREADS;
+
+        if (vector_index * VECTOR >= LENGTH)
+            continue;
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        {
+            float x = values[i * VECTOR + k];
+
+            values[i * VECTOR + k] = FUNCTION == SOFTMAX_FUNCTION_SOFTMAX ? x * scale : x - row_max - scale;
+        }
+        store_vector(row, vector_index, i * VECTOR);
+    }
+}
+
+void accumulate_entry(inout online_state state, inout uint best_key, inout uint best_entry, float x, uint entry)
+{
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+        argmax_add(best_key, best_entry, x, entry);
+    else
+        online_add(state, x);
+}
+
+/* The online state (hardmax: the first maximum) of entries first, first + step, ... below end,
+ * loaded four at a time so that four loads are in flight. */
+void accumulate(uvec2 row, uint first, uint end, uint step, inout online_state state, inout uint best_key,
+        inout uint best_entry)
+{
+    uint entry = first, k;
+
+    for (; entry + 3u * step < end; entry += 4u * step)
+    {
+        vec4 x = vec4(load_entry(row, entry), load_entry(row, entry + step), load_entry(row, entry + 2u * step),
+                load_entry(row, entry + 3u * step));
+
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+            accumulate_entry(state, best_key, best_entry, x[k], entry + k * step);
+    }
+    for (; entry < end; entry += step)
+        accumulate_entry(state, best_key, best_entry, load_entry(row, entry), entry);
+}
+
+void row_two_pass(uint row_index)
+{
+    uvec2 row = row_offsets(row_index);
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
+    online_state state = online_state(NEG_INF, 0.0);
+    float row_max, row_sum, scale;
+
+    accumulate(row, tid, LENGTH, THREADS, state, best_key, best_entry);
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        uint first = workgroup_argmax(best_key, best_entry);
+
+        for (entry = tid; entry < LENGTH; entry += THREADS)
+            store_entry(row, entry, entry == first ? 1.0 : 0.0);
+        return;
+    }
+    row_max = workgroup_max(state.max_value);
+    row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
+    scale = row_scale(row_sum);
+    for (entry = tid; entry < LENGTH; entry += THREADS)
+        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
+}
+
+/* Columns path: COLUMNS x WIDTH rows per workgroup, adjacent in memory, WIDTH (1, or 2 where
+ * pairs of rows are adjacent and 2-element aligned) per invocation, each split into SLICES
+ * interleaved parts (entry e in slice e % SLICES), an invocation per part; the parts' states are
+ * combined through shared memory in slice order. */
+const uint COLUMNS = THREADS / SLICES;
+const uint WIDTH = COLUMN_PAIRS ? 2u : 1u;
+
+shared float column_max[THREADS];
+shared float column_sum[THREADS];
+shared uint column_key[THREADS];
+shared uint column_entry[THREADS];
+
+/* Entry `entry` of the invocation's WIDTH rows (the first of them at `row`). */
+vec2 load_columns(uvec2 row, uint entry)
+{
+    uint at = row.x + entry_offsets(entry).x;
+
+    if (WIDTH == 1u)
+        return vec2(tio_load_float(TYPE, in_base, at), 0.0);
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return unpackHalf2x16(TioWord(tio_element_address(in_base, at, 2u)).v);
+    return uintBitsToFloat(TioPair(tio_element_address(in_base, at, 4u)).v);
+}
+
+void store_columns(uvec2 row, uint entry, vec2 value)
+{
+    uint at = row.y + entry_offsets(entry).y;
+
+    if (WIDTH == 1u)
+        tio_store_float(TYPE, out_base, at, value.x);
+    else if (TYPE == TIO_TYPE_FLOAT16)
+        TioWord(tio_element_address(out_base, at, 2u)).v = packHalf2x16(value);
+    else
+        TioPair(tio_element_address(out_base, at, 4u)).v = floatBitsToUint(value);
+}
+
+/* The online states of the invocation's rows over its slice, four loads in flight. */
+void accumulate_columns(uvec2 row, uint slice, inout online_state state[2], inout uint best_key[2],
+        inout uint best_entry[2])
+{
+    uint entry = slice, k, w;
+
+    for (; entry + 3u * SLICES < LENGTH; entry += 4u * SLICES)
+    {
+        vec2 x[4] = vec2[4](load_columns(row, entry), load_columns(row, entry + SLICES),
+                load_columns(row, entry + 2u * SLICES), load_columns(row, entry + 3u * SLICES));
+
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+        {
+            [[unroll]] for (w = 0u; w < WIDTH; ++w)
+                accumulate_entry(state[w], best_key[w], best_entry[w], x[k][w], entry + k * SLICES);
+        }
+    }
+    for (; entry < LENGTH; entry += SLICES)
+    {
+        vec2 x = load_columns(row, entry);
+
+        [[unroll]] for (w = 0u; w < WIDTH; ++w)
+            accumulate_entry(state[w], best_key[w], best_entry[w], x[w], entry);
+    }
+}
+
+/* Combines the SLICES states of column `lane` (after the barrier that published them). */
+void combine_slices(uint lane, inout online_state state, inout uint best_key, inout uint best_entry)
+{
+    uint slice;
+
+    state.max_value = NEG_INF;
+    best_key = 0u;
+    best_entry = 0xffffffffu;
+    for (slice = 0u; slice < SLICES; ++slice)
+    {
+        state.max_value = max(state.max_value, column_max[slice * COLUMNS + lane]);
+        best_key = max(best_key, column_key[slice * COLUMNS + lane]);
+    }
+    state.sum = 0.0;
+    for (slice = 0u; slice < SLICES; ++slice)
+    {
+        uint at = slice * COLUMNS + lane;
+
+        state.sum += online_rescaled_sum(online_state(column_max[at], column_sum[at]), state.max_value);
+        if (column_key[at] == best_key)
+            best_entry = min(best_entry, column_entry[at]);
+    }
+}
+
+void column(uint group)
+{
+    uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS, entry, w;
+    uint row_index = (group * COLUMNS + lane) * WIDTH, best_key[2] = uint[2](0u, 0u);
+    uint best_entry[2] = uint[2](0xffffffffu, 0xffffffffu);
+    bool has_row = row_index < ROWS;
+    uvec2 row = row_offsets(has_row ? row_index : 0u);
+    online_state state[2] = online_state[2](online_state(NEG_INF, 0.0), online_state(NEG_INF, 0.0));
+    vec2 scale;
+
+    if (has_row)
+        accumulate_columns(row, slice, state, best_key, best_entry);
+    [[unroll]] for (w = 0u; SLICES > 1u && w < WIDTH; ++w)
+    {
+        /* The previous row's states are read before this one's overwrite them. */
+        if (w > 0u)
+            barrier();
+        column_max[tid] = state[w].max_value;
+        column_sum[tid] = state[w].sum;
+        column_key[tid] = best_key[w];
+        column_entry[tid] = best_entry[w];
+        barrier();
+        combine_slices(lane, state[w], best_key[w], best_entry[w]);
+    }
+    if (!has_row)
+        return;
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        for (entry = slice; entry < LENGTH; entry += SLICES)
+            store_columns(row, entry, vec2(entry == best_entry[0] ? 1.0 : 0.0, entry == best_entry[1] ? 1.0 : 0.0));
+        return;
+    }
+    scale = vec2(row_scale(state[0].sum), row_scale(state[1].sum));
+    for (entry = slice; entry < LENGTH; entry += SLICES)
+    {
+        vec2 x = load_columns(row, entry);
+
+        store_columns(row, entry, vec2(softmax_output(x.x, state[0].max_value, scale.x),
+                softmax_output(x.y, state[1].max_value, scale.y)));
+    }
+}
+
+/* Split paths: the chunk's (max, sum) or (key, first entry), two words per chunk. */
+uvec2 temp_base;
+
+void split_stats(uint row_index, uint chunk)
+{
+    uvec2 row = row_offsets(row_index);
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
+    uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), at = 2u * (row_index * CHUNKS + chunk);
+    online_state state = online_state(NEG_INF, 0.0);
+    uvec2 words;
+
+    accumulate(row, chunk * CHUNK_LENGTH + tid, end, THREADS, state, best_key, best_entry);
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        uint chunk_key = workgroup_max_key(best_key);
+
+        words = uvec2(chunk_key, workgroup_min_index(best_key == chunk_key ? best_entry : 0xffffffffu));
+    }
+    else
+    {
+        float row_max = workgroup_max(state.max_value);
+
+        words = floatBitsToUint(vec2(row_max, workgroup_sum(online_rescaled_sum(state, row_max))));
+    }
+    if (tid == 0u)
+    {
+        TioWord(tio_element_address(temp_base, at, 4u)).v = words.x;
+        TioWord(tio_element_address(temp_base, at + 1u, 4u)).v = words.y;
+    }
+}
+
+void split_normalize(uint row_index, uint chunk)
+{
+    uvec2 row = row_offsets(row_index);
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry, c;
+    uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), first = 2u * row_index * CHUNKS;
+    online_state state = online_state(NEG_INF, 0.0);
+    float row_max, row_sum, scale;
+
+    /* The same chunks to the same invocations in every workgroup of the row: the same result. */
+    for (c = tid; c < CHUNKS; c += THREADS)
+    {
+        uint key = TioWord(tio_element_address(temp_base, first + 2u * c, 4u)).v;
+        uint word = TioWord(tio_element_address(temp_base, first + 2u * c + 1u, 4u)).v;
+
+        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+        {
+            if (key > best_key)
+            {
+                best_key = key;
+                best_entry = word;
+            }
+            continue;
+        }
+        row_max = max(state.max_value, uintBitsToFloat(key));
+        state.sum = online_rescaled_sum(state, row_max)
+                + online_rescaled_sum(online_state(uintBitsToFloat(key), uintBitsToFloat(word)), row_max);
+        state.max_value = row_max;
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        uint winner = workgroup_argmax(best_key, best_entry);
+
+        for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
+            store_entry(row, entry, entry == winner ? 1.0 : 0.0);
+        return;
+    }
+    row_max = workgroup_max(state.max_value);
+    row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
+    scale = row_scale(row_sum);
+    for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
+        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
+}
+
+void main()
+{
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+
+    in_base = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    out_base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    /* Whole workgroups leave together, so the barriers stay uniform. */
+    if (PATH == SOFTMAX_PATH_SPLIT_STATS || PATH == SOFTMAX_PATH_SPLIT_NORMALIZE)
+    {
+        if (group >= ROWS * CHUNKS)
+            return;
+        temp_base = vkdml_binding_address(table, TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI);
+        if (PATH == SOFTMAX_PATH_SPLIT_STATS)
+            split_stats(group / CHUNKS, group % CHUNKS);
+        else
+            split_normalize(group / CHUNKS, group % CHUNKS);
+        return;
+    }
+    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS * WIDTH : TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
+        return;
+    if (PATH == SOFTMAX_PATH_COLUMNS)
+    {
+        column(group);
+        return;
+    }
+    if (PATH == SOFTMAX_PATH_TWO_PASS)
+    {
+        row_two_pass(group);
+    }
+    else if (TEAM > 0u)
+    {
+        /* A row per team; a team's lanes leave together (no barriers in this mode). */
+        uint team = gl_SubgroupID * (gl_SubgroupSize / TEAM) + gl_SubgroupInvocationID / TEAM;
+
+        if (group * (THREADS / TEAM) + team < ROWS)
+            row_in_registers(group * (THREADS / TEAM) + team, gl_SubgroupInvocationID % TEAM);
+    }
+    else
+    {
+        row_in_registers(group, gl_LocalInvocationIndex);
+    }
+}
