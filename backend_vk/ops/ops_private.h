@@ -203,8 +203,9 @@ bool vkdml_find_kernel_variant(const struct vkdml_vk_caps *caps, const char *fam
 #define VKDML_AXES_LAYOUT_TENSORS 3
 
 uint64_t vkdml_tensor_element_count(const DML_BUFFER_TENSOR_DESC *tensor);
-/* Axes (named `name` in messages: "Axes") in [0, rank) and none repeated: E_INVALIDARG with one
- * log line otherwise; `mask` gets bit i for axis i. */
+/* Axes (named `name` in messages, ending in "Axes": "Axes", "FusedActivation.Axes") in [0, rank),
+ * at least one and none repeated: E_INVALIDARG with one log line otherwise; `mask` gets bit i for
+ * axis i. */
 HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank, const UINT *axes, uint32_t count,
         const char *name, uint32_t *mask);
 /* The output of a reduction over the axes in `mask`: size 1 on them, the input's size elsewhere. */

@@ -236,7 +236,8 @@ HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank,
 
     *mask = 0;
     if (!count)
-        return vkdml_op_error(op, E_INVALIDARG, "%sCount=0: at least one axis is needed.", name);
+        return vkdml_op_error(op, E_INVALIDARG, "%.*sAxisCount=0: at least one axis is needed.",
+                (int)(strlen(name) - strlen("Axes")), name);
     for (i = 0; i < count; ++i)
     {
         if (axes[i] >= rank)
