@@ -10,6 +10,7 @@
 #define GEMM {vkdml_gemm_validate, vkdml_gemm_compile}
 #define CONV {vkdml_conv_validate, vkdml_conv_compile, .initialize = vkdml_conv_initialize}
 #define FOLD {vkdml_fold_validate, vkdml_fold_compile, .data_types = VKDML_FOLD_DATA_TYPES}
+#define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -97,4 +98,7 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_CONVOLUTION] = CONV,
     [DML_OPERATOR_FOLD] = FOLD,
     [DML_OPERATOR_UNFOLD] = FOLD,
+    [DML_OPERATOR_REDUCE] = REDUCE,
+    [DML_OPERATOR_ARGMIN] = REDUCE,
+    [DML_OPERATOR_ARGMAX] = REDUCE,
 };

@@ -156,6 +156,7 @@ VKDML_OP_FAMILY(elementwise)
 VKDML_OP_FAMILY(gemm)
 VKDML_OP_FAMILY(conv)
 VKDML_OP_FAMILY(fold)
+VKDML_OP_FAMILY(reduce)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 

@@ -1,0 +1,360 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+/*
+ * DML_OPERATOR_REDUCE (every DML_REDUCE_FUNCTION), DML_OPERATOR_ARGMIN and DML_OPERATOR_ARGMAX over
+ * any set of axes; reduce_interface.h has the modes (ROW, COLUMN, COMBINE) and the layout.
+ *
+ * A reduction carries a state (uvec4) through one combine() per input element, then across
+ * invocations and parts; store_result() finishes it (AVERAGE's division, L2's square root, the
+ * logarithms) and stores it. The state by the input type's domain:
+ *   float (FLOAT32, FLOAT16; fp32 arithmetic): x the value bits, y LOG_SUM_EXP's sum (x its max);
+ *   32-bit integers (INT8 .. UINT32, sign- or zero-extended; sums and products wrap as the
+ *   output type does): x the value;
+ *   64-bit integers (INT64, UINT64; the int64 variants): xy the value.
+ * z is ARG*'s index (the flattened index over the reduced axes), and marks an empty state
+ * (REDUCE_EMPTY) for MIN, MAX and ARG*. NaN wins MIN, MAX and ARG* (README, "Reductions").
+ *
+ * Variants (kernels_glsl/meson.build, typed_kernels): the storage the input and output types need.
+ */
+#include "common.glsl"
+#include "dml_interface.h"
+#include "tensor_io.glsl"
+#include "reduce_common.glsl"
+#include "reduce_interface.h"
+
+layout(local_size_x = REDUCE_THREADS, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = REDUCE_SPEC_MODE) const uint MODE = REDUCE_MODE_ROW;
+layout(constant_id = REDUCE_SPEC_FUNCTION) const uint FUNCTION = REDUCE_SUM;
+layout(constant_id = REDUCE_SPEC_LAST_INDEX) const bool LAST_INDEX = false;
+layout(constant_id = REDUCE_SPEC_INPUT_TYPE) const uint IN_TYPE = TIO_TYPE_FLOAT32;
+layout(constant_id = REDUCE_SPEC_OUTPUT_TYPE) const uint OUT_TYPE = TIO_TYPE_FLOAT32;
+layout(constant_id = REDUCE_SPEC_KEPT_COUNT) const uint KEPT_COUNT = 0;
+layout(constant_id = REDUCE_SPEC_REDUCED_COUNT) const uint REDUCED_COUNT = 1;
+layout(constant_id = REDUCE_SPEC_PARTIAL) const bool PARTIAL = false;
+layout(constant_id = REDUCE_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
+layout(constant_id = REDUCE_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
+layout(constant_id = REDUCE_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
+layout(constant_id = REDUCE_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
+layout(constant_id = REDUCE_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
+layout(constant_id = REDUCE_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+layout(constant_id = REDUCE_SPEC_TEMP_LOCATION + 0) const uint TEMP_SLOT = 0;
+layout(constant_id = REDUCE_SPEC_TEMP_LOCATION + 1) const uint TEMP_OFFSET_LO = 0;
+layout(constant_id = REDUCE_SPEC_TEMP_LOCATION + 2) const uint TEMP_OFFSET_HI = 0;
+
+#define REDUCE_EMPTY 0xffffffffu
+
+const bool FLOAT_DOMAIN = IN_TYPE == TIO_TYPE_FLOAT32 || IN_TYPE == TIO_TYPE_FLOAT16;
+const bool LONG_DOMAIN = IN_TYPE == TIO_TYPE_INT64 || IN_TYPE == TIO_TYPE_UINT64;
+const bool SIGNED = IN_TYPE == TIO_TYPE_INT8 || IN_TYPE == TIO_TYPE_INT16 || IN_TYPE == TIO_TYPE_INT32
+        || IN_TYPE == TIO_TYPE_INT64;
+const bool ARG = FUNCTION == REDUCE_ARGMAX || FUNCTION == REDUCE_ARGMIN;
+const bool EXTREMUM = ARG || FUNCTION == REDUCE_MAX || FUNCTION == REDUCE_MIN;
+const bool LARGEST = FUNCTION == REDUCE_ARGMAX || FUNCTION == REDUCE_MAX;
+const bool WIDE_INDEX = OUT_TYPE == TIO_TYPE_INT64 || OUT_TYPE == TIO_TYPE_UINT64;
+
+/* ---- Layout (push.dims: reduce_interface.h) ---- */
+
+const uint KEPT_IN_STRIDES = KEPT_COUNT;
+const uint KEPT_OUT_STRIDES = 2 * KEPT_COUNT;
+const uint REDUCED_SIZES = 3 * KEPT_COUNT;
+const uint REDUCED_STRIDES = 3 * KEPT_COUNT + REDUCED_COUNT;
+
+/* Element offsets of kept index `k` in the input and the output. */
+void kept_offsets(uint k, out uint in_offset, out uint out_offset)
+{
+    in_offset = out_offset = 0u;
+    [[unroll]] for (int i = int(KEPT_COUNT) - 1; i >= 0; --i)
+    {
+        uint c = i == 0 ? k : k % push.dims[i];
+
+        k /= push.dims[i];
+        in_offset += c * push.dims[KEPT_IN_STRIDES + i];
+        out_offset += c * push.dims[KEPT_OUT_STRIDES + i];
+    }
+}
+
+/* Element offset of reduced index `r` in the input. */
+uint reduced_offset(uint r)
+{
+    uint offset = 0u;
+
+    [[unroll]] for (int i = int(REDUCED_COUNT) - 1; i >= 0; --i)
+    {
+        uint c = i == 0 ? r : r % push.dims[REDUCED_SIZES + i];
+
+        r /= push.dims[REDUCED_SIZES + i];
+        offset += c * push.dims[REDUCED_STRIDES + i];
+    }
+    return offset;
+}
+
+uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
+{
+    return vkdml_binding_address(VkdmlDescriptorTable(push.table), slot, offset_lo, offset_hi);
+}
+
+/* ---- States ---- */
+
+uvec4 identity_state()
+{
+    if (EXTREMUM)
+        return uvec4(0u, 0u, REDUCE_EMPTY, 0u);
+    if (FUNCTION == REDUCE_LOG_SUM_EXP)
+        return uvec4(0xff800000u, 0u, 0u, 0u);     /* -inf */
+    if (FUNCTION == REDUCE_MULTIPLY)
+        return uvec4(FLOAT_DOMAIN ? floatBitsToUint(1.0) : 1u, 0u, 0u, 0u);
+    return uvec4(0u);
+}
+
+/* Whether value a wins over value b (MAX, ARGMAX: the larger; MIN, ARGMIN: the smaller; NaN first). */
+bool wins(uvec2 a, uvec2 b)
+{
+    if (FLOAT_DOMAIN)
+    {
+        float x = uintBitsToFloat(a.x), y = uintBitsToFloat(b.x);
+
+        if (isnan(x) || isnan(y))
+            return isnan(x) && !isnan(y);
+        return LARGEST ? x > y : x < y;
+    }
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+    {
+        uint64_t x = packUint2x32(a), y = packUint2x32(b);
+
+        if (SIGNED)
+            return LARGEST ? int64_t(x) > int64_t(y) : int64_t(x) < int64_t(y);
+        return LARGEST ? x > y : x < y;
+    }
+#endif
+    if (SIGNED)
+        return LARGEST ? int(a.x) > int(b.x) : int(a.x) < int(b.x);
+    return LARGEST ? a.x > b.x : a.x < b.x;
+}
+
+bool same_value(uvec2 a, uvec2 b)
+{
+    if (FLOAT_DOMAIN)
+    {
+        float x = uintBitsToFloat(a.x), y = uintBitsToFloat(b.x);
+
+        return x == y || (isnan(x) && isnan(y));
+    }
+    return LONG_DOMAIN ? a == b : a.x == b.x;
+}
+
+uvec4 combine_extremum(uvec4 a, uvec4 b)
+{
+    if (a.z == REDUCE_EMPTY)
+        return b;
+    if (b.z == REDUCE_EMPTY)
+        return a;
+    if (ARG && same_value(a.xy, b.xy))
+        return (LAST_INDEX ? a.z > b.z : a.z < b.z) ? a : b;
+    return wins(b.xy, a.xy) ? b : a;
+}
+
+/* (max, sum of exp(x - max)), the sum 0 when empty; symmetric in a and b. */
+uvec4 combine_log_sum_exp(uvec4 a, uvec4 b)
+{
+    float max_a = uintBitsToFloat(a.x), max_b = uintBitsToFloat(b.x);
+    float sum_a = uintBitsToFloat(a.y), sum_b = uintBitsToFloat(b.y);
+
+    if (isnan(max_a) || sum_b == 0.0)
+        return a;
+    if (isnan(max_b) || sum_a == 0.0)
+        return b;
+    if (max_a == max_b)
+        return uvec4(a.x, floatBitsToUint(sum_a + sum_b), 0u, 0u);
+    if (max_a > max_b)
+        return uvec4(a.x, floatBitsToUint(sum_a + sum_b * exp(max_b - max_a)), 0u, 0u);
+    return uvec4(b.x, floatBitsToUint(sum_b + sum_a * exp(max_a - max_b)), 0u, 0u);
+}
+
+uvec4 combine(uvec4 a, uvec4 b)
+{
+    if (EXTREMUM)
+        return combine_extremum(a, b);
+    if (FUNCTION == REDUCE_LOG_SUM_EXP)
+        return combine_log_sum_exp(a, b);
+    if (FLOAT_DOMAIN)
+    {
+        float x = uintBitsToFloat(a.x), y = uintBitsToFloat(b.x);
+
+        return uvec4(floatBitsToUint(FUNCTION == REDUCE_MULTIPLY ? x * y : x + y), 0u, 0u, 0u);
+    }
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+    {
+        uint64_t x = packUint2x32(a.xy), y = packUint2x32(b.xy);
+
+        return uvec4(unpackUint2x32(FUNCTION == REDUCE_MULTIPLY ? x * y : x + y), 0u, 0u);
+    }
+#endif
+    return uvec4(FUNCTION == REDUCE_MULTIPLY ? a.x * b.x : a.x + b.x, 0u, 0u, 0u);
+}
+
+VKDML_DEFINE_WORKGROUP_COMBINE(workgroup_combine, uvec4, combine)
+
+/* The state of input element `offset`, reduced index `r`. */
+uvec4 element_state(uvec2 input_base, uint offset, uint r)
+{
+    if (FLOAT_DOMAIN)
+    {
+        float x = tio_load_float(IN_TYPE, input_base, offset);
+
+        if (FUNCTION == REDUCE_LOG_SUM_EXP)
+            return uvec4(floatBitsToUint(x), floatBitsToUint(1.0), 0u, 0u);
+        if (FUNCTION == REDUCE_L1)
+            x = abs(x);
+        else if (FUNCTION == REDUCE_L2 || FUNCTION == REDUCE_SUM_SQUARE)
+            x *= x;
+        return uvec4(floatBitsToUint(x), 0u, r, 0u);
+    }
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+        return uvec4(unpackUint2x32(tio_load_long(IN_TYPE, input_base, offset)), r, 0u);
+#endif
+    uint bits = tio_load_bits(IN_TYPE, input_base, offset);
+
+    if (FUNCTION == REDUCE_L1 && SIGNED)
+        bits = uint(abs(int(bits)));
+    else if (FUNCTION == REDUCE_SUM_SQUARE)
+        bits *= bits;
+    return uvec4(bits, 0u, r, 0u);
+}
+
+/* ---- Results ---- */
+
+void store_result(uint offset, uvec4 state)
+{
+    uvec2 base = tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+
+    if (ARG)
+    {
+        /* INT64 / UINT64 indices as two words: no int64 arithmetic needed. */
+        if (WIDE_INDEX)
+        {
+            tio_store_bits(TIO_TYPE_UINT32, base, 2u * offset, state.z);
+            tio_store_bits(TIO_TYPE_UINT32, base, 2u * offset + 1u, 0u);
+        }
+        else
+        {
+            tio_store_bits(OUT_TYPE, base, offset, state.z);
+        }
+        return;
+    }
+    if (FLOAT_DOMAIN)
+    {
+        float value = uintBitsToFloat(state.x);
+
+        if (FUNCTION == REDUCE_AVERAGE)
+            value /= float(push.reduced_elements);
+        else if (FUNCTION == REDUCE_L2)
+            value = sqrt(value);
+        else if (FUNCTION == REDUCE_LOG_SUM)
+            value = log(value);
+        else if (FUNCTION == REDUCE_LOG_SUM_EXP)
+            value += log(uintBitsToFloat(state.y));
+        tio_store_float(OUT_TYPE, base, offset, value);
+        return;
+    }
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+    {
+        tio_store_long(base, offset, packUint2x32(state.xy));
+        return;
+    }
+#endif
+    tio_store_bits(OUT_TYPE, base, offset, state.x);
+}
+
+uvec2 partial_address(uint output_index, uint part)
+{
+    return tio_element_address(tensor_address(TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI),
+            output_index * push.parts + part, REDUCE_STATE_SIZE);
+}
+
+/* A part's state: into the temporary resource, or finished into the output. */
+void finish(uint output_index, uint part, uint out_offset, uvec4 state)
+{
+    if (PARTIAL)
+        TioVector(partial_address(output_index, part)).v = state;
+    else
+        store_result(out_offset, state);
+}
+
+/* ---- Modes ---- */
+
+void row_main(uint group)
+{
+    uint output_index = group / push.parts, part = group % push.parts, in_offset, out_offset, begin, end, r;
+    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uvec4 state = identity_state();
+
+    /* Uniform across the workgroup, so the barriers of workgroup_combine() stay uniform. */
+    if (output_index >= push.kept_elements)
+        return;
+    kept_offsets(output_index, in_offset, out_offset);
+    begin = part * push.part_size;
+    end = min(push.reduced_elements, begin + push.part_size);
+    for (r = begin + gl_LocalInvocationIndex; r < end; r += REDUCE_THREADS)
+        state = combine(state, element_state(input_base, in_offset + reduced_offset(r), r));
+    state = workgroup_combine(state);
+    if (gl_LocalInvocationIndex == 0u)
+        finish(output_index, part, out_offset, state);
+}
+
+void column_main(uint group)
+{
+    uint columns = (push.kept_elements + REDUCE_THREADS - 1u) / REDUCE_THREADS;
+    uint part = group / columns, output_index = (group % columns) * REDUCE_THREADS + gl_LocalInvocationIndex;
+    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uvec4 state = identity_state();
+    uint in_offset, out_offset, begin, end, r;
+
+    if (part >= push.parts || output_index >= push.kept_elements)
+        return;
+    kept_offsets(output_index, in_offset, out_offset);
+    begin = part * push.part_size;
+    end = min(push.reduced_elements, begin + push.part_size);
+    if (REDUCED_COUNT <= 1u)
+    {
+        uint stride = REDUCED_COUNT == 1u ? push.dims[REDUCED_STRIDES] : 0u;
+
+        for (r = begin; r < end; ++r)
+            state = combine(state, element_state(input_base, in_offset + r * stride, r));
+    }
+    else
+    {
+        for (r = begin; r < end; ++r)
+            state = combine(state, element_state(input_base, in_offset + reduced_offset(r), r));
+    }
+    finish(output_index, part, out_offset, state);
+}
+
+void combine_main(uint group)
+{
+    uint output_index = group * REDUCE_THREADS + gl_LocalInvocationIndex, in_offset, out_offset, part;
+    uvec4 state = identity_state();
+
+    if (output_index >= push.kept_elements)
+        return;
+    for (part = 0u; part < push.parts; ++part)
+        state = combine(state, TioVector(partial_address(output_index, part)).v);
+    kept_offsets(output_index, in_offset, out_offset);
+    store_result(out_offset, state);
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+
+    if (MODE == REDUCE_MODE_ROW)
+        row_main(group);
+    else if (MODE == REDUCE_MODE_COLUMN)
+        column_main(group);
+    else
+        combine_main(group);
+}
