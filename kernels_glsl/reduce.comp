@@ -12,7 +12,8 @@
  *   output type does): x the value;
  *   64-bit integers (INT64, UINT64; the int64 variants): xy the value.
  * z is ARG*'s index (the flattened index over the reduced axes), and marks an empty state
- * (REDUCE_EMPTY) for MIN, MAX and ARG*. NaN wins MIN, MAX and ARG* (README, "Reductions").
+ * (REDUCE_EMPTY) for MIN, MAX and ARG*. NaN wins MIN, MAX and ARG* (README,
+ * "Reductions (REDUCE, ARGMIN, ARGMAX)").
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the input and output types need.
  */
@@ -116,6 +117,9 @@ bool wins(uvec2 a, uvec2 b)
 
         if (isnan(x) || isnan(y))
             return isnan(x) && !isnan(y);
+        /* -0 < +0 for MAX and MIN, as element-wise MAX / MIN order them (ARG* call them a tie). */
+        if (x == y)
+            return LARGEST ? a.x < b.x : a.x > b.x;
         return LARGEST ? x > y : x < y;
     }
 #ifdef VKDML_INT64
@@ -299,7 +303,19 @@ void row_main(uint group)
     kept_offsets(output_index, in_offset, out_offset);
     begin = part * push.part_size;
     end = min(push.reduced_elements, begin + push.part_size);
-    for (r = begin + gl_LocalInvocationIndex; r < end; r += REDUCE_THREADS)
+    r = begin + gl_LocalInvocationIndex;
+    /* REDUCE_UNROLL independent loads in flight per invocation, combined in index order. */
+    for (; r + (REDUCE_UNROLL - 1u) * REDUCE_THREADS < end; r += REDUCE_UNROLL * REDUCE_THREADS)
+    {
+        uvec4 elements[REDUCE_UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            elements[u] = element_state(input_base, in_offset + reduced_offset(r + u * REDUCE_THREADS),
+                    r + u * REDUCE_THREADS);
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            state = combine(state, elements[u]);
+    }
+    for (; r < end; r += REDUCE_THREADS)
         state = combine(state, element_state(input_base, in_offset + reduced_offset(r), r));
     state = workgroup_combine(state);
     if (gl_LocalInvocationIndex == 0u)
@@ -323,7 +339,16 @@ void column_main(uint group)
     {
         uint stride = REDUCED_COUNT == 1u ? push.dims[REDUCED_STRIDES] : 0u;
 
-        for (r = begin; r < end; ++r)
+        for (r = begin; r + REDUCE_UNROLL <= end; r += REDUCE_UNROLL)
+        {
+            uvec4 elements[REDUCE_UNROLL];
+
+            [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+                elements[u] = element_state(input_base, in_offset + (r + u) * stride, r + u);
+            [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+                state = combine(state, elements[u]);
+        }
+        for (; r < end; ++r)
             state = combine(state, element_state(input_base, in_offset + r * stride, r));
     }
     else

@@ -19,6 +19,8 @@
 #define VKDML_REDUCE_INTERFACE_H
 
 #define REDUCE_THREADS 256
+/* Loads in flight per invocation (ROW and COLUMN loops): enough to cover a GPU's memory latency. */
+#define REDUCE_UNROLL 8
 #define REDUCE_STATE_SIZE 16
 #define REDUCE_MAX_DIMS 8
 

@@ -643,7 +643,7 @@ static void test_shapes(void **state)
     }
 }
 
-/* NaN wins MIN, MAX and ARG*; infinities (README, "Reductions"). */
+/* NaN wins MIN, MAX and ARG*; infinities (README, "Reductions (REDUCE, ARGMIN, ARGMAX)"). */
 static void test_special_values(void **state)
 {
     static const struct shape rows = {2, {7, 40}, 1, {1}, LAYOUT_PACKED};
