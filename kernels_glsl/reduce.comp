@@ -277,7 +277,7 @@ void store_result(uint offset, uvec4 state)
 uvec2 partial_address(uint output_index, uint part)
 {
     return tio_element_address(tensor_address(TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI),
-            output_index * push.parts + part, REDUCE_STATE_SIZE);
+            part * push.kept_elements + output_index, REDUCE_STATE_SIZE);
 }
 
 /* A part's state: into the temporary resource, or finished into the output. */

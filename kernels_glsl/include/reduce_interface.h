@@ -12,8 +12,9 @@
  *           invocations read adjacent elements when the innermost kept dimension is contiguous;
  *   COMBINE an invocation per output, combining its PARTS partial states in part order.
  * With PARTS > 1, ROW and COLUMN write partial states (uvec4, REDUCE_STATE_SIZE bytes) into the
- * temporary resource, output-major, and a COMBINE dispatch finishes them: the order of every
- * operation is fixed, so results are the same on every run.
+ * temporary resource, part-major (COLUMN's stores and COMBINE's loads coalesce), and a COMBINE
+ * dispatch finishes them: the order of every operation is fixed, so results are the same on
+ * every run.
  */
 #ifndef VKDML_REDUCE_INTERFACE_H
 #define VKDML_REDUCE_INTERFACE_H

@@ -734,6 +734,91 @@ static void test_documented_examples(void **state)
     run_example(context, DML_OPERATOR_ARGMAX, &arg, &in, ties, &out, last, sizeof(last));
 }
 
+/* ---- Determinism and OWNED_BY_DML ---- */
+
+/* The same input twice gives bit-identical outputs: rows and columns split into parts, whose
+ * partial states a second dispatch combines in a fixed order. */
+static void test_deterministic(void **state)
+{
+    static const UINT row[1] = {9000}, columns[2] = {300, 9}, one[1] = {1}, column_out[2] = {1, 9};
+    static const UINT axis0[1] = {0};
+    struct dml_test_context *context = *state;
+    struct dml_test_binding input = {NULL}, outputs[2] = {{NULL}, {NULL}};
+    uint8_t first[64], second[64];
+    IDMLCompiledOperator *compiled;
+    DML_REDUCE_OPERATOR_DESC desc;
+    ID3D12Resource *persistent;
+    struct tensor in, out;
+    unsigned int i, run;
+    void *bytes;
+
+    for (i = 0; i < 2; ++i)
+    {
+        tensor_init(&in, F32, i ? 2 : 1, i ? columns : row, LAYOUT_PACKED);
+        tensor_init(&out, F32, i ? 2 : 1, i ? column_out : one, LAYOUT_PACKED);
+        tensor_fill(&in, VALUES_RANDOM, 400 + i);
+        desc = (DML_REDUCE_OPERATOR_DESC){i ? DML_REDUCE_FUNCTION_LOG_SUM_EXP : DML_REDUCE_FUNCTION_SUM, &in.t.desc,
+                &out.t.desc, 1, axis0};
+        compiled = dml_test_compile(context, DML_OPERATOR_REDUCE, &desc, DML_EXECUTION_FLAG_NONE);
+        bytes = tensor_bytes(&in);
+        input.buffer = dml_test_create_buffer(context, in.t.buffer.TotalTensorSizeInBytes, bytes);
+        free(bytes);
+        persistent = dml_test_initialize(context, compiled, NULL, 0);
+        for (run = 0; run < 2; ++run)
+        {
+            outputs[run].buffer = dml_test_create_buffer(context, out.t.buffer.TotalTensorSizeInBytes, NULL);
+            dml_test_execute(context, compiled, persistent, &input, 1, &outputs[run], 1);
+        }
+        if (persistent)
+            release_last(persistent);
+        dml_test_read_buffer(context, outputs[0].buffer, 0, first, out.t.buffer.TotalTensorSizeInBytes);
+        dml_test_read_buffer(context, outputs[1].buffer, 0, second, out.t.buffer.TotalTensorSizeInBytes);
+        assert_memory_equal(first, second, out.t.buffer.TotalTensorSizeInBytes);
+        release_last(input.buffer);
+        release_last(outputs[0].buffer);
+        release_last(outputs[1].buffer);
+        release_last(compiled);
+        tensor_cleanup(&in);
+        tensor_cleanup(&out);
+    }
+    assert_no_log_errors();
+}
+
+/* An OWNED_BY_DML input is read from the persistent resource: overwriting its source after
+ * initialization changes nothing. */
+static void test_owned_input(void **state)
+{
+    static const float values[6] = {1, 5, 2, 7, 7, 3}, zeros[6] = {0};
+    static const UINT sizes[2] = {2, 3}, out_sizes[2] = {2, 1}, axis1[1] = {1};
+    static const int64_t expected[2] = {1, 0};     /* row 1 ties: the first */
+    struct dml_test_context *context = *state;
+    struct dml_test_binding owned = {NULL}, input = {NULL}, output = {NULL};
+    struct dml_test_tensor in, out;
+    IDMLCompiledOperator *compiled;
+    ID3D12Resource *persistent;
+    DML_ARGMAX_OPERATOR_DESC desc;
+    int64_t got[2];
+
+    dml_test_tensor_init(&in, F32, 2, sizes, NULL);
+    in.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+    dml_test_tensor_init(&out, I64, 2, out_sizes, NULL);
+    desc = (DML_ARGMAX_OPERATOR_DESC){&in.desc, &out.desc, 1, axis1, DML_AXIS_DIRECTION_INCREASING};
+    compiled = dml_test_compile(context, DML_OPERATOR_ARGMAX, &desc, DML_EXECUTION_FLAG_NONE);
+    owned.buffer = dml_test_create_buffer(context, in.buffer.TotalTensorSizeInBytes, values);
+    output.buffer = dml_test_create_buffer(context, out.buffer.TotalTensorSizeInBytes, NULL);
+    persistent = dml_test_initialize(context, compiled, &owned, 1);
+    dml_test_write_buffer(context, owned.buffer, 0, zeros, sizeof(zeros));
+    dml_test_execute(context, compiled, persistent, &input, 1, &output, 1);
+    dml_test_read_buffer(context, output.buffer, 0, got, sizeof(got));
+    assert_memory_equal(got, expected, sizeof(expected));
+    release_last(owned.buffer);
+    release_last(output.buffer);
+    if (persistent)
+        release_last(persistent);
+    release_last(compiled);
+    assert_no_log_errors();
+}
+
 /* ---- Desc rules ---- */
 
 static void test_invalid(void **state)
@@ -803,6 +888,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_arg_operators, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_shapes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_special_values, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_deterministic, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_owned_input, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 
