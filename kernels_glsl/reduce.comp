@@ -200,6 +200,7 @@ uvec4 combine(uvec4 a, uvec4 b)
 }
 
 VKDML_DEFINE_WORKGROUP_COMBINE(workgroup_combine, uvec4, combine)
+VKDML_DEFINE_SUBGROUP_COMBINE(subgroup_combine, uvec4, combine)
 
 /* The state of input element `offset`, reduced index `r`. */
 uvec4 element_state(uvec2 input_base, uint offset, uint r)
@@ -322,6 +323,35 @@ void row_main(uint group)
         finish(output_index, part, out_offset, state);
 }
 
+/* An output per subgroup: rows too short to keep a workgroup busy. */
+void subgroup_row_main(uint group)
+{
+    uint output_index = group * gl_NumSubgroups + gl_SubgroupID, in_offset, out_offset, r;
+    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uvec4 state = identity_state();
+
+    /* Uniform across the subgroup, which stays full for the shuffles. */
+    if (output_index >= push.kept_elements)
+        return;
+    kept_offsets(output_index, in_offset, out_offset);
+    r = gl_SubgroupInvocationID;
+    for (; r + (REDUCE_UNROLL - 1u) * gl_SubgroupSize < push.reduced_elements; r += REDUCE_UNROLL * gl_SubgroupSize)
+    {
+        uvec4 elements[REDUCE_UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            elements[u] = element_state(input_base, in_offset + reduced_offset(r + u * gl_SubgroupSize),
+                    r + u * gl_SubgroupSize);
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            state = combine(state, elements[u]);
+    }
+    for (; r < push.reduced_elements; r += gl_SubgroupSize)
+        state = combine(state, element_state(input_base, in_offset + reduced_offset(r), r));
+    state = subgroup_combine(state);
+    if (subgroupElect())
+        store_result(out_offset, state);
+}
+
 void column_main(uint group)
 {
     uint columns = (push.kept_elements + REDUCE_THREADS - 1u) / REDUCE_THREADS;
@@ -378,6 +408,8 @@ void main()
 
     if (MODE == REDUCE_MODE_ROW)
         row_main(group);
+    else if (MODE == REDUCE_MODE_SUBGROUP_ROW)
+        subgroup_row_main(group);
     else if (MODE == REDUCE_MODE_COLUMN)
         column_main(group);
     else

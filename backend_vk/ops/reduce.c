@@ -11,6 +11,7 @@
  * are the operators' with AxisDirection INCREASING. (The generic layer checks the enums.)
  */
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "ops_private.h"
@@ -34,6 +35,11 @@
 /* COLUMN mode also takes reductions this short whose kept elements are not contiguous: an
  * invocation per output beats a mostly idle workgroup per output. */
 #define REDUCE_SHORT_REDUCTION 32
+/* The longest rows a subgroup reduces alone (SUBGROUP_ROW); longer ones get a workgroup. */
+#define REDUCE_SUBGROUP_ROW_MAX 2048
+
+/* By REDUCE_MODE_*, for trace messages (the tests read them). */
+static const char *const mode_names[] = {"row", "column", "combine", "subgroup-row"};
 
 /* The attributes of the three operators, in one form. */
 struct reduce_params
@@ -177,6 +183,7 @@ struct reduce_plan
     struct vkdml_axes_layout layout;
     uint32_t mode;
     uint32_t parts, part_size;
+    uint32_t rows_per_group;            /* SUBGROUP_ROW: a subgroup per output */
 };
 
 static uint32_t axes_mask(const struct reduce_params *p)
@@ -194,16 +201,25 @@ static uint64_t div_up(uint64_t a, uint64_t b)
 }
 
 /* COLUMN when adjacent invocations read adjacent elements (the innermost kept dimension is
- * contiguous) or the reductions are short; ROW otherwise. Parts when the outputs alone would
+ * contiguous) or the reductions are short; SUBGROUP_ROW for rows up to REDUCE_SUBGROUP_ROW_MAX
+ * over enough outputs to fill its workgroups; ROW otherwise. Parts when the outputs alone would
  * leave a large GPU idle. */
-static void plan_reduction(struct reduce_plan *plan)
+static void plan_reduction(const struct vkdml_compile *compile, struct reduce_plan *plan)
 {
     const struct vkdml_axes_layout *layout = &plan->layout;
     uint64_t kept = layout->kept_elements, reduced = layout->reduced_elements, groups, parts;
     bool column = layout->kept_count && (layout->kept_strides[0][layout->kept_count - 1] == 1
             || reduced <= REDUCE_SHORT_REDUCTION);
 
+    plan->rows_per_group = REDUCE_THREADS / compile->vk->caps.subgroup_size;
     plan->mode = column ? REDUCE_MODE_COLUMN : REDUCE_MODE_ROW;
+    if (!column && reduced <= REDUCE_SUBGROUP_ROW_MAX && kept >= plan->rows_per_group)
+    {
+        plan->mode = REDUCE_MODE_SUBGROUP_ROW;
+        plan->parts = 1;
+        plan->part_size = (uint32_t)reduced;
+        return;
+    }
     groups = column ? div_up(kept, REDUCE_THREADS) : kept;
     parts = 1;
     if (groups < REDUCE_TARGET_GROUPS)
@@ -285,12 +301,16 @@ HRESULT vkdml_reduce_compile(struct vkdml_compile *compile)
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "reduce", NULL, kernel_features(op, &p), &kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no reduce kernel variant holds these types on this device.");
     vkdml_axes_layout_init(&plan.layout, tensors, 2, axes_mask(&p));
-    plan_reduction(&plan);
+    plan_reduction(compile, &plan);
+    TRACE("Reduce kernel: %s, %" PRIu64 " outputs of %" PRIu64 " elements (%u kept, %u reduced dimensions), "
+            "%u part(s).", mode_names[plan.mode], plan.layout.kept_elements, plan.layout.reduced_elements,
+            plan.layout.kept_count, plan.layout.reduced_count, plan.parts);
     temp = place_partials(compile, &plan);
     fill_spec(compile, &p, &plan, &temp, spec);
     fill_push(&plan, &push);
 
     count = plan.mode == REDUCE_MODE_ROW ? plan.layout.kept_elements
+            : plan.mode == REDUCE_MODE_SUBGROUP_ROW ? div_up(plan.layout.kept_elements, plan.rows_per_group)
             : div_up(plan.layout.kept_elements, REDUCE_THREADS);
     if (FAILED(hr = vkdml_spread_groups(compile, count * plan.parts, groups)))
         return hr;

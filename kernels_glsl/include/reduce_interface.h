@@ -4,13 +4,16 @@
  *
  * The input is seen through a struct vkdml_axes_layout (ops_private.h): K outputs (the kept
  * dimensions, flattened) each reduce R input elements (the reduced dimensions, flattened in the
- * tensor's order: an ARG* index is that flattened index). Three modes:
- *   ROW     a workgroup per (output, part): its invocations stride over the part's reduced
- *           elements and combine through subgroup shuffles and shared memory (the reduced
- *           elements are contiguous, or the kept ones are not);
- *   COLUMN  an invocation per (output, part), looping over the part's reduced elements: adjacent
- *           invocations read adjacent elements when the innermost kept dimension is contiguous;
- *   COMBINE an invocation per output, combining its PARTS partial states in part order.
+ * tensor's order: an ARG* index is that flattened index). The modes:
+ *   ROW           a workgroup per (output, part): its invocations stride over the part's reduced
+ *                 elements and combine through subgroup shuffles and shared memory (the reduced
+ *                 elements are contiguous, or the kept ones are not);
+ *   SUBGROUP_ROW  ROW with a subgroup per output and no parts, for rows too short to keep a
+ *                 workgroup busy;
+ *   COLUMN        an invocation per (output, part), looping over the part's reduced elements:
+ *                 adjacent invocations read adjacent elements when the innermost kept dimension
+ *                 is contiguous;
+ *   COMBINE       an invocation per output, combining its PARTS partial states in part order.
  * With PARTS > 1, ROW and COLUMN write partial states (uvec4, REDUCE_STATE_SIZE bytes) into the
  * temporary resource, part-major (COLUMN's stores and COMBINE's loads coalesce), and a COMBINE
  * dispatch finishes them: the order of every operation is fixed, so results are the same on
@@ -28,6 +31,7 @@
 #define REDUCE_MODE_ROW 0
 #define REDUCE_MODE_COLUMN 1
 #define REDUCE_MODE_COMBINE 2
+#define REDUCE_MODE_SUBGROUP_ROW 3
 
 /* DML_REDUCE_FUNCTION values. */
 #define REDUCE_ARGMAX 0

@@ -62,6 +62,8 @@ static const struct shape shapes[] =
     {1, {9000}, 1, {0}, LAYOUT_PACKED},                     /* a row in parts */
     {8, {2, 2, 2, 2, 2, 2, 2, 3}, 4, {0, 2, 4, 6}, LAYOUT_PACKED},   /* rank 8, interleaved axes */
     {2, {1000, 3}, 1, {1}, LAYOUT_PADDED},                  /* short rows, strided */
+    {3, {40, 2, 50}, 2, {0, 2}, LAYOUT_PACKED},             /* a row per subgroup, non-adjacent */
+    {2, {64, 1000}, 1, {1}, LAYOUT_BROADCAST},              /* a row per subgroup, broadcast */
 };
 
 struct reduce_case
