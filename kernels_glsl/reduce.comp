@@ -391,13 +391,39 @@ void column_main(uint group)
 
 void combine_main(uint group)
 {
-    uint output_index = group * REDUCE_THREADS + gl_LocalInvocationIndex, in_offset, out_offset, part;
+    uint output_index = group * REDUCE_THREADS + gl_LocalInvocationIndex, in_offset, out_offset, part = 0u;
     uvec4 state = identity_state();
 
     if (output_index >= push.kept_elements)
         return;
-    for (part = 0u; part < push.parts; ++part)
+    for (; part + REDUCE_UNROLL <= push.parts; part += REDUCE_UNROLL)
+    {
+        uvec4 partials[REDUCE_UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            partials[u] = TioVector(partial_address(output_index, part + u)).v;
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            state = combine(state, partials[u]);
+    }
+    for (; part < push.parts; ++part)
         state = combine(state, TioVector(partial_address(output_index, part)).v);
+    kept_offsets(output_index, in_offset, out_offset);
+    store_result(out_offset, state);
+}
+
+/* COMBINE with a workgroup per output: many parts over few outputs (a whole-tensor reduction). */
+void combine_row_main(uint group)
+{
+    uint output_index = group, in_offset, out_offset, part;
+    uvec4 state = identity_state();
+
+    if (output_index >= push.kept_elements)
+        return;
+    for (part = gl_LocalInvocationIndex; part < push.parts; part += REDUCE_THREADS)
+        state = combine(state, TioVector(partial_address(output_index, part)).v);
+    state = workgroup_combine(state);
+    if (gl_LocalInvocationIndex != 0u)
+        return;
     kept_offsets(output_index, in_offset, out_offset);
     store_result(out_offset, state);
 }
@@ -412,6 +438,8 @@ void main()
         subgroup_row_main(group);
     else if (MODE == REDUCE_MODE_COLUMN)
         column_main(group);
-    else
+    else if (MODE == REDUCE_MODE_COMBINE)
         combine_main(group);
+    else
+        combine_row_main(group);
 }

@@ -35,11 +35,13 @@
 /* COLUMN mode also takes reductions this short whose kept elements are not contiguous: an
  * invocation per output beats a mostly idle workgroup per output. */
 #define REDUCE_SHORT_REDUCTION 32
+/* The most parts an invocation combines alone (COMBINE); more get a workgroup (COMBINE_ROW). */
+#define REDUCE_COMBINE_LOOP_MAX 32
 /* The longest rows a subgroup reduces alone (SUBGROUP_ROW); longer ones get a workgroup. */
 #define REDUCE_SUBGROUP_ROW_MAX 2048
 
 /* By REDUCE_MODE_*, for trace messages (the tests read them). */
-static const char *const mode_names[] = {"row", "column", "combine", "subgroup-row"};
+static const char *const mode_names[] = {"row", "column", "combine", "subgroup-row", "combine-row"};
 
 /* The attributes of the three operators, in one form. */
 struct reduce_params
@@ -320,9 +322,11 @@ HRESULT vkdml_reduce_compile(struct vkdml_compile *compile)
     if (plan.parts == 1)
         return S_OK;
 
-    spec[REDUCE_SPEC_MODE] = REDUCE_MODE_COMBINE;
+    spec[REDUCE_SPEC_MODE] = plan.parts > REDUCE_COMBINE_LOOP_MAX ? REDUCE_MODE_COMBINE_ROW : REDUCE_MODE_COMBINE;
     spec[REDUCE_SPEC_PARTIAL] = 0;
-    if (FAILED(hr = vkdml_spread_groups(compile, div_up(plan.layout.kept_elements, REDUCE_THREADS), groups)))
+    count = plan.parts > REDUCE_COMBINE_LOOP_MAX ? plan.layout.kept_elements
+            : div_up(plan.layout.kept_elements, REDUCE_THREADS);
+    if (FAILED(hr = vkdml_spread_groups(compile, count, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, REDUCE_SPEC_COUNT, &push, sizeof(push), groups, true);
 }

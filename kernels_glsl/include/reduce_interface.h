@@ -13,10 +13,11 @@
  *   COLUMN        an invocation per (output, part), looping over the part's reduced elements:
  *                 adjacent invocations read adjacent elements when the innermost kept dimension
  *                 is contiguous;
- *   COMBINE       an invocation per output, combining its PARTS partial states in part order.
+ *   COMBINE       an invocation per output, combining its PARTS partial states in part order;
+ *   COMBINE_ROW   COMBINE with a workgroup per output, for many parts (a whole-tensor reduction).
  * With PARTS > 1, ROW and COLUMN write partial states (uvec4, REDUCE_STATE_SIZE bytes) into the
  * temporary resource, part-major (COLUMN's stores and COMBINE's loads coalesce), and a COMBINE
- * dispatch finishes them: the order of every operation is fixed, so results are the same on
+ * or COMBINE_ROW dispatch finishes them: the order of every operation is fixed, so results are the same on
  * every run.
  */
 #ifndef VKDML_REDUCE_INTERFACE_H
@@ -32,6 +33,7 @@
 #define REDUCE_MODE_COLUMN 1
 #define REDUCE_MODE_COMBINE 2
 #define REDUCE_MODE_SUBGROUP_ROW 3
+#define REDUCE_MODE_COMBINE_ROW 4
 
 /* DML_REDUCE_FUNCTION values. */
 #define REDUCE_ARGMAX 0

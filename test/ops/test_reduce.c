@@ -64,6 +64,7 @@ static const struct shape shapes[] =
     {2, {1000, 3}, 1, {1}, LAYOUT_PADDED},                  /* short rows, strided */
     {3, {40, 2, 50}, 2, {0, 2}, LAYOUT_PACKED},             /* a row per subgroup, non-adjacent */
     {2, {64, 1000}, 1, {1}, LAYOUT_BROADCAST},              /* a row per subgroup, broadcast */
+    {2, {3000, 9}, 1, {0}, LAYOUT_PADDED},                  /* columns in many parts */
 };
 
 struct reduce_case
