@@ -324,15 +324,11 @@ void row_main(uint group)
 }
 
 /* An output per subgroup: rows too short to keep a workgroup busy. */
-void subgroup_row_main(uint group)
+void subgroup_row(uvec2 input_base, uint output_index)
 {
-    uint output_index = group * gl_NumSubgroups + gl_SubgroupID, in_offset, out_offset, r;
-    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
     uvec4 state = identity_state();
+    uint in_offset, out_offset, r;
 
-    /* Uniform across the subgroup, which stays full for the shuffles. */
-    if (output_index >= push.kept_elements)
-        return;
     kept_offsets(output_index, in_offset, out_offset);
     r = gl_SubgroupInvocationID;
     for (; r + (REDUCE_UNROLL - 1u) * gl_SubgroupSize < push.reduced_elements; r += REDUCE_UNROLL * gl_SubgroupSize)
@@ -350,6 +346,19 @@ void subgroup_row_main(uint group)
     state = subgroup_combine(state);
     if (subgroupElect())
         store_result(out_offset, state);
+}
+
+/* The C side counts rows per workgroup with the device's subgroup size; a grid-stride loop keeps
+ * every row covered should the pipeline run with another. */
+void subgroup_row_main(uint group)
+{
+    uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z * gl_NumSubgroups, output_index;
+    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+
+    /* Uniform across the subgroup, which stays full for the shuffles. */
+    for (output_index = group * gl_NumSubgroups + gl_SubgroupID; output_index < push.kept_elements;
+            output_index += stride)
+        subgroup_row(input_base, output_index);
 }
 
 void column_main(uint group)

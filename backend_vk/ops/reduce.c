@@ -262,7 +262,6 @@ static void fill_spec(const struct vkdml_compile *compile, const struct reduce_p
 {
     const struct vkdml_operator_view *op = compile->op;
 
-    spec[REDUCE_SPEC_MODE] = plan->mode;
     spec[REDUCE_SPEC_FUNCTION] = p->function;
     spec[REDUCE_SPEC_LAST_INDEX] = p->direction == DML_AXIS_DIRECTION_DECREASING;
     spec[REDUCE_SPEC_INPUT_TYPE] = op->inputs[0]->DataType;
@@ -287,17 +286,49 @@ static struct vkdml_tensor_location place_partials(struct vkdml_compile *compile
     return temp;
 }
 
+/* Workgroups of a dispatch in `mode`, over all parts for ROW and COLUMN. */
+static uint64_t mode_groups(const struct reduce_plan *plan, uint32_t mode)
+{
+    uint64_t kept = plan->layout.kept_elements;
+
+    switch (mode)
+    {
+        case REDUCE_MODE_ROW:
+            return kept * plan->parts;
+        case REDUCE_MODE_COLUMN:
+            return div_up(kept, REDUCE_THREADS) * plan->parts;
+        case REDUCE_MODE_SUBGROUP_ROW:
+            return div_up(kept, plan->rows_per_group);
+        case REDUCE_MODE_COMBINE_ROW:
+            return kept;
+        default:
+            return div_up(kept, REDUCE_THREADS);
+    }
+}
+
+static HRESULT add_dispatch(struct vkdml_compile *compile, enum vkdml_kernel_id kernel, const struct reduce_plan *plan,
+        uint32_t spec[REDUCE_SPEC_COUNT], const struct reduce_push *push, uint32_t mode)
+{
+    uint32_t groups[3];
+    HRESULT hr;
+
+    spec[REDUCE_SPEC_MODE] = mode;
+    if (FAILED(hr = vkdml_spread_groups(compile, mode_groups(plan, mode), groups)))
+        return hr;
+    return vkdml_compile_add_dispatch(compile, kernel, spec, REDUCE_SPEC_COUNT, push, sizeof(*push), groups,
+            mode == REDUCE_MODE_COMBINE || mode == REDUCE_MODE_COMBINE_ROW);
+}
+
 HRESULT vkdml_reduce_compile(struct vkdml_compile *compile)
 {
     const struct vkdml_operator_view *op = compile->op;
     const DML_BUFFER_TENSOR_DESC *tensors[2] = {op->inputs[0], op->outputs[0]};
     struct reduce_params p = reduce_params(op);
-    uint32_t spec[REDUCE_SPEC_COUNT] = {0}, groups[3];
+    uint32_t spec[REDUCE_SPEC_COUNT] = {0};
     struct vkdml_tensor_location temp;
     enum vkdml_kernel_id kernel;
     struct reduce_push push;
     struct reduce_plan plan;
-    uint64_t count;
     HRESULT hr;
 
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "reduce", NULL, kernel_features(op, &p), &kernel))
@@ -310,23 +341,9 @@ HRESULT vkdml_reduce_compile(struct vkdml_compile *compile)
     temp = place_partials(compile, &plan);
     fill_spec(compile, &p, &plan, &temp, spec);
     fill_push(&plan, &push);
-
-    count = plan.mode == REDUCE_MODE_ROW ? plan.layout.kept_elements
-            : plan.mode == REDUCE_MODE_SUBGROUP_ROW ? div_up(plan.layout.kept_elements, plan.rows_per_group)
-            : div_up(plan.layout.kept_elements, REDUCE_THREADS);
-    if (FAILED(hr = vkdml_spread_groups(compile, count * plan.parts, groups)))
+    if (FAILED(hr = add_dispatch(compile, kernel, &plan, spec, &push, plan.mode)) || plan.parts == 1)
         return hr;
-    if (FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, REDUCE_SPEC_COUNT, &push, sizeof(push),
-            groups, false)))
-        return hr;
-    if (plan.parts == 1)
-        return S_OK;
-
-    spec[REDUCE_SPEC_MODE] = plan.parts > REDUCE_COMBINE_LOOP_MAX ? REDUCE_MODE_COMBINE_ROW : REDUCE_MODE_COMBINE;
     spec[REDUCE_SPEC_PARTIAL] = 0;
-    count = plan.parts > REDUCE_COMBINE_LOOP_MAX ? plan.layout.kept_elements
-            : div_up(plan.layout.kept_elements, REDUCE_THREADS);
-    if (FAILED(hr = vkdml_spread_groups(compile, count, groups)))
-        return hr;
-    return vkdml_compile_add_dispatch(compile, kernel, spec, REDUCE_SPEC_COUNT, &push, sizeof(push), groups, true);
+    return add_dispatch(compile, kernel, &plan, spec, &push,
+            plan.parts > REDUCE_COMBINE_LOOP_MAX ? REDUCE_MODE_COMBINE_ROW : REDUCE_MODE_COMBINE);
 }
