@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 /*
  * DML_OPERATOR_REDUCE (every DML_REDUCE_FUNCTION), DML_OPERATOR_ARGMIN and DML_OPERATOR_ARGMAX over
- * any set of axes; reduce_interface.h has the modes (ROW, COLUMN, COMBINE) and the layout.
+ * any set of axes; reduce_interface.h has the modes (ROW, SUBGROUP_ROW, COLUMN, COMBINE, COMBINE_ROW)
+ * and the layout.
  *
  * A reduction carries a state (uvec4) through one combine() per input element, then across
  * invocations and parts; store_result() finishes it (AVERAGE's division, L2's square root, the

@@ -822,6 +822,45 @@ static void test_owned_input(void **state)
     assert_no_log_errors();
 }
 
+/* ---- The plans of the GPU benchmarks' shapes (compiled, not run) ---- */
+
+static void check_plan(struct dml_test_context *context, DML_TENSOR_DATA_TYPE type, UINT axis_count,
+        const UINT *axes, const char *expected)
+{
+    static const UINT sizes[2] = {8192, 8192};
+    UINT out_sizes[2] = {8192, 8192}, i;
+    struct dml_test_tensor in, out;
+    IDMLCompiledOperator *compiled;
+    DML_REDUCE_OPERATOR_DESC desc;
+    char trace[256];
+
+    for (i = 0; i < axis_count; ++i)
+        out_sizes[axes[i]] = 1;
+    dml_test_tensor_init(&in, type, 2, sizes, NULL);
+    dml_test_tensor_init(&out, type, 2, out_sizes, NULL);
+    desc = (DML_REDUCE_OPERATOR_DESC){DML_REDUCE_FUNCTION_SUM, &in.desc, &out.desc, axis_count, axes};
+    compiled = dml_test_compile_traced(context, DML_OPERATOR_REDUCE, &desc, DML_EXECUTION_FLAG_NONE,
+            "Reduce kernel: ", trace, sizeof(trace));
+    if (trace[0] && strcmp(trace, expected))
+        fail_msg("8192x8192 over %u axes: \"%s\", expected \"%s\"", axis_count, trace, expected);
+    release_last(compiled);
+}
+
+/* Rows: a workgroup each, enough of them; the first axis: 32 column groups, each in 32 parts;
+ * everything: 1024 parts. */
+static void test_plans(void **state)
+{
+    static const UINT last[1] = {1}, first[1] = {0}, both[2] = {0, 1};
+
+    check_plan(*state, F32, 1, last,
+            "row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 1 part(s).");
+    check_plan(*state, F16, 1, first,
+            "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 32 part(s).");
+    check_plan(*state, F32, 2, both,
+            "row, 1 outputs of 67108864 elements (0 kept, 1 reduced dimensions), 1024 part(s).");
+    assert_no_log_errors();
+}
+
 /* ---- Desc rules ---- */
 
 static void test_invalid(void **state)
@@ -893,6 +932,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_special_values, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_owned_input, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_plans, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 
