@@ -34,6 +34,7 @@ layout(constant_id = REDUCE_SPEC_OUTPUT_TYPE) const uint OUT_TYPE = TIO_TYPE_FLO
 layout(constant_id = REDUCE_SPEC_KEPT_COUNT) const uint KEPT_COUNT = 0;
 layout(constant_id = REDUCE_SPEC_REDUCED_COUNT) const uint REDUCED_COUNT = 1;
 layout(constant_id = REDUCE_SPEC_PARTIAL) const bool PARTIAL = false;
+layout(constant_id = REDUCE_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = REDUCE_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
 layout(constant_id = REDUCE_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
 layout(constant_id = REDUCE_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
@@ -203,32 +204,106 @@ uvec4 combine(uvec4 a, uvec4 b)
 VKDML_DEFINE_WORKGROUP_COMBINE(workgroup_combine, uvec4, combine)
 VKDML_DEFINE_SUBGROUP_COMBINE(subgroup_combine, uvec4, combine)
 
-/* The state of input element `offset`, reduced index `r`. */
-uvec4 element_state(uvec2 input_base, uint offset, uint r)
+/* The state of float `x` at reduced index `r` (FLOAT_DOMAIN). */
+uvec4 float_state(float x, uint r)
 {
-    if (FLOAT_DOMAIN)
-    {
-        float x = tio_load_float(IN_TYPE, input_base, offset);
+    if (FUNCTION == REDUCE_LOG_SUM_EXP)
+        return uvec4(floatBitsToUint(x), floatBitsToUint(1.0), 0u, 0u);
+    if (FUNCTION == REDUCE_L1)
+        x = abs(x);
+    else if (FUNCTION == REDUCE_L2 || FUNCTION == REDUCE_SUM_SQUARE)
+        x *= x;
+    return uvec4(floatBitsToUint(x), 0u, r, 0u);
+}
 
-        if (FUNCTION == REDUCE_LOG_SUM_EXP)
-            return uvec4(floatBitsToUint(x), floatBitsToUint(1.0), 0u, 0u);
-        if (FUNCTION == REDUCE_L1)
-            x = abs(x);
-        else if (FUNCTION == REDUCE_L2 || FUNCTION == REDUCE_SUM_SQUARE)
-            x *= x;
-        return uvec4(floatBitsToUint(x), 0u, r, 0u);
-    }
-#ifdef VKDML_INT64
-    if (LONG_DOMAIN)
-        return uvec4(unpackUint2x32(tio_load_long(IN_TYPE, input_base, offset)), r, 0u);
-#endif
-    uint bits = tio_load_bits(IN_TYPE, input_base, offset);
-
+/* The state of an integer of up to 32 bits, sign- or zero-extended, at reduced index `r`. */
+uvec4 int_state(uint bits, uint r)
+{
     if (FUNCTION == REDUCE_L1 && SIGNED)
         bits = uint(abs(int(bits)));
     else if (FUNCTION == REDUCE_SUM_SQUARE)
         bits *= bits;
     return uvec4(bits, 0u, r, 0u);
+}
+
+/* The state of input element `offset`, reduced index `r`. */
+uvec4 element_state(uvec2 input_base, uint offset, uint r)
+{
+    if (FLOAT_DOMAIN)
+        return float_state(tio_load_float(IN_TYPE, input_base, offset), r);
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+        return uvec4(unpackUint2x32(tio_load_long(IN_TYPE, input_base, offset)), r, 0u);
+#endif
+    return int_state(tio_load_bits(IN_TYPE, input_base, offset), r);
+}
+
+/* VECTOR (4) elements in one load: vector `v` from the input's base, 16 bytes of 32-bit elements
+ * or 8 of FLOAT16 (in .xy). */
+uvec4 load_vector(uvec2 input_base, uint v)
+{
+    if (IN_TYPE == TIO_TYPE_FLOAT16)
+        return uvec4(TioPair(tio_element_address(input_base, v, 8u)).v, 0u, 0u);
+    return TioVector(tio_element_address(input_base, v, 16u)).v;
+}
+
+/* Combines the VECTOR elements of `words` (load_vector), reduced indices r, r + 1 ..., in order. */
+uvec4 combine_vector(uvec4 state, uvec4 words, uint r)
+{
+    [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+    {
+        uvec4 element;
+
+        if (IN_TYPE == TIO_TYPE_FLOAT16)
+            element = float_state(unpackHalf2x16(words[j / 2u] >> (16u * (j % 2u))).x, r + j);
+        else if (FLOAT_DOMAIN)
+            element = float_state(uintBitsToFloat(words[j]), r + j);
+        else
+            element = int_state(words[j], r + j);
+        state = combine(state, element);
+    }
+    return state;
+}
+
+/* Invocation `lane` of `width` striding over reduced elements [begin, end) of the row at input
+ * offset `row`: REDUCE_UNROLL loads in flight, of VECTOR elements where the layout allows
+ * (reduce.c: contiguous rows, 4-element aligned, begin and end too), combined in index order. */
+uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, uint width)
+{
+    uvec4 state = identity_state();
+    uint r, v;
+
+    if (VECTOR > 1u)
+    {
+        const uint UNROLL = REDUCE_UNROLL / 2u;
+
+        v = (row + begin) / VECTOR + lane;
+        for (r = begin + lane * VECTOR; r + (UNROLL - 1u) * width * VECTOR < end; r += UNROLL * width * VECTOR)
+        {
+            uvec4 words[UNROLL];
+
+            [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
+                words[u] = load_vector(input_base, v + u * width);
+            [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
+                state = combine_vector(state, words[u], r + u * width * VECTOR);
+            v += UNROLL * width;
+        }
+        for (; r < end; r += width * VECTOR, v += width)
+            state = combine_vector(state, load_vector(input_base, v), r);
+        return state;
+    }
+    for (r = begin + lane; r + (REDUCE_UNROLL - 1u) * width < end; r += REDUCE_UNROLL * width)
+    {
+        uvec4 elements[REDUCE_UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            elements[u] = element_state(input_base, row + reduced_offset(r + u * width), r + u * width);
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            state = combine(state, elements[u]);
+    }
+    for (; r < end; r += width)
+        state = combine(state, element_state(input_base, row + reduced_offset(r), r));
+    return state;
 }
 
 /* ---- Results ---- */
@@ -295,9 +370,9 @@ void finish(uint output_index, uint part, uint out_offset, uvec4 state)
 
 void row_main(uint group)
 {
-    uint output_index = group / push.parts, part = group % push.parts, in_offset, out_offset, begin, end, r;
+    uint output_index = group / push.parts, part = group % push.parts, in_offset, out_offset, begin, end;
     uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
-    uvec4 state = identity_state();
+    uvec4 state;
 
     /* Uniform across the workgroup, so the barriers of workgroup_combine() stay uniform. */
     if (output_index >= push.kept_elements)
@@ -305,20 +380,7 @@ void row_main(uint group)
     kept_offsets(output_index, in_offset, out_offset);
     begin = part * push.part_size;
     end = min(push.reduced_elements, begin + push.part_size);
-    r = begin + gl_LocalInvocationIndex;
-    /* REDUCE_UNROLL independent loads in flight per invocation, combined in index order. */
-    for (; r + (REDUCE_UNROLL - 1u) * REDUCE_THREADS < end; r += REDUCE_UNROLL * REDUCE_THREADS)
-    {
-        uvec4 elements[REDUCE_UNROLL];
-
-        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            elements[u] = element_state(input_base, in_offset + reduced_offset(r + u * REDUCE_THREADS),
-                    r + u * REDUCE_THREADS);
-        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            state = combine(state, elements[u]);
-    }
-    for (; r < end; r += REDUCE_THREADS)
-        state = combine(state, element_state(input_base, in_offset + reduced_offset(r), r));
+    state = stride_row(input_base, in_offset, begin, end, gl_LocalInvocationIndex, REDUCE_THREADS);
     state = workgroup_combine(state);
     if (gl_LocalInvocationIndex == 0u)
         finish(output_index, part, out_offset, state);
@@ -327,23 +389,11 @@ void row_main(uint group)
 /* An output per subgroup: rows too short to keep a workgroup busy. */
 void subgroup_row(uvec2 input_base, uint output_index)
 {
-    uvec4 state = identity_state();
-    uint in_offset, out_offset, r;
+    uint in_offset, out_offset;
+    uvec4 state;
 
     kept_offsets(output_index, in_offset, out_offset);
-    r = gl_SubgroupInvocationID;
-    for (; r + (REDUCE_UNROLL - 1u) * gl_SubgroupSize < push.reduced_elements; r += REDUCE_UNROLL * gl_SubgroupSize)
-    {
-        uvec4 elements[REDUCE_UNROLL];
-
-        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            elements[u] = element_state(input_base, in_offset + reduced_offset(r + u * gl_SubgroupSize),
-                    r + u * gl_SubgroupSize);
-        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            state = combine(state, elements[u]);
-    }
-    for (; r < push.reduced_elements; r += gl_SubgroupSize)
-        state = combine(state, element_state(input_base, in_offset + reduced_offset(r), r));
+    state = stride_row(input_base, in_offset, 0u, push.reduced_elements, gl_SubgroupInvocationID, gl_SubgroupSize);
     state = subgroup_combine(state);
     if (subgroupElect())
         store_result(out_offset, state);

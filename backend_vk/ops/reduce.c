@@ -35,6 +35,8 @@
 /* COLUMN mode also takes reductions this short whose kept elements are not contiguous: an
  * invocation per output beats a mostly idle workgroup per output. */
 #define REDUCE_SHORT_REDUCTION 32
+/* Elements per vector load in rows: 16 bytes of 32-bit types, 8 of FLOAT16. */
+#define REDUCE_VECTOR 4
 /* The most parts an invocation combines alone (COMBINE); more get a workgroup (COMBINE_ROW). */
 #define REDUCE_COMBINE_LOOP_MAX 32
 /* The longest rows a subgroup reduces alone (SUBGROUP_ROW); longer ones get a workgroup. */
@@ -186,6 +188,7 @@ struct reduce_plan
     uint32_t mode;
     uint32_t parts, part_size;
     uint32_t rows_per_group;            /* SUBGROUP_ROW: a subgroup per output */
+    uint32_t vector;                    /* elements per load in ROW and SUBGROUP_ROW: 1 or REDUCE_VECTOR */
 };
 
 static uint32_t axes_mask(const struct reduce_params *p)
@@ -200,6 +203,32 @@ static uint32_t axes_mask(const struct reduce_params *p)
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
     return (a + b - 1) / b;
+}
+
+/* Rows read in vectors of REDUCE_VECTOR elements: one contiguous reduced dimension, every row and
+ * every part starting at a multiple of the vector (the binding's offset is 16-byte aligned:
+ * DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, persistent inputs 256). */
+static uint32_t vector_width(const struct vkdml_compile *compile, const struct reduce_plan *plan)
+{
+    const struct vkdml_axes_layout *layout = &plan->layout;
+    DML_TENSOR_DATA_TYPE type = compile->op->inputs[0]->DataType;
+    uint32_t i;
+
+    if (plan->mode != REDUCE_MODE_ROW && plan->mode != REDUCE_MODE_SUBGROUP_ROW)
+        return 1;
+    if (type != DML_TENSOR_DATA_TYPE_FLOAT32 && type != DML_TENSOR_DATA_TYPE_FLOAT16
+            && type != DML_TENSOR_DATA_TYPE_INT32 && type != DML_TENSOR_DATA_TYPE_UINT32)
+        return 1;
+    if (layout->reduced_count != 1 || layout->reduced_strides[0][0] != 1
+            || layout->reduced_elements % REDUCE_VECTOR || plan->part_size % REDUCE_VECTOR
+            || compile->inputs[0].offset % (REDUCE_VECTOR * vkdml_element_size(type)))
+        return 1;
+    for (i = 0; i < layout->kept_count; ++i)
+    {
+        if (layout->kept_strides[0][i] % REDUCE_VECTOR)
+            return 1;
+    }
+    return REDUCE_VECTOR;
 }
 
 /* COLUMN when adjacent invocations read adjacent elements (the innermost kept dimension is
@@ -230,7 +259,8 @@ static void plan_reduction(const struct vkdml_compile *compile, struct reduce_pl
         parts = VKDML_MIN(parts, div_up(reduced, column ? REDUCE_MIN_COLUMN_PART : REDUCE_MIN_ROW_PART));
         parts = VKDML_MAX(parts, 1);
     }
-    plan->part_size = (uint32_t)div_up(reduced, parts);
+    /* Parts of whole vectors, should the rows be read in vectors. */
+    plan->part_size = (uint32_t)VKDML_ALIGN_UP(div_up(reduced, parts), REDUCE_VECTOR);
     plan->parts = (uint32_t)div_up(reduced, plan->part_size);
 }
 
@@ -269,6 +299,7 @@ static void fill_spec(const struct vkdml_compile *compile, const struct reduce_p
     spec[REDUCE_SPEC_KEPT_COUNT] = plan->layout.kept_count;
     spec[REDUCE_SPEC_REDUCED_COUNT] = plan->layout.reduced_count;
     spec[REDUCE_SPEC_PARTIAL] = plan->parts > 1;
+    spec[REDUCE_SPEC_VECTOR] = plan->vector;
     vkdml_set_location(&spec[REDUCE_SPEC_IN_LOCATION], &compile->inputs[0]);
     vkdml_set_location(&spec[REDUCE_SPEC_OUT_LOCATION], &compile->outputs[0]);
     vkdml_set_location(&spec[REDUCE_SPEC_TEMP_LOCATION], temp);
@@ -335,9 +366,10 @@ HRESULT vkdml_reduce_compile(struct vkdml_compile *compile)
         return vkdml_op_error(op, E_NOTIMPL, "no reduce kernel variant holds these types on this device.");
     vkdml_axes_layout_init(&plan.layout, tensors, 2, axes_mask(&p));
     plan_reduction(compile, &plan);
+    plan.vector = vector_width(compile, &plan);
     TRACE("Reduce kernel: %s, %" PRIu64 " outputs of %" PRIu64 " elements (%u kept, %u reduced dimensions), "
-            "%u part(s).", mode_names[plan.mode], plan.layout.kept_elements, plan.layout.reduced_elements,
-            plan.layout.kept_count, plan.layout.reduced_count, plan.parts);
+            "%u part(s), loads of %u element(s).", mode_names[plan.mode], plan.layout.kept_elements,
+            plan.layout.reduced_elements, plan.layout.kept_count, plan.layout.reduced_count, plan.parts, plan.vector);
     temp = place_partials(compile, &plan);
     fill_spec(compile, &p, &plan, &temp, spec);
     fill_push(&plan, &push);

@@ -58,8 +58,9 @@
 #define REDUCE_SPEC_KEPT_COUNT          (REDUCE_SPEC_OUTPUT_TYPE + 1)   /* dimensions, 0 to REDUCE_MAX_DIMS */
 #define REDUCE_SPEC_REDUCED_COUNT       (REDUCE_SPEC_KEPT_COUNT + 1)
 #define REDUCE_SPEC_PARTIAL             (REDUCE_SPEC_REDUCED_COUNT + 1) /* 1: ROW / COLUMN write partial states */
+#define REDUCE_SPEC_VECTOR              (REDUCE_SPEC_PARTIAL + 1)       /* rows: elements per load, 1 or 4 */
 /* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
-#define REDUCE_SPEC_IN_LOCATION         (REDUCE_SPEC_PARTIAL + 1)
+#define REDUCE_SPEC_IN_LOCATION         (REDUCE_SPEC_VECTOR + 1)
 #define REDUCE_SPEC_OUT_LOCATION        (REDUCE_SPEC_IN_LOCATION + 3)
 #define REDUCE_SPEC_TEMP_LOCATION       (REDUCE_SPEC_OUT_LOCATION + 3)  /* the partial states */
 #define REDUCE_SPEC_COUNT               (REDUCE_SPEC_TEMP_LOCATION + 3)

@@ -451,11 +451,17 @@ static const char *function_name(DML_REDUCE_FUNCTION function)
 static void case_name(const struct reduce_case *test, char *name, size_t size)
 {
     const struct shape *s = test->shape;
+    int length;
+    UINT i;
 
-    snprintf(name, size, "%s %s%s %s->%s shape %u (axes %u)", test->op == DML_OPERATOR_REDUCE ? "REDUCE"
+    length = snprintf(name, size, "%s %s%s %s->%s sizes", test->op == DML_OPERATOR_REDUCE ? "REDUCE"
             : test->op == DML_OPERATOR_ARGMAX ? "ARGMAX op" : "ARGMIN op", function_name(test->function),
             test->direction ? " DECREASING" : "", dml_test_type_name(test->in_type),
-            dml_test_type_name(test->out_type), (unsigned int)(s - shapes), s->axis_count);
+            dml_test_type_name(test->out_type));
+    for (i = 0; i < s->rank && length > 0 && (size_t)length < size; ++i)
+        length += snprintf(name + length, size - length, "%s%u", i ? "x" : " ", s->sizes[i]);
+    for (i = 0; i < s->axis_count && length > 0 && (size_t)length < size; ++i)
+        length += snprintf(name + length, size - length, "%s%u", i ? "," : " axes ", s->axes[i]);
 }
 
 static bool skip_type(struct dml_test_context *context, DML_TENSOR_DATA_TYPE type, const char *name)
@@ -853,11 +859,11 @@ static void test_plans(void **state)
     static const UINT last[1] = {1}, first[1] = {0}, both[2] = {0, 1};
 
     check_plan(*state, F32, 1, last,
-            "row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 1 part(s).");
+            "row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 1 part(s), loads of 4 element(s).");
     check_plan(*state, F16, 1, first,
-            "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 32 part(s).");
+            "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 32 part(s), loads of 1 element(s).");
     check_plan(*state, F32, 2, both,
-            "row, 1 outputs of 67108864 elements (0 kept, 1 reduced dimensions), 1024 part(s).");
+            "row, 1 outputs of 67108864 elements (0 kept, 1 reduced dimensions), 1024 part(s), loads of 4 element(s).");
     assert_no_log_errors();
 }
 
