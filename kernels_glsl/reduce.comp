@@ -247,21 +247,21 @@ uvec4 load_vector(uvec2 input_base, uint v)
     return TioVector(tio_element_address(input_base, v, 16u)).v;
 }
 
+/* The state of element `j` of `words` (load_vector) at reduced index `r`. */
+uvec4 vector_element_state(uvec4 words, uint j, uint r)
+{
+    if (IN_TYPE == TIO_TYPE_FLOAT16)
+        return float_state(unpackHalf2x16(words[j / 2u] >> (16u * (j % 2u))).x, r);
+    if (FLOAT_DOMAIN)
+        return float_state(uintBitsToFloat(words[j]), r);
+    return int_state(words[j], r);
+}
+
 /* Combines the VECTOR elements of `words` (load_vector), reduced indices r, r + 1 ..., in order. */
 uvec4 combine_vector(uvec4 state, uvec4 words, uint r)
 {
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-    {
-        uvec4 element;
-
-        if (IN_TYPE == TIO_TYPE_FLOAT16)
-            element = float_state(unpackHalf2x16(words[j / 2u] >> (16u * (j % 2u))).x, r + j);
-        else if (FLOAT_DOMAIN)
-            element = float_state(uintBitsToFloat(words[j]), r + j);
-        else
-            element = int_state(words[j], r + j);
-        state = combine(state, element);
-    }
+        state = combine(state, vector_element_state(words, j, r + j));
     return state;
 }
 
@@ -412,41 +412,85 @@ void subgroup_row_main(uint group)
         subgroup_row(input_base, output_index);
 }
 
-void column_main(uint group)
+/* An invocation's reduced elements [begin, end) of the column at input offset `column`. */
+uvec4 stride_column(uvec2 input_base, uint column, uint begin, uint end)
 {
-    uint columns = (push.kept_elements + REDUCE_THREADS - 1u) / REDUCE_THREADS;
-    uint part = group / columns, output_index = (group % columns) * REDUCE_THREADS + gl_LocalInvocationIndex;
-    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uint stride = REDUCED_COUNT == 1u ? push.dims[REDUCED_STRIDES] : 0u, r;
     uvec4 state = identity_state();
-    uint in_offset, out_offset, begin, end, r;
 
-    if (part >= push.parts || output_index >= push.kept_elements)
-        return;
-    kept_offsets(output_index, in_offset, out_offset);
-    begin = part * push.part_size;
-    end = min(push.reduced_elements, begin + push.part_size);
-    if (REDUCED_COUNT <= 1u)
-    {
-        uint stride = REDUCED_COUNT == 1u ? push.dims[REDUCED_STRIDES] : 0u;
-
-        for (r = begin; r + REDUCE_UNROLL <= end; r += REDUCE_UNROLL)
-        {
-            uvec4 elements[REDUCE_UNROLL];
-
-            [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-                elements[u] = element_state(input_base, in_offset + (r + u) * stride, r + u);
-            [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-                state = combine(state, elements[u]);
-        }
-        for (; r < end; ++r)
-            state = combine(state, element_state(input_base, in_offset + r * stride, r));
-    }
-    else
+    if (REDUCED_COUNT > 1u)
     {
         for (r = begin; r < end; ++r)
-            state = combine(state, element_state(input_base, in_offset + reduced_offset(r), r));
+            state = combine(state, element_state(input_base, column + reduced_offset(r), r));
+        return state;
     }
-    finish(output_index, part, out_offset, state);
+    for (r = begin; r + REDUCE_UNROLL <= end; r += REDUCE_UNROLL)
+    {
+        uvec4 elements[REDUCE_UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            elements[u] = element_state(input_base, column + (r + u) * stride, r + u);
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            state = combine(state, elements[u]);
+    }
+    for (; r < end; ++r)
+        state = combine(state, element_state(input_base, column + r * stride, r));
+    return state;
+}
+
+/* VECTOR adjacent columns (adjacent outputs) from vector loads (reduce.c: one reduced dimension,
+ * contiguous kept elements, everything a multiple of the vector), combined into states[j]. */
+void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, inout uvec4 states[VECTOR])
+{
+    const uint UNROLL = REDUCE_UNROLL;
+    uint stride = push.dims[REDUCED_STRIDES] / VECTOR, v = column / VECTOR, r;
+
+    for (r = begin; r + UNROLL <= end; r += UNROLL)
+    {
+        uvec4 words[UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
+            words[u] = load_vector(input_base, v + (r + u) * stride);
+        [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
+        {
+            [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+                states[j] = combine(states[j], vector_element_state(words[u], j, r + u));
+        }
+    }
+    for (; r < end; ++r)
+    {
+        uvec4 words = load_vector(input_base, v + r * stride);
+
+        [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+            states[j] = combine(states[j], vector_element_state(words, j, r));
+    }
+}
+
+/* An invocation per VECTOR adjacent outputs (and part). */
+void column_main(uint group)
+{
+    uint columns = (push.kept_elements / VECTOR + REDUCE_THREADS - 1u) / REDUCE_THREADS;
+    uint part = group / columns, first = ((group % columns) * REDUCE_THREADS + gl_LocalInvocationIndex) * VECTOR;
+    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uint in_offset, out_offset, begin, end, out_stride;
+    uvec4 states[VECTOR];
+
+    if (part >= push.parts || first >= push.kept_elements)
+        return;
+    kept_offsets(first, in_offset, out_offset);
+    begin = part * push.part_size;
+    end = min(push.reduced_elements, begin + push.part_size);
+    if (VECTOR == 1u)
+    {
+        finish(first, part, out_offset, stride_column(input_base, in_offset, begin, end));
+        return;
+    }
+    [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+        states[j] = identity_state();
+    stride_column_vectors(input_base, in_offset, begin, end, states);
+    out_stride = push.dims[KEPT_OUT_STRIDES + KEPT_COUNT - 1u];
+    [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+        finish(first + j, part, out_offset + j * out_stride, states[j]);
 }
 
 void combine_main(uint group)

@@ -205,30 +205,43 @@ static uint64_t div_up(uint64_t a, uint64_t b)
     return (a + b - 1) / b;
 }
 
-/* Rows read in vectors of REDUCE_VECTOR elements: one contiguous reduced dimension, every row and
- * every part starting at a multiple of the vector (the binding's offset is 16-byte aligned:
- * DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, persistent inputs 256). */
-static uint32_t vector_width(const struct vkdml_compile *compile, const struct reduce_plan *plan)
+/* Whether every vector load stays aligned: the binding's offset is (16 bytes:
+ * DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT; persistent inputs 256), and every input stride but the
+ * contiguous one that the vectors run along is a multiple of the vector. */
+static bool vectors_aligned(const struct vkdml_compile *compile, const struct reduce_plan *plan, bool along_kept)
 {
     const struct vkdml_axes_layout *layout = &plan->layout;
     DML_TENSOR_DATA_TYPE type = compile->op->inputs[0]->DataType;
     uint32_t i;
 
-    if (plan->mode != REDUCE_MODE_ROW && plan->mode != REDUCE_MODE_SUBGROUP_ROW)
-        return 1;
     if (type != DML_TENSOR_DATA_TYPE_FLOAT32 && type != DML_TENSOR_DATA_TYPE_FLOAT16
             && type != DML_TENSOR_DATA_TYPE_INT32 && type != DML_TENSOR_DATA_TYPE_UINT32)
-        return 1;
-    if (layout->reduced_count != 1 || layout->reduced_strides[0][0] != 1
-            || layout->reduced_elements % REDUCE_VECTOR || plan->part_size % REDUCE_VECTOR
-            || compile->inputs[0].offset % (REDUCE_VECTOR * vkdml_element_size(type)))
-        return 1;
+        return false;
+    if (compile->inputs[0].offset % (REDUCE_VECTOR * vkdml_element_size(type)) || layout->reduced_count != 1)
+        return false;
     for (i = 0; i < layout->kept_count; ++i)
     {
-        if (layout->kept_strides[0][i] % REDUCE_VECTOR)
-            return 1;
+        if (layout->kept_strides[0][i] % REDUCE_VECTOR && !(along_kept && i == layout->kept_count - 1))
+            return false;
     }
-    return REDUCE_VECTOR;
+    /* Columns: each row of the vectors starts aligned; rows: the caller wants a contiguous row. */
+    return !along_kept || !(layout->reduced_strides[0][0] % REDUCE_VECTOR);
+}
+
+/* Rows read in vectors of REDUCE_VECTOR elements: contiguous rows, each row and part starting at
+ * a multiple of the vector. Columns: REDUCE_VECTOR adjacent outputs per invocation, the
+ * contiguous kept dimension a multiple of the vector. */
+static uint32_t vector_width(const struct vkdml_compile *compile, const struct reduce_plan *plan)
+{
+    const struct vkdml_axes_layout *layout = &plan->layout;
+
+    if (plan->mode == REDUCE_MODE_COLUMN)
+        return vectors_aligned(compile, plan, true) && layout->kept_strides[0][layout->kept_count - 1] == 1
+                && !(layout->kept_sizes[layout->kept_count - 1] % REDUCE_VECTOR) ? REDUCE_VECTOR : 1;
+    if (plan->mode != REDUCE_MODE_ROW && plan->mode != REDUCE_MODE_SUBGROUP_ROW)
+        return 1;
+    return vectors_aligned(compile, plan, false) && layout->reduced_strides[0][0] == 1
+            && !(layout->reduced_elements % REDUCE_VECTOR) && !(plan->part_size % REDUCE_VECTOR) ? REDUCE_VECTOR : 1;
 }
 
 /* COLUMN when adjacent invocations read adjacent elements (the innermost kept dimension is
@@ -327,7 +340,7 @@ static uint64_t mode_groups(const struct reduce_plan *plan, uint32_t mode)
         case REDUCE_MODE_ROW:
             return kept * plan->parts;
         case REDUCE_MODE_COLUMN:
-            return div_up(kept, REDUCE_THREADS) * plan->parts;
+            return div_up(kept / plan->vector, REDUCE_THREADS) * plan->parts;
         case REDUCE_MODE_SUBGROUP_ROW:
             return div_up(kept, plan->rows_per_group);
         case REDUCE_MODE_COMBINE_ROW:

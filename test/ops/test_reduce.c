@@ -65,6 +65,8 @@ static const struct shape shapes[] =
     {3, {40, 2, 50}, 2, {0, 2}, LAYOUT_PACKED},             /* a row per subgroup, non-adjacent */
     {2, {64, 1000}, 1, {1}, LAYOUT_BROADCAST},              /* a row per subgroup, broadcast */
     {2, {3000, 9}, 1, {0}, LAYOUT_PADDED},                  /* columns in many parts */
+    {3, {50, 3, 12}, 2, {0, 1}, LAYOUT_PACKED},             /* 4 columns per invocation */
+    {3, {3, 300, 8}, 1, {1}, LAYOUT_PACKED},                /* 4 columns per invocation, in parts */
 };
 
 struct reduce_case
@@ -861,7 +863,7 @@ static void test_plans(void **state)
     check_plan(*state, F32, 1, last,
             "row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 1 part(s), loads of 4 element(s).");
     check_plan(*state, F16, 1, first,
-            "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 32 part(s), loads of 1 element(s).");
+            "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 32 part(s), loads of 4 element(s).");
     check_plan(*state, F32, 2, both,
             "row, 1 outputs of 67108864 elements (0 kept, 1 reduced dimensions), 1024 part(s), loads of 4 element(s).");
     assert_no_log_errors();
