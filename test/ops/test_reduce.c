@@ -3,9 +3,11 @@
  * through the public API, against DirectML's documented examples and a C reference: every
  * function with every data type DirectML lists for it, single, several, non-adjacent and all
  * axes, sizes 1, 7, 33, 1000 and 9000 (rows longer than a workgroup; outputs split into parts),
- * rank 8, padded and 0-stride broadcast inputs, ties in both directions, NaN and +-inf. Then the
- * desc rules, each with its error code and log line. Every test ends with every object's final
- * Release returning 0 and no validation message.
+ * rank 8, padded and 0-stride broadcast inputs, ties in both directions, NaN and +-inf; every
+ * kernel mode (reduce_interface.h) with scalar and vector loads; bit-identical repeated runs; an
+ * OWNED_BY_DML input; the plans of the GPU benchmarks' shapes. Then the desc rules, each with its
+ * error code and log line. Every test ends with every object's final Release returning 0 and no
+ * validation message.
  */
 #include <inttypes.h>
 #include <math.h>
