@@ -13,6 +13,7 @@
 #define CUMULATIVE {vkdml_cumulative_validate, vkdml_cumulative_compile}
 #define TOPK {vkdml_topk_validate, vkdml_topk_compile}
 #define SOFTMAX {vkdml_softmax_validate, vkdml_softmax_compile}
+#define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -110,4 +111,7 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1] = SOFTMAX,
     [DML_OPERATOR_ACTIVATION_HARDMAX] = SOFTMAX,
     [DML_OPERATOR_ACTIVATION_HARDMAX1] = SOFTMAX,
+    [DML_OPERATOR_REDUCE] = REDUCE,
+    [DML_OPERATOR_ARGMIN] = REDUCE,
+    [DML_OPERATOR_ARGMAX] = REDUCE,
 };

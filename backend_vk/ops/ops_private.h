@@ -159,6 +159,7 @@ VKDML_OP_FAMILY(fold)
 VKDML_OP_FAMILY(cumulative)
 VKDML_OP_FAMILY(topk)
 VKDML_OP_FAMILY(softmax)
+VKDML_OP_FAMILY(reduce)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 

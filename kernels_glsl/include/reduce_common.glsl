@@ -37,4 +37,42 @@
         return value; \
     }
 
+/*
+ * VKDML_DEFINE_SUBGROUP_COMBINE(name, T, combine) and VKDML_DEFINE_WORKGROUP_COMBINE(name, T,
+ * combine) define
+ *     T name(T value)
+ * like VKDML_DEFINE_WORKGROUP_REDUCE, for a combine(a, b) that no subgroup operation has (an
+ * arg-reduction of (value, index) pairs, a log-sum-exp of (max, sum) pairs, NaN-propagating
+ * min / max ...), packed in a T that subgroupShuffleXor takes (a scalar or vector): a shuffle
+ * butterfly inside the subgroup (every invocation of it must call, and the subgroup must be
+ * full), then, for the workgroup form, the subgroups' results combined in subgroup order (every
+ * invocation of the workgroup must call it). The elected invocation's sequence of combines is
+ * fixed, so its result is the same on every run even for a combine that rounds.
+ */
+#define VKDML_DEFINE_SUBGROUP_COMBINE(name, T, combine) \
+    T name(T value) \
+    { \
+        uint i; \
+        for (i = 1u; i < gl_SubgroupSize; i <<= 1) \
+            value = combine(value, subgroupShuffleXor(value, i)); \
+        return value; \
+    }
+
+#define VKDML_DEFINE_WORKGROUP_COMBINE(name, T, combine) \
+    VKDML_DEFINE_SUBGROUP_COMBINE(name##_subgroup, T, combine) \
+    shared T name##_partials[gl_WorkGroupSize.x]; \
+    T name(T value) \
+    { \
+        uint i; \
+        value = name##_subgroup(value); \
+        if (subgroupElect()) \
+            name##_partials[gl_SubgroupID] = value; \
+        barrier(); \
+        value = name##_partials[0]; \
+        for (i = 1u; i < gl_NumSubgroups; ++i) \
+            value = combine(value, name##_partials[i]); \
+        barrier(); \
+        return value; \
+    }
+
 #endif /* VKDML_REDUCE_COMMON_GLSL */

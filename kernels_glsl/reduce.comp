@@ -1,0 +1,549 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+/*
+ * DML_OPERATOR_REDUCE (every DML_REDUCE_FUNCTION), DML_OPERATOR_ARGMIN and DML_OPERATOR_ARGMAX over
+ * any set of axes; reduce_interface.h has the modes (ROW, SUBGROUP_ROW, COLUMN, COMBINE, COMBINE_ROW)
+ * and the layout.
+ *
+ * A reduction carries a state (uvec4) through one combine() per input element, then across
+ * invocations and parts; store_result() finishes it (AVERAGE's division, L2's square root, the
+ * logarithms) and stores it. The state by the input type's domain:
+ *   float (FLOAT32, FLOAT16; fp32 arithmetic): x the value bits, y LOG_SUM_EXP's sum (x its max);
+ *   32-bit integers (INT8 .. UINT32, sign- or zero-extended; sums and products wrap as the
+ *   output type does): x the value;
+ *   64-bit integers (INT64, UINT64; the int64 variants): xy the value.
+ * z is ARG*'s index (the flattened index over the reduced axes), and marks an empty state
+ * (REDUCE_EMPTY) for MIN, MAX and ARG*. NaN wins MIN, MAX and ARG* (README,
+ * "Reductions (REDUCE, ARGMIN, ARGMAX)").
+ *
+ * Variants (kernels_glsl/meson.build, typed_kernels): the storage the input and output types need.
+ */
+#include "common.glsl"
+#include "dml_interface.h"
+#include "tensor_io.glsl"
+#include "reduce_common.glsl"
+#include "reduce_interface.h"
+
+layout(local_size_x = REDUCE_THREADS, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = REDUCE_SPEC_MODE) const uint MODE = REDUCE_MODE_ROW;
+layout(constant_id = REDUCE_SPEC_FUNCTION) const uint FUNCTION = REDUCE_SUM;
+layout(constant_id = REDUCE_SPEC_LAST_INDEX) const bool LAST_INDEX = false;
+layout(constant_id = REDUCE_SPEC_INPUT_TYPE) const uint IN_TYPE = TIO_TYPE_FLOAT32;
+layout(constant_id = REDUCE_SPEC_OUTPUT_TYPE) const uint OUT_TYPE = TIO_TYPE_FLOAT32;
+layout(constant_id = REDUCE_SPEC_KEPT_COUNT) const uint KEPT_COUNT = 0;
+layout(constant_id = REDUCE_SPEC_REDUCED_COUNT) const uint REDUCED_COUNT = 1;
+layout(constant_id = REDUCE_SPEC_PARTIAL) const bool PARTIAL = false;
+layout(constant_id = REDUCE_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = REDUCE_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
+layout(constant_id = REDUCE_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
+layout(constant_id = REDUCE_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
+layout(constant_id = REDUCE_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
+layout(constant_id = REDUCE_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
+layout(constant_id = REDUCE_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+layout(constant_id = REDUCE_SPEC_TEMP_LOCATION + 0) const uint TEMP_SLOT = 0;
+layout(constant_id = REDUCE_SPEC_TEMP_LOCATION + 1) const uint TEMP_OFFSET_LO = 0;
+layout(constant_id = REDUCE_SPEC_TEMP_LOCATION + 2) const uint TEMP_OFFSET_HI = 0;
+
+#define REDUCE_EMPTY 0xffffffffu
+
+const bool FLOAT_DOMAIN = IN_TYPE == TIO_TYPE_FLOAT32 || IN_TYPE == TIO_TYPE_FLOAT16;
+const bool LONG_DOMAIN = IN_TYPE == TIO_TYPE_INT64 || IN_TYPE == TIO_TYPE_UINT64;
+const bool SIGNED = IN_TYPE == TIO_TYPE_INT8 || IN_TYPE == TIO_TYPE_INT16 || IN_TYPE == TIO_TYPE_INT32
+        || IN_TYPE == TIO_TYPE_INT64;
+const bool ARG = FUNCTION == REDUCE_ARGMAX || FUNCTION == REDUCE_ARGMIN;
+const bool EXTREMUM = ARG || FUNCTION == REDUCE_MAX || FUNCTION == REDUCE_MIN;
+const bool LARGEST = FUNCTION == REDUCE_ARGMAX || FUNCTION == REDUCE_MAX;
+const bool WIDE_INDEX = OUT_TYPE == TIO_TYPE_INT64 || OUT_TYPE == TIO_TYPE_UINT64;
+
+/* ---- Layout (push.dims: reduce_interface.h) ---- */
+
+const uint KEPT_IN_STRIDES = KEPT_COUNT;
+const uint KEPT_OUT_STRIDES = 2 * KEPT_COUNT;
+const uint REDUCED_SIZES = 3 * KEPT_COUNT;
+const uint REDUCED_STRIDES = 3 * KEPT_COUNT + REDUCED_COUNT;
+
+/* Element offsets of kept index `k` in the input and the output. */
+void kept_offsets(uint k, out uint in_offset, out uint out_offset)
+{
+    in_offset = out_offset = 0u;
+    [[unroll]] for (int i = int(KEPT_COUNT) - 1; i >= 0; --i)
+    {
+        uint c = i == 0 ? k : k % push.dims[i];
+
+        k /= push.dims[i];
+        in_offset += c * push.dims[KEPT_IN_STRIDES + i];
+        out_offset += c * push.dims[KEPT_OUT_STRIDES + i];
+    }
+}
+
+/* Element offset of reduced index `r` in the input. */
+uint reduced_offset(uint r)
+{
+    uint offset = 0u;
+
+    [[unroll]] for (int i = int(REDUCED_COUNT) - 1; i >= 0; --i)
+    {
+        uint c = i == 0 ? r : r % push.dims[REDUCED_SIZES + i];
+
+        r /= push.dims[REDUCED_SIZES + i];
+        offset += c * push.dims[REDUCED_STRIDES + i];
+    }
+    return offset;
+}
+
+uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
+{
+    return vkdml_binding_address(VkdmlDescriptorTable(push.table), slot, offset_lo, offset_hi);
+}
+
+/* ---- States ---- */
+
+uvec4 identity_state()
+{
+    if (EXTREMUM)
+        return uvec4(0u, 0u, REDUCE_EMPTY, 0u);
+    if (FUNCTION == REDUCE_LOG_SUM_EXP)
+        return uvec4(0xff800000u, 0u, 0u, 0u);     /* -inf */
+    if (FUNCTION == REDUCE_MULTIPLY)
+        return uvec4(FLOAT_DOMAIN ? floatBitsToUint(1.0) : 1u, 0u, 0u, 0u);
+    return uvec4(0u);
+}
+
+/* Whether value a wins over value b (MAX, ARGMAX: the larger; MIN, ARGMIN: the smaller; NaN first). */
+bool wins(uvec2 a, uvec2 b)
+{
+    if (FLOAT_DOMAIN)
+    {
+        float x = uintBitsToFloat(a.x), y = uintBitsToFloat(b.x);
+
+        if (isnan(x) || isnan(y))
+            return isnan(x) && !isnan(y);
+        /* -0 < +0 for MAX and MIN, as element-wise MAX / MIN order them (ARG* call them a tie). */
+        if (x == y)
+            return LARGEST ? a.x < b.x : a.x > b.x;
+        return LARGEST ? x > y : x < y;
+    }
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+    {
+        uint64_t x = packUint2x32(a), y = packUint2x32(b);
+
+        if (SIGNED)
+            return LARGEST ? int64_t(x) > int64_t(y) : int64_t(x) < int64_t(y);
+        return LARGEST ? x > y : x < y;
+    }
+#endif
+    if (SIGNED)
+        return LARGEST ? int(a.x) > int(b.x) : int(a.x) < int(b.x);
+    return LARGEST ? a.x > b.x : a.x < b.x;
+}
+
+bool same_value(uvec2 a, uvec2 b)
+{
+    if (FLOAT_DOMAIN)
+    {
+        float x = uintBitsToFloat(a.x), y = uintBitsToFloat(b.x);
+
+        return x == y || (isnan(x) && isnan(y));
+    }
+    return LONG_DOMAIN ? a == b : a.x == b.x;
+}
+
+uvec4 combine_extremum(uvec4 a, uvec4 b)
+{
+    if (a.z == REDUCE_EMPTY)
+        return b;
+    if (b.z == REDUCE_EMPTY)
+        return a;
+    if (ARG && same_value(a.xy, b.xy))
+        return (LAST_INDEX ? a.z > b.z : a.z < b.z) ? a : b;
+    return wins(b.xy, a.xy) ? b : a;
+}
+
+/* (max, sum of exp(x - max)), the sum 0 when empty; symmetric in a and b. */
+uvec4 combine_log_sum_exp(uvec4 a, uvec4 b)
+{
+    float max_a = uintBitsToFloat(a.x), max_b = uintBitsToFloat(b.x);
+    float sum_a = uintBitsToFloat(a.y), sum_b = uintBitsToFloat(b.y);
+
+    if (isnan(max_a) || sum_b == 0.0)
+        return a;
+    if (isnan(max_b) || sum_a == 0.0)
+        return b;
+    if (max_a == max_b)
+        return uvec4(a.x, floatBitsToUint(sum_a + sum_b), 0u, 0u);
+    if (max_a > max_b)
+        return uvec4(a.x, floatBitsToUint(sum_a + sum_b * exp(max_b - max_a)), 0u, 0u);
+    return uvec4(b.x, floatBitsToUint(sum_b + sum_a * exp(max_a - max_b)), 0u, 0u);
+}
+
+uvec4 combine(uvec4 a, uvec4 b)
+{
+    if (EXTREMUM)
+        return combine_extremum(a, b);
+    if (FUNCTION == REDUCE_LOG_SUM_EXP)
+        return combine_log_sum_exp(a, b);
+    if (FLOAT_DOMAIN)
+    {
+        float x = uintBitsToFloat(a.x), y = uintBitsToFloat(b.x);
+
+        return uvec4(floatBitsToUint(FUNCTION == REDUCE_MULTIPLY ? x * y : x + y), 0u, 0u, 0u);
+    }
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+    {
+        uint64_t x = packUint2x32(a.xy), y = packUint2x32(b.xy);
+
+        return uvec4(unpackUint2x32(FUNCTION == REDUCE_MULTIPLY ? x * y : x + y), 0u, 0u);
+    }
+#endif
+    return uvec4(FUNCTION == REDUCE_MULTIPLY ? a.x * b.x : a.x + b.x, 0u, 0u, 0u);
+}
+
+VKDML_DEFINE_WORKGROUP_COMBINE(workgroup_combine, uvec4, combine)
+VKDML_DEFINE_SUBGROUP_COMBINE(subgroup_combine, uvec4, combine)
+
+/* The state of float `x` at reduced index `r` (FLOAT_DOMAIN). */
+uvec4 float_state(float x, uint r)
+{
+    if (FUNCTION == REDUCE_LOG_SUM_EXP)
+        return uvec4(floatBitsToUint(x), floatBitsToUint(1.0), 0u, 0u);
+    if (FUNCTION == REDUCE_L1)
+        x = abs(x);
+    else if (FUNCTION == REDUCE_L2 || FUNCTION == REDUCE_SUM_SQUARE)
+        x *= x;
+    return uvec4(floatBitsToUint(x), 0u, r, 0u);
+}
+
+/* The state of an integer of up to 32 bits, sign- or zero-extended, at reduced index `r`. */
+uvec4 int_state(uint bits, uint r)
+{
+    if (FUNCTION == REDUCE_L1 && SIGNED)
+        bits = uint(abs(int(bits)));
+    else if (FUNCTION == REDUCE_SUM_SQUARE)
+        bits *= bits;
+    return uvec4(bits, 0u, r, 0u);
+}
+
+/* The state of input element `offset`, reduced index `r`. */
+uvec4 element_state(uvec2 input_base, uint offset, uint r)
+{
+    if (FLOAT_DOMAIN)
+        return float_state(tio_load_float(IN_TYPE, input_base, offset), r);
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+        return uvec4(unpackUint2x32(tio_load_long(IN_TYPE, input_base, offset)), r, 0u);
+#endif
+    return int_state(tio_load_bits(IN_TYPE, input_base, offset), r);
+}
+
+/* VECTOR (4) elements in one load: vector `v` from the input's base, 16 bytes of 32-bit elements
+ * or 8 of FLOAT16 (in .xy). */
+uvec4 load_vector(uvec2 input_base, uint v)
+{
+    if (IN_TYPE == TIO_TYPE_FLOAT16)
+        return uvec4(TioPair(tio_element_address(input_base, v, 8u)).v, 0u, 0u);
+    return TioVector(tio_element_address(input_base, v, 16u)).v;
+}
+
+/* The state of element `j` of `words` (load_vector) at reduced index `r`. */
+uvec4 vector_element_state(uvec4 words, uint j, uint r)
+{
+    if (IN_TYPE == TIO_TYPE_FLOAT16)
+        return float_state(unpackHalf2x16(words[j / 2u] >> (16u * (j % 2u))).x, r);
+    if (FLOAT_DOMAIN)
+        return float_state(uintBitsToFloat(words[j]), r);
+    return int_state(words[j], r);
+}
+
+/* Combines the VECTOR elements of `words` (load_vector), reduced indices r, r + 1 ..., in order. */
+uvec4 combine_vector(uvec4 state, uvec4 words, uint r)
+{
+    [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+        state = combine(state, vector_element_state(words, j, r + j));
+    return state;
+}
+
+/* Invocation `lane` of `width` striding over reduced elements [begin, end) of the row at input
+ * offset `row`: REDUCE_UNROLL loads in flight, of VECTOR elements where the layout allows
+ * (reduce.c: contiguous rows, 4-element aligned, begin and end too), combined in index order. */
+uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, uint width)
+{
+    uvec4 state = identity_state();
+    uint r, v;
+
+    if (VECTOR > 1u)
+    {
+        const uint UNROLL = REDUCE_UNROLL / 2u;
+
+        v = (row + begin) / VECTOR + lane;
+        for (r = begin + lane * VECTOR; r + (UNROLL - 1u) * width * VECTOR < end; r += UNROLL * width * VECTOR)
+        {
+            uvec4 words[UNROLL];
+
+            [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
+                words[u] = load_vector(input_base, v + u * width);
+            [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
+                state = combine_vector(state, words[u], r + u * width * VECTOR);
+            v += UNROLL * width;
+        }
+        for (; r < end; r += width * VECTOR, v += width)
+            state = combine_vector(state, load_vector(input_base, v), r);
+        return state;
+    }
+    for (r = begin + lane; r + (REDUCE_UNROLL - 1u) * width < end; r += REDUCE_UNROLL * width)
+    {
+        uvec4 elements[REDUCE_UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            elements[u] = element_state(input_base, row + reduced_offset(r + u * width), r + u * width);
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            state = combine(state, elements[u]);
+    }
+    for (; r < end; r += width)
+        state = combine(state, element_state(input_base, row + reduced_offset(r), r));
+    return state;
+}
+
+/* ---- Results ---- */
+
+void store_result(uint offset, uvec4 state)
+{
+    uvec2 base = tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+
+    if (ARG)
+    {
+        /* INT64 / UINT64 indices as two words: no int64 arithmetic needed. */
+        if (WIDE_INDEX)
+        {
+            tio_store_bits(TIO_TYPE_UINT32, base, 2u * offset, state.z);
+            tio_store_bits(TIO_TYPE_UINT32, base, 2u * offset + 1u, 0u);
+        }
+        else
+        {
+            tio_store_bits(OUT_TYPE, base, offset, state.z);
+        }
+        return;
+    }
+    if (FLOAT_DOMAIN)
+    {
+        float value = uintBitsToFloat(state.x);
+
+        if (FUNCTION == REDUCE_AVERAGE)
+            value /= float(push.reduced_elements);
+        else if (FUNCTION == REDUCE_L2)
+            value = sqrt(value);
+        else if (FUNCTION == REDUCE_LOG_SUM)
+            value = log(value);
+        else if (FUNCTION == REDUCE_LOG_SUM_EXP)
+            value += log(uintBitsToFloat(state.y));
+        tio_store_float(OUT_TYPE, base, offset, value);
+        return;
+    }
+#ifdef VKDML_INT64
+    if (LONG_DOMAIN)
+    {
+        tio_store_long(base, offset, packUint2x32(state.xy));
+        return;
+    }
+#endif
+    tio_store_bits(OUT_TYPE, base, offset, state.x);
+}
+
+uvec2 partial_address(uint output_index, uint part)
+{
+    return tio_element_address(tensor_address(TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI),
+            part * push.kept_elements + output_index, REDUCE_STATE_SIZE);
+}
+
+/* A part's state: into the temporary resource, or finished into the output. */
+void finish(uint output_index, uint part, uint out_offset, uvec4 state)
+{
+    if (PARTIAL)
+        TioVector(partial_address(output_index, part)).v = state;
+    else
+        store_result(out_offset, state);
+}
+
+/* ---- Modes ---- */
+
+void row_main(uint group)
+{
+    uint output_index = group / push.parts, part = group % push.parts, in_offset, out_offset, begin, end;
+    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uvec4 state;
+
+    /* Uniform across the workgroup, so the barriers of workgroup_combine() stay uniform. */
+    if (output_index >= push.kept_elements)
+        return;
+    kept_offsets(output_index, in_offset, out_offset);
+    begin = part * push.part_size;
+    end = min(push.reduced_elements, begin + push.part_size);
+    state = stride_row(input_base, in_offset, begin, end, gl_LocalInvocationIndex, REDUCE_THREADS);
+    state = workgroup_combine(state);
+    if (gl_LocalInvocationIndex == 0u)
+        finish(output_index, part, out_offset, state);
+}
+
+/* An output per subgroup: rows too short to keep a workgroup busy. */
+void subgroup_row(uvec2 input_base, uint output_index)
+{
+    uint in_offset, out_offset;
+    uvec4 state;
+
+    kept_offsets(output_index, in_offset, out_offset);
+    state = stride_row(input_base, in_offset, 0u, push.reduced_elements, gl_SubgroupInvocationID, gl_SubgroupSize);
+    state = subgroup_combine(state);
+    if (subgroupElect())
+        store_result(out_offset, state);
+}
+
+/* The C side counts rows per workgroup with the device's subgroup size; a grid-stride loop keeps
+ * every row covered should the pipeline run with another. */
+void subgroup_row_main(uint group)
+{
+    uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z * gl_NumSubgroups, output_index;
+    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+
+    /* Uniform across the subgroup, which stays full for the shuffles. */
+    for (output_index = group * gl_NumSubgroups + gl_SubgroupID; output_index < push.kept_elements;
+            output_index += stride)
+        subgroup_row(input_base, output_index);
+}
+
+/* An invocation's reduced elements [begin, end) of the column at input offset `column`. */
+uvec4 stride_column(uvec2 input_base, uint column, uint begin, uint end)
+{
+    uint stride = REDUCED_COUNT == 1u ? push.dims[REDUCED_STRIDES] : 0u, r;
+    uvec4 state = identity_state();
+
+    if (REDUCED_COUNT > 1u)
+    {
+        for (r = begin; r < end; ++r)
+            state = combine(state, element_state(input_base, column + reduced_offset(r), r));
+        return state;
+    }
+    for (r = begin; r + REDUCE_UNROLL <= end; r += REDUCE_UNROLL)
+    {
+        uvec4 elements[REDUCE_UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            elements[u] = element_state(input_base, column + (r + u) * stride, r + u);
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            state = combine(state, elements[u]);
+    }
+    for (; r < end; ++r)
+        state = combine(state, element_state(input_base, column + r * stride, r));
+    return state;
+}
+
+/* VECTOR adjacent columns (adjacent outputs) from vector loads (reduce.c: one reduced dimension,
+ * contiguous kept elements, everything a multiple of the vector), combined into states[j]. */
+void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, inout uvec4 states[VECTOR])
+{
+    const uint UNROLL = REDUCE_UNROLL;
+    uint stride = push.dims[REDUCED_STRIDES] / VECTOR, v = column / VECTOR, r;
+
+    for (r = begin; r + UNROLL <= end; r += UNROLL)
+    {
+        uvec4 words[UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
+            words[u] = load_vector(input_base, v + (r + u) * stride);
+        [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
+        {
+            [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+                states[j] = combine(states[j], vector_element_state(words[u], j, r + u));
+        }
+    }
+    for (; r < end; ++r)
+    {
+        uvec4 words = load_vector(input_base, v + r * stride);
+
+        [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+            states[j] = combine(states[j], vector_element_state(words, j, r));
+    }
+}
+
+/* An invocation per VECTOR adjacent outputs (and part). */
+void column_main(uint group)
+{
+    uint columns = (push.kept_elements / VECTOR + REDUCE_THREADS - 1u) / REDUCE_THREADS;
+    uint part = group / columns, first = ((group % columns) * REDUCE_THREADS + gl_LocalInvocationIndex) * VECTOR;
+    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uint in_offset, out_offset, begin, end, out_stride;
+    uvec4 states[VECTOR];
+
+    if (part >= push.parts || first >= push.kept_elements)
+        return;
+    kept_offsets(first, in_offset, out_offset);
+    begin = part * push.part_size;
+    end = min(push.reduced_elements, begin + push.part_size);
+    if (VECTOR == 1u)
+    {
+        finish(first, part, out_offset, stride_column(input_base, in_offset, begin, end));
+        return;
+    }
+    [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+        states[j] = identity_state();
+    stride_column_vectors(input_base, in_offset, begin, end, states);
+    out_stride = push.dims[KEPT_OUT_STRIDES + KEPT_COUNT - 1u];
+    [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+        finish(first + j, part, out_offset + j * out_stride, states[j]);
+}
+
+void combine_main(uint group)
+{
+    uint output_index = group * REDUCE_THREADS + gl_LocalInvocationIndex, in_offset, out_offset, part = 0u;
+    uvec4 state = identity_state();
+
+    if (output_index >= push.kept_elements)
+        return;
+    for (; part + REDUCE_UNROLL <= push.parts; part += REDUCE_UNROLL)
+    {
+        uvec4 partials[REDUCE_UNROLL];
+
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            partials[u] = TioVector(partial_address(output_index, part + u)).v;
+        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+            state = combine(state, partials[u]);
+    }
+    for (; part < push.parts; ++part)
+        state = combine(state, TioVector(partial_address(output_index, part)).v);
+    kept_offsets(output_index, in_offset, out_offset);
+    store_result(out_offset, state);
+}
+
+/* COMBINE with a workgroup per output: many parts over few outputs (a whole-tensor reduction). */
+void combine_row_main(uint group)
+{
+    uint output_index = group, in_offset, out_offset, part;
+    uvec4 state = identity_state();
+
+    if (output_index >= push.kept_elements)
+        return;
+    for (part = gl_LocalInvocationIndex; part < push.parts; part += REDUCE_THREADS)
+        state = combine(state, TioVector(partial_address(output_index, part)).v);
+    state = workgroup_combine(state);
+    if (gl_LocalInvocationIndex != 0u)
+        return;
+    kept_offsets(output_index, in_offset, out_offset);
+    store_result(out_offset, state);
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+
+    if (MODE == REDUCE_MODE_ROW)
+        row_main(group);
+    else if (MODE == REDUCE_MODE_SUBGROUP_ROW)
+        subgroup_row_main(group);
+    else if (MODE == REDUCE_MODE_COLUMN)
+        column_main(group);
+    else if (MODE == REDUCE_MODE_COMBINE)
+        combine_main(group);
+    else
+        combine_row_main(group);
+}
