@@ -107,7 +107,6 @@ static uint32_t function_input_types(DML_REDUCE_FUNCTION function)
             return FLOAT_TYPES;
         case DML_REDUCE_FUNCTION_L1:
         case DML_REDUCE_FUNCTION_SUM_SQUARE:
-            return FLOAT_TYPES | INT32_TYPES;
         case DML_REDUCE_FUNCTION_MULTIPLY:
         case DML_REDUCE_FUNCTION_SUM:
             return FLOAT_TYPES | INT32_TYPES | INT64_TYPES;

@@ -578,7 +578,6 @@ static size_t function_types(DML_REDUCE_FUNCTION function)
             return 2;
         case DML_REDUCE_FUNCTION_L1:
         case DML_REDUCE_FUNCTION_SUM_SQUARE:
-            return 4;
         case DML_REDUCE_FUNCTION_MULTIPLY:
         case DML_REDUCE_FUNCTION_SUM:
             return 6;
