@@ -226,6 +226,18 @@ uvec4 int_state(uint bits, uint r)
     return uvec4(bits, 0u, r, 0u);
 }
 
+#ifdef VKDML_INT64
+/* The state of a 64-bit integer at reduced index `r` (LONG_DOMAIN). */
+uvec4 long_state(uint64_t x, uint r)
+{
+    if (FUNCTION == REDUCE_L1 && SIGNED && int64_t(x) < 0l)
+        x = uint64_t(-int64_t(x));
+    else if (FUNCTION == REDUCE_SUM_SQUARE)
+        x *= x;
+    return uvec4(unpackUint2x32(x), r, 0u);
+}
+#endif
+
 /* The state of input element `offset`, reduced index `r`. */
 uvec4 element_state(uvec2 input_base, uint offset, uint r)
 {
@@ -233,7 +245,7 @@ uvec4 element_state(uvec2 input_base, uint offset, uint r)
         return float_state(tio_load_float(IN_TYPE, input_base, offset), r);
 #ifdef VKDML_INT64
     if (LONG_DOMAIN)
-        return uvec4(unpackUint2x32(tio_load_long(IN_TYPE, input_base, offset)), r, 0u);
+        return long_state(tio_load_long(IN_TYPE, input_base, offset), r);
 #endif
     return int_state(tio_load_bits(IN_TYPE, input_base, offset), r);
 }

@@ -309,7 +309,7 @@ static void accumulate(struct accumulator *acc, const struct reduce_case *test, 
     {
         int64_t x = in->ints[offset];
 
-        acc->isum += f == DML_REDUCE_FUNCTION_L1 ? (uint64_t)(x < 0 ? -x : x)
+        acc->isum += f == DML_REDUCE_FUNCTION_L1 ? (uint64_t)(x < 0 && is_signed(test->in_type) ? -x : x)
                 : f == DML_REDUCE_FUNCTION_SUM_SQUARE ? (uint64_t)x * (uint64_t)x : (uint64_t)x;
         acc->iproduct *= (uint64_t)x;
         tie = !acc->empty && x == acc->ibest;
