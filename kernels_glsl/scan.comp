@@ -75,7 +75,6 @@ const bool TILED = TILES > 1u;
 /* SCAN_ALGORITHM_COLUMN: invocations along the axis, and the strips of ACROSS x VECTOR lines. */
 const uint ALONG = gl_WorkGroupSize.x / ACROSS;
 const uint STRIPS = (LINES + ACROSS * VECTOR - 1u) / (ACROSS * VECTOR);
-const uint COLUMN_ITEMS = SCAN_COLUMN_ITEMS(VECTOR);
 
 /* ---- Values ---- */
 
@@ -134,11 +133,14 @@ void store_value(uvec2 base, uint index, uvec2 value)
         tio_store_bits(TYPE, base, index, value.x);
 }
 
-/* VECTOR elements in memory order from element `index` on: one 16-byte access (cumulative.c checks
- * the alignment), unpacked to values; FLOAT16 converts exactly to fp32. */
+/* VECTOR elements in memory order from element `index` on: one 16- or 8-byte access (cumulative.c
+ * checks the alignment), unpacked to values; FLOAT16 converts exactly to fp32. */
+const bool PAIR_VECTOR = VECTOR * (TYPE == TIO_TYPE_FLOAT16 ? 2u : WIDE ? 8u : 4u) == 8u;
+
 void load_vector(uvec2 base, uint index, out uvec2 values[SCAN_MAX_VECTOR])
 {
-    uvec4 words = TioVector(tio_element_address(base, index, tio_element_size(TYPE))).v;
+    uvec2 address = tio_element_address(base, index, tio_element_size(TYPE));
+    uvec4 words = PAIR_VECTOR ? uvec4(TioPair(address).v, 0u, 0u) : TioVector(address).v;
     uint k;
 
     [[unroll]] for (k = 0u; k < SCAN_MAX_VECTOR; ++k)
@@ -167,7 +169,12 @@ void store_vector(uvec2 base, uint index, uvec2 values[SCAN_MAX_VECTOR])
         else
             words[k] = values[k].x;
     }
-    TioVector(tio_element_address(base, index, tio_element_size(TYPE))).v = words;
+    uvec2 address = tio_element_address(base, index, tio_element_size(TYPE));
+
+    if (PAIR_VECTOR)
+        TioPair(address).v = words.xy;
+    else
+        TioVector(address).v = words;
 }
 
 /* ---- Addresses ---- */
@@ -391,16 +398,16 @@ void store_lines(uvec2 base, uint offset, uint position, uvec2 values[SCAN_MAX_V
 }
 
 /* Invocation (across, along) takes lines [line, line + VECTOR) and, in each chunk of ALONG x
- * COLUMN_ITEMS positions, the COLUMN_ITEMS from along x COLUMN_ITEMS: all loads first, a sequential scan
- * of each line, then the totals of the invocations before it along the axis (shared memory, in
- * order). Invocations past the last line only take part in the barriers. */
+ * SCAN_COLUMN_ITEMS positions, the SCAN_COLUMN_ITEMS from along x SCAN_COLUMN_ITEMS: all loads
+ * first, a sequential scan of each line, then the totals of the invocations before it along the
+ * axis (shared memory, in order). Invocations past the last line only take part in the barriers. */
 void column_main(uint group)
 {
     uint strip = group % STRIPS, tile = group / STRIPS, across = gl_LocalInvocationIndex % ACROSS;
     uint along = gl_LocalInvocationIndex / ACROSS, line = (strip * ACROSS + across) * VECTOR;
     uint begin = tile * TILE_LENGTH, end = min(LENGTH, begin + TILE_LENGTH), parity = 0u;
     uint chunk, first, position, slot, a, t, j, k;
-    uvec2 values[SCAN_COLUMN_MAX_ITEMS][SCAN_MAX_VECTOR], carry[SCAN_MAX_VECTOR], totals[SCAN_MAX_VECTOR];
+    uvec2 values[SCAN_COLUMN_ITEMS][SCAN_MAX_VECTOR], carry[SCAN_MAX_VECTOR], totals[SCAN_MAX_VECTOR];
     uvec2 before[SCAN_MAX_VECTOR], offsets, input_base, output_base;
     bool in_range = line < LINES;
 
@@ -416,10 +423,10 @@ void column_main(uint group)
         [[unroll]] for (k = 0u; k < VECTOR; ++k)
             carry[k] = combine(carry[k], load_total(t * LINES + line + k));
     }
-    for (chunk = begin; chunk < end; chunk += ALONG * COLUMN_ITEMS)
+    for (chunk = begin; chunk < end; chunk += ALONG * SCAN_COLUMN_ITEMS)
     {
-        first = chunk + along * COLUMN_ITEMS;
-        [[unroll]] for (j = 0u; j < COLUMN_ITEMS; ++j)
+        first = chunk + along * SCAN_COLUMN_ITEMS;
+        [[unroll]] for (j = 0u; j < SCAN_COLUMN_ITEMS; ++j)
         {
             if (in_range && first + j < end)
                 load_lines(input_base, offsets.x, first + j, values[j]);
@@ -427,7 +434,7 @@ void column_main(uint group)
         [[unroll]] for (k = 0u; k < VECTOR; ++k)
         {
             totals[k] = identity();
-            [[unroll]] for (j = 0u; j < COLUMN_ITEMS; ++j)
+            [[unroll]] for (j = 0u; j < SCAN_COLUMN_ITEMS; ++j)
             {
                 uvec2 previous = totals[k];
 
@@ -462,7 +469,7 @@ void column_main(uint group)
             }
             parity ^= 1u;
         }
-        [[unroll]] for (j = 0u; j < COLUMN_ITEMS && PASS == SCAN_PASS_SCAN; ++j)
+        [[unroll]] for (j = 0u; j < SCAN_COLUMN_ITEMS && PASS == SCAN_PASS_SCAN; ++j)
         {
             if (!in_range || first + j >= end)
                 continue;

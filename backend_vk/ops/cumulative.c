@@ -26,15 +26,15 @@ _Static_assert(offsetof(DML_CUMULATIVE_SUMMATION_OPERATOR_DESC, HasExclusiveSum)
 /* The largest workgroups. */
 #define ROW_MAX_THREADS 256
 #define COLUMN_MAX_THREADS 256
-/* The column algorithm's invocations along the axis at most: each adds the totals of those before
- * it in every chunk, sequentially. */
-#define COLUMN_MAX_ALONG 16
+/* The column algorithm's invocations along the axis at most: each adds the totals of all of them
+ * in every chunk, sequentially (COLUMN_MAX_ALONG / SCAN_COLUMN_ITEMS operations per element). */
+#define COLUMN_MAX_ALONG SCAN_COLUMN_ITEMS
 /* Tiling (scan_interface.h): below these many workgroups a big GPU idles, so lines are cut into
  * tiles of at least ROW_MIN_TILE_CHUNKS or COLUMN_MIN_TILE_CHUNKS chunks. The column algorithm
  * also narrows its strips down to one vector per row of invocations first. */
 #define ROW_TARGET_GROUPS 1024
 #define ROW_MIN_TILE_CHUNKS 2
-#define COLUMN_TARGET_GROUPS 512
+#define COLUMN_TARGET_GROUPS 256
 #define COLUMN_MIN_TILE_CHUNKS 2
 
 /* ---- Validation ---- */
@@ -129,16 +129,19 @@ static bool strides_multiple_of(const uint32_t strides[][VKDML_MAX_RANK], uint32
     return true;
 }
 
-/* Elements per 16-byte access (scan_interface.h, VECTOR) where every access stays whole and
- * aligned, else 1: the contiguous dimension (the axis for rows, the innermost kept dimension for
- * columns) has stride 1 in both tensors and a size multiple of the vector, every other stride is a
- * multiple of it, and both tensors' offsets are multiples of 16 bytes (bindings themselves are:
- * DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). */
+/* Elements per access (scan_interface.h, VECTOR: 16 bytes, SCAN_COLUMN_MAX_VECTOR elements at
+ * most across lines) where every access stays whole and aligned, else 1: the contiguous dimension
+ * (the axis for rows, the innermost kept dimension for columns) has stride 1 in both tensors and a
+ * size multiple of the vector, every other stride is a multiple of it, and both tensors' offsets
+ * are multiples of 16 bytes (bindings themselves are: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). */
 static uint32_t vector_elements(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
         bool along_axis)
 {
     unsigned int size = vkdml_element_size(compile->op->inputs[0]->DataType);
     uint32_t lanes = size ? SCAN_VECTOR_BYTES / size : 1, last = layout->kept_count - 1;
+
+    if (!along_axis && lanes > SCAN_COLUMN_MAX_VECTOR)
+        lanes = SCAN_COLUMN_MAX_VECTOR;
 
     if (lanes < 2 || lanes > SCAN_MAX_VECTOR || compile->inputs[0].offset % SCAN_VECTOR_BYTES
             || compile->outputs[0].offset % SCAN_VECTOR_BYTES)
@@ -207,14 +210,13 @@ static void plan_rows(const struct vkdml_compile *compile, const struct vkdml_ax
 static void plan_columns(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
         struct scan_plan *plan)
 {
-    uint32_t max_threads = fit_threads(compile, COLUMN_MAX_THREADS), items, along, across, vectors;
+    uint32_t max_threads = fit_threads(compile, COLUMN_MAX_THREADS), along, across, vectors;
     uint32_t shared = compile->vk->caps.properties.limits.maxComputeSharedMemorySize;
 
     plan->algorithm = SCAN_ALGORITHM_COLUMN;
     plan->vector = vector_elements(compile, layout, false);
-    items = SCAN_COLUMN_ITEMS(plan->vector);
     vectors = plan->lines / plan->vector;
-    along = round_up_pow2(div_up(plan->length, items));
+    along = round_up_pow2(div_up(plan->length, SCAN_COLUMN_ITEMS));
     along = along > COLUMN_MAX_ALONG ? COLUMN_MAX_ALONG : along;
     along = along > max_threads ? max_threads : along;
     across = round_down_pow2(vectors / COLUMN_TARGET_GROUPS ? vectors / COLUMN_TARGET_GROUPS : 1);
@@ -225,7 +227,8 @@ static void plan_columns(const struct vkdml_compile *compile, const struct vkdml
         across >>= 1;
     plan->across = across;
     plan->threads = across * along;
-    plan_tiles(plan, div_up(vectors, across), COLUMN_TARGET_GROUPS, along * items, COLUMN_MIN_TILE_CHUNKS);
+    plan_tiles(plan, div_up(vectors, across), COLUMN_TARGET_GROUPS, along * SCAN_COLUMN_ITEMS,
+            COLUMN_MIN_TILE_CHUNKS);
 }
 
 /* The layout's kept dimensions fill the last SCAN_MAX_KEPT slots; the leading ones keep size 1. */

@@ -15,8 +15,9 @@
  *                          ACROSS invocations across the strip, the others (ALONG) along the axis,
  *                          each scanning SCAN_COLUMN_ITEMS consecutive positions of a chunk; shared memory
  *                          joins the ALONG parts of a chunk.
- * VECTOR > 1: each access moves 16 aligned bytes, VECTOR elements (cumulative.c checks the strides
- * and offsets): along the axis (ROW, axis stride 1) or across VECTOR neighbouring lines (COLUMN).
+ * VECTOR > 1: each access moves VECTOR elements, 16 aligned bytes (8 for FLOAT16 columns; cumulative.c
+ * checks the strides and offsets): along the axis (ROW, axis stride 1) or across VECTOR
+ * neighbouring lines (COLUMN).
  * A line may be cut into TILES tiles of TILE_LENGTH positions, so that more workgroups share a few
  * long lines: then a first dispatch (PASS = SCAN_PASS_TOTALS) writes each tile's total into the
  * temporary resource (uvec2 records: row [line][tile], column [tile][line]) and the second (PASS =
@@ -30,9 +31,10 @@
 #define SCAN_ITEMS 8                    /* values per invocation and chunk (SCAN_ALGORITHM_ROW) */
 #define SCAN_MAX_VECTOR 8               /* elements of a 16-byte access (FLOAT16) */
 #define SCAN_VECTOR_BYTES 16
-/* SCAN_ALGORITHM_COLUMN: positions per invocation and chunk, 64 values at most in registers. */
-#define SCAN_COLUMN_MAX_ITEMS 16
-#define SCAN_COLUMN_ITEMS(vector) ((vector) >= 8u ? 8u : 16u)
+/* SCAN_ALGORITHM_COLUMN: positions per invocation and chunk, and elements per access at most
+ * (8 bytes for FLOAT16): 64 values in registers. */
+#define SCAN_COLUMN_ITEMS 16
+#define SCAN_COLUMN_MAX_VECTOR 4
 
 #define SCAN_ALGORITHM_ROW 0
 #define SCAN_ALGORITHM_COLUMN 1
