@@ -281,8 +281,8 @@ void store_positions(uvec2 base, uint position, uvec2 values[SCAN_MAX_VECTOR])
 }
 
 /* Scans the VECTOR values of a group in place (inclusive, or exclusive from the identity) and
- * returns their total: the first value itself, so that an inclusive scan returns each input bit
- * for bit where nothing comes before it. */
+ * returns their total; the running total starts from the first value, not from the identity (one
+ * operation less). */
 uvec2 scan_group(inout uvec2 values[SCAN_MAX_VECTOR])
 {
     uvec2 total = identity(), previous;
