@@ -32,6 +32,8 @@ layout(constant_id = SCAN_SPEC_AXIS_STRIDES + 1) const uint OUT_AXIS_STRIDE = 1;
 layout(constant_id = SCAN_SPEC_LINES) const uint LINES = 1;
 layout(constant_id = SCAN_SPEC_TILES) const uint TILES = 1;
 layout(constant_id = SCAN_SPEC_TILE_LENGTH) const uint TILE_LENGTH = 1;
+layout(constant_id = SCAN_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = SCAN_SPEC_ACROSS) const uint ACROSS = 1;
 layout(constant_id = SCAN_SPEC_KEPT_SIZES + 0) const uint SIZE_0 = 1;
 layout(constant_id = SCAN_SPEC_KEPT_SIZES + 1) const uint SIZE_1 = 1;
 layout(constant_id = SCAN_SPEC_KEPT_SIZES + 2) const uint SIZE_2 = 1;
@@ -70,6 +72,9 @@ layout(constant_id = SCAN_SPEC_TOTALS_LOCATION + 2) const uint TOTALS_OFFSET_HI 
 const bool FLOAT_TYPE = TYPE == TIO_TYPE_FLOAT32 || TYPE == TIO_TYPE_FLOAT16;
 const bool WIDE = TYPE == TIO_TYPE_UINT64 || TYPE == TIO_TYPE_INT64;
 const bool TILED = TILES > 1u;
+/* SCAN_ALGORITHM_COLUMN: invocations along the axis, and the strips of ACROSS x VECTOR lines. */
+const uint ALONG = gl_WorkGroupSize.x / ACROSS;
+const uint STRIPS = (LINES + ACROSS * VECTOR - 1u) / (ACROSS * VECTOR);
 
 /* ---- Values ---- */
 
@@ -128,6 +133,50 @@ void store_value(uvec2 base, uint index, uvec2 value)
         tio_store_bits(TYPE, base, index, value.x);
 }
 
+/* VECTOR elements in memory order from element `index` on: one 16- or 8-byte access (cumulative.c
+ * checks the alignment), unpacked to values; FLOAT16 converts exactly to fp32. */
+const bool PAIR_VECTOR = VECTOR * (TYPE == TIO_TYPE_FLOAT16 ? 2u : WIDE ? 8u : 4u) == 8u;
+
+void load_vector(uvec2 base, uint index, out uvec2 values[SCAN_MAX_VECTOR])
+{
+    uvec2 address = tio_element_address(base, index, tio_element_size(TYPE));
+    uvec4 words = PAIR_VECTOR ? uvec4(TioPair(address).v, 0u, 0u) : TioVector(address).v;
+    uint k;
+
+    [[unroll]] for (k = 0u; k < SCAN_MAX_VECTOR; ++k)
+    {
+        if (WIDE)
+            values[k] = k == 0u ? words.xy : words.zw;
+        else if (TYPE == TIO_TYPE_FLOAT16)
+            values[k] = uvec2(floatBitsToUint(unpackHalf2x16(words[(k / 2u) & 3u])[k % 2u]), 0u);
+        else
+            values[k] = uvec2(words[k & 3u], 0u);
+    }
+}
+
+/* FLOAT16 rounds to nearest even, as the scalar store does. */
+void store_vector(uvec2 base, uint index, uvec2 values[SCAN_MAX_VECTOR])
+{
+    uvec4 words;
+    uint k;
+
+    [[unroll]] for (k = 0u; k < 4u; ++k)
+    {
+        if (WIDE)
+            words[k] = values[k / 2u][k % 2u];
+        else if (TYPE == TIO_TYPE_FLOAT16)
+            words[k] = packHalf2x16(vec2(uintBitsToFloat(values[2u * k].x), uintBitsToFloat(values[2u * k + 1u].x)));
+        else
+            words[k] = values[k].x;
+    }
+    uvec2 address = tio_element_address(base, index, tio_element_size(TYPE));
+
+    if (PAIR_VECTOR)
+        TioPair(address).v = words.xy;
+    else
+        TioVector(address).v = words;
+}
+
 /* ---- Addresses ---- */
 
 uvec2 tensor_address(uint slot, uint offset_lo, uint offset_hi)
@@ -167,8 +216,9 @@ void store_total(uint index, uvec2 value)
 
 /* ---- SCAN_ALGORITHM_ROW: a workgroup per line or tile ---- */
 
-/* Two sets of subgroup totals, one per parity of the chunk: one barrier per chunk suffices. */
-shared uvec2 subgroup_totals[gl_WorkGroupSize.x * 2u];
+/* Subgroup totals (ROW) or the ALONG invocations' totals (COLUMN), two sets, one per parity of the
+ * chunk: one barrier per chunk suffices. */
+shared uvec2 exchange[gl_WorkGroupSize.x * (ALGORITHM == SCAN_ALGORITHM_COLUMN ? VECTOR : 1u) * 2u];
 
 uvec2 subgroup_shuffle(uvec2 value, uint lane)
 {
@@ -199,54 +249,106 @@ uvec2 subgroup_inclusive_scan(uvec2 value)
     return value;
 }
 
-/* Scans positions [begin, end) of a line from `carry`, in chunks of SCAN_ITEMS x the workgroup's
- * invocations: each subgroup scans a contiguous segment of the chunk, SCAN_ITEMS loads per lane,
- * each coalesced across the lanes; the subgroups' totals then give each its prefix. Stores the
- * results when `store`; returns the carry after `end`. */
+/* The VECTOR values of scan positions [position, position + VECTOR) of a line, in scan order. */
+void load_positions(uvec2 base, uint position, out uvec2 values[SCAN_MAX_VECTOR])
+{
+    uvec2 memory[SCAN_MAX_VECTOR];
+    uint k;
+
+    if (VECTOR == 1u)
+    {
+        values[0] = load_value(base, axis_offset(position, IN_AXIS_STRIDE));
+        return;
+    }
+    load_vector(base, REVERSE ? LENGTH - position - VECTOR : position, memory);
+    [[unroll]] for (k = 0u; k < SCAN_MAX_VECTOR; ++k)
+        values[k] = k < VECTOR ? memory[REVERSE ? (VECTOR - 1u - k) % SCAN_MAX_VECTOR : k] : identity();
+}
+
+void store_positions(uvec2 base, uint position, uvec2 values[SCAN_MAX_VECTOR])
+{
+    uvec2 memory[SCAN_MAX_VECTOR];
+    uint k;
+
+    if (VECTOR == 1u)
+    {
+        store_value(base, axis_offset(position, OUT_AXIS_STRIDE), values[0]);
+        return;
+    }
+    [[unroll]] for (k = 0u; k < SCAN_MAX_VECTOR; ++k)
+        memory[k] = k < VECTOR ? values[REVERSE ? (VECTOR - 1u - k) % SCAN_MAX_VECTOR : k] : identity();
+    store_vector(base, REVERSE ? LENGTH - position - VECTOR : position, memory);
+}
+
+/* Scans the VECTOR values of a group in place (inclusive, or exclusive from the identity) and
+ * returns their total; the running total starts from the first value, not from the identity (one
+ * operation less). */
+uvec2 scan_group(inout uvec2 values[SCAN_MAX_VECTOR])
+{
+    uvec2 total = identity(), previous;
+    uint k;
+
+    [[unroll]] for (k = 0u; k < VECTOR; ++k)
+    {
+        previous = total;
+        total = k == 0u ? values[k] : combine(total, values[k]);
+        values[k] = EXCLUSIVE ? previous : total;
+    }
+    return total;
+}
+
+/* Scans positions [begin, end) of a line from `carry`, in chunks of SCAN_ITEMS groups of VECTOR
+ * positions per invocation: each subgroup takes a contiguous segment of the chunk, lane `l`'s group
+ * `j` being the segment's (j x subgroup size + l)-th, so that each load is coalesced across the
+ * lanes; every load of the chunk is issued before any arithmetic. An invocation scans its groups,
+ * a subgroup scan of the groups' totals gives each its prefix, the subgroups' totals go through
+ * shared memory (one barrier per chunk). Stores the results when `store`; returns the carry
+ * after `end`. */
 uvec2 row_scan(uvec2 input_base, uvec2 output_base, uint begin, uint end, uvec2 carry, bool store)
 {
-    uint lane = gl_SubgroupInvocationID, segment = gl_SubgroupSize * SCAN_ITEMS, parity = 0u, chunk, first, s, j;
-    uvec2 values[SCAN_ITEMS], run, inclusive, scanned, before;
+    uint lane = gl_SubgroupInvocationID, segment = gl_SubgroupSize * SCAN_ITEMS * VECTOR, parity = 0u;
+    uint chunk, first, position, s, j, k;
+    uvec2 values[SCAN_ITEMS][SCAN_MAX_VECTOR], prefixes[SCAN_ITEMS], run, inclusive, earlier, before;
 
-    for (chunk = begin; chunk < end; chunk += gl_WorkGroupSize.x * SCAN_ITEMS)
+    for (chunk = begin; chunk < end; chunk += gl_WorkGroupSize.x * SCAN_ITEMS * VECTOR)
     {
-        first = chunk + gl_SubgroupID * segment + lane;
+        first = chunk + gl_SubgroupID * segment + lane * VECTOR;
         [[unroll]] for (j = 0u; j < SCAN_ITEMS; ++j)
         {
-            uint position = first + j * gl_SubgroupSize;
-
-            values[j] = position < end ? load_value(input_base, axis_offset(position, IN_AXIS_STRIDE)) : identity();
+            position = first + j * gl_SubgroupSize * VECTOR;
+            if (position < end)
+                load_positions(input_base, position, values[j]);
+            else
+                [[unroll]] for (k = 0u; k < SCAN_MAX_VECTOR; ++k)
+                    values[j][k] = identity();
         }
         run = identity();
         [[unroll]] for (j = 0u; j < SCAN_ITEMS; ++j)
         {
-            inclusive = subgroup_inclusive_scan(values[j]);
-            scanned = inclusive;
-            if (EXCLUSIVE)
-            {
-                scanned = subgroup_shuffle(inclusive, lane > 0u ? lane - 1u : 0u);
-                if (lane == 0u)
-                    scanned = identity();
-            }
-            values[j] = combine(run, scanned);
+            inclusive = subgroup_inclusive_scan(scan_group(values[j]));
+            earlier = subgroup_shuffle(inclusive, lane > 0u ? lane - 1u : 0u);
+            prefixes[j] = lane > 0u ? combine(run, earlier) : run;
             run = combine(run, subgroup_shuffle(inclusive, gl_SubgroupSize - 1u));
         }
         if (subgroupElect())
-            subgroup_totals[parity * gl_WorkGroupSize.x + gl_SubgroupID] = run;
+            exchange[parity * gl_WorkGroupSize.x + gl_SubgroupID] = run;
         barrier();
         before = carry;
         for (s = 0u; s < gl_NumSubgroups; ++s)
         {
             if (s == gl_SubgroupID)
                 before = carry;
-            carry = combine(carry, subgroup_totals[parity * gl_WorkGroupSize.x + s]);
+            carry = combine(carry, exchange[parity * gl_WorkGroupSize.x + s]);
         }
         [[unroll]] for (j = 0u; j < SCAN_ITEMS && store; ++j)
         {
-            uint position = first + j * gl_SubgroupSize;
-
-            if (position < end)
-                store_value(output_base, axis_offset(position, OUT_AXIS_STRIDE), combine(before, values[j]));
+            position = first + j * gl_SubgroupSize * VECTOR;
+            if (position >= end)
+                continue;
+            prefixes[j] = combine(before, prefixes[j]);
+            [[unroll]] for (k = 0u; k < VECTOR; ++k)
+                values[j][k] = EXCLUSIVE && k == 0u ? prefixes[j] : combine(prefixes[j], values[j][k]);
+            store_positions(output_base, position, values[j]);
         }
         parity ^= 1u;
     }
@@ -276,42 +378,111 @@ void row_main(uint group)
         store_total(line * TILES + tile, carry);
 }
 
-/* ---- SCAN_ALGORITHM_COLUMN: an invocation per line or tile, sequential ---- */
+/* ---- SCAN_ALGORITHM_COLUMN: a workgroup per strip of lines, or tile of it ---- */
 
-/* SCAN_ITEMS loads before their stores: the compiler cannot move a load above a store that may
- * alias it (in place), so this keeps several loads in flight per invocation. */
-void column_main(uint index)
+/* Position `position` of VECTOR neighbouring lines from the one at element `offset`. */
+void load_lines(uvec2 base, uint offset, uint position, out uvec2 values[SCAN_MAX_VECTOR])
 {
-    uint line = index % LINES, tile = index / LINES, begin = tile * TILE_LENGTH, end, position, t, j;
-    uvec2 offsets = line_offsets(line), accumulated = identity(), values[SCAN_ITEMS];
-    uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
-    uvec2 output_base = tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    if (VECTOR == 1u)
+        values[0] = load_value(base, offset + axis_offset(position, IN_AXIS_STRIDE));
+    else
+        load_vector(base, offset + axis_offset(position, IN_AXIS_STRIDE), values);
+}
+
+void store_lines(uvec2 base, uint offset, uint position, uvec2 values[SCAN_MAX_VECTOR])
+{
+    if (VECTOR == 1u)
+        store_value(base, offset + axis_offset(position, OUT_AXIS_STRIDE), values[0]);
+    else
+        store_vector(base, offset + axis_offset(position, OUT_AXIS_STRIDE), values);
+}
+
+/* Invocation (across, along) takes lines [line, line + VECTOR) and, in each chunk of ALONG x
+ * SCAN_COLUMN_ITEMS positions, the SCAN_COLUMN_ITEMS from along x SCAN_COLUMN_ITEMS: all loads
+ * first, a sequential scan of each line, then the totals of the invocations before it along the
+ * axis (shared memory, in order). Invocations past the last line only take part in the barriers. */
+void column_main(uint group)
+{
+    uint strip = group % STRIPS, tile = group / STRIPS, across = gl_LocalInvocationIndex % ACROSS;
+    uint along = gl_LocalInvocationIndex / ACROSS, line = (strip * ACROSS + across) * VECTOR;
+    uint begin = tile * TILE_LENGTH, end = min(LENGTH, begin + TILE_LENGTH), parity = 0u;
+    uint chunk, first, position, slot, a, t, j, k;
+    uvec2 values[SCAN_COLUMN_ITEMS][SCAN_MAX_VECTOR], carry[SCAN_MAX_VECTOR], totals[SCAN_MAX_VECTOR];
+    uvec2 before[SCAN_MAX_VECTOR], offsets, input_base, output_base;
+    bool in_range = line < LINES;
 
     if (tile >= TILES)
         return;
-    end = min(LENGTH, begin + TILE_LENGTH);
-    for (t = 0u; PASS == SCAN_PASS_SCAN && TILED && t < tile; ++t)
-        accumulated = combine(accumulated, load_total(t * LINES + line));
-    for (position = begin; position < end; position += SCAN_ITEMS)
+    offsets = line_offsets(in_range ? line : 0u);
+    input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    output_base = tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    [[unroll]] for (k = 0u; k < SCAN_MAX_VECTOR; ++k)
+        carry[k] = identity();
+    for (t = 0u; PASS == SCAN_PASS_SCAN && TILED && in_range && t < tile; ++t)
     {
-        [[unroll]] for (j = 0u; j < SCAN_ITEMS; ++j)
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+            carry[k] = combine(carry[k], load_total(t * LINES + line + k));
+    }
+    for (chunk = begin; chunk < end; chunk += ALONG * SCAN_COLUMN_ITEMS)
+    {
+        first = chunk + along * SCAN_COLUMN_ITEMS;
+        [[unroll]] for (j = 0u; j < SCAN_COLUMN_ITEMS; ++j)
         {
-            if (position + j < end)
-                values[j] = load_value(input_base, offsets.x + axis_offset(position + j, IN_AXIS_STRIDE));
+            if (in_range && first + j < end)
+                load_lines(input_base, offsets.x, first + j, values[j]);
         }
-        [[unroll]] for (j = 0u; j < SCAN_ITEMS && position + j < end; ++j)
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
         {
-            uint at = offsets.y + axis_offset(position + j, OUT_AXIS_STRIDE);
+            totals[k] = identity();
+            [[unroll]] for (j = 0u; j < SCAN_COLUMN_ITEMS; ++j)
+            {
+                uvec2 previous = totals[k];
 
-            if (PASS == SCAN_PASS_SCAN && EXCLUSIVE)
-                store_value(output_base, at, accumulated);
-            accumulated = combine(accumulated, values[j]);
-            if (PASS == SCAN_PASS_SCAN && !EXCLUSIVE)
-                store_value(output_base, at, accumulated);
+                if (!in_range || first + j >= end)
+                    continue;
+                totals[k] = j == 0u ? values[j][k] : combine(totals[k], values[j][k]);
+                values[j][k] = EXCLUSIVE ? previous : totals[k];
+            }
+        }
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+            before[k] = carry[k];
+        if (ALONG == 1u)
+        {
+            [[unroll]] for (k = 0u; k < VECTOR; ++k)
+                carry[k] = combine(carry[k], totals[k]);
+        }
+        else
+        {
+            slot = (parity * gl_WorkGroupSize.x + gl_LocalInvocationIndex) * VECTOR;
+            [[unroll]] for (k = 0u; k < VECTOR; ++k)
+                exchange[slot + k] = totals[k];
+            barrier();
+            for (a = 0u; a < ALONG; ++a)
+            {
+                slot = (parity * gl_WorkGroupSize.x + a * ACROSS + across) * VECTOR;
+                [[unroll]] for (k = 0u; k < VECTOR; ++k)
+                {
+                    if (a == along)
+                        before[k] = carry[k];
+                    carry[k] = combine(carry[k], exchange[slot + k]);
+                }
+            }
+            parity ^= 1u;
+        }
+        [[unroll]] for (j = 0u; j < SCAN_COLUMN_ITEMS && PASS == SCAN_PASS_SCAN; ++j)
+        {
+            if (!in_range || first + j >= end)
+                continue;
+            [[unroll]] for (k = 0u; k < VECTOR; ++k)
+                values[j][k] = EXCLUSIVE && j == 0u ? before[k] : combine(before[k], values[j][k]);
+            store_lines(output_base, offsets.y, first + j, values[j]);
         }
     }
-    if (PASS == SCAN_PASS_TOTALS)
-        store_total(tile * LINES + line, accumulated);
+    if (PASS == SCAN_PASS_TOTALS && in_range && along == 0u)
+    {
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+            store_total(tile * LINES + line + k, carry[k]);
+    }
 }
 
 void main()
@@ -321,5 +492,5 @@ void main()
     if (ALGORITHM == SCAN_ALGORITHM_ROW)
         row_main(group);
     else
-        column_main(group * gl_WorkGroupSize.x + gl_LocalInvocationIndex);
+        column_main(group);
 }

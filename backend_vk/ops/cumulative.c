@@ -23,15 +23,19 @@ _Static_assert(sizeof(DML_CUMULATIVE_SUMMATION_OPERATOR_DESC) == sizeof(DML_CUMU
 _Static_assert(offsetof(DML_CUMULATIVE_SUMMATION_OPERATOR_DESC, HasExclusiveSum)
         == offsetof(DML_CUMULATIVE_PRODUCT_OPERATOR_DESC, HasExclusiveProduct), "cumulative descs");
 
-/* The row algorithm's largest workgroup. */
+/* The largest workgroups. */
 #define ROW_MAX_THREADS 256
-/* Tiling (scan_interface.h): below these many workgroups (row) or invocations (column) a big GPU
- * idles, so lines are cut into tiles of at least ROW_MIN_TILE_CHUNKS chunks or
- * COLUMN_MIN_TILE_LENGTH positions. */
+#define COLUMN_MAX_THREADS 256
+/* The column algorithm's invocations along the axis at most: each adds the totals of all of them
+ * in every chunk, sequentially (COLUMN_MAX_ALONG / SCAN_COLUMN_ITEMS operations per element). */
+#define COLUMN_MAX_ALONG SCAN_COLUMN_ITEMS
+/* Tiling (scan_interface.h): below these many workgroups a big GPU idles, so lines are cut into
+ * tiles of at least ROW_MIN_TILE_CHUNKS or COLUMN_MIN_TILE_CHUNKS chunks. The column algorithm
+ * also narrows its strips down to one vector per row of invocations first. */
 #define ROW_TARGET_GROUPS 1024
 #define ROW_MIN_TILE_CHUNKS 2
-#define COLUMN_TARGET_INVOCATIONS 65536
-#define COLUMN_MIN_TILE_LENGTH 32
+#define COLUMN_TARGET_GROUPS 256
+#define COLUMN_MIN_TILE_CHUNKS 2
 
 /* ---- Validation ---- */
 
@@ -71,7 +75,7 @@ HRESULT vkdml_cumulative_validate(struct vkdml_backend_device *device, const str
 
 struct scan_plan
 {
-    uint32_t algorithm, threads, tiles, tile_length, lines, length;
+    uint32_t algorithm, threads, across, vector, tiles, tile_length, lines, length;
     enum vkdml_kernel_id kernel;
 };
 
@@ -80,6 +84,15 @@ static uint32_t round_up_pow2(uint32_t value)
     uint32_t result = 1;
 
     while (result < value)
+        result <<= 1;
+    return result;
+}
+
+static uint32_t round_down_pow2(uint32_t value)
+{
+    uint32_t result = 1;
+
+    while (result * 2 <= value)
         result <<= 1;
     return result;
 }
@@ -99,46 +112,123 @@ static bool use_rows(const struct vkdml_compile *compile, const struct vkdml_axe
     return !layout->kept_count || layout->reduced_strides[1][0] < layout->kept_strides[1][layout->kept_count - 1];
 }
 
-/* ROW_MAX_THREADS, or the largest power of 2 the device's workgroups hold. */
-static uint32_t row_max_threads(const struct vkdml_compile *compile)
+/* Whether every stride in `strides[count]` of both tensors is a multiple of `lanes`, `skip` aside. */
+static bool strides_multiple_of(const uint32_t strides[][VKDML_MAX_RANK], uint32_t count, uint32_t skip,
+        uint32_t lanes)
 {
-    const VkPhysicalDeviceLimits *limits = &compile->vk->caps.properties.limits;
-    uint32_t threads = ROW_MAX_THREADS;
+    uint32_t t, i;
 
-    while (threads > limits->maxComputeWorkGroupSize[0] || threads > limits->maxComputeWorkGroupInvocations)
-        threads >>= 1;
-    return threads;
+    for (t = 0; t < 2; ++t)
+    {
+        for (i = 0; i < count; ++i)
+        {
+            if (i != skip && strides[t][i] % lanes)
+                return false;
+        }
+    }
+    return true;
 }
 
-static void plan_rows(const struct vkdml_compile *compile, struct scan_plan *plan)
+/* Elements per access (scan_interface.h, VECTOR: 16 bytes, SCAN_COLUMN_MAX_VECTOR elements at
+ * most across lines) where every access stays whole and aligned, else 1: the contiguous dimension
+ * (the axis for rows, the innermost kept dimension for columns) has stride 1 in both tensors and a
+ * size multiple of the vector, every other stride is a multiple of it, and both tensors' offsets
+ * are multiples of 16 bytes (bindings themselves are: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT). */
+static uint32_t vector_elements(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
+        bool along_axis)
 {
-    uint32_t subgroup = compile->vk->caps.subgroup_size, max_threads = row_max_threads(compile);
-    uint32_t chunk, chunks, wanted, per_tile;
+    unsigned int size = vkdml_element_size(compile->op->inputs[0]->DataType);
+    uint32_t lanes = size ? SCAN_VECTOR_BYTES / size : 1, last = layout->kept_count - 1;
 
-    plan->algorithm = SCAN_ALGORITHM_ROW;
-    plan->threads = round_up_pow2(div_up(plan->length, SCAN_ITEMS));
-    plan->threads = plan->threads > max_threads ? max_threads : plan->threads;
-    plan->threads = plan->threads < subgroup ? subgroup : plan->threads;
-    chunk = plan->threads * SCAN_ITEMS;
-    chunks = div_up(plan->length, chunk);
-    wanted = plan->lines >= ROW_TARGET_GROUPS ? 1 : div_up(ROW_TARGET_GROUPS, plan->lines);
+    if (!along_axis && lanes > SCAN_COLUMN_MAX_VECTOR)
+        lanes = SCAN_COLUMN_MAX_VECTOR;
+
+    if (lanes < 2 || lanes > SCAN_MAX_VECTOR || compile->inputs[0].offset % SCAN_VECTOR_BYTES
+            || compile->outputs[0].offset % SCAN_VECTOR_BYTES)
+        return 1;
+    if (along_axis)
+    {
+        if (!layout->reduced_count || layout->reduced_strides[0][0] != 1 || layout->reduced_strides[1][0] != 1
+                || layout->reduced_elements % lanes)
+            return 1;
+        return strides_multiple_of(layout->kept_strides, layout->kept_count, UINT32_MAX, lanes) ? lanes : 1;
+    }
+    if (!layout->kept_count || layout->kept_strides[0][last] != 1 || layout->kept_strides[1][last] != 1
+            || layout->kept_sizes[last] % lanes)
+        return 1;
+    if (!strides_multiple_of(layout->reduced_strides, layout->reduced_count, UINT32_MAX, lanes))
+        return 1;
+    return strides_multiple_of(layout->kept_strides, layout->kept_count, last, lanes) ? lanes : 1;
+}
+
+/* `wanted`, or the largest power of 2 below it that the device's workgroups hold. */
+static uint32_t fit_threads(const struct vkdml_compile *compile, uint32_t wanted)
+{
+    const VkPhysicalDeviceLimits *limits = &compile->vk->caps.properties.limits;
+
+    while (wanted > 1 && (wanted > limits->maxComputeWorkGroupSize[0]
+            || wanted > limits->maxComputeWorkGroupInvocations))
+        wanted >>= 1;
+    return wanted;
+}
+
+/* Tiles of whole chunks, enough for `target` workgroups over `units` of them (lines or strips). */
+static void plan_tiles(struct scan_plan *plan, uint32_t units, uint32_t target, uint32_t chunk,
+        uint32_t min_tile_chunks)
+{
+    uint32_t chunks = div_up(plan->length, chunk), wanted, per_tile;
+
+    wanted = units >= target ? 1 : div_up(target, units);
     per_tile = div_up(chunks, wanted);
-    per_tile = per_tile < ROW_MIN_TILE_CHUNKS ? ROW_MIN_TILE_CHUNKS : per_tile;
+    per_tile = per_tile < min_tile_chunks ? min_tile_chunks : per_tile;
     plan->tiles = div_up(chunks, per_tile);
     plan->tile_length = plan->tiles > 1 ? per_tile * chunk : plan->length;
 }
 
-static void plan_columns(struct scan_plan *plan)
+/* Vectors where the line is long enough to give each lane a vector per group of the chunk. */
+static void plan_rows(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
+        struct scan_plan *plan)
 {
-    uint32_t wanted;
+    uint32_t subgroup = compile->vk->caps.subgroup_size, max_threads = fit_threads(compile, ROW_MAX_THREADS);
+    uint32_t chunk;
+
+    plan->algorithm = SCAN_ALGORITHM_ROW;
+    plan->across = 1;
+    plan->vector = vector_elements(compile, layout, true);
+    if (plan->length < subgroup * SCAN_ITEMS * plan->vector / 2)
+        plan->vector = 1;
+    plan->threads = round_up_pow2(div_up(plan->length, SCAN_ITEMS * plan->vector));
+    plan->threads = plan->threads > max_threads ? max_threads : plan->threads;
+    plan->threads = plan->threads < subgroup ? subgroup : plan->threads;
+    chunk = plan->threads * SCAN_ITEMS * plan->vector;
+    plan_tiles(plan, plan->lines, ROW_TARGET_GROUPS, chunk, ROW_MIN_TILE_CHUNKS);
+}
+
+/* Invocations along the axis for the line's length (COLUMN_MAX_ALONG at most), then across as
+ * many vectors of lines as keep COLUMN_TARGET_GROUPS strips (or fill a subgroup), as the
+ * workgroup and its shared memory (two totals per invocation and line) allow. */
+static void plan_columns(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
+        struct scan_plan *plan)
+{
+    uint32_t max_threads = fit_threads(compile, COLUMN_MAX_THREADS), along, across, vectors;
+    uint32_t shared = compile->vk->caps.properties.limits.maxComputeSharedMemorySize;
 
     plan->algorithm = SCAN_ALGORITHM_COLUMN;
-    plan->threads = SCAN_COLUMN_THREADS;
-    wanted = plan->lines >= COLUMN_TARGET_INVOCATIONS ? 1 : div_up(COLUMN_TARGET_INVOCATIONS, plan->lines);
-    if (wanted > plan->length / COLUMN_MIN_TILE_LENGTH)
-        wanted = plan->length / COLUMN_MIN_TILE_LENGTH;
-    plan->tile_length = wanted > 1 ? div_up(plan->length, wanted) : plan->length;
-    plan->tiles = div_up(plan->length, plan->tile_length);
+    plan->vector = vector_elements(compile, layout, false);
+    vectors = plan->lines / plan->vector;
+    along = round_up_pow2(div_up(plan->length, SCAN_COLUMN_ITEMS));
+    along = along > COLUMN_MAX_ALONG ? COLUMN_MAX_ALONG : along;
+    along = along > max_threads ? max_threads : along;
+    across = round_down_pow2(vectors / COLUMN_TARGET_GROUPS ? vectors / COLUMN_TARGET_GROUPS : 1);
+    while (across * along < compile->vk->caps.subgroup_size && across < vectors)
+        across <<= 1;
+    while (across > 1 && (across * along > max_threads
+            || (uint64_t)across * along * plan->vector * 2 * sizeof(uint32_t[2]) > shared))
+        across >>= 1;
+    plan->across = across;
+    plan->threads = across * along;
+    plan_tiles(plan, div_up(vectors, across), COLUMN_TARGET_GROUPS, along * SCAN_COLUMN_ITEMS,
+            COLUMN_MIN_TILE_CHUNKS);
 }
 
 /* The layout's kept dimensions fill the last SCAN_MAX_KEPT slots; the leading ones keep size 1. */
@@ -176,6 +266,8 @@ static void fill_spec(const struct vkdml_compile *compile, const struct scan_pla
     spec[SCAN_SPEC_LINES] = plan->lines;
     spec[SCAN_SPEC_TILES] = plan->tiles;
     spec[SCAN_SPEC_TILE_LENGTH] = plan->tile_length;
+    spec[SCAN_SPEC_VECTOR] = plan->vector;
+    spec[SCAN_SPEC_ACROSS] = plan->across;
     fill_layout_spec(layout, spec);
     vkdml_set_location(&spec[SCAN_SPEC_IN_LOCATION], &compile->inputs[0]);
     vkdml_set_location(&spec[SCAN_SPEC_OUT_LOCATION], &compile->outputs[0]);
@@ -199,13 +291,15 @@ static HRESULT add_dispatches(struct vkdml_compile *compile, const struct scan_p
     HRESULT hr;
 
     if (plan->algorithm == SCAN_ALGORITHM_COLUMN)
-        units = (units + plan->threads - 1) / plan->threads;
+        units = (uint64_t)div_up(plan->lines, plan->across * plan->vector) * plan->tiles;
     if (FAILED(hr = vkdml_spread_groups(compile, units, groups)))
         return hr;
-    TRACE("%s: %s, %s, %u lines of %u, %u tile(s) of %u, %u threads, %u x %u x %u workgroups.",
+    TRACE("%s: %s, %s, %u lines of %u, %u tile(s) of %u, vectors of %u, %u threads (%u across), "
+            "%u x %u x %u workgroups.",
             compile->op->type == DML_OPERATOR_CUMULATIVE_PRODUCT ? "CUMULATIVE_PRODUCT" : "CUMULATIVE_SUMMATION",
             vkdml_kernel_get(plan->kernel)->name, plan->algorithm == SCAN_ALGORITHM_ROW ? "rows" : "columns",
-            plan->lines, plan->length, plan->tiles, plan->tile_length, plan->threads, groups[0], groups[1], groups[2]);
+            plan->lines, plan->length, plan->tiles, plan->tile_length, plan->vector, plan->threads, plan->across,
+            groups[0], groups[1], groups[2]);
     if (plan->tiles > 1)
     {
         spec[SCAN_SPEC_PASS] = SCAN_PASS_TOTALS;
@@ -234,9 +328,9 @@ HRESULT vkdml_cumulative_compile(struct vkdml_compile *compile)
     plan.lines = (uint32_t)layout.kept_elements;
     plan.length = (uint32_t)layout.reduced_elements;
     if (use_rows(compile, &layout, plan.length))
-        plan_rows(compile, &plan);
+        plan_rows(compile, &layout, &plan);
     else
-        plan_columns(&plan);
+        plan_columns(compile, &layout, &plan);
     fill_spec(compile, &plan, &layout, spec);
     place_totals(compile, &plan, spec);
     return add_dispatches(compile, &plan, spec);

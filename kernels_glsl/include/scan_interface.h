@@ -10,9 +10,14 @@
  * Two algorithms (docs/kernels.md, "Cumulative operators"):
  *   SCAN_ALGORITHM_ROW     a workgroup per line (or per tile of a line): subgroup scans over
  *                          coalesced loads, shared memory for the subgroup totals, a carry between
- *                          chunks of SCAN_ITEMS x the workgroup's invocations.
- *   SCAN_ALGORITHM_COLUMN  an invocation per line (or tile), sequential: neighbouring invocations
- *                          read neighbouring addresses when the axis is not the innermost one.
+ *                          chunks of SCAN_ITEMS groups of VECTOR positions per invocation.
+ *   SCAN_ALGORITHM_COLUMN  a workgroup per strip of ACROSS x VECTOR neighbouring lines (or tile):
+ *                          ACROSS invocations across the strip, the others (ALONG) along the axis,
+ *                          each scanning SCAN_COLUMN_ITEMS consecutive positions of a chunk; shared memory
+ *                          joins the ALONG parts of a chunk.
+ * VECTOR > 1: each access moves VECTOR elements, 16 aligned bytes (8 for FLOAT16 columns; cumulative.c
+ * checks the strides and offsets): along the axis (ROW, axis stride 1) or across VECTOR
+ * neighbouring lines (COLUMN).
  * A line may be cut into TILES tiles of TILE_LENGTH positions, so that more workgroups share a few
  * long lines: then a first dispatch (PASS = SCAN_PASS_TOTALS) writes each tile's total into the
  * temporary resource (uvec2 records: row [line][tile], column [tile][line]) and the second (PASS =
@@ -24,7 +29,12 @@
 
 #define SCAN_MAX_KEPT 7                 /* rank 8 less the scanned axis */
 #define SCAN_ITEMS 8                    /* values per invocation and chunk (SCAN_ALGORITHM_ROW) */
-#define SCAN_COLUMN_THREADS 64          /* workgroup size of SCAN_ALGORITHM_COLUMN */
+#define SCAN_MAX_VECTOR 8               /* elements of a 16-byte access (FLOAT16) */
+#define SCAN_VECTOR_BYTES 16
+/* SCAN_ALGORITHM_COLUMN: positions per invocation and chunk, and elements per access at most
+ * (8 bytes for FLOAT16): 64 values in registers. */
+#define SCAN_COLUMN_ITEMS 16
+#define SCAN_COLUMN_MAX_VECTOR 4
 
 #define SCAN_ALGORITHM_ROW 0
 #define SCAN_ALGORITHM_COLUMN 1
@@ -45,7 +55,9 @@
 #define SCAN_SPEC_LINES                 (SCAN_SPEC_AXIS_STRIDES + 2)
 #define SCAN_SPEC_TILES                 (SCAN_SPEC_LINES + 1)
 #define SCAN_SPEC_TILE_LENGTH           (SCAN_SPEC_TILES + 1)
-#define SCAN_SPEC_KEPT_SIZES            (SCAN_SPEC_TILE_LENGTH + 1)     /* SCAN_MAX_KEPT */
+#define SCAN_SPEC_VECTOR                (SCAN_SPEC_TILE_LENGTH + 1)     /* elements per access: 1 or 16 bytes' */
+#define SCAN_SPEC_ACROSS                (SCAN_SPEC_VECTOR + 1)          /* COLUMN: invocations across the strip */
+#define SCAN_SPEC_KEPT_SIZES            (SCAN_SPEC_ACROSS + 1)          /* SCAN_MAX_KEPT */
 #define SCAN_SPEC_IN_KEPT_STRIDES       (SCAN_SPEC_KEPT_SIZES + SCAN_MAX_KEPT)
 #define SCAN_SPEC_OUT_KEPT_STRIDES      (SCAN_SPEC_IN_KEPT_STRIDES + SCAN_MAX_KEPT)
 /* Locations: descriptor slot, then the byte offset in the binding as low, high words. */

@@ -362,6 +362,19 @@ static const struct scan_case sum_cases[] =
     {"SUM in place, exclusive", SUM, F32, 2, {9, 300}, 1, .exclusive = true, .layout = IN_PLACE},
     {"SUM in place, first axis, INT64, reversed", SUM, I64, 2, {100, 9}, 0, .reverse = true, .layout = IN_PLACE},
     {"SUM in place, tiles, UINT32", SUM, U32, 1, {5000}, 0, .layout = IN_PLACE},
+    /* 16-byte vectors (docs/kernels.md, "Cumulative operators"): along the axis (rows), across
+     * neighbouring lines (columns), with several invocations along the axis and tiles. */
+    {"SUM rows of vectors, exclusive, reversed", SUM, F32, 2, {5, 1028}, 1, true, true},
+    {"SUM rows of vectors, FLOAT16, exclusive, reversed", SUM, F16, 2, {3, 520}, 1, true, true},
+    {"SUM rows of vectors, INT64, reversed", SUM, I64, 2, {3, 130}, 1, .reverse = true},
+    {"SUM rows of vectors, in place, UINT32", SUM, U32, 2, {4, 2052}, 1, .layout = IN_PLACE},
+    {"SUM columns of vectors, exclusive", SUM, F32, 2, {300, 12}, 0, .exclusive = true},
+    {"SUM columns of vectors, reversed, FLOAT16", SUM, F16, 2, {70, 16}, 0, .reverse = true},
+    {"SUM columns of vectors, INT64, exclusive, reversed", SUM, I64, 2, {50, 6}, 0, true, true},
+    {"SUM columns of vectors, middle axis, INT32", SUM, I32, 3, {3, 50, 8}, 1},
+    {"SUM columns of vectors, tiles, reversed", SUM, F32, 2, {3000, 8}, 0, .reverse = true},
+    {"SUM columns of vectors, wide strips", SUM, F32, 2, {40, 4100}, 0},
+    {"SUM columns of vectors, in place, FLOAT16", SUM, F16, 2, {33, 24}, 0, .exclusive = true, .layout = IN_PLACE},
     {"SUM NaN and infinities", SUM, F32, 2, {4, 40}, 1, .values = SPECIAL},
     {"SUM NaN and infinities, exclusive, FLOAT16", SUM, F16, 2, {40, 4}, 0, .exclusive = true, .values = SPECIAL},
 };
@@ -381,7 +394,10 @@ static const struct scan_case product_cases[] =
     {"PRODUCT in place, reversed, FLOAT16", PRODUCT, F16, 2, {3, 90}, 1, .reverse = true, .layout = IN_PLACE},
     {"PRODUCT 8-D, first axis, broadcast, UINT64", PRODUCT, U64, 8, {9, 2, 1, 3, 1, 2, 1, 2}, 0,
             .layout = BROADCAST, .broadcast = 1u << 5},
+    {"PRODUCT rows of vectors, FLOAT16, exclusive", PRODUCT, F16, 2, {2, 264}, 1, .exclusive = true},
+    {"PRODUCT columns of vectors, UINT64, reversed", PRODUCT, U64, 2, {40, 4}, 0, .reverse = true},
     {"PRODUCT NaN, infinities and zeros", PRODUCT, F32, 2, {4, 40}, 1, .reverse = true, .values = SPECIAL},
+    {"PRODUCT NaN, infinities and zeros, vectors", PRODUCT, F32, 2, {4, 1024}, 1, .values = SPECIAL},
 };
 
 static void test_summation(void **state)
