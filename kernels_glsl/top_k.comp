@@ -86,18 +86,25 @@ layout(constant_id = TOPK_SPEC_TEMP_LOCATION + 1) const uint TEMP_OFFSET_LO = 0;
 layout(constant_id = TOPK_SPEC_TEMP_LOCATION + 2) const uint TEMP_OFFSET_HI = 0;
 layout(constant_id = TOPK_SPEC_STAGE) const uint STAGE = TOPK_STAGE_ROWS;
 layout(constant_id = TOPK_SPEC_PARTS) const uint PARTS = 1;
+layout(constant_id = TOPK_SPEC_FILTER_GROUPS) const uint FILTER_GROUPS = 0;
 
 const uint THREADS = gl_WorkGroupSize.x;
 const uint KEY_PASSES = KEY_BITS / 8u;
 const uint INDEX_PASSES = (INDEX_BITS + 7u) / 8u;
 const uint KEY_MASK = KEY_BITS >= 32u ? 0xffffffffu : (1u << KEY_BITS) - 1u;
 const uint SIGN_BIT = 1u << ((KEY_BITS - 1u) & 31u);
+const bool FILTER = FILTER_GROUPS != 0u;
 
 /* Two histograms: a pass counts into one while clearing the other for the next pass; the bin a
  * pass chose (the same for every invocation); the selected elements' composites. */
 shared uint histograms[2][TOPK_RADIX];
 shared uint chosen_digit, chosen_above, chosen_count, selected_count;
 shared uint sort_hi[GLOBAL_SORT ? 1 : SORT], sort_lo[GLOBAL_SORT ? 1 : SORT], sort_rev[GLOBAL_SORT ? 1 : SORT];
+/* The threshold filter: the groups' largest keys, then the candidates (key less the threshold,
+ * index in the row). */
+shared uint filter_partials[FILTER ? THREADS : 1];
+shared uint filter_keys[FILTER ? TOPK_FILTER_CAPACITY : 1], filter_indices[FILTER ? TOPK_FILTER_CAPACITY : 1];
+shared uint filter_count;
 
 /* Sort slots in the temporary resource, shared by the workgroup's invocations. */
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer TopKSlots
@@ -501,6 +508,153 @@ void write_candidates(uvec3 threshold, uint take)
         write_candidate(i, uvec3(0u));
 }
 
+/* ---- Threshold filter (32-bit keys, the whole row in registers, K <= FILTER_GROUPS) ---- */
+
+/* The FILTER_GROUPS groups of invocations each hold different elements, so the smallest of their
+ * largest keys is at most the row's K-th largest key (there are at least K groups): only elements
+ * at or above it are candidates, usually a few times K. Returns (that bound, the row's largest
+ * key). Elements past the row hold key 0, below or equal to every element's. Groups are runs of
+ * lanes within a subgroup, or whole subgroups, whatever the implementation's lane numbering. */
+uvec2 filter_bounds()
+{
+    uint lanes = min(THREADS / FILTER_GROUPS, gl_SubgroupSize), per_group = THREADS / FILTER_GROUPS / lanes;
+    uint largest = 0u, low = 0xffffffffu, high = 0u, offset, group, i;
+
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
+        largest = max(largest, cache[i].y);
+    for (offset = 1u; offset < lanes; offset <<= 1u)
+        largest = max(largest, subgroupShuffleXor(largest, offset));
+    if (gl_SubgroupInvocationID % lanes == 0u)
+        filter_partials[gl_SubgroupID * (gl_SubgroupSize / lanes) + gl_SubgroupInvocationID / lanes] = largest;
+    barrier();
+    for (group = gl_SubgroupInvocationID; group < FILTER_GROUPS; group += gl_SubgroupSize)
+    {
+        largest = 0u;
+        for (i = 0u; i < per_group; ++i)
+            largest = max(largest, filter_partials[group * per_group + i]);
+        low = min(low, largest);
+        high = max(high, largest);
+    }
+    return uvec2(subgroupMin(low), subgroupMax(high));
+}
+
+/* The candidates into shared memory, in any order (the selection below orders them totally);
+ * false when they overflow it. */
+bool gather_candidates(uint threshold)
+{
+    uint n = 0u, at, total, base = 0u, i, j;
+
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
+    {
+        j = gl_LocalInvocationID.x + i * THREADS;
+        n += j < count && cache[i].y >= threshold ? 1u : 0u;
+    }
+    at = subgroupExclusiveAdd(n);
+    total = subgroupAdd(n);
+    if (subgroupElect())
+        base = atomicAdd(filter_count, total);
+    at += subgroupBroadcastFirst(base);
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
+    {
+        j = gl_LocalInvocationID.x + i * THREADS;
+        if (j < count && cache[i].y >= threshold)
+        {
+            if (at < TOPK_FILTER_CAPACITY)
+            {
+                filter_keys[at] = cache[i].y - threshold;
+                filter_indices[at] = j;
+            }
+            ++at;
+        }
+    }
+    barrier();
+    return filter_count <= TOPK_FILTER_CAPACITY;
+}
+
+/* Radix select among the candidates' keys less the threshold, 8 bits a pass from the top bit of
+ * their range down: the smallest key taken (every candidate at or above it is taken, ties at it
+ * included; the caller orders them). */
+uint select_candidate_key(uint take, uint range)
+{
+    uint shift = uint(max(findMSB(range) - 7, 0)), prefix = 0u, known = 0u, remaining = take, bank = 0u, s, d;
+
+    for (;;)
+    {
+        for (s = gl_LocalInvocationID.x; s < TOPK_RADIX; s += THREADS)
+            histograms[bank ^ 1u][s] = 0u;
+        for (s = gl_LocalInvocationID.x; s < filter_count; s += THREADS)
+        {
+            d = filter_keys[s];
+            if ((d & known) == prefix)
+                atomicAdd(histograms[bank][(d >> shift) & 0xffu], 1u);
+        }
+        barrier();
+        choose_bin(remaining, bank);
+        remaining -= chosen_above;
+        prefix |= chosen_digit << shift;
+        known |= 0xffu << shift;
+        if (remaining == chosen_count || shift == 0u)
+            return prefix;              /* uniform, as the shared values are */
+        shift = shift > 8u ? shift - 8u : 0u;
+        bank ^= 1u;
+    }
+    return prefix;
+}
+
+uvec3 filter_composite(uint s)
+{
+    return uvec3(0u, filter_keys[s], LENGTH - filter_indices[s]);
+}
+
+/* The selected candidates (at least `take`, more where ties at the smallest key taken) each find
+ * their place by counting the greater ones; in the sort slots when they fit, else in place. */
+void write_filtered(uint take, uint smallest)
+{
+    uint s, t, at, rank, selected;
+
+    for (s = gl_LocalInvocationID.x; s < filter_count; s += THREADS)
+    {
+        if (filter_keys[s] >= smallest && (at = atomicAdd(selected_count, 1u)) < SORT)
+            store_slot(at, filter_composite(s));
+    }
+    barrier();
+    selected = selected_count;
+    if (selected <= SORT)
+    {
+        for (s = gl_LocalInvocationID.x; s < selected; s += THREADS)
+        {
+            rank = 0u;
+            for (t = 0u; t < selected; ++t)
+                rank += composite_greater(load_slot(t), load_slot(s)) ? 1u : 0u;
+            if (rank < take)
+                store_element(rank, LENGTH - load_slot(s).z);
+        }
+        return;
+    }
+    for (s = gl_LocalInvocationID.x; s < filter_count; s += THREADS)
+    {
+        if (filter_keys[s] < smallest)
+            continue;
+        rank = 0u;
+        for (t = 0u; t < filter_count; ++t)
+            rank += filter_keys[t] >= smallest && composite_greater(filter_composite(t), filter_composite(s)) ? 1u : 0u;
+        if (rank < take)
+            store_element(rank, filter_indices[s]);
+    }
+}
+
+/* The row's K through the threshold filter; false (nothing written, the histograms untouched)
+ * when the candidates overflow shared memory. */
+bool filter_select(uint take)
+{
+    uvec2 bounds = filter_bounds();
+
+    if (!gather_candidates(bounds.x))
+        return false;
+    write_filtered(take, select_candidate_key(take, bounds.y - bounds.x));
+    return true;
+}
+
 /* This workgroup's row, and what of it it scans; false for a surplus workgroup. */
 bool locate_work(uint group)
 {
@@ -538,8 +692,12 @@ void main()
         j = gl_LocalInvocationID.x + i * THREADS;
         cache[i] = j < count ? load_key(j) : uvec2(0u);
     }
+    if (gl_LocalInvocationID.x == 0u)
+        filter_count = selected_count = 0u;
     barrier();
     take = min(K, count);
+    if (FILTER && filter_select(take))
+        return;
     threshold = radix_select(take);
     if (STAGE == TOPK_STAGE_PARTS)
         write_candidates(threshold, take);
