@@ -94,12 +94,14 @@ const uint INDEX_PASSES = (INDEX_BITS + 7u) / 8u;
 const uint KEY_MASK = KEY_BITS >= 32u ? 0xffffffffu : (1u << KEY_BITS) - 1u;
 const uint SIGN_BIT = 1u << ((KEY_BITS - 1u) & 31u);
 const bool FILTER = FILTER_GROUPS != 0u;
+/* Sort slots: the filter's selected candidates may exceed K where keys tie, twice K fit. */
+const uint SLOTS = GLOBAL_SORT ? 1u : FILTER ? 2u * SORT : SORT;
 
 /* Two histograms: a pass counts into one while clearing the other for the next pass; the bin a
  * pass chose (the same for every invocation); the selected elements' composites. */
 shared uint histograms[2][TOPK_RADIX];
 shared uint chosen_digit, chosen_above, chosen_count, selected_count;
-shared uint sort_hi[GLOBAL_SORT ? 1 : SORT], sort_lo[GLOBAL_SORT ? 1 : SORT], sort_rev[GLOBAL_SORT ? 1 : SORT];
+shared uint sort_hi[SLOTS], sort_lo[SLOTS], sort_rev[SLOTS];
 /* The threshold filter: the groups' largest keys, then the candidates (key less the threshold,
  * index in the row). */
 shared uint filter_partials[FILTER ? THREADS : 1];
@@ -522,6 +524,8 @@ uvec2 filter_bounds()
 
     [[unroll]] for (i = 0u; i < CACHE; ++i)
         largest = max(largest, cache[i].y);
+    for (i = CACHE * THREADS + gl_LocalInvocationID.x; i < count; i += THREADS)
+        largest = max(largest, load_key(i).y);
     for (offset = 1u; offset < lanes; offset <<= 1u)
         largest = max(largest, subgroupShuffleXor(largest, offset));
     if (gl_SubgroupInvocationID % lanes == 0u)
@@ -538,11 +542,21 @@ uvec2 filter_bounds()
     return uvec2(subgroupMin(low), subgroupMax(high));
 }
 
+void add_candidate(uint at, uint key, uint threshold, uint j)
+{
+    if (at < TOPK_FILTER_CAPACITY)
+    {
+        filter_keys[at] = key - threshold;
+        filter_indices[at] = j;
+    }
+}
+
 /* The candidates into shared memory, in any order (the selection below orders them totally);
- * false when they overflow it. */
+ * false when they overflow it. Those in registers take one atomic a subgroup, the others (read
+ * again, from the cache usually) one each: they are few. */
 bool gather_candidates(uint threshold)
 {
-    uint n = 0u, at, total, base = 0u, i, j;
+    uint n = 0u, at, total, base = 0u, key, i, j;
 
     [[unroll]] for (i = 0u; i < CACHE; ++i)
     {
@@ -558,14 +572,12 @@ bool gather_candidates(uint threshold)
     {
         j = gl_LocalInvocationID.x + i * THREADS;
         if (j < count && cache[i].y >= threshold)
-        {
-            if (at < TOPK_FILTER_CAPACITY)
-            {
-                filter_keys[at] = cache[i].y - threshold;
-                filter_indices[at] = j;
-            }
-            ++at;
-        }
+            add_candidate(at++, cache[i].y, threshold, j);
+    }
+    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < count; j += THREADS)
+    {
+        if ((key = load_key(j).y) >= threshold)
+            add_candidate(atomicAdd(filter_count, 1u), key, threshold, j);
     }
     barrier();
     return filter_count <= TOPK_FILTER_CAPACITY;
@@ -606,40 +618,50 @@ uvec3 filter_composite(uint s)
     return uvec3(0u, filter_keys[s], LENGTH - filter_indices[s]);
 }
 
-/* The selected candidates (at least `take`, more where ties at the smallest key taken) each find
- * their place by counting the greater ones; in the sort slots when they fit, else in place. */
+/* Candidate s's place among the selected ones (at least `take`, more where keys tie at the
+ * smallest taken): the number of greater ones, counted by `lanes` invocations together. */
+uint filtered_rank(uvec3 c, uint selected, uint lanes, bool in_slots, uint smallest)
+{
+    uint rank = 0u, offset, t;
+
+    for (t = gl_SubgroupInvocationID % lanes; t < (in_slots ? selected : filter_count); t += lanes)
+    {
+        if (in_slots)
+            rank += composite_greater(load_slot(t), c) ? 1u : 0u;
+        else
+            rank += filter_keys[t] >= smallest && composite_greater(filter_composite(t), c) ? 1u : 0u;
+    }
+    for (offset = 1u; offset < lanes; offset <<= 1u)
+        rank += subgroupShuffleXor(rank, offset);
+    return rank;
+}
+
+/* The selected candidates go to the sort slots when they fit (else they are counted where they
+ * are), then each counts the greater ones with a run of lanes and writes itself at its rank. */
 void write_filtered(uint take, uint smallest)
 {
-    uint s, t, at, rank, selected;
+    uint lanes = min(gl_SubgroupSize, max(THREADS / SLOTS, 1u)), runs = THREADS / lanes;
+    uint first = gl_SubgroupID * (gl_SubgroupSize / lanes) + gl_SubgroupInvocationID / lanes;
+    uint s, at, rank, selected, items;
+    bool in_slots;
+    uvec3 c;
 
     for (s = gl_LocalInvocationID.x; s < filter_count; s += THREADS)
     {
-        if (filter_keys[s] >= smallest && (at = atomicAdd(selected_count, 1u)) < SORT)
+        if (filter_keys[s] >= smallest && (at = atomicAdd(selected_count, 1u)) < SLOTS)
             store_slot(at, filter_composite(s));
     }
     barrier();
     selected = selected_count;
-    if (selected <= SORT)
+    in_slots = selected <= SLOTS;
+    items = in_slots ? selected : filter_count;
+    for (s = first; s - first < items; s += runs)     /* uniform within a run of lanes' subgroup */
     {
-        for (s = gl_LocalInvocationID.x; s < selected; s += THREADS)
-        {
-            rank = 0u;
-            for (t = 0u; t < selected; ++t)
-                rank += composite_greater(load_slot(t), load_slot(s)) ? 1u : 0u;
-            if (rank < take)
-                store_element(rank, LENGTH - load_slot(s).z);
-        }
-        return;
-    }
-    for (s = gl_LocalInvocationID.x; s < filter_count; s += THREADS)
-    {
-        if (filter_keys[s] < smallest)
-            continue;
-        rank = 0u;
-        for (t = 0u; t < filter_count; ++t)
-            rank += filter_keys[t] >= smallest && composite_greater(filter_composite(t), filter_composite(s)) ? 1u : 0u;
-        if (rank < take)
-            store_element(rank, filter_indices[s]);
+        c = s < items ? (in_slots ? load_slot(s) : filter_composite(s)) : uvec3(0u);
+        rank = filtered_rank(c, selected, lanes, in_slots, smallest);
+        if (s < items && gl_SubgroupInvocationID % lanes == 0u && (in_slots || filter_keys[s] >= smallest)
+                && rank < take)
+            store_element(rank, LENGTH - c.z);
     }
 }
 

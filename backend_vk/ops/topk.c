@@ -219,19 +219,18 @@ static void fill_spec(const struct vkdml_compile *compile, const struct topk_att
     vkdml_set_location(&spec[TOPK_SPEC_INDEX_LOCATION], &compile->outputs[INDEX_TENSOR]);
 }
 
-/* The threshold filter (top_k.comp, filter_select) for keys of up to 32 bits, rows held in registers
- * and small K: FILTER_GROUPS, a power of two >= K, groups of whole lanes of every subgroup; 0 where
- * it does not apply (the radix select over the row does it all). */
+/* The threshold filter (top_k.comp, filter_select) for keys of up to 32 bits and small K:
+ * FILTER_GROUPS, a power of two >= K, groups of whole lanes of every subgroup; 0 where it does
+ * not apply (the radix select over the row does it all). */
 static uint32_t choose_filter_groups(const struct vkdml_compile *compile, const struct topk_attributes *a,
-        uint32_t length, const uint32_t spec[TOPK_SPEC_COUNT])
+        const uint32_t spec[TOPK_SPEC_COUNT])
 {
     const struct vkdml_vk_caps *caps = &compile->vk->caps;
     uint32_t threads = spec[TOPK_SPEC_THREADS], groups = power_of_two_at_least(a->k);
-    uint64_t shared = TOPK_SHARED_BYTES + (uint64_t)spec[TOPK_SPEC_SORT] * TOPK_SORT_SLOT_BYTES
+    uint64_t shared = TOPK_SHARED_BYTES + 2ull * spec[TOPK_SPEC_SORT] * TOPK_SORT_SLOT_BYTES
             + TOPK_FILTER_CAPACITY * 8u + threads * 4u;
 
     if (spec[TOPK_SPEC_KEY_BITS] > 32 || a->k > TOPK_SMALL_K || groups > threads || caps->subgroup_size > threads
-            || (uint64_t)threads * spec[TOPK_SPEC_CACHE] < length
             || shared > caps->properties.limits.maxComputeSharedMemorySize)
         return 0;
     return groups;
@@ -311,7 +310,7 @@ HRESULT vkdml_topk_compile(struct vkdml_compile *compile)
     fill_workgroup_spec(compile, length, spec);
     if (FAILED(hr = place_sort_slots(compile, a.k, rows, spec)))
         return hr;
-    spec[TOPK_SPEC_FILTER_GROUPS] = choose_filter_groups(compile, &a, length, spec);
+    spec[TOPK_SPEC_FILTER_GROUPS] = choose_filter_groups(compile, &a, spec);
     TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u threads, %u keys each in registers, sorted in %s, filter groups "
             "%u.", rows, length, a.k, spec[TOPK_SPEC_THREADS], spec[TOPK_SPEC_CACHE],
             spec[TOPK_SPEC_GLOBAL_SORT] ? "the temporary resource" : "shared memory", spec[TOPK_SPEC_FILTER_GROUPS]);
