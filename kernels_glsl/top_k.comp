@@ -185,10 +185,16 @@ uvec2 load_key(uint j)
     return order_key(uvec2(high, low));
 }
 
+/* The index in the row of element j of what this workgroup scans. */
+uint element_index(uint j)
+{
+    return STAGE == TOPK_STAGE_CANDIDATES ? candidate_word(j, 2u) : first + j;
+}
+
 /* (key high, key low, reversed index in the row): unique per element, larger first. */
 uvec3 composite(uvec2 key, uint j)
 {
-    return uvec3(key, LENGTH - (STAGE == TOPK_STAGE_CANDIDATES ? candidate_word(j, 2u) : first + j));
+    return uvec3(key, LENGTH - element_index(j));
 }
 
 bool composite_greater(uvec3 a, uvec3 b)
@@ -547,7 +553,7 @@ void add_candidate(uint at, uint key, uint threshold, uint j)
     if (at < TOPK_FILTER_CAPACITY)
     {
         filter_keys[at] = key - threshold;
-        filter_indices[at] = j;
+        filter_indices[at] = element_index(j);
     }
 }
 
@@ -637,8 +643,9 @@ uint filtered_rank(uvec3 c, uint selected, uint lanes, bool in_slots, uint small
 }
 
 /* The selected candidates go to the sort slots when they fit (else they are counted where they
- * are), then each counts the greater ones with a run of lanes and writes itself at its rank. */
-void write_filtered(uint take, uint smallest)
+ * are), then each counts the greater ones with a run of lanes and writes itself at its rank: an
+ * output element, or (parts stage) a candidate with its key, fillers after the part's own. */
+void write_filtered(uint take, uint threshold, uint smallest)
 {
     uint lanes = min(gl_SubgroupSize, max(THREADS / SLOTS, 1u)), runs = THREADS / lanes;
     uint first = gl_SubgroupID * (gl_SubgroupSize / lanes) + gl_SubgroupInvocationID / lanes;
@@ -661,8 +668,15 @@ void write_filtered(uint take, uint smallest)
         rank = filtered_rank(c, selected, lanes, in_slots, smallest);
         if (s < items && gl_SubgroupInvocationID % lanes == 0u && (in_slots || filter_keys[s] >= smallest)
                 && rank < take)
-            store_element(rank, LENGTH - c.z);
+        {
+            if (STAGE == TOPK_STAGE_PARTS)
+                write_candidate(rank, uvec3(0u, c.y + threshold, c.z));
+            else
+                store_element(rank, LENGTH - c.z);
+        }
     }
+    for (s = take + gl_LocalInvocationID.x; STAGE == TOPK_STAGE_PARTS && s < K; s += THREADS)
+        write_candidate(s, uvec3(0u));
 }
 
 /* The row's K through the threshold filter; false (nothing written, the histograms untouched)
@@ -673,7 +687,7 @@ bool filter_select(uint take)
 
     if (!gather_candidates(bounds.x))
         return false;
-    write_filtered(take, select_candidate_key(take, bounds.y - bounds.x));
+    write_filtered(take, bounds.x, select_candidate_key(take, bounds.y - bounds.x));
     return true;
 }
 

@@ -279,10 +279,14 @@ static HRESULT add_split_dispatches(struct vkdml_compile *compile, enum vkdml_ke
     spec[TOPK_SPEC_STAGE] = TOPK_STAGE_PARTS;
     spec[TOPK_SPEC_SORT] = power_of_two_at_least(a->k);
     fill_workgroup_spec(compile, TOPK_SEGMENT, spec);
+    spec[TOPK_SPEC_FILTER_GROUPS] = choose_filter_groups(compile, a, spec);
+    TRACE("TOP_K: parts of %u, filter groups %u.", TOPK_SEGMENT, spec[TOPK_SPEC_FILTER_GROUPS]);
     if (FAILED(hr = add_dispatch(compile, kernel, spec, rows * parts, false)))
         return hr;
     spec[TOPK_SPEC_STAGE] = TOPK_STAGE_CANDIDATES;
     fill_workgroup_spec(compile, parts * a->k, spec);
+    spec[TOPK_SPEC_FILTER_GROUPS] = choose_filter_groups(compile, a, spec);
+    TRACE("TOP_K: candidates %u a row, filter groups %u.", parts * a->k, spec[TOPK_SPEC_FILTER_GROUPS]);
     return add_dispatch(compile, kernel, spec, rows, true);
 }
 

@@ -531,6 +531,7 @@ static const struct topk_case shape_cases[] =
             .range = 100000},
     {"a last part shorter than K", TOP_K, F32, U32, 1, {8195}, 0, 5, .range = 100000},
     {"split rows, ties across parts, INT64", TOP_K1, I64, U64, 2, {2, 17000}, 1, 100, SMALLEST, .range = 50},
+    {"split in 5 parts, K 64, smallest", TOP_K1, F32, U64, 1, {40000}, 0, 64, SMALLEST, .range = 100000},
     {"split rows, FLOAT16 NaN and infinities", TOP_K1, F16, U32, 2, {3, 10000}, 1, 50, LARGEST, .specials = true},
     {"rows longer than the registers hold, not split (K 200)", TOP_K1, U32, U32, 1, {9000}, 0, 200, SMALLEST,
             .range = 1000},
