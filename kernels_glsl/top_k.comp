@@ -8,18 +8,24 @@
  * bits with the negative ones flipped, -0 as +0 and every NaN above +inf; signed integers with the
  * sign bit flipped; all of it inverted for the smallest first), extended by the reversed index
  * (LENGTH - index) so that the lower index wins a tie: the composite (key, reversed index) is
- * unique, and the K largest composites are the answer, in order. Radix select finds the K-th
- * largest composite 8 bits per pass (a 256-bin histogram in shared memory of the elements that
- * still match the prefix found so far, then the bin where the count from the top reaches K),
- * and stops as soon as the rest of a bin is taken, which for data without ties means after the
- * key's bits at most. The row's keys stay in registers between passes (TOPK_MAX_CACHE per thread; beyond that
- * they are read again). The selected elements then go into shared memory, a bitonic sort orders
- * them (small K: each counts those greater), and K values and indices are written. When K slots
- * do not fit in shared memory, they are sorted in the temporary resource instead. Rows longer than a workgroup's registers may split into parts
+ * unique, and the K largest composites are the answer, in order.
+ *
+ * Keys of up to 32 bits with K <= TOPK_SMALL_K first go through a threshold filter (FILTER_GROUPS,
+ * filter_select): the smallest of K or more groups' largest keys bounds the K-th largest from
+ * below, the few elements at or above it go to shared memory, a radix select over them and a
+ * rank count finish the row. Otherwise, or when they overflow shared memory, radix select finds
+ * the K-th largest composite 8 bits per pass (a 256-bin histogram in shared memory of the
+ * elements that still match the prefix found so far, then the bin where the count from the top
+ * reaches K), and stops as soon as the rest of a bin is taken, which for data without ties means
+ * after the key's bits at most. The row's keys stay in registers between passes (TOPK_MAX_CACHE
+ * per thread; beyond that they are read again). The selected elements then go into shared
+ * memory, a bitonic sort orders them (small K: each counts those greater), and K values and
+ * indices are written. When K slots do not fit in shared memory, they are sorted in the
+ * temporary resource instead. Rows longer than a workgroup's registers may split into parts
  * (top_k_interface.h, TOPK_SPEC_STAGE): each part's K best go to the temporary resource as
  * candidates, and a second dispatch selects the row's K among them the same way.
  * Counts are integers, so atomics in shared memory give the same result on every run, and the
- * sort's order is total.
+ * sort's order is total (the filter's candidates land in any order; their ranks do not depend on it).
  */
 #include "common.glsl"
 #include "dml_interface.h"
@@ -516,7 +522,7 @@ void write_candidates(uvec3 threshold, uint take)
         write_candidate(i, uvec3(0u));
 }
 
-/* ---- Threshold filter (32-bit keys, the whole row in registers, K <= FILTER_GROUPS) ---- */
+/* ---- Threshold filter (keys of up to 32 bits, K <= FILTER_GROUPS) ---- */
 
 /* The FILTER_GROUPS groups of invocations each hold different elements, so the smallest of their
  * largest keys is at most the row's K-th largest key (there are at least K groups): only elements
@@ -648,7 +654,7 @@ uint filtered_rank(uvec3 c, uint selected, uint lanes, bool in_slots, uint small
 void write_filtered(uint take, uint threshold, uint smallest)
 {
     uint lanes = min(gl_SubgroupSize, max(THREADS / SLOTS, 1u)), runs = THREADS / lanes;
-    uint first = gl_SubgroupID * (gl_SubgroupSize / lanes) + gl_SubgroupInvocationID / lanes;
+    uint run = gl_SubgroupID * (gl_SubgroupSize / lanes) + gl_SubgroupInvocationID / lanes;
     uint s, at, rank, selected, items;
     bool in_slots;
     uvec3 c;
@@ -662,7 +668,7 @@ void write_filtered(uint take, uint threshold, uint smallest)
     selected = selected_count;
     in_slots = selected <= SLOTS;
     items = in_slots ? selected : filter_count;
-    for (s = first; s - first < items; s += runs)     /* uniform within a run of lanes' subgroup */
+    for (s = run; s - run < items; s += runs)     /* the same trips for every invocation (shuffles) */
     {
         c = s < items ? (in_slots ? load_slot(s) : filter_composite(s)) : uvec3(0u);
         rank = filtered_rank(c, selected, lanes, in_slots, smallest);

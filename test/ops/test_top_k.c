@@ -3,10 +3,12 @@
  * stable sort of each row): every input type, UINT32 and UINT64 indices, both directions, ranks 1
  * to 8 with the axis anywhere, padded (strided) and broadcast (0-stride) inputs, padded outputs,
  * rows of 1 to more than a workgroup's registers hold (split in parts or not), K from 1 to the
- * axis length (sorted in shared memory or in the temporary resource), ties (lower index first in both directions), NaN, infinities and signed zeros
- * (README, "TOP_K and TOP_K1"), an OWNED_BY_DML input, DirectML's documented examples, and the
- * desc rules with their error codes and log lines. Values must be bit for bit the input's, indices exact; a second
- * execution must give the same bytes.
+ * axis length (sorted in shared memory or in the temporary resource), ties (lower index first in
+ * both directions), NaN, infinities and signed zeros (README, "TOP_K and TOP_K1"), the threshold
+ * filter's paths (ties beyond its slots, candidates overflowing shared memory), an OWNED_BY_DML
+ * input, DirectML's documented examples, and the desc rules with their error codes and log lines.
+ * Values must be bit for bit the input's, indices exact; a second execution must give the same
+ * bytes.
  */
 #include <inttypes.h>
 #include <math.h>
