@@ -544,6 +544,7 @@ static const struct topk_case shape_cases[] =
     {"rank 5, last axis, padded input", TOP_K, F16, U32, 5, {2, 3, 1, 2, 17}, 4, 16, 0, PADDED},
     {"K = 64 of 8192", TOP_K, F32, U32, 2, {2, 8192}, 1, 64, .range = 1000000},
     {"K = 8 of 8192, FLOAT16 smallest", TOP_K1, F16, U32, 2, {2, 8192}, 1, 8, SMALLEST},
+    {"K = 1 of 7000, INT16 smallest", TOP_K1, I16, U32, 2, {3, 7000}, 1, 1, SMALLEST, .range = 100000},
     {"K = 128 of 6000, UINT8: ties beyond the filter's slots", TOP_K1, U8, U32, 2, {2, 6000}, 1, 128, LARGEST},
     {"K = 60 of 8000, three values: the filter overflows", TOP_K1, F32, U32, 2, {2, 8000}, 1, 60, LARGEST,
             .range = 3},
