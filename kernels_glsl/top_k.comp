@@ -8,18 +8,24 @@
  * bits with the negative ones flipped, -0 as +0 and every NaN above +inf; signed integers with the
  * sign bit flipped; all of it inverted for the smallest first), extended by the reversed index
  * (LENGTH - index) so that the lower index wins a tie: the composite (key, reversed index) is
- * unique, and the K largest composites are the answer, in order. Radix select finds the K-th
- * largest composite 8 bits per pass (a 256-bin histogram in shared memory of the elements that
- * still match the prefix found so far, then the bin where the count from the top reaches K),
- * and stops as soon as the rest of a bin is taken, which for data without ties means after the
- * key's bits at most. The row's keys stay in registers between passes (TOPK_MAX_CACHE per thread; beyond that
- * they are read again). The selected elements then go into shared memory, a bitonic sort orders
- * them (small K: each counts those greater), and K values and indices are written. When K slots
- * do not fit in shared memory, they are sorted in the temporary resource instead. Rows longer than a workgroup's registers may split into parts
+ * unique, and the K largest composites are the answer, in order.
+ *
+ * Keys of up to 32 bits with K <= TOPK_SMALL_K first go through a threshold filter (FILTER_GROUPS,
+ * filter_select): the smallest of K or more groups' largest keys bounds the K-th largest from
+ * below, the few elements at or above it go to shared memory, a radix select over them and a
+ * rank count finish the row. Otherwise, or when they overflow shared memory, radix select finds
+ * the K-th largest composite 8 bits per pass (a 256-bin histogram in shared memory of the
+ * elements that still match the prefix found so far, then the bin where the count from the top
+ * reaches K), and stops as soon as the rest of a bin is taken, which for data without ties means
+ * after the key's bits at most. The row's keys stay in registers between passes (TOPK_MAX_CACHE
+ * per thread; beyond that they are read again). The selected elements then go into shared
+ * memory, a bitonic sort orders them (small K: each counts those greater), and K values and
+ * indices are written. When K slots do not fit in shared memory, they are sorted in the
+ * temporary resource instead. Rows longer than a workgroup's registers may split into parts
  * (top_k_interface.h, TOPK_SPEC_STAGE): each part's K best go to the temporary resource as
  * candidates, and a second dispatch selects the row's K among them the same way.
  * Counts are integers, so atomics in shared memory give the same result on every run, and the
- * sort's order is total.
+ * sort's order is total (the filter's candidates land in any order; their ranks do not depend on it).
  */
 #include "common.glsl"
 #include "dml_interface.h"
@@ -86,18 +92,27 @@ layout(constant_id = TOPK_SPEC_TEMP_LOCATION + 1) const uint TEMP_OFFSET_LO = 0;
 layout(constant_id = TOPK_SPEC_TEMP_LOCATION + 2) const uint TEMP_OFFSET_HI = 0;
 layout(constant_id = TOPK_SPEC_STAGE) const uint STAGE = TOPK_STAGE_ROWS;
 layout(constant_id = TOPK_SPEC_PARTS) const uint PARTS = 1;
+layout(constant_id = TOPK_SPEC_FILTER_GROUPS) const uint FILTER_GROUPS = 0;
 
 const uint THREADS = gl_WorkGroupSize.x;
 const uint KEY_PASSES = KEY_BITS / 8u;
 const uint INDEX_PASSES = (INDEX_BITS + 7u) / 8u;
 const uint KEY_MASK = KEY_BITS >= 32u ? 0xffffffffu : (1u << KEY_BITS) - 1u;
 const uint SIGN_BIT = 1u << ((KEY_BITS - 1u) & 31u);
+const bool FILTER = FILTER_GROUPS != 0u;
+/* Sort slots: the filter's selected candidates may exceed K where keys tie, twice K fit. */
+const uint SLOTS = GLOBAL_SORT ? 1u : FILTER ? 2u * SORT : SORT;
 
 /* Two histograms: a pass counts into one while clearing the other for the next pass; the bin a
  * pass chose (the same for every invocation); the selected elements' composites. */
 shared uint histograms[2][TOPK_RADIX];
 shared uint chosen_digit, chosen_above, chosen_count, selected_count;
-shared uint sort_hi[GLOBAL_SORT ? 1 : SORT], sort_lo[GLOBAL_SORT ? 1 : SORT], sort_rev[GLOBAL_SORT ? 1 : SORT];
+shared uint sort_hi[SLOTS], sort_lo[SLOTS], sort_rev[SLOTS];
+/* The threshold filter: the groups' largest keys, then the candidates (key less the threshold,
+ * index in the row). */
+shared uint filter_partials[FILTER ? THREADS : 1];
+shared uint filter_keys[FILTER ? TOPK_FILTER_CAPACITY : 1], filter_indices[FILTER ? TOPK_FILTER_CAPACITY : 1];
+shared uint filter_count;
 
 /* Sort slots in the temporary resource, shared by the workgroup's invocations. */
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer TopKSlots
@@ -176,10 +191,16 @@ uvec2 load_key(uint j)
     return order_key(uvec2(high, low));
 }
 
+/* The index in the row of element j of what this workgroup scans. */
+uint element_index(uint j)
+{
+    return STAGE == TOPK_STAGE_CANDIDATES ? candidate_word(j, 2u) : first + j;
+}
+
 /* (key high, key low, reversed index in the row): unique per element, larger first. */
 uvec3 composite(uvec2 key, uint j)
 {
-    return uvec3(key, LENGTH - (STAGE == TOPK_STAGE_CANDIDATES ? candidate_word(j, 2u) : first + j));
+    return uvec3(key, LENGTH - element_index(j));
 }
 
 bool composite_greater(uvec3 a, uvec3 b)
@@ -501,6 +522,181 @@ void write_candidates(uvec3 threshold, uint take)
         write_candidate(i, uvec3(0u));
 }
 
+/* ---- Threshold filter (keys of up to 32 bits, K <= FILTER_GROUPS) ---- */
+
+/* The FILTER_GROUPS groups of invocations each hold different elements, so the smallest of their
+ * largest keys is at most the row's K-th largest key (there are at least K groups): only elements
+ * at or above it are candidates, usually a few times K. Returns (that bound, the row's largest
+ * key). Elements past the row hold key 0, below or equal to every element's. Groups are runs of
+ * lanes within a subgroup, or whole subgroups, whatever the implementation's lane numbering. */
+uvec2 filter_bounds()
+{
+    uint lanes = min(THREADS / FILTER_GROUPS, gl_SubgroupSize), per_group = THREADS / FILTER_GROUPS / lanes;
+    uint largest = 0u, low = 0xffffffffu, high = 0u, offset, group, i;
+
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
+        largest = max(largest, cache[i].y);
+    for (i = CACHE * THREADS + gl_LocalInvocationID.x; i < count; i += THREADS)
+        largest = max(largest, load_key(i).y);
+    for (offset = 1u; offset < lanes; offset <<= 1u)
+        largest = max(largest, subgroupShuffleXor(largest, offset));
+    if (gl_SubgroupInvocationID % lanes == 0u)
+        filter_partials[gl_SubgroupID * (gl_SubgroupSize / lanes) + gl_SubgroupInvocationID / lanes] = largest;
+    barrier();
+    for (group = gl_SubgroupInvocationID; group < FILTER_GROUPS; group += gl_SubgroupSize)
+    {
+        largest = 0u;
+        for (i = 0u; i < per_group; ++i)
+            largest = max(largest, filter_partials[group * per_group + i]);
+        low = min(low, largest);
+        high = max(high, largest);
+    }
+    return uvec2(subgroupMin(low), subgroupMax(high));
+}
+
+void add_candidate(uint at, uint key, uint threshold, uint j)
+{
+    if (at < TOPK_FILTER_CAPACITY)
+    {
+        filter_keys[at] = key - threshold;
+        filter_indices[at] = element_index(j);
+    }
+}
+
+/* The candidates into shared memory, in any order (the selection below orders them totally);
+ * false when they overflow it. Those in registers take one atomic a subgroup, the others (read
+ * again, from the cache usually) one each: they are few. */
+bool gather_candidates(uint threshold)
+{
+    uint n = 0u, at, total, base = 0u, key, i, j;
+
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
+    {
+        j = gl_LocalInvocationID.x + i * THREADS;
+        n += j < count && cache[i].y >= threshold ? 1u : 0u;
+    }
+    at = subgroupExclusiveAdd(n);
+    total = subgroupAdd(n);
+    if (subgroupElect())
+        base = atomicAdd(filter_count, total);
+    at += subgroupBroadcastFirst(base);
+    [[unroll]] for (i = 0u; i < CACHE; ++i)
+    {
+        j = gl_LocalInvocationID.x + i * THREADS;
+        if (j < count && cache[i].y >= threshold)
+            add_candidate(at++, cache[i].y, threshold, j);
+    }
+    for (j = CACHE * THREADS + gl_LocalInvocationID.x; j < count; j += THREADS)
+    {
+        if ((key = load_key(j).y) >= threshold)
+            add_candidate(atomicAdd(filter_count, 1u), key, threshold, j);
+    }
+    barrier();
+    return filter_count <= TOPK_FILTER_CAPACITY;
+}
+
+/* Radix select among the candidates' keys less the threshold, 8 bits a pass from the top bit of
+ * their range down: the smallest key taken (every candidate at or above it is taken, ties at it
+ * included; the caller orders them). */
+uint select_candidate_key(uint take, uint range)
+{
+    uint shift = uint(max(findMSB(range) - 7, 0)), prefix = 0u, known = 0u, remaining = take, bank = 0u, s, d;
+
+    for (;;)
+    {
+        for (s = gl_LocalInvocationID.x; s < TOPK_RADIX; s += THREADS)
+            histograms[bank ^ 1u][s] = 0u;
+        for (s = gl_LocalInvocationID.x; s < filter_count; s += THREADS)
+        {
+            d = filter_keys[s];
+            if ((d & known) == prefix)
+                atomicAdd(histograms[bank][(d >> shift) & 0xffu], 1u);
+        }
+        barrier();
+        choose_bin(remaining, bank);
+        remaining -= chosen_above;
+        prefix |= chosen_digit << shift;
+        known |= 0xffu << shift;
+        if (remaining == chosen_count || shift == 0u)
+            return prefix;              /* uniform, as the shared values are */
+        shift = shift > 8u ? shift - 8u : 0u;
+        bank ^= 1u;
+    }
+    return prefix;
+}
+
+uvec3 filter_composite(uint s)
+{
+    return uvec3(0u, filter_keys[s], LENGTH - filter_indices[s]);
+}
+
+/* Candidate s's place among the selected ones (at least `take`, more where keys tie at the
+ * smallest taken): the number of greater ones, counted by `lanes` invocations together. */
+uint filtered_rank(uvec3 c, uint selected, uint lanes, bool in_slots, uint smallest)
+{
+    uint rank = 0u, offset, t;
+
+    for (t = gl_SubgroupInvocationID % lanes; t < (in_slots ? selected : filter_count); t += lanes)
+    {
+        if (in_slots)
+            rank += composite_greater(load_slot(t), c) ? 1u : 0u;
+        else
+            rank += filter_keys[t] >= smallest && composite_greater(filter_composite(t), c) ? 1u : 0u;
+    }
+    for (offset = 1u; offset < lanes; offset <<= 1u)
+        rank += subgroupShuffleXor(rank, offset);
+    return rank;
+}
+
+/* The selected candidates go to the sort slots when they fit (else they are counted where they
+ * are), then each counts the greater ones with a run of lanes and writes itself at its rank: an
+ * output element, or (parts stage) a candidate with its key, fillers after the part's own. */
+void write_filtered(uint take, uint threshold, uint smallest)
+{
+    uint lanes = min(gl_SubgroupSize, max(THREADS / SLOTS, 1u)), runs = THREADS / lanes;
+    uint run = gl_SubgroupID * (gl_SubgroupSize / lanes) + gl_SubgroupInvocationID / lanes;
+    uint s, at, rank, selected, items;
+    bool in_slots;
+    uvec3 c;
+
+    for (s = gl_LocalInvocationID.x; s < filter_count; s += THREADS)
+    {
+        if (filter_keys[s] >= smallest && (at = atomicAdd(selected_count, 1u)) < SLOTS)
+            store_slot(at, filter_composite(s));
+    }
+    barrier();
+    selected = selected_count;
+    in_slots = selected <= SLOTS;
+    items = in_slots ? selected : filter_count;
+    for (s = run; s - run < items; s += runs)     /* the same trips for every invocation (shuffles) */
+    {
+        c = s < items ? (in_slots ? load_slot(s) : filter_composite(s)) : uvec3(0u);
+        rank = filtered_rank(c, selected, lanes, in_slots, smallest);
+        if (s < items && gl_SubgroupInvocationID % lanes == 0u && (in_slots || filter_keys[s] >= smallest)
+                && rank < take)
+        {
+            if (STAGE == TOPK_STAGE_PARTS)
+                write_candidate(rank, uvec3(0u, c.y + threshold, c.z));
+            else
+                store_element(rank, LENGTH - c.z);
+        }
+    }
+    for (s = take + gl_LocalInvocationID.x; STAGE == TOPK_STAGE_PARTS && s < K; s += THREADS)
+        write_candidate(s, uvec3(0u));
+}
+
+/* The row's K through the threshold filter; false (nothing written, the histograms untouched)
+ * when the candidates overflow shared memory. */
+bool filter_select(uint take)
+{
+    uvec2 bounds = filter_bounds();
+
+    if (!gather_candidates(bounds.x))
+        return false;
+    write_filtered(take, bounds.x, select_candidate_key(take, bounds.y - bounds.x));
+    return true;
+}
+
 /* This workgroup's row, and what of it it scans; false for a surplus workgroup. */
 bool locate_work(uint group)
 {
@@ -538,8 +734,12 @@ void main()
         j = gl_LocalInvocationID.x + i * THREADS;
         cache[i] = j < count ? load_key(j) : uvec2(0u);
     }
+    if (gl_LocalInvocationID.x == 0u)
+        filter_count = selected_count = 0u;
     barrier();
     take = min(K, count);
+    if (FILTER && filter_select(take))
+        return;
     threshold = radix_select(take);
     if (STAGE == TOPK_STAGE_PARTS)
         write_candidates(threshold, take);

@@ -219,6 +219,23 @@ static void fill_spec(const struct vkdml_compile *compile, const struct topk_att
     vkdml_set_location(&spec[TOPK_SPEC_INDEX_LOCATION], &compile->outputs[INDEX_TENSOR]);
 }
 
+/* The threshold filter (top_k.comp, filter_select) for keys of up to 32 bits and small K:
+ * FILTER_GROUPS, a power of two >= K, groups of whole lanes of every subgroup; 0 where it does
+ * not apply (the radix select over the row does it all). */
+static uint32_t choose_filter_groups(const struct vkdml_compile *compile, const struct topk_attributes *a,
+        const uint32_t spec[TOPK_SPEC_COUNT])
+{
+    const struct vkdml_vk_caps *caps = &compile->vk->caps;
+    uint32_t threads = spec[TOPK_SPEC_THREADS], groups = power_of_two_at_least(a->k);
+    uint64_t shared = TOPK_SHARED_BYTES + 2ull * spec[TOPK_SPEC_SORT] * TOPK_SORT_SLOT_BYTES
+            + TOPK_FILTER_CAPACITY * 8u + threads * 4u;
+
+    if (spec[TOPK_SPEC_KEY_BITS] > 32 || a->k > TOPK_SMALL_K || groups > threads || caps->subgroup_size > threads
+            || shared > caps->properties.limits.maxComputeSharedMemorySize)
+        return 0;
+    return groups;
+}
+
 /* Rows longer than a workgroup's registers split into parts of TOPK_SEGMENT, each on its own
  * workgroup (a GPU full of them even for a few rows, each part read once), when their candidates
  * (K each) are few next to the row and small K counts them in place; 1: not split. */
@@ -262,10 +279,14 @@ static HRESULT add_split_dispatches(struct vkdml_compile *compile, enum vkdml_ke
     spec[TOPK_SPEC_STAGE] = TOPK_STAGE_PARTS;
     spec[TOPK_SPEC_SORT] = power_of_two_at_least(a->k);
     fill_workgroup_spec(compile, TOPK_SEGMENT, spec);
+    spec[TOPK_SPEC_FILTER_GROUPS] = choose_filter_groups(compile, a, spec);
+    TRACE("TOP_K: parts of %u, filter groups %u.", TOPK_SEGMENT, spec[TOPK_SPEC_FILTER_GROUPS]);
     if (FAILED(hr = add_dispatch(compile, kernel, spec, rows * parts, false)))
         return hr;
     spec[TOPK_SPEC_STAGE] = TOPK_STAGE_CANDIDATES;
     fill_workgroup_spec(compile, parts * a->k, spec);
+    spec[TOPK_SPEC_FILTER_GROUPS] = choose_filter_groups(compile, a, spec);
+    TRACE("TOP_K: candidates %u a row, filter groups %u.", parts * a->k, spec[TOPK_SPEC_FILTER_GROUPS]);
     return add_dispatch(compile, kernel, spec, rows, true);
 }
 
@@ -293,8 +314,9 @@ HRESULT vkdml_topk_compile(struct vkdml_compile *compile)
     fill_workgroup_spec(compile, length, spec);
     if (FAILED(hr = place_sort_slots(compile, a.k, rows, spec)))
         return hr;
-    TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u threads, %u keys each in registers, sorted in %s.", rows, length,
-            a.k, spec[TOPK_SPEC_THREADS], spec[TOPK_SPEC_CACHE], spec[TOPK_SPEC_GLOBAL_SORT] ? "the temporary resource"
-            : "shared memory");
+    spec[TOPK_SPEC_FILTER_GROUPS] = choose_filter_groups(compile, &a, spec);
+    TRACE("TOP_K: %" PRIu64 " rows of %u, K %u: %u threads, %u keys each in registers, sorted in %s, filter groups "
+            "%u.", rows, length, a.k, spec[TOPK_SPEC_THREADS], spec[TOPK_SPEC_CACHE],
+            spec[TOPK_SPEC_GLOBAL_SORT] ? "the temporary resource" : "shared memory", spec[TOPK_SPEC_FILTER_GROUPS]);
     return add_dispatch(compile, kernel, spec, rows, false);
 }

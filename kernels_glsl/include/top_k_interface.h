@@ -28,6 +28,9 @@
 /* Up to this K the selected elements find their places by counting (K x K comparisons spread over
  * the workgroup, no barrier); more are sorted (a bitonic sort: a barrier per step). */
 #define TOPK_SMALL_K 128
+/* The threshold filter's candidates in shared memory (key and index, 8 bytes each): more and the
+ * row goes to the radix select over all its elements. */
+#define TOPK_FILTER_CAPACITY 2048
 
 /* Specialization constant ids, each derived from the one before. */
 #define TOPK_SPEC_THREADS 0                 /* local_size_x */
@@ -58,7 +61,10 @@
  * is below every element), TOPK_STAGE_CANDIDATES selects a row's K among its PARTS x K. */
 #define TOPK_SPEC_STAGE             (TOPK_SPEC_TEMP_LOCATION + 3)
 #define TOPK_SPEC_PARTS             (TOPK_SPEC_STAGE + 1)
-#define TOPK_SPEC_COUNT             (TOPK_SPEC_PARTS + 1)
+/* The threshold filter (top_k.comp, filter_select): 0 (off), or its groups: a power of two >= K
+ * that divides THREADS. */
+#define TOPK_SPEC_FILTER_GROUPS     (TOPK_SPEC_PARTS + 1)
+#define TOPK_SPEC_COUNT             (TOPK_SPEC_FILTER_GROUPS + 1)
 
 #define TOPK_STAGE_ROWS 0                   /* a workgroup per row */
 #define TOPK_STAGE_PARTS 1

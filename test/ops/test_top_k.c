@@ -3,10 +3,12 @@
  * stable sort of each row): every input type, UINT32 and UINT64 indices, both directions, ranks 1
  * to 8 with the axis anywhere, padded (strided) and broadcast (0-stride) inputs, padded outputs,
  * rows of 1 to more than a workgroup's registers hold (split in parts or not), K from 1 to the
- * axis length (sorted in shared memory or in the temporary resource), ties (lower index first in both directions), NaN, infinities and signed zeros
- * (README, "TOP_K and TOP_K1"), an OWNED_BY_DML input, DirectML's documented examples, and the
- * desc rules with their error codes and log lines. Values must be bit for bit the input's, indices exact; a second
- * execution must give the same bytes.
+ * axis length (sorted in shared memory or in the temporary resource), ties (lower index first in
+ * both directions), NaN, infinities and signed zeros (README, "TOP_K and TOP_K1"), the threshold
+ * filter's paths (ties beyond its slots, candidates overflowing shared memory), an OWNED_BY_DML
+ * input, DirectML's documented examples, and the desc rules with their error codes and log lines.
+ * Values must be bit for bit the input's, indices exact; a second execution must give the same
+ * bytes.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -531,6 +533,7 @@ static const struct topk_case shape_cases[] =
             .range = 100000},
     {"a last part shorter than K", TOP_K, F32, U32, 1, {8195}, 0, 5, .range = 100000},
     {"split rows, ties across parts, INT64", TOP_K1, I64, U64, 2, {2, 17000}, 1, 100, SMALLEST, .range = 50},
+    {"split in 5 parts, K 64, smallest", TOP_K1, F32, U64, 1, {40000}, 0, 64, SMALLEST, .range = 100000},
     {"split rows, FLOAT16 NaN and infinities", TOP_K1, F16, U32, 2, {3, 10000}, 1, 50, LARGEST, .specials = true},
     {"rows longer than the registers hold, not split (K 200)", TOP_K1, U32, U32, 1, {9000}, 0, 200, SMALLEST,
             .range = 1000},
@@ -540,6 +543,11 @@ static const struct topk_case shape_cases[] =
     {"rank 4, broadcast input", TOP_K1, F32, U32, 4, {3, 2, 6, 2}, 2, 4, LARGEST, BROADCAST},
     {"rank 5, last axis, padded input", TOP_K, F16, U32, 5, {2, 3, 1, 2, 17}, 4, 16, 0, PADDED},
     {"K = 64 of 8192", TOP_K, F32, U32, 2, {2, 8192}, 1, 64, .range = 1000000},
+    {"K = 8 of 8192, FLOAT16 smallest", TOP_K1, F16, U32, 2, {2, 8192}, 1, 8, SMALLEST},
+    {"K = 1 of 7000, INT16 smallest", TOP_K1, I16, U32, 2, {3, 7000}, 1, 1, SMALLEST, .range = 100000},
+    {"K = 128 of 6000, UINT8: ties beyond the filter's slots", TOP_K1, U8, U32, 2, {2, 6000}, 1, 128, LARGEST},
+    {"K = 60 of 8000, three values: the filter overflows", TOP_K1, F32, U32, 2, {2, 8000}, 1, 60, LARGEST,
+            .range = 3},
     {"K = 2048 of 2100 (shared-memory sort)", TOP_K1, U16, U32, 1, {2100}, 0, 2048, SMALLEST, .range = 5000},
     {"K = 2100 of 2500 (sorted in the temporary resource)", TOP_K1, F32, U32, 1, {2500}, 0, 2100, LARGEST,
             .range = 3000},
