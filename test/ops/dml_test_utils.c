@@ -470,6 +470,20 @@ void dml_test_expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE
     assert_logged_error(message);
 }
 
+HRESULT dml_test_try_create(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        struct dml_test_tensor *const *tensors, UINT tensor_count)
+{
+    IDMLOperator *op = NULL;
+    HRESULT hr;
+
+    dml_test_update_sizes(tensors, tensor_count);
+    vkdml_test_log_reset();
+    hr = dml_test_create_operator(context, type, desc, &op);
+    if (op)
+        release_last(op);
+    return hr;
+}
+
 void dml_test_update_sizes(struct dml_test_tensor *const *tensors, UINT count)
 {
     DML_BUFFER_TENSOR_DESC *buffer;

@@ -116,6 +116,17 @@ void dml_test_execute(struct dml_test_context *context, IDMLCompiledOperator *op
 void dml_test_run(struct dml_test_context *context, IDMLCompiledOperator *op, const struct dml_test_binding *inputs,
         UINT input_count, const struct dml_test_binding *outputs, UINT output_count);
 
+/* CreateOperator of a desc a test just edited: the tensors' buffer sizes are updated first
+ * (dml_test_update_sizes: only the rule under test may fail, not the buffer size) and the log
+ * cleared; an operator created is released. Returns CreateOperator's HRESULT. */
+HRESULT dml_test_try_create(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
+        struct dml_test_tensor *const *tensors, UINT tensor_count);
+/* `hr` (dml_test_try_create) is E_INVALIDARG, with exactly one error log line containing `message`. */
+#define dml_test_check_bad(hr, message) \
+    do { \
+        check_hr(hr, E_INVALIDARG); \
+        check_one_error(message); \
+    } while (0)
 /* CreateOperator fails with E_INVALIDARG, returns no operator and logs `message` (a desc rule). */
 void dml_test_expect_invalid(struct dml_test_context *context, DML_OPERATOR_TYPE type, const void *desc,
         const char *message);

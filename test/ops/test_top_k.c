@@ -636,22 +636,11 @@ static void bad_desc_init(struct bad_desc *bad)
 static HRESULT create_bad(struct dml_test_context *context, DML_OPERATOR_TYPE op, struct bad_desc *bad)
 {
     struct dml_test_tensor *tensors[] = {&bad->input, &bad->values, &bad->indices};
-    IDMLOperator *object = NULL;
-    HRESULT hr;
 
-    dml_test_update_sizes(tensors, ARRAY_SIZE(tensors));
-    vkdml_test_log_reset();
-    hr = dml_test_create_operator(context, op, &bad->desc, &object);
-    if (object)
-        release_last(object);
-    return hr;
+    return dml_test_try_create(context, op, &bad->desc, tensors, ARRAY_SIZE(tensors));
 }
 
-#define check_bad(context, op, bad, message) \
-    do { \
-        check_hr(create_bad(context, op, bad), E_INVALIDARG); \
-        check_one_error(message); \
-    } while (0)
+#define check_bad(context, op, bad, message) dml_test_check_bad(create_bad(context, op, bad), message)
 
 static void check_rules(struct dml_test_context *context, DML_OPERATOR_TYPE op)
 {
