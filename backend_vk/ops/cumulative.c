@@ -39,20 +39,6 @@ _Static_assert(offsetof(DML_CUMULATIVE_SUMMATION_OPERATOR_DESC, HasExclusiveSum)
 
 /* ---- Validation ---- */
 
-static HRESULT validate_sizes(const struct vkdml_operator_view *op)
-{
-    const DML_BUFFER_TENSOR_DESC *input = op->inputs[0], *output = op->outputs[0];
-    uint32_t i;
-
-    for (i = 0; i < input->DimensionCount; ++i)
-    {
-        if (output->Sizes[i] != input->Sizes[i])
-            return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[%u]=%u must equal InputTensor.Sizes[%u]=%u.",
-                    i, output->Sizes[i], i, input->Sizes[i]);
-    }
-    return S_OK;
-}
-
 HRESULT vkdml_cumulative_validate(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
 {
     const DML_CUMULATIVE_SUMMATION_OPERATOR_DESC *desc = op->desc;
@@ -62,7 +48,7 @@ HRESULT vkdml_cumulative_validate(struct vkdml_backend_device *device, const str
     if (desc->Axis >= input->DimensionCount)
         return vkdml_op_error(op, E_INVALIDARG, "Axis=%u must be less than InputTensor.DimensionCount=%u.",
                 desc->Axis, input->DimensionCount);
-    if (FAILED(hr = validate_sizes(op)))
+    if (FAILED(hr = vkdml_validate_same_sizes(op, op->outputs[0], "OutputTensor", op->inputs[0], "InputTensor")))
         return hr;
     if (!device->vk->caps.subgroup_reductions)
         return vkdml_op_error(op, E_NOTIMPL, "the device lacks the subgroup operations the scan kernel needs.");

@@ -209,6 +209,9 @@ uint64_t vkdml_tensor_element_count(const DML_BUFFER_TENSOR_DESC *tensor);
  * axis i. */
 HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank, const UINT *axes, uint32_t count,
         const char *name, uint32_t *mask);
+/* `tensor` has the sizes of `reference` (their ranks are equal: the schema's same_rank). */
+HRESULT vkdml_validate_same_sizes(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
+        const char *name, const DML_BUFFER_TENSOR_DESC *reference, const char *reference_name);
 /* The output of a reduction over the axes in `mask`: size 1 on them, the input's size elsewhere. */
 HRESULT vkdml_validate_reduced_sizes(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *input,
         const DML_BUFFER_TENSOR_DESC *output, const char *output_name, uint32_t mask);

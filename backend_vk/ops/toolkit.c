@@ -249,6 +249,20 @@ HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank,
     return S_OK;
 }
 
+HRESULT vkdml_validate_same_sizes(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
+        const char *name, const DML_BUFFER_TENSOR_DESC *reference, const char *reference_name)
+{
+    uint32_t i;
+
+    for (i = 0; i < tensor->DimensionCount && i < reference->DimensionCount; ++i)
+    {
+        if (tensor->Sizes[i] != reference->Sizes[i])
+            return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must equal %s.Sizes[%u]=%u.", name, i,
+                    tensor->Sizes[i], reference_name, i, reference->Sizes[i]);
+    }
+    return S_OK;
+}
+
 HRESULT vkdml_validate_reduced_sizes(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *input,
         const DML_BUFFER_TENSOR_DESC *output, const char *output_name, uint32_t mask)
 {
