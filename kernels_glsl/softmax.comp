@@ -28,7 +28,7 @@ layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS
 layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
 layout(constant_id = SOFTMAX_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = SOFTMAX_SPEC_SLICES) const uint SLICES = 1;
-layout(constant_id = SOFTMAX_SPEC_COLUMN_PAIRS) const bool COLUMN_PAIRS = false;
+layout(constant_id = SOFTMAX_SPEC_COLUMN_WIDTH) const uint COLUMN_WIDTH = 1;
 layout(constant_id = SOFTMAX_SPEC_TEAM) const uint TEAM = 0;
 layout(constant_id = SOFTMAX_SPEC_CHUNKS) const uint CHUNKS = 1;
 layout(constant_id = SOFTMAX_SPEC_CHUNK_LENGTH) const uint CHUNK_LENGTH = 1;
@@ -205,41 +205,45 @@ float softmax_output(float x, float row_max, float scale)
 
 /* Registers path, VECTOR entries per load: entry v * VECTOR + k of the row is vector v's
  * element k (VECTOR > 1 only for rows contiguous in both tensors, 16-byte aligned). The row's
- * entries of this invocation, slot i * VECTOR + k for its i-th vector: */
-float values[PER_THREAD * VECTOR];
+ * entries of this invocation stay in registers as loaded (FLOAT16 packed two per word), its i-th
+ * vector in raw[i], so that a row of fp16 needs half the registers of fp32 and more rows fit an
+ * SM: exp is computed again in the writing pass rather than kept. */
+uvec4 raw[PER_THREAD];
 
-void load_vector(uvec2 row, uint vector_index, uint first_slot)
+void load_vector(uvec2 row, uint vector_index, uint i)
 {
-    uvec4 bits;
-    uint k;
-
     if (VECTOR == 1u)
-    {
-        values[first_slot] = load_entry(row, vector_index);
-        return;
-    }
-    bits = TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
-    [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        values[first_slot + k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u]
-                : uintBitsToFloat(bits[k]);
+        raw[i].x = floatBitsToUint(load_entry(row, vector_index));
+    else
+        raw[i] = TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
 }
 
-void store_vector(uvec2 row, uint vector_index, uint first_slot)
+/* Element k of the invocation's i-th vector. */
+float raw_entry(uint i, uint k)
+{
+    if (VECTOR == 1u)
+        return uintBitsToFloat(raw[i].x);
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return unpackHalf2x16(raw[i][k / 2u])[k % 2u];
+    return uintBitsToFloat(raw[i][k]);
+}
+
+void store_vector(uvec2 row, uint vector_index, float outputs[VECTOR])
 {
     uvec4 bits;
     uint k;
 
     if (VECTOR == 1u)
     {
-        store_entry(row, vector_index, values[first_slot]);
+        store_entry(row, vector_index, outputs[0]);
         return;
     }
     [[unroll]] for (k = 0u; k < 4u; ++k)
     {
         if (TYPE == TIO_TYPE_FLOAT16)
-            bits[k] = packHalf2x16(vec2(values[first_slot + 2u * k], values[first_slot + 2u * k + 1u]));
+            bits[k] = packHalf2x16(vec2(outputs[2u * k], outputs[2u * k + 1u]));
         else
-            bits[k] = floatBitsToUint(values[first_slot + k]);
+            bits[k] = floatBitsToUint(outputs[k]);
     }
     TioVector(tio_element_address(out_base, row.y + vector_index * VECTOR, tio_element_size(TYPE))).v = bits;
 }
@@ -284,12 +288,11 @@ uint row_argmax(uint best_key, uint best_entry)
     return best_entry;
 }
 
-/* `tid`: the invocation's index in the workgroup, or in its team. */
-void row_in_registers(uint row_index, uint tid)
+/* Hardmax in registers: 1 at the row's first maximum, 0 elsewhere. */
+void hardmax_in_registers(uvec2 row, uint tid)
 {
-    uvec2 row = row_offsets(row_index);
     uint best_key = 0u, best_entry = 0xffffffffu, i, k, first;
-    float row_max = NEG_INF, row_sum = 0.0, scale;
+    float outputs[VECTOR];
 
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
@@ -297,30 +300,50 @@ void row_in_registers(uint row_index, uint tid)
 
         if (vector_index * VECTOR >= LENGTH)
             continue;
-        load_vector(row, vector_index, i * VECTOR);
         [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        {
-            float x = values[i * VECTOR + k];
+            argmax_add(best_key, best_entry, raw_entry(i, k), vector_index * VECTOR + k);
+    }
+    first = row_argmax(best_key, best_entry);
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        uint vector_index = tid + i * ROW_THREADS;
 
-            if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
-                argmax_add(best_key, best_entry, x, vector_index * VECTOR + k);
-            else if (!is_nan(x))
-                row_max = max(row_max, x);
-        }
+        if (vector_index * VECTOR >= LENGTH)
+            continue;
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+            outputs[k] = vector_index * VECTOR + k == first ? 1.0 : 0.0;
+        store_vector(row, vector_index, outputs);
+    }
+}
+
+/* `tid`: the invocation's index in the workgroup, or in its team. */
+void row_in_registers(uint row_index, uint tid)
+{
+    uvec2 row = row_offsets(row_index);
+    float row_max = NEG_INF, row_sum = 0.0, scale, outputs[VECTOR];
+    uint i, k;
+
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if ((tid + i * ROW_THREADS) * VECTOR < LENGTH)
+            load_vector(row, tid + i * ROW_THREADS, i);
     }
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        first = row_argmax(best_key, best_entry);
-        [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
-        {
-            uint vector_index = tid + i * ROW_THREADS;
-
-            [[unroll]] for (k = 0u; k < VECTOR; ++k)
-                values[i * VECTOR + k] = vector_index * VECTOR + k == first ? 1.0 : 0.0;
-            if (vector_index * VECTOR < LENGTH)
-                store_vector(row, vector_index, i * VECTOR);
-        }
+        hardmax_in_registers(row, tid);
         return;
+    }
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
+            continue;
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        {
+            float x = raw_entry(i, k);
+
+            if (!is_nan(x))
+                row_max = max(row_max, x);
+        }
     }
     row_max = row_reduce_max(row_max);
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
@@ -328,14 +351,7 @@ void row_in_registers(uint row_index, uint tid)
         if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
             continue;
         [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        {
-            float e = exp(values[i * VECTOR + k] - row_max);
-
-            row_sum += e;
-            /* softmax keeps exp(x - max); log-softmax needs x. */
-            if (FUNCTION == SOFTMAX_FUNCTION_SOFTMAX)
-                values[i * VECTOR + k] = e;
-        }
+            row_sum += exp(raw_entry(i, k) - row_max);
     }
     row_sum = row_reduce_sum(row_sum);
     scale = row_scale(row_sum);
@@ -346,12 +362,8 @@ void row_in_registers(uint row_index, uint tid)
         if (vector_index * VECTOR >= LENGTH)
             continue;
         [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        {
-            float x = values[i * VECTOR + k];
-
-            values[i * VECTOR + k] = FUNCTION == SOFTMAX_FUNCTION_SOFTMAX ? x * scale : x - row_max - scale;
-        }
-        store_vector(row, vector_index, i * VECTOR);
+            outputs[k] = softmax_output(raw_entry(i, k), row_max, scale);
+        store_vector(row, vector_index, outputs);
     }
 }
 
@@ -382,6 +394,24 @@ void accumulate(uvec2 row, uint first, uint end, uint step, inout online_state s
         accumulate_entry(state, best_key, best_entry, load_entry(row, entry), entry);
 }
 
+/* Writes the outputs of entries first, first + step, ... below end: four loads, then their four
+ * stores (the output may be the input, so the compiler cannot move loads past stores itself). */
+void normalize_entries(uvec2 row, uint first, uint end, uint step, float row_max, float scale)
+{
+    uint entry = first, k;
+
+    for (; entry + 3u * step < end; entry += 4u * step)
+    {
+        vec4 x = vec4(load_entry(row, entry), load_entry(row, entry + step), load_entry(row, entry + 2u * step),
+                load_entry(row, entry + 3u * step));
+
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+            store_entry(row, entry + k * step, softmax_output(x[k], row_max, scale));
+    }
+    for (; entry < end; entry += step)
+        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
+}
+
 void row_two_pass(uint row_index)
 {
     uvec2 row = row_offsets(row_index);
@@ -400,136 +430,212 @@ void row_two_pass(uint row_index)
     }
     row_max = workgroup_max(state.max_value);
     row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
-    scale = row_scale(row_sum);
-    for (entry = tid; entry < LENGTH; entry += THREADS)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
+    normalize_entries(row, tid, LENGTH, THREADS, row_max, row_scale(row_sum));
 }
 
-/* Columns path: COLUMNS x WIDTH rows per workgroup, adjacent in memory, WIDTH (1, or 2 where
- * pairs of rows are adjacent and 2-element aligned) per invocation, each split into SLICES
- * interleaved parts (entry e in slice e % SLICES), an invocation per part; the parts' states are
- * combined through shared memory in slice order. */
+/* Columns path: TILE rows per workgroup, adjacent in memory, COLUMN_WIDTH (1, or 2, 4, 8 where
+ * that many rows are adjacent and aligned) per invocation and loaded together, each split into
+ * SLICES interleaved parts (entry e in slice e % SLICES), an invocation per part; the parts' states
+ * are combined through shared memory in slice order. */
 const uint COLUMNS = THREADS / SLICES;
-const uint WIDTH = COLUMN_PAIRS ? 2u : 1u;
+const uint TILE = COLUMNS * COLUMN_WIDTH;
 
-shared float column_max[THREADS];
-shared float column_sum[THREADS];
-shared uint column_key[THREADS];
-shared uint column_entry[THREADS];
+/* Slice s's state of the workgroup's row r at s * TILE + r: (max, sum), hardmax (key, first entry). */
+shared uint column_a[THREADS * COLUMN_WIDTH];
+shared uint column_b[THREADS * COLUMN_WIDTH];
 
-/* Entry `entry` of the invocation's WIDTH rows (the first of them at `row`). */
-vec2 load_columns(uvec2 row, uint entry)
+/* Entry `entry` of the invocation's COLUMN_WIDTH rows (the first of them at `row`). */
+void load_columns(uvec2 row, uint entry, out float x[SOFTMAX_MAX_COLUMN_WIDTH])
 {
-    uint at = row.x + entry_offsets(entry).x;
+    uint at = row.x + entry_offsets(entry).x, bytes = COLUMN_WIDTH * tio_element_size(TYPE), k;
+    uvec2 address = tio_element_address(in_base, at, tio_element_size(TYPE));
+    uvec4 bits = uvec4(0u);
 
-    if (WIDTH == 1u)
-        return vec2(tio_load_float(TYPE, in_base, at), 0.0);
-    if (TYPE == TIO_TYPE_FLOAT16)
-        return unpackHalf2x16(TioWord(tio_element_address(in_base, at, 2u)).v);
-    return uintBitsToFloat(TioPair(tio_element_address(in_base, at, 4u)).v);
+    if (COLUMN_WIDTH == 1u)
+    {
+        x[0] = tio_load_float(TYPE, in_base, at);
+        return;
+    }
+    if (bytes == 4u)
+        bits.x = TioWord(address).v;
+    else if (bytes == 8u)
+        bits.xy = TioPair(address).v;
+    else
+        bits = TioVector(address).v;
+    [[unroll]] for (k = 0u; k < COLUMN_WIDTH; ++k)
+        x[k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u] : uintBitsToFloat(bits[k]);
 }
 
-void store_columns(uvec2 row, uint entry, vec2 value)
+void store_columns(uvec2 row, uint entry, float y[SOFTMAX_MAX_COLUMN_WIDTH])
 {
-    uint at = row.y + entry_offsets(entry).y;
+    uint at = row.y + entry_offsets(entry).y, bytes = COLUMN_WIDTH * tio_element_size(TYPE), k;
+    uvec2 address = tio_element_address(out_base, at, tio_element_size(TYPE));
+    uvec4 bits;
 
-    if (WIDTH == 1u)
-        tio_store_float(TYPE, out_base, at, value.x);
-    else if (TYPE == TIO_TYPE_FLOAT16)
-        TioWord(tio_element_address(out_base, at, 2u)).v = packHalf2x16(value);
+    if (COLUMN_WIDTH == 1u)
+    {
+        tio_store_float(TYPE, out_base, at, y[0]);
+        return;
+    }
+    [[unroll]] for (k = 0u; k < 4u; ++k)
+    {
+        if (TYPE == TIO_TYPE_FLOAT16)
+            bits[k] = packHalf2x16(vec2(y[min(2u * k, 7u)], y[min(2u * k + 1u, 7u)]));
+        else
+            bits[k] = floatBitsToUint(y[k]);
+    }
+    if (bytes == 4u)
+        TioWord(address).v = bits.x;
+    else if (bytes == 8u)
+        TioPair(address).v = bits.xy;
     else
-        TioPair(tio_element_address(out_base, at, 4u)).v = floatBitsToUint(value);
+        TioVector(address).v = bits;
 }
 
 /* The online states of the invocation's rows over its slice, four loads in flight. */
-void accumulate_columns(uvec2 row, uint slice, inout online_state state[2], inout uint best_key[2],
-        inout uint best_entry[2])
+void accumulate_columns(uvec2 row, uint slice, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        inout uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], inout uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
 {
+    float x[4][SOFTMAX_MAX_COLUMN_WIDTH];
     uint entry = slice, k, w;
 
     for (; entry + 3u * SLICES < LENGTH; entry += 4u * SLICES)
     {
-        vec2 x[4] = vec2[4](load_columns(row, entry), load_columns(row, entry + SLICES),
-                load_columns(row, entry + 2u * SLICES), load_columns(row, entry + 3u * SLICES));
-
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+            load_columns(row, entry + k * SLICES, x[k]);
         [[unroll]] for (k = 0u; k < 4u; ++k)
         {
-            [[unroll]] for (w = 0u; w < WIDTH; ++w)
+            [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
                 accumulate_entry(state[w], best_key[w], best_entry[w], x[k][w], entry + k * SLICES);
         }
     }
     for (; entry < LENGTH; entry += SLICES)
     {
-        vec2 x = load_columns(row, entry);
-
-        [[unroll]] for (w = 0u; w < WIDTH; ++w)
-            accumulate_entry(state[w], best_key[w], best_entry[w], x[w], entry);
+        load_columns(row, entry, x[0]);
+        [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+            accumulate_entry(state[w], best_key[w], best_entry[w], x[0][w], entry);
     }
 }
 
-/* Combines the SLICES states of column `lane` (after the barrier that published them). */
-void combine_slices(uint lane, inout online_state state, inout uint best_key, inout uint best_entry)
+/* Combines the SLICES states of the workgroup's row r into slot r (after the barrier that
+ * published them; only this invocation touches row r's slots until the next barrier). */
+void combine_slices(uint r)
 {
-    uint slice;
+    online_state state = online_state(NEG_INF, 0.0);
+    uint best_key = 0u, best_entry = 0xffffffffu, slice;
 
-    state.max_value = NEG_INF;
-    best_key = 0u;
-    best_entry = 0xffffffffu;
     for (slice = 0u; slice < SLICES; ++slice)
     {
-        state.max_value = max(state.max_value, column_max[slice * COLUMNS + lane]);
-        best_key = max(best_key, column_key[slice * COLUMNS + lane]);
+        state.max_value = max(state.max_value, uintBitsToFloat(column_a[slice * TILE + r]));
+        best_key = max(best_key, column_a[slice * TILE + r]);
     }
-    state.sum = 0.0;
     for (slice = 0u; slice < SLICES; ++slice)
     {
-        uint at = slice * COLUMNS + lane;
+        uint a = column_a[slice * TILE + r], b = column_b[slice * TILE + r];
 
-        state.sum += online_rescaled_sum(online_state(column_max[at], column_sum[at]), state.max_value);
-        if (column_key[at] == best_key)
-            best_entry = min(best_entry, column_entry[at]);
+        state.sum += online_rescaled_sum(online_state(uintBitsToFloat(a), uintBitsToFloat(b)), state.max_value);
+        if (a == best_key)
+            best_entry = min(best_entry, b);
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        column_a[r] = best_key;
+        column_b[r] = best_entry;
+    }
+    else
+    {
+        column_a[r] = floatBitsToUint(state.max_value);
+        column_b[r] = floatBitsToUint(state.sum);
+    }
+}
+
+/* The workgroup's rows' states over all slices, in every invocation of each row. */
+void share_columns(uint lane, uint slice, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        inout uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], inout uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint at = slice * TILE + lane * COLUMN_WIDTH, r, w;
+
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        bool hardmax = FUNCTION == SOFTMAX_FUNCTION_HARDMAX;
+
+        column_a[at + w] = hardmax ? best_key[w] : floatBitsToUint(state[w].max_value);
+        column_b[at + w] = hardmax ? best_entry[w] : floatBitsToUint(state[w].sum);
+    }
+    barrier();
+    for (r = gl_LocalInvocationIndex; r < TILE; r += THREADS)
+        combine_slices(r);
+    barrier();
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        uint a = column_a[lane * COLUMN_WIDTH + w], b = column_b[lane * COLUMN_WIDTH + w];
+
+        best_key[w] = a;
+        best_entry[w] = b;
+        state[w] = online_state(uintBitsToFloat(a), uintBitsToFloat(b));
+    }
+}
+
+/* The outputs of entry `entry` of the invocation's rows from its loaded values `x`. */
+void column_outputs(uint entry, float x[SOFTMAX_MAX_COLUMN_WIDTH], online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH], out float y[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint w;
+
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+            y[w] = entry == best_entry[w] ? 1.0 : 0.0;
+        else
+            y[w] = softmax_output(x[w], state[w].max_value, row_scale(state[w].sum));
     }
 }
 
 void column(uint group)
 {
-    uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS, entry, w;
-    uint row_index = (group * COLUMNS + lane) * WIDTH, best_key[2] = uint[2](0u, 0u);
-    uint best_entry[2] = uint[2](0xffffffffu, 0xffffffffu);
+    uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS, w, n, k, count;
+    uint row_index = (group * COLUMNS + lane) * COLUMN_WIDTH, best_key[SOFTMAX_MAX_COLUMN_WIDTH];
+    uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH];
     bool has_row = row_index < ROWS;
     uvec2 row = row_offsets(has_row ? row_index : 0u);
-    online_state state[2] = online_state[2](online_state(NEG_INF, 0.0), online_state(NEG_INF, 0.0));
-    vec2 scale;
+    online_state state[SOFTMAX_MAX_COLUMN_WIDTH];
+    float x[4][SOFTMAX_MAX_COLUMN_WIDTH], y[SOFTMAX_MAX_COLUMN_WIDTH];
 
+    [[unroll]] for (w = 0u; w < SOFTMAX_MAX_COLUMN_WIDTH; ++w)
+    {
+        state[w] = online_state(NEG_INF, 0.0);
+        best_key[w] = 0u;
+        best_entry[w] = 0xffffffffu;
+    }
     if (has_row)
         accumulate_columns(row, slice, state, best_key, best_entry);
-    [[unroll]] for (w = 0u; SLICES > 1u && w < WIDTH; ++w)
-    {
-        /* The previous row's states are read before this one's overwrite them. */
-        if (w > 0u)
-            barrier();
-        column_max[tid] = state[w].max_value;
-        column_sum[tid] = state[w].sum;
-        column_key[tid] = best_key[w];
-        column_entry[tid] = best_entry[w];
-        barrier();
-        combine_slices(lane, state[w], best_key[w], best_entry[w]);
-    }
-    if (!has_row)
+    if (SLICES > 1u)
+        share_columns(lane, slice, state, best_key, best_entry);
+    if (!has_row || slice >= LENGTH)
         return;
-    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    /* The slice's entries from its last down, four loads in flight: the first pass read the last
+     * ones most recently, so more of them may still be in the GPU's cache. */
+    count = (LENGTH - 1u - slice) / SLICES + 1u;
+    for (n = 0u; n + 3u < count; n += 4u)
     {
-        for (entry = slice; entry < LENGTH; entry += SLICES)
-            store_columns(row, entry, vec2(entry == best_entry[0] ? 1.0 : 0.0, entry == best_entry[1] ? 1.0 : 0.0));
-        return;
-    }
-    scale = vec2(row_scale(state[0].sum), row_scale(state[1].sum));
-    for (entry = slice; entry < LENGTH; entry += SLICES)
-    {
-        vec2 x = load_columns(row, entry);
+        [[unroll]] for (k = 0u; k < 4u && FUNCTION != SOFTMAX_FUNCTION_HARDMAX; ++k)
+            load_columns(row, slice + (count - 1u - n - k) * SLICES, x[k]);
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+        {
+            uint entry = slice + (count - 1u - n - k) * SLICES;
 
-        store_columns(row, entry, vec2(softmax_output(x.x, state[0].max_value, scale.x),
-                softmax_output(x.y, state[1].max_value, scale.y)));
+            column_outputs(entry, x[k], state, best_entry, y);
+            store_columns(row, entry, y);
+        }
+    }
+    for (; n < count; ++n)
+    {
+        uint entry = slice + (count - 1u - n) * SLICES;
+
+        if (FUNCTION != SOFTMAX_FUNCTION_HARDMAX)
+            load_columns(row, entry, x[0]);
+        column_outputs(entry, x[0], state, best_entry, y);
+        store_columns(row, entry, y);
     }
 }
 
@@ -602,9 +708,7 @@ void split_normalize(uint row_index, uint chunk)
     }
     row_max = workgroup_max(state.max_value);
     row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
-    scale = row_scale(row_sum);
-    for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
+    normalize_entries(row, chunk * CHUNK_LENGTH + tid, end, THREADS, row_max, row_scale(row_sum));
 }
 
 void main()
@@ -626,7 +730,7 @@ void main()
             split_normalize(group / CHUNKS, group % CHUNKS);
         return;
     }
-    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS * WIDTH : TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
+    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? TILE : TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
         return;
     if (PATH == SOFTMAX_PATH_COLUMNS)
     {

@@ -42,11 +42,14 @@
 #define SOFTMAX_PATH_SPLIT_STATS 3
 #define SOFTMAX_PATH_SPLIT_NORMALIZE 4
 
-/* Registers path: entries per invocation at most (PER_THREAD x VECTOR); invocations per workgroup at most. */
+/* Registers path: loads per invocation at most (PER_THREAD: 16-byte vectors of VECTOR entries, or
+ * single entries); invocations per workgroup at most. */
 #define SOFTMAX_MAX_PER_THREAD 32
+#define SOFTMAX_MAX_VECTORS_PER_THREAD 8
 #define SOFTMAX_MAX_THREADS 512
-/* Columns path: slices per row at most. */
-#define SOFTMAX_MAX_SLICES 16
+/* Columns path: slices per row at most; rows per invocation at most (16 bytes of FLOAT16). */
+#define SOFTMAX_MAX_SLICES 128
+#define SOFTMAX_MAX_COLUMN_WIDTH 8
 
 /* Specialization constant ids, each derived from the one before. */
 #define SOFTMAX_SPEC_FUNCTION 0                                         /* SOFTMAX_FUNCTION_* */
@@ -56,8 +59,8 @@
 #define SOFTMAX_SPEC_PER_THREAD         (SOFTMAX_SPEC_THREADS + 1)      /* registers path: vectors per invocation */
 #define SOFTMAX_SPEC_VECTOR             (SOFTMAX_SPEC_PER_THREAD + 1)   /* registers path: entries per load */
 #define SOFTMAX_SPEC_SLICES             (SOFTMAX_SPEC_VECTOR + 1)       /* columns path: invocations per row */
-#define SOFTMAX_SPEC_COLUMN_PAIRS       (SOFTMAX_SPEC_SLICES + 1)       /* columns path: 2 adjacent rows per lane */
-#define SOFTMAX_SPEC_TEAM               (SOFTMAX_SPEC_COLUMN_PAIRS + 1) /* registers path: lanes per row, 0: all */
+#define SOFTMAX_SPEC_COLUMN_WIDTH       (SOFTMAX_SPEC_SLICES + 1)       /* columns path: adjacent rows per lane */
+#define SOFTMAX_SPEC_TEAM               (SOFTMAX_SPEC_COLUMN_WIDTH + 1) /* registers path: lanes per row, 0: all */
 #define SOFTMAX_SPEC_CHUNKS             (SOFTMAX_SPEC_TEAM + 1)         /* split paths: workgroups per row */
 #define SOFTMAX_SPEC_CHUNK_LENGTH       (SOFTMAX_SPEC_CHUNKS + 1)       /* split paths: entries per chunk */
 #define SOFTMAX_SPEC_ROWS               (SOFTMAX_SPEC_CHUNK_LENGTH + 1) /* kept elements */
