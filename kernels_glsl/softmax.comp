@@ -203,29 +203,26 @@ float softmax_output(float x, float row_max, float scale)
 
 /* ---- Paths ---- */
 
-/* Registers path, VECTOR entries per load: entry v * VECTOR + k of the row is vector v's
- * element k (VECTOR > 1 only for rows contiguous in both tensors, 16-byte aligned). The row's
- * entries of this invocation stay in registers as loaded (FLOAT16 packed two per word), its i-th
- * vector in raw[i], so that a row of fp16 needs half the registers of fp32 and more rows fit an
- * SM: exp is computed again in the writing pass rather than kept. */
-uvec4 raw[PER_THREAD];
-
-void load_vector(uvec2 row, uint vector_index, uint i)
+/* Vectors of VECTOR entries: entry v * VECTOR + k of a row is vector v's element k (VECTOR > 1
+ * only for rows contiguous in both tensors, 16-byte aligned: one 16-byte load or store). A vector
+ * stays as loaded (FLOAT16 packed two per word; VECTOR 1: the entry's fp32 bits), so that a row
+ * of fp16 takes half the registers of fp32: exp is computed again in the writing pass rather than
+ * kept. */
+uvec4 load_raw(uvec2 row, uint vector_index)
 {
     if (VECTOR == 1u)
-        raw[i].x = floatBitsToUint(load_entry(row, vector_index));
-    else
-        raw[i] = TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
+        return uvec4(floatBitsToUint(load_entry(row, vector_index)), 0u, 0u, 0u);
+    return TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
 }
 
-/* Element k of the invocation's i-th vector. */
-float raw_entry(uint i, uint k)
+/* Element k of a loaded vector. */
+float raw_element(uvec4 bits, uint k)
 {
     if (VECTOR == 1u)
-        return uintBitsToFloat(raw[i].x);
+        return uintBitsToFloat(bits.x);
     if (TYPE == TIO_TYPE_FLOAT16)
-        return unpackHalf2x16(raw[i][k / 2u])[k % 2u];
-    return uintBitsToFloat(raw[i][k]);
+        return unpackHalf2x16(bits[k / 2u])[k % 2u];
+    return uintBitsToFloat(bits[k]);
 }
 
 void store_vector(uvec2 row, uint vector_index, float outputs[VECTOR])
@@ -248,9 +245,30 @@ void store_vector(uvec2 row, uint vector_index, float outputs[VECTOR])
     TioVector(tio_element_address(out_base, row.y + vector_index * VECTOR, tio_element_size(TYPE))).v = bits;
 }
 
+/* The output of entry `entry`, of value x: hardmax's 1 at entry `winner`, else softmax_output(). */
+float output_of(float x, uint entry, float row_max, float scale, uint winner)
+{
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+        return entry == winner ? 1.0 : 0.0;
+    return softmax_output(x, row_max, scale);
+}
+
+void write_vector(uvec2 row, uint v, uvec4 bits, float row_max, float scale, uint winner)
+{
+    float outputs[VECTOR];
+    uint j;
+
+    [[unroll]] for (j = 0u; j < VECTOR; ++j)
+        outputs[j] = output_of(raw_element(bits, j), v * VECTOR + j, row_max, scale, winner);
+    store_vector(row, v, outputs);
+}
+
 /* The registers path's reductions: over the workgroup, or over a team of TEAM adjacent lanes of a
  * subgroup (butterfly: every lane adds the same pairs in the same order, so all get the same bits). */
 const uint ROW_THREADS = TEAM > 0u ? TEAM : THREADS;
+
+/* The registers path's vectors of the invocation: its i-th in raw[i]. */
+uvec4 raw[PER_THREAD];
 
 float row_reduce_max(float value)
 {
@@ -288,73 +306,18 @@ uint row_argmax(uint best_key, uint best_entry)
     return best_entry;
 }
 
-/* Hardmax in registers: 1 at the row's first maximum, 0 elsewhere. */
-void hardmax_in_registers(uvec2 row, uint tid)
-{
-    uint best_key = 0u, best_entry = 0xffffffffu, i, k, first;
-    float outputs[VECTOR];
-
-    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
-    {
-        uint vector_index = tid + i * ROW_THREADS;
-
-        if (vector_index * VECTOR >= LENGTH)
-            continue;
-        [[unroll]] for (k = 0u; k < VECTOR; ++k)
-            argmax_add(best_key, best_entry, raw_entry(i, k), vector_index * VECTOR + k);
-    }
-    first = row_argmax(best_key, best_entry);
-    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
-    {
-        uint vector_index = tid + i * ROW_THREADS;
-
-        if (vector_index * VECTOR >= LENGTH)
-            continue;
-        [[unroll]] for (k = 0u; k < VECTOR; ++k)
-            outputs[k] = vector_index * VECTOR + k == first ? 1.0 : 0.0;
-        store_vector(row, vector_index, outputs);
-    }
-}
-
 /* `tid`: the invocation's index in the workgroup, or in its team. */
 void row_in_registers(uint row_index, uint tid)
 {
     uvec2 row = row_offsets(row_index);
-    float row_max = NEG_INF, row_sum = 0.0, scale, outputs[VECTOR];
-    uint i, k;
+    uint best_key = 0u, best_entry = 0xffffffffu, winner = 0u, i, k;
+    float row_max = NEG_INF, row_sum = 0.0, scale = 0.0;
 
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
         if ((tid + i * ROW_THREADS) * VECTOR < LENGTH)
-            load_vector(row, tid + i * ROW_THREADS, i);
+            raw[i] = load_raw(row, tid + i * ROW_THREADS);
     }
-    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
-    {
-        hardmax_in_registers(row, tid);
-        return;
-    }
-    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
-    {
-        if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
-            continue;
-        [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        {
-            float x = raw_entry(i, k);
-
-            if (!is_nan(x))
-                row_max = max(row_max, x);
-        }
-    }
-    row_max = row_reduce_max(row_max);
-    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
-    {
-        if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
-            continue;
-        [[unroll]] for (k = 0u; k < VECTOR; ++k)
-            row_sum += exp(raw_entry(i, k) - row_max);
-    }
-    row_sum = row_reduce_sum(row_sum);
-    scale = row_scale(row_sum);
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
         uint vector_index = tid + i * ROW_THREADS;
@@ -362,8 +325,35 @@ void row_in_registers(uint row_index, uint tid)
         if (vector_index * VECTOR >= LENGTH)
             continue;
         [[unroll]] for (k = 0u; k < VECTOR; ++k)
-            outputs[k] = softmax_output(raw_entry(i, k), row_max, scale);
-        store_vector(row, vector_index, outputs);
+        {
+            float x = raw_element(raw[i], k);
+
+            if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+                argmax_add(best_key, best_entry, x, vector_index * VECTOR + k);
+            else if (!is_nan(x))
+                row_max = max(row_max, x);
+        }
+    }
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    {
+        winner = row_argmax(best_key, best_entry);
+    }
+    else
+    {
+        row_max = row_reduce_max(row_max);
+        [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+        {
+            if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
+                continue;
+            [[unroll]] for (k = 0u; k < VECTOR; ++k)
+                row_sum += exp(raw_element(raw[i], k) - row_max);
+        }
+        scale = row_scale(row_reduce_sum(row_sum));
+    }
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if ((tid + i * ROW_THREADS) * VECTOR < LENGTH)
+            write_vector(row, tid + i * ROW_THREADS, raw[i], row_max, scale, winner);
     }
 }
 
@@ -375,62 +365,72 @@ void accumulate_entry(inout online_state state, inout uint best_key, inout uint 
         online_add(state, x);
 }
 
-/* The online state (hardmax: the first maximum) of entries first, first + step, ... below end,
+/* The online state (hardmax: the first maximum) of vectors first, first + step, ... below end,
  * loaded four at a time so that four loads are in flight. */
 void accumulate(uvec2 row, uint first, uint end, uint step, inout online_state state, inout uint best_key,
         inout uint best_entry)
 {
-    uint entry = first, k;
+    uint v = first, k, j;
 
-    for (; entry + 3u * step < end; entry += 4u * step)
+    for (; v + 3u * step < end; v += 4u * step)
     {
-        vec4 x = vec4(load_entry(row, entry), load_entry(row, entry + step), load_entry(row, entry + 2u * step),
-                load_entry(row, entry + 3u * step));
+        uvec4 bits[4] = uvec4[4](load_raw(row, v), load_raw(row, v + step), load_raw(row, v + 2u * step),
+                load_raw(row, v + 3u * step));
 
         [[unroll]] for (k = 0u; k < 4u; ++k)
-            accumulate_entry(state, best_key, best_entry, x[k], entry + k * step);
+        {
+            [[unroll]] for (j = 0u; j < VECTOR; ++j)
+                accumulate_entry(state, best_key, best_entry, raw_element(bits[k], j), (v + k * step) * VECTOR + j);
+        }
     }
-    for (; entry < end; entry += step)
-        accumulate_entry(state, best_key, best_entry, load_entry(row, entry), entry);
+    for (; v < end; v += step)
+    {
+        uvec4 bits = load_raw(row, v);
+
+        [[unroll]] for (j = 0u; j < VECTOR; ++j)
+            accumulate_entry(state, best_key, best_entry, raw_element(bits, j), v * VECTOR + j);
+    }
 }
 
-/* Writes the outputs of entries first, first + step, ... below end: four loads, then their four
- * stores (the output may be the input, so the compiler cannot move loads past stores itself). */
-void normalize_entries(uvec2 row, uint first, uint end, uint step, float row_max, float scale)
+/* Writes the outputs of vectors first, first + step, ... below end: four loads (none for hardmax),
+ * then their four stores (the output may be the input, so the compiler cannot move loads past
+ * stores itself). */
+void normalize_vectors(uvec2 row, uint first, uint end, uint step, float row_max, float scale, uint winner)
 {
-    uint entry = first, k;
+    uvec4 bits[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
+    uint v = first, k;
 
-    for (; entry + 3u * step < end; entry += 4u * step)
+    for (; v + 3u * step < end; v += 4u * step)
     {
-        vec4 x = vec4(load_entry(row, entry), load_entry(row, entry + step), load_entry(row, entry + 2u * step),
-                load_entry(row, entry + 3u * step));
-
+        [[unroll]] for (k = 0u; k < 4u && FUNCTION != SOFTMAX_FUNCTION_HARDMAX; ++k)
+            bits[k] = load_raw(row, v + k * step);
         [[unroll]] for (k = 0u; k < 4u; ++k)
-            store_entry(row, entry + k * step, softmax_output(x[k], row_max, scale));
+            write_vector(row, v + k * step, bits[k], row_max, scale, winner);
     }
-    for (; entry < end; entry += step)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
+    for (; v < end; v += step)
+    {
+        if (FUNCTION != SOFTMAX_FUNCTION_HARDMAX)
+            bits[0] = load_raw(row, v);
+        write_vector(row, v, bits[0], row_max, scale, winner);
+    }
 }
 
 void row_two_pass(uint row_index)
 {
     uvec2 row = row_offsets(row_index);
-    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu;
     online_state state = online_state(NEG_INF, 0.0);
-    float row_max, row_sum, scale;
+    float row_max, row_sum;
 
-    accumulate(row, tid, LENGTH, THREADS, state, best_key, best_entry);
+    accumulate(row, tid, LENGTH / VECTOR, THREADS, state, best_key, best_entry);
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        uint first = workgroup_argmax(best_key, best_entry);
-
-        for (entry = tid; entry < LENGTH; entry += THREADS)
-            store_entry(row, entry, entry == first ? 1.0 : 0.0);
+        normalize_vectors(row, tid, LENGTH / VECTOR, THREADS, 0.0, 0.0, workgroup_argmax(best_key, best_entry));
         return;
     }
     row_max = workgroup_max(state.max_value);
     row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
-    normalize_entries(row, tid, LENGTH, THREADS, row_max, row_scale(row_sum));
+    normalize_vectors(row, tid, LENGTH / VECTOR, THREADS, row_max, row_scale(row_sum), 0u);
 }
 
 /* Columns path: TILE rows per workgroup, adjacent in memory, COLUMN_WIDTH (1, or 2, 4, 8 where
@@ -517,43 +517,40 @@ void accumulate_columns(uvec2 row, uint slice, inout online_state state[SOFTMAX_
     }
 }
 
-/* Combines the SLICES states of the workgroup's row r into slot r (after the barrier that
- * published them; only this invocation touches row r's slots until the next barrier). */
-void combine_slices(uint r)
+/* Combines the states of the workgroup's row r in slices first, first + step, ... (count of them,
+ * in that order) into the first one's slot; only this invocation touches those slots until the
+ * next barrier. */
+void combine_slices(uint r, uint first, uint count, uint step)
 {
     online_state state = online_state(NEG_INF, 0.0);
-    uint best_key = 0u, best_entry = 0xffffffffu, slice;
+    uint best_key = 0u, best_entry = 0xffffffffu, i;
 
-    for (slice = 0u; slice < SLICES; ++slice)
+    for (i = 0u; i < count; ++i)
     {
-        state.max_value = max(state.max_value, uintBitsToFloat(column_a[slice * TILE + r]));
-        best_key = max(best_key, column_a[slice * TILE + r]);
+        state.max_value = max(state.max_value, uintBitsToFloat(column_a[(first + i * step) * TILE + r]));
+        best_key = max(best_key, column_a[(first + i * step) * TILE + r]);
     }
-    for (slice = 0u; slice < SLICES; ++slice)
+    for (i = 0u; i < count; ++i)
     {
-        uint a = column_a[slice * TILE + r], b = column_b[slice * TILE + r];
+        uint a = column_a[(first + i * step) * TILE + r], b = column_b[(first + i * step) * TILE + r];
 
         state.sum += online_rescaled_sum(online_state(uintBitsToFloat(a), uintBitsToFloat(b)), state.max_value);
         if (a == best_key)
             best_entry = min(best_entry, b);
     }
-    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
-    {
-        column_a[r] = best_key;
-        column_b[r] = best_entry;
-    }
-    else
-    {
-        column_a[r] = floatBitsToUint(state.max_value);
-        column_b[r] = floatBitsToUint(state.sum);
-    }
+    column_a[first * TILE + r] = FUNCTION == SOFTMAX_FUNCTION_HARDMAX ? best_key : floatBitsToUint(state.max_value);
+    column_b[first * TILE + r] = FUNCTION == SOFTMAX_FUNCTION_HARDMAX ? best_entry : floatBitsToUint(state.sum);
 }
 
-/* The workgroup's rows' states over all slices, in every invocation of each row. */
+/* The workgroup's rows' states over all slices, in every invocation of each row: the slices in
+ * PARTS groups of adjacent ones, a group per invocation (every invocation busy), then the groups
+ * of a row by one invocation, always in the same order. */
+const uint PARTS = SLICES >= COLUMN_WIDTH ? SLICES / COLUMN_WIDTH : 1u;
+
 void share_columns(uint lane, uint slice, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
         inout uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], inout uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
 {
-    uint at = slice * TILE + lane * COLUMN_WIDTH, r, w;
+    uint at = slice * TILE + lane * COLUMN_WIDTH, t, w;
 
     [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
     {
@@ -563,8 +560,14 @@ void share_columns(uint lane, uint slice, inout online_state state[SOFTMAX_MAX_C
         column_b[at + w] = hardmax ? best_entry[w] : floatBitsToUint(state[w].sum);
     }
     barrier();
-    for (r = gl_LocalInvocationIndex; r < TILE; r += THREADS)
-        combine_slices(r);
+    for (t = gl_LocalInvocationIndex; t < TILE * PARTS; t += THREADS)
+        combine_slices(t % TILE, t / TILE * (SLICES / PARTS), SLICES / PARTS, 1u);
+    if (PARTS > 1u)
+    {
+        barrier();
+        for (t = gl_LocalInvocationIndex; t < TILE; t += THREADS)
+            combine_slices(t, 0u, PARTS, SLICES / PARTS);
+    }
     barrier();
     [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
     {
@@ -645,12 +648,12 @@ uvec2 temp_base;
 void split_stats(uint row_index, uint chunk)
 {
     uvec2 row = row_offsets(row_index);
-    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu;
     uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), at = 2u * (row_index * CHUNKS + chunk);
     online_state state = online_state(NEG_INF, 0.0);
     uvec2 words;
 
-    accumulate(row, chunk * CHUNK_LENGTH + tid, end, THREADS, state, best_key, best_entry);
+    accumulate(row, chunk * CHUNK_LENGTH / VECTOR + tid, end / VECTOR, THREADS, state, best_key, best_entry);
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
         uint chunk_key = workgroup_max_key(best_key);
@@ -673,10 +676,11 @@ void split_stats(uint row_index, uint chunk)
 void split_normalize(uint row_index, uint chunk)
 {
     uvec2 row = row_offsets(row_index);
-    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry, c;
-    uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), first = 2u * row_index * CHUNKS;
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, c;
+    uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH) / VECTOR, first = 2u * row_index * CHUNKS;
+    uint begin = chunk * CHUNK_LENGTH / VECTOR + tid;
     online_state state = online_state(NEG_INF, 0.0);
-    float row_max, row_sum, scale;
+    float row_max, row_sum;
 
     /* The same chunks to the same invocations in every workgroup of the row: the same result. */
     for (c = tid; c < CHUNKS; c += THREADS)
@@ -700,15 +704,12 @@ void split_normalize(uint row_index, uint chunk)
     }
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        uint winner = workgroup_argmax(best_key, best_entry);
-
-        for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
-            store_entry(row, entry, entry == winner ? 1.0 : 0.0);
+        normalize_vectors(row, begin, end, THREADS, 0.0, 0.0, workgroup_argmax(best_key, best_entry));
         return;
     }
     row_max = workgroup_max(state.max_value);
     row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
-    normalize_entries(row, chunk * CHUNK_LENGTH + tid, end, THREADS, row_max, row_scale(row_sum));
+    normalize_vectors(row, begin, end, THREADS, row_max, row_scale(row_sum), 0u);
 }
 
 void main()

@@ -31,7 +31,6 @@ _Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
 #define SOFTMAX_SHORT_ROW 16
 #define SOFTMAX_COLUMNS_TARGET_THREADS (1u << 18)
 #define SOFTMAX_COLUMN_TILE_BYTES 64
-#define SOFTMAX_COLUMN_SHARED_WORDS 2048
 /* Rows too long for registers are split over workgroups (chunks of at least SOFTMAX_MIN_CHUNK
  * entries) while there are fewer than this many workgroups. */
 #define SOFTMAX_SPLIT_TARGET_GROUPS 1024
@@ -235,7 +234,7 @@ static uint32_t vector_width(const struct vkdml_axes_layout *layout, DML_TENSOR_
 }
 
 /* Splits long rows over workgroups while they are too few for a large GPU. */
-static void choose_chunks(const struct vkdml_axes_layout *layout, uint32_t spec[SOFTMAX_SPEC_COUNT],
+static void choose_chunks(const struct vkdml_axes_layout *layout, uint32_t vector, uint32_t spec[SOFTMAX_SPEC_COUNT],
         uint64_t *workgroups)
 {
     uint64_t length = layout->reduced_elements, chunks, chunk_length;
@@ -244,7 +243,8 @@ static void choose_chunks(const struct vkdml_axes_layout *layout, uint32_t spec[
     chunks = VKDML_MIN(chunks, length / SOFTMAX_MIN_CHUNK);
     if (chunks < 2)
         return;
-    chunk_length = (length + chunks - 1) / chunks;
+    /* Whole vectors per chunk. */
+    chunk_length = VKDML_ALIGN_UP((length + chunks - 1) / chunks, vector);
     chunks = (length + chunk_length - 1) / chunk_length;
     spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_SPLIT_STATS;
     spec[SOFTMAX_SPEC_CHUNKS] = (uint32_t)chunks;
@@ -277,15 +277,18 @@ static uint32_t tune(unsigned int i, uint32_t fallback)
 }
 
 /* The columns path: `slices` invocations per row, a workgroup of rows adjacent in memory, at least
- * SOFTMAX_COLUMN_TILE_BYTES of each entry (fewer slices if need be), its slices' states in at most
- * SOFTMAX_COLUMN_SHARED_WORDS words of shared memory per array. */
+ * SOFTMAX_COLUMN_TILE_BYTES of each entry (fewer slices if need be). */
 static void choose_columns(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
         DML_TENSOR_DATA_TYPE type, uint32_t width, uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
 {
     uint32_t slices = column_slices(layout, width), cap, threads, lanes;
     uint32_t bytes = width * vkdml_element_size(type);
 
-    cap = VKDML_MIN(max_threads(compile), SOFTMAX_COLUMN_SHARED_WORDS / width);
+    /* Shared memory: two words per slice and row (width per invocation), four per invocation for the
+     * workgroup reductions the kernel declares. */
+    for (cap = max_threads(compile); cap > 64 && cap * (2 * width + 4) * sizeof(uint32_t)
+            > compile->vk->caps.properties.limits.maxComputeSharedMemorySize; cap /= 2)
+        ;
     for (;;)
     {
         threads = slices <= 4 ? 128 : VKDML_MIN(cap, 32 * slices);
@@ -343,8 +346,9 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
         return;
     }
     spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_TWO_PASS;
-    spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
-    choose_chunks(layout, spec, workgroups);
+    spec[SOFTMAX_SPEC_PER_THREAD] = 1;
+    spec[SOFTMAX_SPEC_VECTOR] = vector;
+    choose_chunks(layout, vector, spec, workgroups);
 }
 
 /* The split paths' two words per chunk go after what the temporary resource already holds. */
