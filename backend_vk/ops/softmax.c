@@ -12,8 +12,6 @@
  */
 
 #include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "dml_private_backend.h"
@@ -267,13 +265,13 @@ static uint32_t team_size(const struct vkdml_compile *compile, const struct vkdm
     return team;
 }
 
-static uint32_t tune(unsigned int i, uint32_t fallback)
+/* VKDML_SOFTMAX_TUNE=column_bytes,loads_per_invocation (0: the default) overrides
+ * SOFTMAX_COLUMN_TILE_BYTES and the registers path's loads per invocation before it grows. */
+static uint32_t tuned(const struct vkdml_compile *compile, unsigned int i, uint32_t fallback)
 {
-    const char *v = getenv("VKDML_SOFTMAX_TUNE");
-    unsigned int values[3] = {0}, n;
+    const struct vkdml_tuning_knob *knob = &compile->knobs->softmax_tune;
 
-    n = v ? sscanf(v, "%u,%u,%u", &values[0], &values[1], &values[2]) : 0;
-    return i < n && values[i] ? values[i] : fallback;
+    return i < knob->count && knob->values[i] ? knob->values[i] : fallback;
 }
 
 /* The columns path: `slices` invocations per row, a workgroup of rows adjacent in memory, at least
@@ -293,7 +291,7 @@ static void choose_columns(const struct vkdml_compile *compile, const struct vkd
     {
         threads = slices <= 4 ? 128 : VKDML_MIN(cap, 32 * slices);
         lanes = VKDML_MAX(threads / slices, 1);
-        if (slices <= 4 || lanes * bytes >= tune(0, SOFTMAX_COLUMN_TILE_BYTES))
+        if (slices <= 4 || lanes * bytes >= tuned(compile, 0, SOFTMAX_COLUMN_TILE_BYTES))
             break;
         slices /= 2;
     }
@@ -334,7 +332,7 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
     /* The fewest invocations that hold the row in half their registers' share each (16 words: 4
      * vectors, 16 entries), then up to all of it. */
     most = vector > 1 ? SOFTMAX_MAX_VECTORS_PER_THREAD : SOFTMAX_MAX_PER_THREAD;
-    while (threads < limit && loads > (uint64_t)threads * tune(1, most / 2))
+    while (threads < limit && loads > (uint64_t)threads * tuned(compile, 1, most / 2))
         threads *= 2;
     spec[SOFTMAX_SPEC_THREADS] = threads;
     *workgroups = layout->kept_elements;
