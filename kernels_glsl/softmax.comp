@@ -436,7 +436,7 @@ void row_two_pass(uint row_index)
 /* Columns path: TILE rows per workgroup, adjacent in memory, COLUMN_WIDTH (1, or 2, 4, 8 where
  * that many rows are adjacent and aligned) per invocation and loaded together, each split into
  * SLICES interleaved parts (entry e in slice e % SLICES), an invocation per part; the parts' states
- * are combined through shared memory in slice order. */
+ * are combined through shared memory (share_columns()). */
 const uint COLUMNS = THREADS / SLICES;
 const uint TILE = COLUMNS * COLUMN_WIDTH;
 
@@ -480,7 +480,7 @@ void store_columns(uvec2 row, uint entry, float y[SOFTMAX_MAX_COLUMN_WIDTH])
     [[unroll]] for (k = 0u; k < 4u; ++k)
     {
         if (TYPE == TIO_TYPE_FLOAT16)
-            bits[k] = packHalf2x16(vec2(y[min(2u * k, 7u)], y[min(2u * k + 1u, 7u)]));
+            bits[k] = packHalf2x16(vec2(y[2u * k], y[2u * k + 1u]));
         else
             bits[k] = floatBitsToUint(y[k]);
     }
