@@ -28,6 +28,7 @@ _Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
  * this many invocations in all (a large GPU's: 132 SMs x 2048), splitting rows into slices. */
 #define SOFTMAX_SHORT_ROW 16
 #define SOFTMAX_COLUMNS_TARGET_THREADS (1u << 18)
+/* ... and gives a workgroup at least this many bytes of each entry (two 32-byte memory sectors). */
 #define SOFTMAX_COLUMN_TILE_BYTES 64
 /* Rows too long for registers are split over workgroups (chunks of at least SOFTMAX_MIN_CHUNK
  * entries) while there are fewer than this many workgroups. */
@@ -390,7 +391,7 @@ static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
             output_location) : 1, spec, &workgroups);
     if (FAILED(hr = vkdml_spread_groups(compile, workgroups, groups)))
         return hr;
-    TRACE("softmax: function %u, path %u, %u threads x %u x %u, team %u, %u slices of %u rows, %u chunks, %"
+    TRACE("softmax: function %u, path %u, %u threads x %u x %u, team %u, %u slices x %u rows, %u chunks, %"
             PRIu64 " rows of %" PRIu64 ".", function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS],
             spec[SOFTMAX_SPEC_PER_THREAD], spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_TEAM],
             spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_COLUMN_WIDTH],
