@@ -492,14 +492,15 @@ void store_columns(uvec2 row, uint entry, float y[SOFTMAX_MAX_COLUMN_WIDTH])
         TioVector(address).v = bits;
 }
 
-/* The online states of the invocation's rows over its slice, four loads in flight. */
-void accumulate_columns(uvec2 row, uint slice, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+/* The online states of the invocation's rows over entries first, first + SLICES, ... below end,
+ * four loads in flight. */
+void accumulate_columns(uvec2 row, uint first, uint end, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
         inout uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], inout uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
 {
     float x[4][SOFTMAX_MAX_COLUMN_WIDTH];
-    uint entry = slice, k, w;
+    uint entry = first, k, w;
 
-    for (; entry + 3u * SLICES < LENGTH; entry += 4u * SLICES)
+    for (; entry + 3u * SLICES < end; entry += 4u * SLICES)
     {
         [[unroll]] for (k = 0u; k < 4u; ++k)
             load_columns(row, entry + k * SLICES, x[k]);
@@ -509,7 +510,7 @@ void accumulate_columns(uvec2 row, uint slice, inout online_state state[SOFTMAX_
                 accumulate_entry(state[w], best_key[w], best_entry[w], x[k][w], entry + k * SLICES);
         }
     }
-    for (; entry < LENGTH; entry += SLICES)
+    for (; entry < end; entry += SLICES)
     {
         load_columns(row, entry, x[0]);
         [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
@@ -594,11 +595,64 @@ void column_outputs(uint entry, float x[SOFTMAX_MAX_COLUMN_WIDTH], online_state 
     }
 }
 
+/* Column split paths: the chunk's (max, sum) or (key, first entry) of each row, two words per row
+ * and chunk at 2 * (row * CHUNKS + chunk). */
+uvec2 temp_base;
+
+void write_column_stats(uint row_index, uint chunk, online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint w;
+
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        bool hardmax = FUNCTION == SOFTMAX_FUNCTION_HARDMAX;
+        uint at = 2u * ((row_index + w) * CHUNKS + chunk);
+
+        uvec2 words = hardmax ? uvec2(best_key[w], best_entry[w])
+                : floatBitsToUint(vec2(state[w].max_value, state[w].sum));
+
+        TioWord(tio_element_address(temp_base, at, 4u)).v = words.x;
+        TioWord(tio_element_address(temp_base, at + 1u, 4u)).v = words.y;
+    }
+}
+
+/* The rows' states over all chunks, combined in chunk order (the same in every workgroup). */
+void read_column_stats(uint row_index, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        inout uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], inout uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint w, c;
+
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        for (c = 0u; c < CHUNKS; ++c)
+        {
+            uint at = 2u * ((row_index + w) * CHUNKS + c);
+            uint a = TioWord(tio_element_address(temp_base, at, 4u)).v;
+            uint b = TioWord(tio_element_address(temp_base, at + 1u, 4u)).v;
+            float row_max = max(state[w].max_value, uintBitsToFloat(a));
+
+            if (a > best_key[w])
+            {
+                best_key[w] = a;
+                best_entry[w] = b;
+            }
+            state[w].sum = online_rescaled_sum(state[w], row_max)
+                    + online_rescaled_sum(online_state(uintBitsToFloat(a), uintBitsToFloat(b)), row_max);
+            state[w].max_value = row_max;
+        }
+    }
+}
+
+/* The columns path, whole rows (CHUNKS 1) or one chunk of entries of them: COLUMN_STATS writes the
+ * chunk's states, COLUMN_NORMALIZE combines all chunks' and writes its chunk. */
 void column(uint group)
 {
     uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS, w, n, k, count;
-    uint row_index = (group * COLUMNS + lane) * COLUMN_WIDTH, best_key[SOFTMAX_MAX_COLUMN_WIDTH];
-    uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH];
+    uint chunk = group % CHUNKS, row_index = (group / CHUNKS * COLUMNS + lane) * COLUMN_WIDTH;
+    uint begin = PATH == SOFTMAX_PATH_COLUMNS ? 0u : chunk * CHUNK_LENGTH;
+    uint end = PATH == SOFTMAX_PATH_COLUMNS ? LENGTH : min(LENGTH, begin + CHUNK_LENGTH);
+    uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], best_entry[SOFTMAX_MAX_COLUMN_WIDTH];
     bool has_row = row_index < ROWS;
     uvec2 row = row_offsets(has_row ? row_index : 0u);
     online_state state[SOFTMAX_MAX_COLUMN_WIDTH];
@@ -610,22 +664,36 @@ void column(uint group)
         best_key[w] = 0u;
         best_entry[w] = 0xffffffffu;
     }
-    if (has_row)
-        accumulate_columns(row, slice, state, best_key, best_entry);
-    if (SLICES > 1u)
-        share_columns(lane, slice, state, best_key, best_entry);
-    if (!has_row || slice >= LENGTH)
+    if (PATH == SOFTMAX_PATH_COLUMN_NORMALIZE)
+    {
+        if (has_row)
+            read_column_stats(row_index, state, best_key, best_entry);
+    }
+    else
+    {
+        if (has_row)
+            accumulate_columns(row, begin + slice, end, state, best_key, best_entry);
+        if (SLICES > 1u)
+            share_columns(lane, slice, state, best_key, best_entry);
+        if (PATH == SOFTMAX_PATH_COLUMN_STATS)
+        {
+            if (has_row && slice == 0u)
+                write_column_stats(row_index, chunk, state, best_key, best_entry);
+            return;
+        }
+    }
+    if (!has_row || begin + slice >= end)
         return;
     /* The slice's entries from its last down, four loads in flight: the first pass read the last
      * ones most recently, so more of them may still be in the GPU's cache. */
-    count = (LENGTH - 1u - slice) / SLICES + 1u;
+    count = (end - 1u - begin - slice) / SLICES + 1u;
     for (n = 0u; n + 3u < count; n += 4u)
     {
         [[unroll]] for (k = 0u; k < 4u && FUNCTION != SOFTMAX_FUNCTION_HARDMAX; ++k)
-            load_columns(row, slice + (count - 1u - n - k) * SLICES, x[k]);
+            load_columns(row, begin + slice + (count - 1u - n - k) * SLICES, x[k]);
         [[unroll]] for (k = 0u; k < 4u; ++k)
         {
-            uint entry = slice + (count - 1u - n - k) * SLICES;
+            uint entry = begin + slice + (count - 1u - n - k) * SLICES;
 
             column_outputs(entry, x[k], state, best_entry, y);
             store_columns(row, entry, y);
@@ -633,7 +701,7 @@ void column(uint group)
     }
     for (; n < count; ++n)
     {
-        uint entry = slice + (count - 1u - n) * SLICES;
+        uint entry = begin + slice + (count - 1u - n) * SLICES;
 
         if (FUNCTION != SOFTMAX_FUNCTION_HARDMAX)
             load_columns(row, entry, x[0]);
@@ -642,8 +710,7 @@ void column(uint group)
     }
 }
 
-/* Split paths: the chunk's (max, sum) or (key, first entry), two words per chunk. */
-uvec2 temp_base;
+/* Split paths: the chunk's (max, sum) or (key, first entry), two words per chunk (temp_base). */
 
 void split_stats(uint row_index, uint chunk)
 {
@@ -731,13 +798,17 @@ void main()
             split_normalize(group / CHUNKS, group % CHUNKS);
         return;
     }
-    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? TILE : TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
-        return;
-    if (PATH == SOFTMAX_PATH_COLUMNS)
+    if (PATH == SOFTMAX_PATH_COLUMNS || PATH == SOFTMAX_PATH_COLUMN_STATS || PATH == SOFTMAX_PATH_COLUMN_NORMALIZE)
     {
+        if (group / CHUNKS * TILE >= ROWS)
+            return;
+        if (PATH != SOFTMAX_PATH_COLUMNS)
+            temp_base = vkdml_binding_address(table, TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI);
         column(group);
         return;
     }
+    if (group * (TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
+        return;
     if (PATH == SOFTMAX_PATH_TWO_PASS)
     {
         row_two_pass(group);

@@ -30,6 +30,10 @@ _Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
 #define SOFTMAX_COLUMNS_TARGET_THREADS (1u << 18)
 /* ... and gives a workgroup at least this many bytes of each entry (two 32-byte memory sectors). */
 #define SOFTMAX_COLUMN_TILE_BYTES 64
+/* ... and when that makes fewer than this many workgroups (two per SM of a large GPU), splits the
+ * rows into chunks (each slice at least SOFTMAX_MIN_COLUMN_SLICE entries of one). */
+#define SOFTMAX_COLUMNS_TARGET_GROUPS 256
+#define SOFTMAX_MIN_COLUMN_SLICE 16
 /* Rows too long for registers are split over workgroups (chunks of at least SOFTMAX_MIN_CHUNK
  * entries) while there are fewer than this many workgroups. */
 #define SOFTMAX_SPLIT_TARGET_GROUPS 1024
@@ -275,6 +279,24 @@ static uint32_t tuned(const struct vkdml_compile *compile, unsigned int i, uint3
     return i < knob->count && knob->values[i] ? knob->values[i] : fallback;
 }
 
+/* Splits the columns path's rows into chunks of entries while its workgroups are too few. */
+static void choose_column_chunks(const struct vkdml_axes_layout *layout, uint32_t slices,
+        uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
+{
+    uint64_t length = layout->reduced_elements, chunks, chunk_length;
+
+    chunks = (SOFTMAX_COLUMNS_TARGET_GROUPS + *workgroups - 1) / *workgroups;
+    chunks = VKDML_MIN(chunks, length / ((uint64_t)slices * SOFTMAX_MIN_COLUMN_SLICE));
+    if (chunks < 2)
+        return;
+    chunk_length = (length + chunks - 1) / chunks;
+    chunks = (length + chunk_length - 1) / chunk_length;
+    spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_COLUMN_STATS;
+    spec[SOFTMAX_SPEC_CHUNKS] = (uint32_t)chunks;
+    spec[SOFTMAX_SPEC_CHUNK_LENGTH] = (uint32_t)chunk_length;
+    *workgroups *= chunks;
+}
+
 /* The columns path: `slices` invocations per row, a workgroup of rows adjacent in memory, at least
  * SOFTMAX_COLUMN_TILE_BYTES of each entry (fewer slices if need be). */
 static void choose_columns(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
@@ -302,6 +324,7 @@ static void choose_columns(const struct vkdml_compile *compile, const struct vkd
     spec[SOFTMAX_SPEC_COLUMN_WIDTH] = width;
     spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
     *workgroups = (layout->kept_elements + lanes * width - 1) / (lanes * width);
+    choose_column_chunks(layout, slices, spec, workgroups);
 }
 
 /* The path, workgroup size, loads per invocation and their width; the number of workgroups. */
@@ -350,6 +373,12 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
     choose_chunks(layout, vector, spec, workgroups);
 }
 
+/* The paths that write chunks' states into the temporary resource; the next path reads them. */
+static bool is_stats_path(uint32_t path)
+{
+    return path == SOFTMAX_PATH_SPLIT_STATS || path == SOFTMAX_PATH_COLUMN_STATS;
+}
+
 /* The split paths' two words per chunk go after what the temporary resource already holds. */
 static void place_chunk_stats(struct vkdml_compile *compile, uint64_t chunks, uint32_t spec[SOFTMAX_SPEC_COUNT])
 {
@@ -396,12 +425,13 @@ static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
             spec[SOFTMAX_SPEC_PER_THREAD], spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_TEAM],
             spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_COLUMN_WIDTH],
             spec[SOFTMAX_SPEC_CHUNKS], layout.kept_elements, layout.reduced_elements);
-    if (spec[SOFTMAX_SPEC_PATH] == SOFTMAX_PATH_SPLIT_STATS)
+    if (is_stats_path(spec[SOFTMAX_SPEC_PATH]))
         place_chunk_stats(compile, layout.kept_elements * spec[SOFTMAX_SPEC_CHUNKS], spec);
     if (FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups,
-            barrier_before)) || spec[SOFTMAX_SPEC_PATH] != SOFTMAX_PATH_SPLIT_STATS)
+            barrier_before)) || !is_stats_path(spec[SOFTMAX_SPEC_PATH]))
         return hr;
-    spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_SPLIT_NORMALIZE;
+    /* SPLIT_NORMALIZE, COLUMN_NORMALIZE. */
+    ++spec[SOFTMAX_SPEC_PATH];
     return vkdml_compile_add_dispatch(compile, kernel, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups, true);
 }
 

@@ -27,6 +27,8 @@
  *                           sum) (hardmax: its (key, first entry)) into the temporary resource;
  *                           SPLIT_NORMALIZE, after a barrier, combines the row's chunks in the
  *                           same order in every workgroup of the row, then writes its chunk.
+ *   SOFTMAX_PATH_COLUMN_*   the columns path with too few workgroups: CHUNKS workgroups per tile
+ *                           of rows, each over CHUNK_LENGTH entries, as the split paths do.
  */
 #ifndef VKDML_SOFTMAX_INTERFACE_H
 #define VKDML_SOFTMAX_INTERFACE_H
@@ -42,6 +44,8 @@
 #define SOFTMAX_PATH_COLUMNS 2
 #define SOFTMAX_PATH_SPLIT_STATS 3
 #define SOFTMAX_PATH_SPLIT_NORMALIZE 4
+#define SOFTMAX_PATH_COLUMN_STATS 5
+#define SOFTMAX_PATH_COLUMN_NORMALIZE 6
 
 /* Registers path: loads per invocation at most (PER_THREAD: 16-byte vectors of VECTOR entries, or
  * single entries); invocations per workgroup at most. */

@@ -422,6 +422,8 @@ static const struct softmax_case axes_cases[] =
     {"{3, 2048} axis 0 in place, special rows", 2, {3, 2048}, 1, {0}, .fill = FILL_SPECIAL, .in_place = true},
     {"{300, 64} axis 0 (16-byte loads, 128 slices in two levels), special rows", 2, {300, 64}, 1, {0},
             .fill = FILL_SPECIAL},
+    {"{10000, 32} axis 0 (columns split into chunks) in place, special rows", 2, {10000, 32}, 1, {0},
+            .fill = FILL_SPECIAL, .in_place = true},
     {"{40, 3, 34} axes {0, 1} (two rows per load), special rows", 3, {40, 3, 34}, 2, {0, 1}, .fill = FILL_SPECIAL},
 };
 
