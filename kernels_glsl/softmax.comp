@@ -28,7 +28,7 @@ layout(constant_id = SOFTMAX_SPEC_PATH) const uint PATH = SOFTMAX_PATH_REGISTERS
 layout(constant_id = SOFTMAX_SPEC_PER_THREAD) const uint PER_THREAD = 1;
 layout(constant_id = SOFTMAX_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = SOFTMAX_SPEC_SLICES) const uint SLICES = 1;
-layout(constant_id = SOFTMAX_SPEC_COLUMN_PAIRS) const bool COLUMN_PAIRS = false;
+layout(constant_id = SOFTMAX_SPEC_COLUMN_WIDTH) const uint COLUMN_WIDTH = 1;
 layout(constant_id = SOFTMAX_SPEC_TEAM) const uint TEAM = 0;
 layout(constant_id = SOFTMAX_SPEC_CHUNKS) const uint CHUNKS = 1;
 layout(constant_id = SOFTMAX_SPEC_CHUNK_LENGTH) const uint CHUNK_LENGTH = 1;
@@ -203,50 +203,72 @@ float softmax_output(float x, float row_max, float scale)
 
 /* ---- Paths ---- */
 
-/* Registers path, VECTOR entries per load: entry v * VECTOR + k of the row is vector v's
- * element k (VECTOR > 1 only for rows contiguous in both tensors, 16-byte aligned). The row's
- * entries of this invocation, slot i * VECTOR + k for its i-th vector: */
-float values[PER_THREAD * VECTOR];
-
-void load_vector(uvec2 row, uint vector_index, uint first_slot)
+/* Vectors of VECTOR entries: entry v * VECTOR + k of a row is vector v's element k (VECTOR > 1
+ * only for rows contiguous in both tensors, 16-byte aligned: one 16-byte load or store). A vector
+ * stays as loaded (FLOAT16 packed two per word; VECTOR 1: the entry's fp32 bits), so that a row
+ * of fp16 takes half the registers of fp32: exp is computed again in the writing pass rather than
+ * kept. */
+uvec4 load_raw(uvec2 row, uint vector_index)
 {
-    uvec4 bits;
-    uint k;
-
     if (VECTOR == 1u)
-    {
-        values[first_slot] = load_entry(row, vector_index);
-        return;
-    }
-    bits = TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
-    [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        values[first_slot + k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u]
-                : uintBitsToFloat(bits[k]);
+        return uvec4(floatBitsToUint(load_entry(row, vector_index)), 0u, 0u, 0u);
+    return TioVector(tio_element_address(in_base, row.x + vector_index * VECTOR, tio_element_size(TYPE))).v;
 }
 
-void store_vector(uvec2 row, uint vector_index, uint first_slot)
+/* Element k of a loaded vector. */
+float raw_element(uvec4 bits, uint k)
+{
+    if (VECTOR == 1u)
+        return uintBitsToFloat(bits.x);
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return unpackHalf2x16(bits[k / 2u])[k % 2u];
+    return uintBitsToFloat(bits[k]);
+}
+
+void store_vector(uvec2 row, uint vector_index, float outputs[VECTOR])
 {
     uvec4 bits;
     uint k;
 
     if (VECTOR == 1u)
     {
-        store_entry(row, vector_index, values[first_slot]);
+        store_entry(row, vector_index, outputs[0]);
         return;
     }
     [[unroll]] for (k = 0u; k < 4u; ++k)
     {
         if (TYPE == TIO_TYPE_FLOAT16)
-            bits[k] = packHalf2x16(vec2(values[first_slot + 2u * k], values[first_slot + 2u * k + 1u]));
+            bits[k] = packHalf2x16(vec2(outputs[2u * k], outputs[2u * k + 1u]));
         else
-            bits[k] = floatBitsToUint(values[first_slot + k]);
+            bits[k] = floatBitsToUint(outputs[k]);
     }
     TioVector(tio_element_address(out_base, row.y + vector_index * VECTOR, tio_element_size(TYPE))).v = bits;
+}
+
+/* The output of entry `entry`, of value x: hardmax's 1 at entry `winner`, else softmax_output(). */
+float output_of(float x, uint entry, float row_max, float scale, uint winner)
+{
+    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+        return entry == winner ? 1.0 : 0.0;
+    return softmax_output(x, row_max, scale);
+}
+
+void write_vector(uvec2 row, uint v, uvec4 bits, float row_max, float scale, uint winner)
+{
+    float outputs[VECTOR];
+    uint j;
+
+    [[unroll]] for (j = 0u; j < VECTOR; ++j)
+        outputs[j] = output_of(raw_element(bits, j), v * VECTOR + j, row_max, scale, winner);
+    store_vector(row, v, outputs);
 }
 
 /* The registers path's reductions: over the workgroup, or over a team of TEAM adjacent lanes of a
  * subgroup (butterfly: every lane adds the same pairs in the same order, so all get the same bits). */
 const uint ROW_THREADS = TEAM > 0u ? TEAM : THREADS;
+
+/* The registers path's vectors of the invocation: its i-th in raw[i]. */
+uvec4 raw[PER_THREAD];
 
 float row_reduce_max(float value)
 {
@@ -288,19 +310,23 @@ uint row_argmax(uint best_key, uint best_entry)
 void row_in_registers(uint row_index, uint tid)
 {
     uvec2 row = row_offsets(row_index);
-    uint best_key = 0u, best_entry = 0xffffffffu, i, k, first;
-    float row_max = NEG_INF, row_sum = 0.0, scale;
+    uint best_key = 0u, best_entry = 0xffffffffu, winner = 0u, i, k;
+    float row_max = NEG_INF, row_sum = 0.0, scale = 0.0;
 
+    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if ((tid + i * ROW_THREADS) * VECTOR < LENGTH)
+            raw[i] = load_raw(row, tid + i * ROW_THREADS);
+    }
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
         uint vector_index = tid + i * ROW_THREADS;
 
         if (vector_index * VECTOR >= LENGTH)
             continue;
-        load_vector(row, vector_index, i * VECTOR);
         [[unroll]] for (k = 0u; k < VECTOR; ++k)
         {
-            float x = values[i * VECTOR + k];
+            float x = raw_element(raw[i], k);
 
             if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
                 argmax_add(best_key, best_entry, x, vector_index * VECTOR + k);
@@ -310,48 +336,24 @@ void row_in_registers(uint row_index, uint tid)
     }
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        first = row_argmax(best_key, best_entry);
+        winner = row_argmax(best_key, best_entry);
+    }
+    else
+    {
+        row_max = row_reduce_max(row_max);
         [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
         {
-            uint vector_index = tid + i * ROW_THREADS;
-
+            if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
+                continue;
             [[unroll]] for (k = 0u; k < VECTOR; ++k)
-                values[i * VECTOR + k] = vector_index * VECTOR + k == first ? 1.0 : 0.0;
-            if (vector_index * VECTOR < LENGTH)
-                store_vector(row, vector_index, i * VECTOR);
+                row_sum += exp(raw_element(raw[i], k) - row_max);
         }
-        return;
+        scale = row_scale(row_reduce_sum(row_sum));
     }
-    row_max = row_reduce_max(row_max);
     [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
     {
-        if ((tid + i * ROW_THREADS) * VECTOR >= LENGTH)
-            continue;
-        [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        {
-            float e = exp(values[i * VECTOR + k] - row_max);
-
-            row_sum += e;
-            /* softmax keeps exp(x - max); log-softmax needs x. */
-            if (FUNCTION == SOFTMAX_FUNCTION_SOFTMAX)
-                values[i * VECTOR + k] = e;
-        }
-    }
-    row_sum = row_reduce_sum(row_sum);
-    scale = row_scale(row_sum);
-    [[unroll]] for (i = 0u; i < PER_THREAD; ++i)
-    {
-        uint vector_index = tid + i * ROW_THREADS;
-
-        if (vector_index * VECTOR >= LENGTH)
-            continue;
-        [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        {
-            float x = values[i * VECTOR + k];
-
-            values[i * VECTOR + k] = FUNCTION == SOFTMAX_FUNCTION_SOFTMAX ? x * scale : x - row_max - scale;
-        }
-        store_vector(row, vector_index, i * VECTOR);
+        if ((tid + i * ROW_THREADS) * VECTOR < LENGTH)
+            write_vector(row, tid + i * ROW_THREADS, raw[i], row_max, scale, winner);
     }
 }
 
@@ -363,188 +365,362 @@ void accumulate_entry(inout online_state state, inout uint best_key, inout uint 
         online_add(state, x);
 }
 
-/* The online state (hardmax: the first maximum) of entries first, first + step, ... below end,
+/* The online state (hardmax: the first maximum) of vectors first, first + step, ... below end,
  * loaded four at a time so that four loads are in flight. */
 void accumulate(uvec2 row, uint first, uint end, uint step, inout online_state state, inout uint best_key,
         inout uint best_entry)
 {
-    uint entry = first, k;
+    uint v = first, k, j;
 
-    for (; entry + 3u * step < end; entry += 4u * step)
+    for (; v + 3u * step < end; v += 4u * step)
     {
-        vec4 x = vec4(load_entry(row, entry), load_entry(row, entry + step), load_entry(row, entry + 2u * step),
-                load_entry(row, entry + 3u * step));
+        uvec4 bits[4] = uvec4[4](load_raw(row, v), load_raw(row, v + step), load_raw(row, v + 2u * step),
+                load_raw(row, v + 3u * step));
 
         [[unroll]] for (k = 0u; k < 4u; ++k)
-            accumulate_entry(state, best_key, best_entry, x[k], entry + k * step);
+        {
+            [[unroll]] for (j = 0u; j < VECTOR; ++j)
+                accumulate_entry(state, best_key, best_entry, raw_element(bits[k], j), (v + k * step) * VECTOR + j);
+        }
     }
-    for (; entry < end; entry += step)
-        accumulate_entry(state, best_key, best_entry, load_entry(row, entry), entry);
+    for (; v < end; v += step)
+    {
+        uvec4 bits = load_raw(row, v);
+
+        [[unroll]] for (j = 0u; j < VECTOR; ++j)
+            accumulate_entry(state, best_key, best_entry, raw_element(bits, j), v * VECTOR + j);
+    }
+}
+
+/* Writes the outputs of vectors first, first + step, ... below end: four loads (none for hardmax),
+ * then their four stores (the output may be the input, so the compiler cannot move loads past
+ * stores itself). */
+void normalize_vectors(uvec2 row, uint first, uint end, uint step, float row_max, float scale, uint winner)
+{
+    uvec4 bits[4] = uvec4[4](uvec4(0u), uvec4(0u), uvec4(0u), uvec4(0u));
+    uint v = first, k;
+
+    for (; v + 3u * step < end; v += 4u * step)
+    {
+        [[unroll]] for (k = 0u; k < 4u && FUNCTION != SOFTMAX_FUNCTION_HARDMAX; ++k)
+            bits[k] = load_raw(row, v + k * step);
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+            write_vector(row, v + k * step, bits[k], row_max, scale, winner);
+    }
+    for (; v < end; v += step)
+    {
+        if (FUNCTION != SOFTMAX_FUNCTION_HARDMAX)
+            bits[0] = load_raw(row, v);
+        write_vector(row, v, bits[0], row_max, scale, winner);
+    }
 }
 
 void row_two_pass(uint row_index)
 {
     uvec2 row = row_offsets(row_index);
-    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu;
     online_state state = online_state(NEG_INF, 0.0);
-    float row_max, row_sum, scale;
+    float row_max, row_sum;
 
-    accumulate(row, tid, LENGTH, THREADS, state, best_key, best_entry);
+    accumulate(row, tid, LENGTH / VECTOR, THREADS, state, best_key, best_entry);
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        uint first = workgroup_argmax(best_key, best_entry);
-
-        for (entry = tid; entry < LENGTH; entry += THREADS)
-            store_entry(row, entry, entry == first ? 1.0 : 0.0);
+        normalize_vectors(row, tid, LENGTH / VECTOR, THREADS, 0.0, 0.0, workgroup_argmax(best_key, best_entry));
         return;
     }
     row_max = workgroup_max(state.max_value);
     row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
-    scale = row_scale(row_sum);
-    for (entry = tid; entry < LENGTH; entry += THREADS)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
+    normalize_vectors(row, tid, LENGTH / VECTOR, THREADS, row_max, row_scale(row_sum), 0u);
 }
 
-/* Columns path: COLUMNS x WIDTH rows per workgroup, adjacent in memory, WIDTH (1, or 2 where
- * pairs of rows are adjacent and 2-element aligned) per invocation, each split into SLICES
- * interleaved parts (entry e in slice e % SLICES), an invocation per part; the parts' states are
- * combined through shared memory in slice order. */
+/* Columns path: TILE rows per workgroup, adjacent in memory, COLUMN_WIDTH (1, or 2, 4, 8 where
+ * that many rows are adjacent and aligned) per invocation and loaded together, each split into
+ * SLICES interleaved parts (entry e in slice e % SLICES), an invocation per part; the parts' states
+ * are combined through shared memory (share_columns()). */
 const uint COLUMNS = THREADS / SLICES;
-const uint WIDTH = COLUMN_PAIRS ? 2u : 1u;
+const uint TILE = COLUMNS * COLUMN_WIDTH;
 
-shared float column_max[THREADS];
-shared float column_sum[THREADS];
-shared uint column_key[THREADS];
-shared uint column_entry[THREADS];
+/* Slice s's state of the workgroup's row r at s * TILE + r: (max, sum), hardmax (key, first entry). */
+shared uint column_a[THREADS * COLUMN_WIDTH];
+shared uint column_b[THREADS * COLUMN_WIDTH];
 
-/* Entry `entry` of the invocation's WIDTH rows (the first of them at `row`). */
-vec2 load_columns(uvec2 row, uint entry)
+/* Entry `entry` of the invocation's COLUMN_WIDTH rows (the first of them at `row`). */
+void load_columns(uvec2 row, uint entry, out float x[SOFTMAX_MAX_COLUMN_WIDTH])
 {
-    uint at = row.x + entry_offsets(entry).x;
+    uint at = row.x + entry_offsets(entry).x, bytes = COLUMN_WIDTH * tio_element_size(TYPE), k;
+    uvec2 address = tio_element_address(in_base, at, tio_element_size(TYPE));
+    uvec4 bits = uvec4(0u);
 
-    if (WIDTH == 1u)
-        return vec2(tio_load_float(TYPE, in_base, at), 0.0);
-    if (TYPE == TIO_TYPE_FLOAT16)
-        return unpackHalf2x16(TioWord(tio_element_address(in_base, at, 2u)).v);
-    return uintBitsToFloat(TioPair(tio_element_address(in_base, at, 4u)).v);
-}
-
-void store_columns(uvec2 row, uint entry, vec2 value)
-{
-    uint at = row.y + entry_offsets(entry).y;
-
-    if (WIDTH == 1u)
-        tio_store_float(TYPE, out_base, at, value.x);
-    else if (TYPE == TIO_TYPE_FLOAT16)
-        TioWord(tio_element_address(out_base, at, 2u)).v = packHalf2x16(value);
-    else
-        TioPair(tio_element_address(out_base, at, 4u)).v = floatBitsToUint(value);
-}
-
-/* The online states of the invocation's rows over its slice, four loads in flight. */
-void accumulate_columns(uvec2 row, uint slice, inout online_state state[2], inout uint best_key[2],
-        inout uint best_entry[2])
-{
-    uint entry = slice, k, w;
-
-    for (; entry + 3u * SLICES < LENGTH; entry += 4u * SLICES)
+    if (COLUMN_WIDTH == 1u)
     {
-        vec2 x[4] = vec2[4](load_columns(row, entry), load_columns(row, entry + SLICES),
-                load_columns(row, entry + 2u * SLICES), load_columns(row, entry + 3u * SLICES));
+        x[0] = tio_load_float(TYPE, in_base, at);
+        return;
+    }
+    if (bytes == 4u)
+        bits.x = TioWord(address).v;
+    else if (bytes == 8u)
+        bits.xy = TioPair(address).v;
+    else
+        bits = TioVector(address).v;
+    [[unroll]] for (k = 0u; k < COLUMN_WIDTH; ++k)
+        x[k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u] : uintBitsToFloat(bits[k]);
+}
 
+void store_columns(uvec2 row, uint entry, float y[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint at = row.y + entry_offsets(entry).y, bytes = COLUMN_WIDTH * tio_element_size(TYPE), k;
+    uvec2 address = tio_element_address(out_base, at, tio_element_size(TYPE));
+    uvec4 bits;
+
+    if (COLUMN_WIDTH == 1u)
+    {
+        tio_store_float(TYPE, out_base, at, y[0]);
+        return;
+    }
+    [[unroll]] for (k = 0u; k < 4u; ++k)
+    {
+        if (TYPE == TIO_TYPE_FLOAT16)
+            bits[k] = packHalf2x16(vec2(y[2u * k], y[2u * k + 1u]));
+        else
+            bits[k] = floatBitsToUint(y[k]);
+    }
+    if (bytes == 4u)
+        TioWord(address).v = bits.x;
+    else if (bytes == 8u)
+        TioPair(address).v = bits.xy;
+    else
+        TioVector(address).v = bits;
+}
+
+/* The online states of the invocation's rows over entries first, first + SLICES, ... below end,
+ * four loads in flight. */
+void accumulate_columns(uvec2 row, uint first, uint end, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        inout uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], inout uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    float x[4][SOFTMAX_MAX_COLUMN_WIDTH];
+    uint entry = first, k, w;
+
+    for (; entry + 3u * SLICES < end; entry += 4u * SLICES)
+    {
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+            load_columns(row, entry + k * SLICES, x[k]);
         [[unroll]] for (k = 0u; k < 4u; ++k)
         {
-            [[unroll]] for (w = 0u; w < WIDTH; ++w)
+            [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
                 accumulate_entry(state[w], best_key[w], best_entry[w], x[k][w], entry + k * SLICES);
         }
     }
-    for (; entry < LENGTH; entry += SLICES)
+    for (; entry < end; entry += SLICES)
     {
-        vec2 x = load_columns(row, entry);
-
-        [[unroll]] for (w = 0u; w < WIDTH; ++w)
-            accumulate_entry(state[w], best_key[w], best_entry[w], x[w], entry);
+        load_columns(row, entry, x[0]);
+        [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+            accumulate_entry(state[w], best_key[w], best_entry[w], x[0][w], entry);
     }
 }
 
-/* Combines the SLICES states of column `lane` (after the barrier that published them). */
-void combine_slices(uint lane, inout online_state state, inout uint best_key, inout uint best_entry)
+/* Combines the states of the workgroup's row r in slices first, first + step, ... (count of them,
+ * in that order) into the first one's slot; only this invocation touches those slots until the
+ * next barrier. */
+void combine_slices(uint r, uint first, uint count, uint step)
 {
-    uint slice;
+    online_state state = online_state(NEG_INF, 0.0);
+    uint best_key = 0u, best_entry = 0xffffffffu, i;
 
-    state.max_value = NEG_INF;
-    best_key = 0u;
-    best_entry = 0xffffffffu;
-    for (slice = 0u; slice < SLICES; ++slice)
+    for (i = 0u; i < count; ++i)
     {
-        state.max_value = max(state.max_value, column_max[slice * COLUMNS + lane]);
-        best_key = max(best_key, column_key[slice * COLUMNS + lane]);
+        state.max_value = max(state.max_value, uintBitsToFloat(column_a[(first + i * step) * TILE + r]));
+        best_key = max(best_key, column_a[(first + i * step) * TILE + r]);
     }
-    state.sum = 0.0;
-    for (slice = 0u; slice < SLICES; ++slice)
+    for (i = 0u; i < count; ++i)
     {
-        uint at = slice * COLUMNS + lane;
+        uint a = column_a[(first + i * step) * TILE + r], b = column_b[(first + i * step) * TILE + r];
 
-        state.sum += online_rescaled_sum(online_state(column_max[at], column_sum[at]), state.max_value);
-        if (column_key[at] == best_key)
-            best_entry = min(best_entry, column_entry[at]);
+        state.sum += online_rescaled_sum(online_state(uintBitsToFloat(a), uintBitsToFloat(b)), state.max_value);
+        if (a == best_key)
+            best_entry = min(best_entry, b);
+    }
+    column_a[first * TILE + r] = FUNCTION == SOFTMAX_FUNCTION_HARDMAX ? best_key : floatBitsToUint(state.max_value);
+    column_b[first * TILE + r] = FUNCTION == SOFTMAX_FUNCTION_HARDMAX ? best_entry : floatBitsToUint(state.sum);
+}
+
+/* The workgroup's rows' states over all slices, in every invocation of each row: the slices in
+ * PARTS groups of adjacent ones, a group per invocation (every invocation busy), then the groups
+ * of a row by one invocation, always in the same order. */
+const uint PARTS = SLICES >= COLUMN_WIDTH ? SLICES / COLUMN_WIDTH : 1u;
+
+void share_columns(uint lane, uint slice, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        inout uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], inout uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint at = slice * TILE + lane * COLUMN_WIDTH, t, w;
+
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        bool hardmax = FUNCTION == SOFTMAX_FUNCTION_HARDMAX;
+
+        column_a[at + w] = hardmax ? best_key[w] : floatBitsToUint(state[w].max_value);
+        column_b[at + w] = hardmax ? best_entry[w] : floatBitsToUint(state[w].sum);
+    }
+    barrier();
+    for (t = gl_LocalInvocationIndex; t < TILE * PARTS; t += THREADS)
+        combine_slices(t % TILE, t / TILE * (SLICES / PARTS), SLICES / PARTS, 1u);
+    if (PARTS > 1u)
+    {
+        barrier();
+        for (t = gl_LocalInvocationIndex; t < TILE; t += THREADS)
+            combine_slices(t, 0u, PARTS, SLICES / PARTS);
+    }
+    barrier();
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        uint a = column_a[lane * COLUMN_WIDTH + w], b = column_b[lane * COLUMN_WIDTH + w];
+
+        best_key[w] = a;
+        best_entry[w] = b;
+        state[w] = online_state(uintBitsToFloat(a), uintBitsToFloat(b));
     }
 }
 
+/* The outputs of entry `entry` of the invocation's rows from its loaded values `x`. */
+void column_outputs(uint entry, float x[SOFTMAX_MAX_COLUMN_WIDTH], online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH], out float y[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint w;
+
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+            y[w] = entry == best_entry[w] ? 1.0 : 0.0;
+        else
+            y[w] = softmax_output(x[w], state[w].max_value, row_scale(state[w].sum));
+    }
+}
+
+/* Column split paths: the chunk's (max, sum) or (key, first entry) of each row, two words per row
+ * and chunk at 2 * (row * CHUNKS + chunk). */
+uvec2 temp_base;
+
+void write_column_stats(uint row_index, uint chunk, online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint w;
+
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        bool hardmax = FUNCTION == SOFTMAX_FUNCTION_HARDMAX;
+        uint at = 2u * ((row_index + w) * CHUNKS + chunk);
+
+        uvec2 words = hardmax ? uvec2(best_key[w], best_entry[w])
+                : floatBitsToUint(vec2(state[w].max_value, state[w].sum));
+
+        TioWord(tio_element_address(temp_base, at, 4u)).v = words.x;
+        TioWord(tio_element_address(temp_base, at + 1u, 4u)).v = words.y;
+    }
+}
+
+/* The rows' states over all chunks, combined in chunk order (the same in every workgroup). */
+void read_column_stats(uint row_index, inout online_state state[SOFTMAX_MAX_COLUMN_WIDTH],
+        inout uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], inout uint best_entry[SOFTMAX_MAX_COLUMN_WIDTH])
+{
+    uint w, c;
+
+    [[unroll]] for (w = 0u; w < COLUMN_WIDTH; ++w)
+    {
+        for (c = 0u; c < CHUNKS; ++c)
+        {
+            uint at = 2u * ((row_index + w) * CHUNKS + c);
+            uint a = TioWord(tio_element_address(temp_base, at, 4u)).v;
+            uint b = TioWord(tio_element_address(temp_base, at + 1u, 4u)).v;
+            float row_max = max(state[w].max_value, uintBitsToFloat(a));
+
+            if (a > best_key[w])
+            {
+                best_key[w] = a;
+                best_entry[w] = b;
+            }
+            state[w].sum = online_rescaled_sum(state[w], row_max)
+                    + online_rescaled_sum(online_state(uintBitsToFloat(a), uintBitsToFloat(b)), row_max);
+            state[w].max_value = row_max;
+        }
+    }
+}
+
+/* The columns path, whole rows (CHUNKS 1) or one chunk of entries of them: COLUMN_STATS writes the
+ * chunk's states, COLUMN_NORMALIZE combines all chunks' and writes its chunk. */
 void column(uint group)
 {
-    uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS, entry, w;
-    uint row_index = (group * COLUMNS + lane) * WIDTH, best_key[2] = uint[2](0u, 0u);
-    uint best_entry[2] = uint[2](0xffffffffu, 0xffffffffu);
+    uint tid = gl_LocalInvocationIndex, lane = tid % COLUMNS, slice = tid / COLUMNS, w, n, k, count;
+    uint chunk = group % CHUNKS, row_index = (group / CHUNKS * COLUMNS + lane) * COLUMN_WIDTH;
+    uint begin = PATH == SOFTMAX_PATH_COLUMNS ? 0u : chunk * CHUNK_LENGTH;
+    uint end = PATH == SOFTMAX_PATH_COLUMNS ? LENGTH : min(LENGTH, begin + CHUNK_LENGTH);
+    uint best_key[SOFTMAX_MAX_COLUMN_WIDTH], best_entry[SOFTMAX_MAX_COLUMN_WIDTH];
     bool has_row = row_index < ROWS;
     uvec2 row = row_offsets(has_row ? row_index : 0u);
-    online_state state[2] = online_state[2](online_state(NEG_INF, 0.0), online_state(NEG_INF, 0.0));
-    vec2 scale;
+    online_state state[SOFTMAX_MAX_COLUMN_WIDTH];
+    float x[4][SOFTMAX_MAX_COLUMN_WIDTH], y[SOFTMAX_MAX_COLUMN_WIDTH];
 
-    if (has_row)
-        accumulate_columns(row, slice, state, best_key, best_entry);
-    [[unroll]] for (w = 0u; SLICES > 1u && w < WIDTH; ++w)
+    [[unroll]] for (w = 0u; w < SOFTMAX_MAX_COLUMN_WIDTH; ++w)
     {
-        /* The previous row's states are read before this one's overwrite them. */
-        if (w > 0u)
-            barrier();
-        column_max[tid] = state[w].max_value;
-        column_sum[tid] = state[w].sum;
-        column_key[tid] = best_key[w];
-        column_entry[tid] = best_entry[w];
-        barrier();
-        combine_slices(lane, state[w], best_key[w], best_entry[w]);
+        state[w] = online_state(NEG_INF, 0.0);
+        best_key[w] = 0u;
+        best_entry[w] = 0xffffffffu;
     }
-    if (!has_row)
-        return;
-    if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
+    if (PATH == SOFTMAX_PATH_COLUMN_NORMALIZE)
     {
-        for (entry = slice; entry < LENGTH; entry += SLICES)
-            store_columns(row, entry, vec2(entry == best_entry[0] ? 1.0 : 0.0, entry == best_entry[1] ? 1.0 : 0.0));
-        return;
+        if (has_row)
+            read_column_stats(row_index, state, best_key, best_entry);
     }
-    scale = vec2(row_scale(state[0].sum), row_scale(state[1].sum));
-    for (entry = slice; entry < LENGTH; entry += SLICES)
+    else
     {
-        vec2 x = load_columns(row, entry);
+        if (has_row)
+            accumulate_columns(row, begin + slice, end, state, best_key, best_entry);
+        if (SLICES > 1u)
+            share_columns(lane, slice, state, best_key, best_entry);
+        if (PATH == SOFTMAX_PATH_COLUMN_STATS)
+        {
+            if (has_row && slice == 0u)
+                write_column_stats(row_index, chunk, state, best_key, best_entry);
+            return;
+        }
+    }
+    if (!has_row || begin + slice >= end)
+        return;
+    /* The slice's entries from its last down, four loads in flight: the first pass read the last
+     * ones most recently, so more of them may still be in the GPU's cache. */
+    count = (end - 1u - begin - slice) / SLICES + 1u;
+    for (n = 0u; n + 3u < count; n += 4u)
+    {
+        [[unroll]] for (k = 0u; k < 4u && FUNCTION != SOFTMAX_FUNCTION_HARDMAX; ++k)
+            load_columns(row, begin + slice + (count - 1u - n - k) * SLICES, x[k]);
+        [[unroll]] for (k = 0u; k < 4u; ++k)
+        {
+            uint entry = begin + slice + (count - 1u - n - k) * SLICES;
 
-        store_columns(row, entry, vec2(softmax_output(x.x, state[0].max_value, scale.x),
-                softmax_output(x.y, state[1].max_value, scale.y)));
+            column_outputs(entry, x[k], state, best_entry, y);
+            store_columns(row, entry, y);
+        }
+    }
+    for (; n < count; ++n)
+    {
+        uint entry = begin + slice + (count - 1u - n) * SLICES;
+
+        if (FUNCTION != SOFTMAX_FUNCTION_HARDMAX)
+            load_columns(row, entry, x[0]);
+        column_outputs(entry, x[0], state, best_entry, y);
+        store_columns(row, entry, y);
     }
 }
 
-/* Split paths: the chunk's (max, sum) or (key, first entry), two words per chunk. */
-uvec2 temp_base;
+/* Split paths: the chunk's (max, sum) or (key, first entry), two words per chunk (temp_base). */
 
 void split_stats(uint row_index, uint chunk)
 {
     uvec2 row = row_offsets(row_index);
-    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry;
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu;
     uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), at = 2u * (row_index * CHUNKS + chunk);
     online_state state = online_state(NEG_INF, 0.0);
     uvec2 words;
 
-    accumulate(row, chunk * CHUNK_LENGTH + tid, end, THREADS, state, best_key, best_entry);
+    accumulate(row, chunk * CHUNK_LENGTH / VECTOR + tid, end / VECTOR, THREADS, state, best_key, best_entry);
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
         uint chunk_key = workgroup_max_key(best_key);
@@ -567,10 +743,11 @@ void split_stats(uint row_index, uint chunk)
 void split_normalize(uint row_index, uint chunk)
 {
     uvec2 row = row_offsets(row_index);
-    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, entry, c;
-    uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH), first = 2u * row_index * CHUNKS;
+    uint tid = gl_LocalInvocationIndex, best_key = 0u, best_entry = 0xffffffffu, c;
+    uint end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH) / VECTOR, first = 2u * row_index * CHUNKS;
+    uint begin = chunk * CHUNK_LENGTH / VECTOR + tid;
     online_state state = online_state(NEG_INF, 0.0);
-    float row_max, row_sum, scale;
+    float row_max, row_sum;
 
     /* The same chunks to the same invocations in every workgroup of the row: the same result. */
     for (c = tid; c < CHUNKS; c += THREADS)
@@ -594,17 +771,12 @@ void split_normalize(uint row_index, uint chunk)
     }
     if (FUNCTION == SOFTMAX_FUNCTION_HARDMAX)
     {
-        uint winner = workgroup_argmax(best_key, best_entry);
-
-        for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
-            store_entry(row, entry, entry == winner ? 1.0 : 0.0);
+        normalize_vectors(row, begin, end, THREADS, 0.0, 0.0, workgroup_argmax(best_key, best_entry));
         return;
     }
     row_max = workgroup_max(state.max_value);
     row_sum = workgroup_sum(online_rescaled_sum(state, row_max));
-    scale = row_scale(row_sum);
-    for (entry = chunk * CHUNK_LENGTH + tid; entry < end; entry += THREADS)
-        store_entry(row, entry, softmax_output(load_entry(row, entry), row_max, scale));
+    normalize_vectors(row, begin, end, THREADS, row_max, row_scale(row_sum), 0u);
 }
 
 void main()
@@ -626,13 +798,17 @@ void main()
             split_normalize(group / CHUNKS, group % CHUNKS);
         return;
     }
-    if (group * (PATH == SOFTMAX_PATH_COLUMNS ? COLUMNS * WIDTH : TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
-        return;
-    if (PATH == SOFTMAX_PATH_COLUMNS)
+    if (PATH == SOFTMAX_PATH_COLUMNS || PATH == SOFTMAX_PATH_COLUMN_STATS || PATH == SOFTMAX_PATH_COLUMN_NORMALIZE)
     {
+        if (group / CHUNKS * TILE >= ROWS)
+            return;
+        if (PATH != SOFTMAX_PATH_COLUMNS)
+            temp_base = vkdml_binding_address(table, TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI);
         column(group);
         return;
     }
+    if (group * (TEAM > 0u ? THREADS / TEAM : 1u) >= ROWS)
+        return;
     if (PATH == SOFTMAX_PATH_TWO_PASS)
     {
         row_two_pass(group);

@@ -72,8 +72,8 @@ struct vkdml_tuning_knob
     uint32_t count;                     /* 0: unset, or unreadable (warned) */
 };
 
-/* VKDML_GEMM_KERNEL, VKDML_GEMM_TUNE, VKDML_CONV_KERNEL, VKDML_CONV_TUNE and
- * VKDML_ELEMENTWISE_SHAPES, read once when a
+/* VKDML_GEMM_KERNEL, VKDML_GEMM_TUNE, VKDML_CONV_KERNEL, VKDML_CONV_TUNE,
+ * VKDML_ELEMENTWISE_SHAPES and VKDML_SOFTMAX_TUNE, read once when a
  * backend device is created (a value that does not parse: one warning then, and the default);
  * setting them later changes nothing for that device. Whether a tiling suits an operator is the
  * family's check, at compilation. (VKDML_COOPMAT picks the Vulkan extension, so device.c reads it
@@ -83,7 +83,7 @@ struct vkdml_knobs
     enum vkdml_gemm_kernel_knob gemm_kernel;
     enum vkdml_conv_kernel_knob conv_kernel;
     enum vkdml_shapes_knob elementwise_shapes;
-    struct vkdml_tuning_knob gemm_tune, conv_tune;
+    struct vkdml_tuning_knob gemm_tune, conv_tune, softmax_tune;
 };
 
 void vkdml_knobs_read(struct vkdml_knobs *knobs);

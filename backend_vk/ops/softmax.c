@@ -28,6 +28,12 @@ _Static_assert(offsetof(DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC, Axes)
  * this many invocations in all (a large GPU's: 132 SMs x 2048), splitting rows into slices. */
 #define SOFTMAX_SHORT_ROW 16
 #define SOFTMAX_COLUMNS_TARGET_THREADS (1u << 18)
+/* ... and gives a workgroup at least this many bytes of each entry (two 32-byte memory sectors). */
+#define SOFTMAX_COLUMN_TILE_BYTES 64
+/* ... and when that makes fewer than this many workgroups (two per SM of a large GPU), splits the
+ * rows into chunks (each slice at least SOFTMAX_MIN_COLUMN_SLICE entries of one). */
+#define SOFTMAX_COLUMNS_TARGET_GROUPS 256
+#define SOFTMAX_MIN_COLUMN_SLICE 16
 /* Rows too long for registers are split over workgroups (chunks of at least SOFTMAX_MIN_CHUNK
  * entries) while there are fewer than this many workgroups. */
 #define SOFTMAX_SPLIT_TARGET_GROUPS 1024
@@ -157,41 +163,42 @@ static bool columns_suit(const struct vkdml_axes_layout *layout)
             && layout->reduced_strides[0][layout->reduced_count - 1] != 1;
 }
 
-/* Whether each invocation of the columns path can take two adjacent rows, loading both entries at
- * once: the innermost kept dimension packed and of even size, every other stride even (pairs stay
- * 2-element aligned; binding offsets are multiples of 16) in both tensors. */
-static bool column_pairs(const struct vkdml_axes_layout *layout, const struct vkdml_tensor_location *input,
-        const struct vkdml_tensor_location *output)
+/* Adjacent rows per invocation of the columns path, loaded together (up to 16 bytes): the innermost
+ * kept dimension packed and a multiple of the width, every other stride too (groups stay aligned)
+ * in both tensors, and the locations aligned to the load. */
+static uint32_t column_width(const struct vkdml_axes_layout *layout, DML_TENSOR_DATA_TYPE type,
+        const struct vkdml_tensor_location *input, const struct vkdml_tensor_location *output)
 {
-    uint32_t inner = layout->kept_count - 1, i, t;
+    uint32_t inner = layout->kept_count - 1, width = SOFTMAX_MAX_COLUMN_WIDTH, i, t;
+    bool aligned;
 
-    if (layout->kept_sizes[inner] % 2 || input->offset % 8 || output->offset % 8)
-        return false;
-    for (t = 0; t < 2; ++t)
+    for (; width > 1; width /= 2)
     {
-        if (layout->kept_strides[t][inner] != 1)
-            return false;
-        for (i = 0; i < inner; ++i)
+        aligned = width * vkdml_element_size(type) <= 16 && !(layout->kept_sizes[inner] % width)
+                && !(input->offset % (width * vkdml_element_size(type)))
+                && !(output->offset % (width * vkdml_element_size(type)));
+        for (t = 0; t < 2 && aligned; ++t)
         {
-            if (layout->kept_strides[t][i] % 2)
-                return false;
+            aligned = layout->kept_strides[t][inner] == 1;
+            for (i = 0; i < inner; ++i)
+                aligned = aligned && !(layout->kept_strides[t][i] % width);
+            for (i = 0; i < layout->reduced_count; ++i)
+                aligned = aligned && !(layout->reduced_strides[t][i] % width);
         }
-        for (i = 0; i < layout->reduced_count; ++i)
-        {
-            if (layout->reduced_strides[t][i] % 2)
-                return false;
-        }
+        if (aligned)
+            return width;
     }
-    return true;
+    return 1;
 }
 
 /* Slices per row (a power of 2, at most the row's length) to reach the target invocations. */
-static uint32_t column_slices(const struct vkdml_axes_layout *layout)
+static uint32_t column_slices(const struct vkdml_axes_layout *layout, uint32_t width)
 {
+    uint64_t lanes = layout->kept_elements / width;
     uint32_t slices = 1;
 
     while (slices < SOFTMAX_MAX_SLICES && 2 * slices <= layout->reduced_elements
-            && layout->kept_elements * slices * 2 <= SOFTMAX_COLUMNS_TARGET_THREADS)
+            && lanes * slices * 2 <= SOFTMAX_COLUMNS_TARGET_THREADS)
         slices *= 2;
     return slices;
 }
@@ -230,7 +237,7 @@ static uint32_t vector_width(const struct vkdml_axes_layout *layout, DML_TENSOR_
 }
 
 /* Splits long rows over workgroups while they are too few for a large GPU. */
-static void choose_chunks(const struct vkdml_axes_layout *layout, uint32_t spec[SOFTMAX_SPEC_COUNT],
+static void choose_chunks(const struct vkdml_axes_layout *layout, uint32_t vector, uint32_t spec[SOFTMAX_SPEC_COUNT],
         uint64_t *workgroups)
 {
     uint64_t length = layout->reduced_elements, chunks, chunk_length;
@@ -239,7 +246,8 @@ static void choose_chunks(const struct vkdml_axes_layout *layout, uint32_t spec[
     chunks = VKDML_MIN(chunks, length / SOFTMAX_MIN_CHUNK);
     if (chunks < 2)
         return;
-    chunk_length = (length + chunks - 1) / chunks;
+    /* Whole vectors per chunk. */
+    chunk_length = VKDML_ALIGN_UP((length + chunks - 1) / chunks, vector);
     chunks = (length + chunk_length - 1) / chunk_length;
     spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_SPLIT_STATS;
     spec[SOFTMAX_SPEC_CHUNKS] = (uint32_t)chunks;
@@ -262,25 +270,77 @@ static uint32_t team_size(const struct vkdml_compile *compile, const struct vkdm
     return team;
 }
 
-/* The path, workgroup size, vectors per invocation and their width; the number of workgroups. */
-static void choose_path(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
-        uint32_t vector, bool pairs, uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
+/* VKDML_SOFTMAX_TUNE=column_bytes,loads_per_invocation (0: the default) overrides
+ * SOFTMAX_COLUMN_TILE_BYTES and the registers path's loads per invocation before it grows. */
+static uint32_t tuned(const struct vkdml_compile *compile, unsigned int i, uint32_t fallback)
 {
-    uint64_t length = layout->reduced_elements;
-    uint32_t threads = 64, limit = max_threads(compile), team;
+    const struct vkdml_tuning_knob *knob = &compile->knobs->softmax_tune;
+
+    return i < knob->count && knob->values[i] ? knob->values[i] : fallback;
+}
+
+/* Splits the columns path's rows into chunks of entries while its workgroups are too few. */
+static void choose_column_chunks(const struct vkdml_axes_layout *layout, uint32_t slices,
+        uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
+{
+    uint64_t length = layout->reduced_elements, chunks, chunk_length;
+
+    chunks = (SOFTMAX_COLUMNS_TARGET_GROUPS + *workgroups - 1) / *workgroups;
+    chunks = VKDML_MIN(chunks, length / ((uint64_t)slices * SOFTMAX_MIN_COLUMN_SLICE));
+    if (chunks < 2)
+        return;
+    chunk_length = (length + chunks - 1) / chunks;
+    chunks = (length + chunk_length - 1) / chunk_length;
+    spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_COLUMN_STATS;
+    spec[SOFTMAX_SPEC_CHUNKS] = (uint32_t)chunks;
+    spec[SOFTMAX_SPEC_CHUNK_LENGTH] = (uint32_t)chunk_length;
+    *workgroups *= chunks;
+}
+
+/* The columns path: `slices` invocations per row, a workgroup of rows adjacent in memory, at least
+ * SOFTMAX_COLUMN_TILE_BYTES of each entry (fewer slices if need be). */
+static void choose_columns(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
+        DML_TENSOR_DATA_TYPE type, uint32_t width, uint32_t spec[SOFTMAX_SPEC_COUNT], uint64_t *workgroups)
+{
+    uint32_t slices = column_slices(layout, width), cap, threads, lanes;
+    uint32_t bytes = width * vkdml_element_size(type);
+
+    /* Shared memory: two words per slice and row (width per invocation), four per invocation for the
+     * workgroup reductions the kernel declares. */
+    for (cap = max_threads(compile); cap > 64 && cap * (2 * width + 4) * sizeof(uint32_t)
+            > compile->vk->caps.properties.limits.maxComputeSharedMemorySize; cap /= 2)
+        ;
+    for (;;)
+    {
+        threads = slices <= 4 ? 128 : VKDML_MIN(cap, 32 * slices);
+        lanes = VKDML_MAX(threads / slices, 1);
+        if (slices <= 4 || lanes * bytes >= tuned(compile, 0, SOFTMAX_COLUMN_TILE_BYTES))
+            break;
+        slices /= 2;
+    }
+    spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_COLUMNS;
+    spec[SOFTMAX_SPEC_THREADS] = lanes * slices;
+    spec[SOFTMAX_SPEC_SLICES] = slices;
+    spec[SOFTMAX_SPEC_COLUMN_WIDTH] = width;
+    spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
+    *workgroups = (layout->kept_elements + lanes * width - 1) / (lanes * width);
+    choose_column_chunks(layout, slices, spec, workgroups);
+}
+
+/* The path, workgroup size, loads per invocation and their width; the number of workgroups. */
+static void choose_path(const struct vkdml_compile *compile, const struct vkdml_axes_layout *layout,
+        DML_TENSOR_DATA_TYPE type, uint32_t vector, uint32_t width, uint32_t spec[SOFTMAX_SPEC_COUNT],
+        uint64_t *workgroups)
+{
+    uint64_t loads = layout->reduced_elements / vector;
+    uint32_t threads = 64, limit = max_threads(compile), team, most;
 
     spec[SOFTMAX_SPEC_SLICES] = spec[SOFTMAX_SPEC_CHUNKS] = spec[SOFTMAX_SPEC_CHUNK_LENGTH] = 1;
-    spec[SOFTMAX_SPEC_TEAM] = spec[SOFTMAX_SPEC_COLUMN_PAIRS] = 0;
+    spec[SOFTMAX_SPEC_TEAM] = 0;
+    spec[SOFTMAX_SPEC_COLUMN_WIDTH] = 1;
     if (columns_suit(layout))
     {
-        uint32_t slices = column_slices(layout), columns = slices <= 4 ? 128 / slices : 32, width = pairs ? 2 : 1;
-
-        spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_COLUMNS;
-        spec[SOFTMAX_SPEC_THREADS] = columns * slices;
-        spec[SOFTMAX_SPEC_SLICES] = slices;
-        spec[SOFTMAX_SPEC_COLUMN_PAIRS] = pairs;
-        spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
-        *workgroups = (layout->kept_elements + columns * width - 1) / (columns * width);
+        choose_columns(compile, layout, type, width, spec, workgroups);
         return;
     }
     if ((team = team_size(compile, layout)))
@@ -289,25 +349,34 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
         spec[SOFTMAX_SPEC_THREADS] = SOFTMAX_TEAM_THREADS;
         spec[SOFTMAX_SPEC_TEAM] = team;
         spec[SOFTMAX_SPEC_VECTOR] = vector;
-        spec[SOFTMAX_SPEC_PER_THREAD] = (uint32_t)((length / vector + team - 1) / team);
+        spec[SOFTMAX_SPEC_PER_THREAD] = (uint32_t)((loads + team - 1) / team);
         *workgroups = (layout->kept_elements + SOFTMAX_TEAM_THREADS / team - 1) / (SOFTMAX_TEAM_THREADS / team);
         return;
     }
-    /* The fewest invocations that hold the row in 16 registers each, then up to 32 each. */
-    while (threads < limit && length > (uint64_t)threads * SOFTMAX_MAX_PER_THREAD / 2)
+    /* The fewest invocations that hold the row in half their registers' share each (16 words: 4
+     * vectors, 16 entries), then up to all of it. */
+    most = vector > 1 ? SOFTMAX_MAX_VECTORS_PER_THREAD : SOFTMAX_MAX_PER_THREAD;
+    while (threads < limit && loads > (uint64_t)threads * tuned(compile, 1, most / 2))
         threads *= 2;
     spec[SOFTMAX_SPEC_THREADS] = threads;
     *workgroups = layout->kept_elements;
-    if (length <= (uint64_t)threads * SOFTMAX_MAX_PER_THREAD)
+    if (loads <= (uint64_t)threads * most)
     {
         spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_REGISTERS;
         spec[SOFTMAX_SPEC_VECTOR] = vector;
-        spec[SOFTMAX_SPEC_PER_THREAD] = (uint32_t)((length / vector + threads - 1) / threads);
+        spec[SOFTMAX_SPEC_PER_THREAD] = (uint32_t)((loads + threads - 1) / threads);
         return;
     }
     spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_TWO_PASS;
-    spec[SOFTMAX_SPEC_PER_THREAD] = spec[SOFTMAX_SPEC_VECTOR] = 1;
-    choose_chunks(layout, spec, workgroups);
+    spec[SOFTMAX_SPEC_PER_THREAD] = 1;
+    spec[SOFTMAX_SPEC_VECTOR] = vector;
+    choose_chunks(layout, vector, spec, workgroups);
+}
+
+/* The paths that write chunks' states into the temporary resource; the next path reads them. */
+static bool is_stats_path(uint32_t path)
+{
+    return path == SOFTMAX_PATH_SPLIT_STATS || path == SOFTMAX_PATH_COLUMN_STATS;
 }
 
 /* The split paths' two words per chunk go after what the temporary resource already holds. */
@@ -346,21 +415,23 @@ static HRESULT add_dispatch(struct vkdml_compile *compile, uint32_t function,
             &spec[SOFTMAX_SPEC_REDUCED_IN_STRIDES], &spec[SOFTMAX_SPEC_REDUCED_OUT_STRIDES]);
     vkdml_set_location(&spec[SOFTMAX_SPEC_IN_LOCATION], input_location);
     vkdml_set_location(&spec[SOFTMAX_SPEC_OUT_LOCATION], output_location);
-    choose_path(compile, &layout, vector_width(&layout, input->DataType, input_location, output_location),
-            layout.kept_count && column_pairs(&layout, input_location, output_location), spec, &workgroups);
+    choose_path(compile, &layout, input->DataType, vector_width(&layout, input->DataType, input_location,
+            output_location), layout.kept_count ? column_width(&layout, input->DataType, input_location,
+            output_location) : 1, spec, &workgroups);
     if (FAILED(hr = vkdml_spread_groups(compile, workgroups, groups)))
         return hr;
-    TRACE("softmax: function %u, path %u, %u threads x %u x %u, team %u, %u slices%s, %u chunks, %" PRIu64
-            " rows of %" PRIu64 ".", function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS],
+    TRACE("softmax: function %u, path %u, %u threads x %u x %u, team %u, %u slices x %u rows, %u chunks, %"
+            PRIu64 " rows of %" PRIu64 ".", function, spec[SOFTMAX_SPEC_PATH], spec[SOFTMAX_SPEC_THREADS],
             spec[SOFTMAX_SPEC_PER_THREAD], spec[SOFTMAX_SPEC_VECTOR], spec[SOFTMAX_SPEC_TEAM],
-            spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_COLUMN_PAIRS] ? " of row pairs" : "",
+            spec[SOFTMAX_SPEC_SLICES], spec[SOFTMAX_SPEC_COLUMN_WIDTH],
             spec[SOFTMAX_SPEC_CHUNKS], layout.kept_elements, layout.reduced_elements);
-    if (spec[SOFTMAX_SPEC_PATH] == SOFTMAX_PATH_SPLIT_STATS)
+    if (is_stats_path(spec[SOFTMAX_SPEC_PATH]))
         place_chunk_stats(compile, layout.kept_elements * spec[SOFTMAX_SPEC_CHUNKS], spec);
     if (FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups,
-            barrier_before)) || spec[SOFTMAX_SPEC_PATH] != SOFTMAX_PATH_SPLIT_STATS)
+            barrier_before)) || !is_stats_path(spec[SOFTMAX_SPEC_PATH]))
         return hr;
-    spec[SOFTMAX_SPEC_PATH] = SOFTMAX_PATH_SPLIT_NORMALIZE;
+    /* SPLIT_NORMALIZE, COLUMN_NORMALIZE. */
+    ++spec[SOFTMAX_SPEC_PATH];
     return vkdml_compile_add_dispatch(compile, kernel, spec, SOFTMAX_SPEC_COUNT, NULL, 0, groups, true);
 }
 

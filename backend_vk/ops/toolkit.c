@@ -164,6 +164,7 @@ void vkdml_knobs_read(struct vkdml_knobs *knobs)
     read_tuning_knob("VKDML_CONV_TUNE", 1u << 2 | 1u << 3 | 1u << 4 | 1u << 5,
             "tile_m,tile_n[,tile_k[,split_k]] (tiled) or tile_m,tile_n,subgroups_m,subgroups_n[,split_k] (coopmat)",
             &knobs->conv_tune);
+    read_tuning_knob("VKDML_SOFTMAX_TUNE", 1u << 2, "column_bytes,loads_per_invocation", &knobs->softmax_tune);
 }
 
 /* ---- Kernel variants by the device features their data types need ---- */

@@ -389,6 +389,7 @@ static const struct softmax_case last_dimension_cases[] =
     {"{1, 1, 5, 1000} (effective rank 2)", 4, {1, 1, 5, 1000}},
     {"{3, 20000} (longer than the registers hold), special rows", 2, {3, 20000}, .fill = FILL_SPECIAL},
     {"{1, 7, 40000} (rows split over workgroups), special rows", 3, {1, 7, 40000}, .fill = FILL_SPECIAL},
+    {"{2, 33333} (split, single-entry loads), special rows", 2, {2, 33333}, .fill = FILL_SPECIAL},
     {"{4, 9}, rows broadcast (stride 0)", 2, {4, 9}, .in_strides = (const UINT[]){0, 1}},
     {"{5, 7}, entries broadcast, padded output", 2, {5, 7}, .in_strides = (const UINT[]){1, 0},
             .out_strides = (const UINT[]){9, 1}},
@@ -419,6 +420,11 @@ static const struct softmax_case axes_cases[] =
     {"{1030, 70} (a subgroup team per row), special rows", 2, {1030, 70}, 1, {1}, .fill = FILL_SPECIAL},
     {"{2, 520, 24} axes {2} (teams, 16-byte loads) in place", 3, {2, 520, 24}, 1, {2}, .in_place = true},
     {"{3, 2048} axis 0 in place, special rows", 2, {3, 2048}, 1, {0}, .fill = FILL_SPECIAL, .in_place = true},
+    {"{300, 64} axis 0 (16-byte loads, 128 slices in two levels), special rows", 2, {300, 64}, 1, {0},
+            .fill = FILL_SPECIAL},
+    {"{10000, 32} axis 0 (columns split into chunks) in place, special rows", 2, {10000, 32}, 1, {0},
+            .fill = FILL_SPECIAL, .in_place = true},
+    {"{40, 3, 34} axes {0, 1} (two rows per load), special rows", 3, {40, 3, 34}, 2, {0, 1}, .fill = FILL_SPECIAL},
 };
 
 static void test_axes(void **state)
