@@ -66,21 +66,6 @@ static uint32_t softmax_function(DML_OPERATOR_TYPE type)
 
 /* ---- Validation ---- */
 
-static HRESULT validate_sizes(const struct vkdml_operator_view *op)
-{
-    const DML_BUFFER_TENSOR_DESC *input = op->inputs[0], *output = op->outputs[0];
-    uint32_t i;
-
-    /* Equal ranks are the generic layer's rule (the schema's same_rank). */
-    for (i = 0; i < input->DimensionCount; ++i)
-    {
-        if (output->Sizes[i] != input->Sizes[i])
-            return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[%u]=%u must equal InputTensor.Sizes[%u]=%u.",
-                    i, output->Sizes[i], i, input->Sizes[i]);
-    }
-    return S_OK;
-}
-
 /* The first forms: DirectML's pages allow an effective rank of at most 2. */
 static HRESULT validate_effective_rank(const struct vkdml_operator_view *op)
 {
@@ -121,7 +106,7 @@ HRESULT vkdml_softmax_validate(struct vkdml_backend_device *device, const struct
     uint32_t mask;
     HRESULT hr;
 
-    if (FAILED(hr = validate_sizes(op)))
+    if (FAILED(hr = vkdml_validate_same_sizes(op, op->outputs[0], "OutputTensor", op->inputs[0], "InputTensor")))
         return hr;
     if (!has_axes(op->type) && FAILED(hr = validate_effective_rank(op)))
         return hr;
