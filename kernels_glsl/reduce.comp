@@ -16,6 +16,11 @@
  * (REDUCE_EMPTY) for MIN, MAX and ARG*. NaN wins MIN, MAX and ARG* (README,
  * "Reductions (REDUCE, ARGMIN, ARGMAX)").
  *
+ * Float inputs (but LOG_SUM_EXP) skip the state inside an invocation: an Acc accumulates in fp32,
+ * or MIN / MAX / ARG* as an ordered integer key (float_key) and an index updated on strict
+ * improvement, and becomes a state only for the combines across invocations and parts
+ * (docs/kernels.md, "Reductions").
+ *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the input and output types need.
  */
 #include "common.glsl"
@@ -55,6 +60,8 @@ const bool ARG = FUNCTION == REDUCE_ARGMAX || FUNCTION == REDUCE_ARGMIN;
 const bool EXTREMUM = ARG || FUNCTION == REDUCE_MAX || FUNCTION == REDUCE_MIN;
 const bool LARGEST = FUNCTION == REDUCE_ARGMAX || FUNCTION == REDUCE_MAX;
 const bool WIDE_INDEX = OUT_TYPE == TIO_TYPE_INT64 || OUT_TYPE == TIO_TYPE_UINT64;
+/* An invocation accumulates in an Acc's natural fields rather than its state. */
+const bool FAST = FLOAT_DOMAIN && FUNCTION != REDUCE_LOG_SUM_EXP;
 
 /* ---- Layout (push.dims: reduce_interface.h) ---- */
 
@@ -241,6 +248,8 @@ uvec4 long_state(uint64_t x, uint r)
 /* The state of input element `offset`, reduced index `r`. */
 uvec4 element_state(uvec2 input_base, uint offset, uint r)
 {
+    if (FAST)
+        return uvec4(floatBitsToUint(tio_load_float(IN_TYPE, input_base, offset)), 0u, r, 0u);
     if (FLOAT_DOMAIN)
         return float_state(tio_load_float(IN_TYPE, input_base, offset), r);
 #ifdef VKDML_INT64
@@ -250,11 +259,11 @@ uvec4 element_state(uvec2 input_base, uint offset, uint r)
     return int_state(tio_load_bits(IN_TYPE, input_base, offset), r);
 }
 
-/* VECTOR (4) elements in one load: vector `v` from the input's base, 16 bytes of 32-bit elements
- * or 8 of FLOAT16 (in .xy). */
+/* VECTOR elements in one load: vector `v` from the input's base, 16 bytes (4 32-bit elements, 8
+ * FLOAT16), or 8 bytes of 4 FLOAT16 (in .xy). */
 uvec4 load_vector(uvec2 input_base, uint v)
 {
-    if (IN_TYPE == TIO_TYPE_FLOAT16)
+    if (IN_TYPE == TIO_TYPE_FLOAT16 && VECTOR == 4u)
         return uvec4(TioPair(tio_element_address(input_base, v, 8u)).v, 0u, 0u);
     return TioVector(tio_element_address(input_base, v, 16u)).v;
 }
@@ -263,18 +272,115 @@ uvec4 load_vector(uvec2 input_base, uint v)
 uvec4 vector_element_state(uvec4 words, uint j, uint r)
 {
     if (IN_TYPE == TIO_TYPE_FLOAT16)
-        return float_state(unpackHalf2x16(words[j / 2u] >> (16u * (j % 2u))).x, r);
+    {
+        float x = unpackHalf2x16(words[j / 2u] >> (16u * (j % 2u))).x;
+
+        return FAST ? uvec4(floatBitsToUint(x), 0u, r, 0u) : float_state(x, r);
+    }
+    if (FAST)
+        return uvec4(words[j], 0u, r, 0u);
     if (FLOAT_DOMAIN)
         return float_state(uintBitsToFloat(words[j]), r);
     return int_state(words[j], r);
 }
 
+/* ---- Accumulators: an invocation's elements, in index order ---- */
+
+struct Acc
+{
+    uvec4 state;    /* !FAST */
+    float value;    /* FAST sums and products */
+    int key;        /* FAST MIN, MAX, ARG*: float_key's */
+    uint index;     /* FAST ARG*: REDUCE_EMPTY until an element comes */
+};
+
+/* Keys no float reaches: NaN's (it wins), and the identity of MIN / MAX / ARG*. */
+const int NAN_KEY = LARGEST ? 0x7fffffff : int(0x80000000u);
+const int IDENTITY_KEY = LARGEST ? int(0x80000000u) : 0x7fffffff;
+
+/* An integer that orders as the float does: -0 below +0 for MIN and MAX (as combine_extremum()),
+ * a tie for ARG*; NaN wins. */
+int float_key(float x)
+{
+    uint bits = floatBitsToUint(x);
+    int key = int(bits) >= 0 ? int(bits) : ARG ? -int(bits & 0x7fffffffu) : int(bits ^ 0x7fffffffu);
+
+    return isnan(x) ? NAN_KEY : key;
+}
+
+/* float_key's inverse, as a state's value bits (NaN canonical). */
+uint key_bits(int key)
+{
+    if (key == NAN_KEY)
+        return 0x7fc00000u;
+    if (key >= 0)
+        return uint(key);
+    return ARG ? uint(-key) | 0x80000000u : uint(key) ^ 0x7fffffffu;
+}
+
+Acc acc_identity()
+{
+    Acc a;
+
+    a.state = identity_state();
+    a.value = FUNCTION == REDUCE_MULTIPLY ? 1.0 : 0.0;
+    a.key = IDENTITY_KEY;
+    a.index = REDUCE_EMPTY;
+    return a;
+}
+
+/* Adds element `e` (element_state(), vector_element_state(): on the FAST path the raw value in x,
+ * its reduced index in z), which comes after every element already in `a`. */
+void acc_add(inout Acc a, uvec4 e)
+{
+    float x = uintBitsToFloat(e.x);
+    int key;
+
+    if (!FAST)
+    {
+        a.state = combine(a.state, e);
+        return;
+    }
+    if (!EXTREMUM)
+    {
+        if (FUNCTION == REDUCE_L1)
+            x = abs(x);
+        else if (FUNCTION == REDUCE_L2 || FUNCTION == REDUCE_SUM_SQUARE)
+            x *= x;
+        a.value = FUNCTION == REDUCE_MULTIPLY ? a.value * x : a.value + x;
+        return;
+    }
+    key = float_key(x);
+    if (!ARG)
+    {
+        a.key = LARGEST ? max(a.key, key) : min(a.key, key);
+        return;
+    }
+    /* Later indices come last: a tie goes to them only for the last index. */
+    if (LARGEST ? (LAST_INDEX ? key >= a.key : key > a.key) : (LAST_INDEX ? key <= a.key : key < a.key))
+    {
+        a.key = key;
+        a.index = e.z;
+    }
+}
+
+/* The state of `a`, for combine(). */
+uvec4 acc_state(Acc a)
+{
+    if (!FAST)
+        return a.state;
+    if (!EXTREMUM)
+        return uvec4(floatBitsToUint(a.value), 0u, 0u, 0u);
+    if (ARG)
+        return a.index == REDUCE_EMPTY ? identity_state() : uvec4(key_bits(a.key), 0u, a.index, 0u);
+    return a.key == IDENTITY_KEY ? identity_state() : uvec4(key_bits(a.key), 0u, 0u, 0u);
+}
+
 /* Combines the VECTOR elements of `words` (load_vector), reduced indices r, r + 1 ..., in order. */
-uvec4 combine_vector(uvec4 state, uvec4 words, uint r)
+void acc_add_vector(inout Acc a, uvec4 words, uint r)
 {
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-        state = combine(state, vector_element_state(words, j, r + j));
-    return state;
+        acc_add(a, vector_element_state(words, j, r + j));
 }
 
 /* Invocation `lane` of `width` striding over reduced elements [begin, end) of the row at input
@@ -282,7 +388,7 @@ uvec4 combine_vector(uvec4 state, uvec4 words, uint r)
  * (reduce.c: contiguous rows, 4-element aligned, begin and end too), combined in index order. */
 uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, uint width)
 {
-    uvec4 state = identity_state();
+    Acc acc = acc_identity();
     uint r, v;
 
     if (VECTOR > 1u)
@@ -297,12 +403,12 @@ uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, ui
             [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
                 words[u] = load_vector(input_base, v + u * width);
             [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
-                state = combine_vector(state, words[u], r + u * width * VECTOR);
+                acc_add_vector(acc, words[u], r + u * width * VECTOR);
             v += UNROLL * width;
         }
         for (; r < end; r += width * VECTOR, v += width)
-            state = combine_vector(state, load_vector(input_base, v), r);
-        return state;
+            acc_add_vector(acc, load_vector(input_base, v), r);
+        return acc_state(acc);
     }
     for (r = begin + lane; r + (REDUCE_UNROLL - 1u) * width < end; r += REDUCE_UNROLL * width)
     {
@@ -311,11 +417,11 @@ uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, ui
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
             elements[u] = element_state(input_base, row + reduced_offset(r + u * width), r + u * width);
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            state = combine(state, elements[u]);
+            acc_add(acc, elements[u]);
     }
     for (; r < end; r += width)
-        state = combine(state, element_state(input_base, row + reduced_offset(r), r));
-    return state;
+        acc_add(acc, element_state(input_base, row + reduced_offset(r), r));
+    return acc_state(acc);
 }
 
 /* ---- Results ---- */
@@ -363,17 +469,43 @@ void store_result(uint offset, uvec4 state)
     tio_store_bits(OUT_TYPE, base, offset, state.x);
 }
 
+const uint PARTIAL_WORDS = uint(REDUCE_PARTIAL_WORDS(FUNCTION, LONG_DOMAIN));
+
 uvec2 partial_address(uint output_index, uint part)
 {
     return tio_element_address(tensor_address(TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI),
-            part * push.kept_elements + output_index, REDUCE_STATE_SIZE);
+            part * push.kept_elements + output_index, 4u * PARTIAL_WORDS);
+}
+
+void store_partial(uint output_index, uint part, uvec4 state)
+{
+    uvec2 address = partial_address(output_index, part);
+
+    if (PARTIAL_WORDS == 1u)
+        TioWord(address).v = state.x;
+    else if (PARTIAL_WORDS == 2u)
+        TioPair(address).v = ARG ? state.xz : state.xy;
+    else
+        TioVector(address).v = state;
+}
+
+uvec4 load_partial(uint output_index, uint part)
+{
+    uvec2 address = partial_address(output_index, part), pair;
+
+    if (PARTIAL_WORDS == 1u)
+        return uvec4(TioWord(address).v, 0u, 0u, 0u);
+    if (PARTIAL_WORDS == 4u)
+        return TioVector(address).v;
+    pair = TioPair(address).v;
+    return ARG ? uvec4(pair.x, 0u, pair.y, 0u) : uvec4(pair, 0u, 0u);
 }
 
 /* A part's state: into the temporary resource, or finished into the output. */
 void finish(uint output_index, uint part, uint out_offset, uvec4 state)
 {
     if (PARTIAL)
-        TioVector(partial_address(output_index, part)).v = state;
+        store_partial(output_index, part, state);
     else
         store_result(out_offset, state);
 }
@@ -428,13 +560,13 @@ void subgroup_row_main(uint group)
 uvec4 stride_column(uvec2 input_base, uint column, uint begin, uint end)
 {
     uint stride = REDUCED_COUNT == 1u ? push.dims[REDUCED_STRIDES] : 0u, r;
-    uvec4 state = identity_state();
+    Acc acc = acc_identity();
 
     if (REDUCED_COUNT > 1u)
     {
         for (r = begin; r < end; ++r)
-            state = combine(state, element_state(input_base, column + reduced_offset(r), r));
-        return state;
+            acc_add(acc, element_state(input_base, column + reduced_offset(r), r));
+        return acc_state(acc);
     }
     for (r = begin; r + REDUCE_UNROLL <= end; r += REDUCE_UNROLL)
     {
@@ -443,16 +575,16 @@ uvec4 stride_column(uvec2 input_base, uint column, uint begin, uint end)
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
             elements[u] = element_state(input_base, column + (r + u) * stride, r + u);
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            state = combine(state, elements[u]);
+            acc_add(acc, elements[u]);
     }
     for (; r < end; ++r)
-        state = combine(state, element_state(input_base, column + r * stride, r));
-    return state;
+        acc_add(acc, element_state(input_base, column + r * stride, r));
+    return acc_state(acc);
 }
 
 /* VECTOR adjacent columns (adjacent outputs) from vector loads (reduce.c: one reduced dimension,
- * contiguous kept elements, everything a multiple of the vector), combined into states[j]. */
-void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, inout uvec4 states[VECTOR])
+ * contiguous kept elements, everything a multiple of the vector), accumulated into accs[j]. */
+void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, inout Acc accs[VECTOR])
 {
     const uint UNROLL = REDUCE_UNROLL;
     uint stride = push.dims[REDUCED_STRIDES] / VECTOR, v = column / VECTOR, r;
@@ -466,7 +598,7 @@ void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, 
         [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
         {
             [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-                states[j] = combine(states[j], vector_element_state(words[u], j, r + u));
+                acc_add(accs[j], vector_element_state(words[u], j, r + u));
         }
     }
     for (; r < end; ++r)
@@ -474,7 +606,7 @@ void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, 
         uvec4 words = load_vector(input_base, v + r * stride);
 
         [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-            states[j] = combine(states[j], vector_element_state(words, j, r));
+            acc_add(accs[j], vector_element_state(words, j, r));
     }
 }
 
@@ -485,7 +617,7 @@ void column_main(uint group)
     uint part = group / columns, first = ((group % columns) * REDUCE_THREADS + gl_LocalInvocationIndex) * VECTOR;
     uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
     uint in_offset, out_offset, begin, end, out_stride;
-    uvec4 states[VECTOR];
+    Acc accs[VECTOR];
 
     if (part >= push.parts || first >= push.kept_elements)
         return;
@@ -498,11 +630,11 @@ void column_main(uint group)
         return;
     }
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-        states[j] = identity_state();
-    stride_column_vectors(input_base, in_offset, begin, end, states);
+        accs[j] = acc_identity();
+    stride_column_vectors(input_base, in_offset, begin, end, accs);
     out_stride = push.dims[KEPT_OUT_STRIDES + KEPT_COUNT - 1u];
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-        finish(first + j, part, out_offset + j * out_stride, states[j]);
+        finish(first + j, part, out_offset + j * out_stride, acc_state(accs[j]));
 }
 
 void combine_main(uint group)
@@ -517,12 +649,12 @@ void combine_main(uint group)
         uvec4 partials[REDUCE_UNROLL];
 
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            partials[u] = TioVector(partial_address(output_index, part + u)).v;
+            partials[u] = load_partial(output_index, part + u);
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
             state = combine(state, partials[u]);
     }
     for (; part < push.parts; ++part)
-        state = combine(state, TioVector(partial_address(output_index, part)).v);
+        state = combine(state, load_partial(output_index, part));
     kept_offsets(output_index, in_offset, out_offset);
     store_result(out_offset, state);
 }
@@ -536,7 +668,7 @@ void combine_row_main(uint group)
     if (output_index >= push.kept_elements)
         return;
     for (part = gl_LocalInvocationIndex; part < push.parts; part += REDUCE_THREADS)
-        state = combine(state, TioVector(partial_address(output_index, part)).v);
+        state = combine(state, load_partial(output_index, part));
     state = workgroup_combine(state);
     if (gl_LocalInvocationIndex != 0u)
         return;
