@@ -376,6 +376,49 @@ uvec4 acc_state(Acc a)
     return a.key == IDENTITY_KEY ? identity_state() : uvec4(key_bits(a.key), 0u, 0u, 0u);
 }
 
+/* MIN, MAX and ARG* of float_key's across invocations: integer subgroup operations, exact, where
+ * combine() on states would cost tens of instructions a step. */
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_max_key, int, subgroupMax, max, int(0x80000000u))
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_min_key, int, subgroupMin, min, 0x7fffffff)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_max_index, uint, subgroupMax, max, 0u)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_min_index, uint, subgroupMin, min, REDUCE_EMPTY)
+
+/* ARG*: of the invocations holding the best key, the first or last index (REDUCE_EMPTY when
+ * every invocation is empty). */
+uint index_candidate(Acc a, int best)
+{
+    return a.key == best ? a.index : LAST_INDEX ? 0u : REDUCE_EMPTY;
+}
+
+/* The state of the subgroup's accumulators (every invocation of the subgroup calls, full). */
+uvec4 subgroup_reduce(Acc a)
+{
+    int best;
+
+    if (!FAST || !EXTREMUM)
+        return subgroup_combine(acc_state(a));
+    best = LARGEST ? subgroupMax(a.key) : subgroupMin(a.key);
+    if (ARG)
+        a.index = LAST_INDEX ? subgroupMax(index_candidate(a, best)) : subgroupMin(index_candidate(a, best));
+    a.key = best;
+    return acc_state(a);
+}
+
+/* The state of the workgroup's accumulators (every invocation of the workgroup calls). */
+uvec4 workgroup_reduce(Acc a)
+{
+    int best;
+
+    if (!FAST || !EXTREMUM)
+        return workgroup_combine(acc_state(a));
+    best = LARGEST ? workgroup_max_key(a.key) : workgroup_min_key(a.key);
+    if (ARG)
+        a.index = LAST_INDEX ? workgroup_max_index(index_candidate(a, best))
+                : workgroup_min_index(index_candidate(a, best));
+    a.key = best;
+    return acc_state(a);
+}
+
 /* Combines the VECTOR elements of `words` (load_vector), reduced indices r, r + 1 ..., in order. */
 void acc_add_vector(inout Acc a, uvec4 words, uint r)
 {
@@ -386,7 +429,7 @@ void acc_add_vector(inout Acc a, uvec4 words, uint r)
 /* Invocation `lane` of `width` striding over reduced elements [begin, end) of the row at input
  * offset `row`: REDUCE_UNROLL loads in flight, of VECTOR elements where the layout allows
  * (reduce.c: contiguous rows, 4-element aligned, begin and end too), combined in index order. */
-uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, uint width)
+Acc stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, uint width)
 {
     Acc acc = acc_identity();
     uint r, v;
@@ -408,7 +451,7 @@ uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, ui
         }
         for (; r < end; r += width * VECTOR, v += width)
             acc_add_vector(acc, load_vector(input_base, v), r);
-        return acc_state(acc);
+        return acc;
     }
     for (r = begin + lane; r + (REDUCE_UNROLL - 1u) * width < end; r += REDUCE_UNROLL * width)
     {
@@ -421,7 +464,7 @@ uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, ui
     }
     for (; r < end; r += width)
         acc_add(acc, element_state(input_base, row + reduced_offset(r), r));
-    return acc_state(acc);
+    return acc;
 }
 
 /* ---- Results ---- */
@@ -524,8 +567,7 @@ void row_main(uint group)
     kept_offsets(output_index, in_offset, out_offset);
     begin = part * push.part_size;
     end = min(push.reduced_elements, begin + push.part_size);
-    state = stride_row(input_base, in_offset, begin, end, gl_LocalInvocationIndex, REDUCE_THREADS);
-    state = workgroup_combine(state);
+    state = workgroup_reduce(stride_row(input_base, in_offset, begin, end, gl_LocalInvocationIndex, REDUCE_THREADS));
     if (gl_LocalInvocationIndex == 0u)
         finish(output_index, part, out_offset, state);
 }
@@ -537,8 +579,8 @@ void subgroup_row(uvec2 input_base, uint output_index)
     uvec4 state;
 
     kept_offsets(output_index, in_offset, out_offset);
-    state = stride_row(input_base, in_offset, 0u, push.reduced_elements, gl_SubgroupInvocationID, gl_SubgroupSize);
-    state = subgroup_combine(state);
+    state = subgroup_reduce(stride_row(input_base, in_offset, 0u, push.reduced_elements, gl_SubgroupInvocationID,
+            gl_SubgroupSize));
     if (subgroupElect())
         store_result(out_offset, state);
 }

@@ -41,8 +41,12 @@
 #define REDUCE_MAX_VECTOR 8
 /* The most parts an invocation combines alone (COMBINE); more get a workgroup (COMBINE_ROW). */
 #define REDUCE_COMBINE_LOOP_MAX 64
-/* The longest rows a subgroup reduces alone (SUBGROUP_ROW); longer ones get a workgroup. */
+/* The longest rows a subgroup reduces alone (SUBGROUP_ROW); longer ones get a workgroup, unless
+ * there are so many that their subgroups alone fill a large GPU (as many invocations as
+ * REDUCE_TARGET_GROUPS workgroups with subgroups of 32): then the workgroup's barriers and shared
+ * memory would cost more than they save. */
 #define REDUCE_SUBGROUP_ROW_MAX 2048
+#define REDUCE_SUBGROUP_ROW_OUTPUTS (REDUCE_TARGET_GROUPS * REDUCE_THREADS / 32)
 
 /* By REDUCE_MODE_*, for trace messages (the tests read them). */
 static const char *const mode_names[] = {"row", "column", "combine", "subgroup-row", "combine-row"};
@@ -257,7 +261,8 @@ static uint32_t vector_width(const struct vkdml_compile *compile, const struct r
 
 /* COLUMN when adjacent invocations read adjacent elements (the innermost kept dimension is
  * contiguous) or the reductions are short; SUBGROUP_ROW for rows up to REDUCE_SUBGROUP_ROW_MAX
- * over enough outputs to fill its workgroups; ROW otherwise. Parts when the outputs alone would
+ * over enough outputs to fill its workgroups, or for REDUCE_SUBGROUP_ROW_OUTPUTS rows of any
+ * length; ROW otherwise. Parts when the outputs alone would
  * leave a large GPU idle; then the vector width. */
 static void plan_reduction(const struct vkdml_compile *compile, struct reduce_plan *plan)
 {
@@ -268,7 +273,8 @@ static void plan_reduction(const struct vkdml_compile *compile, struct reduce_pl
 
     plan->rows_per_group = REDUCE_THREADS / compile->vk->caps.subgroup_size;
     plan->mode = column ? REDUCE_MODE_COLUMN : REDUCE_MODE_ROW;
-    if (!column && reduced <= REDUCE_SUBGROUP_ROW_MAX && kept >= plan->rows_per_group)
+    if (!column && (reduced <= REDUCE_SUBGROUP_ROW_MAX ? kept >= plan->rows_per_group
+            : kept >= REDUCE_SUBGROUP_ROW_OUTPUTS))
     {
         plan->mode = REDUCE_MODE_SUBGROUP_ROW;
         plan->parts = 1;

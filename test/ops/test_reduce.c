@@ -663,9 +663,10 @@ static void test_special_values(void **state)
 {
     static const struct shape rows = {2, {7, 40}, 1, {1}, LAYOUT_PACKED};
     static const struct shape columns = {2, {40, 7}, 1, {0}, LAYOUT_PACKED};
-    /* FLOAT16 in loads of 8: rows, then 8 columns per invocation. */
+    /* FLOAT16 in loads of 8: rows, then 8 columns per invocation; then a row per subgroup. */
     static const struct shape vector_shapes[2] = {{2, {5, 64}, 1, {1}, LAYOUT_PACKED},
             {2, {64, 16}, 1, {0}, LAYOUT_PACKED}};
+    static const struct shape subgroup_rows = {2, {40, 64}, 1, {1}, LAYOUT_PACKED};
     static const DML_REDUCE_FUNCTION functions[] =
     {
         DML_REDUCE_FUNCTION_MAX, DML_REDUCE_FUNCTION_MIN, DML_REDUCE_FUNCTION_ARGMAX, DML_REDUCE_FUNCTION_ARGMIN,
@@ -691,6 +692,10 @@ static void test_special_values(void **state)
             test.direction = (i / 2 + i) % 2 ? DML_AXIS_DIRECTION_DECREASING : DML_AXIS_DIRECTION_INCREASING;
         }
         run_case(*state, &test, 330 + i);
+        test.in_type = F32;
+        test.out_type = is_arg(test.function) ? U64 : F32;
+        test.shape = &subgroup_rows;
+        run_case(*state, &test, 350 + i);
     }
     /* ARG* operators over NaN, the last index on ties. */
     test = (struct reduce_case){DML_OPERATOR_ARGMAX, DML_REDUCE_FUNCTION_ARGMAX, DML_AXIS_DIRECTION_DECREASING,
@@ -871,16 +876,16 @@ static void check_plan(struct dml_test_context *context, DML_TENSOR_DATA_TYPE ty
     release_last(compiled);
 }
 
-/* Rows: a workgroup each, enough of them, 16-byte loads; the first axis: 16-byte loads of 4
+/* Rows: a subgroup each, enough of them, 16-byte loads; the first axis: 16-byte loads of 4
  * FLOAT32 or 8 FLOAT16 columns, 256 workgroups (32 or 64 parts); everything: 1024 parts. */
 static void test_plans(void **state)
 {
     static const UINT last[1] = {1}, first[1] = {0}, both[2] = {0, 1};
 
-    check_plan(*state, F32, 1, last,
-            "row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 1 part(s), loads of 4 element(s).");
-    check_plan(*state, F16, 1, last,
-            "row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 1 part(s), loads of 8 element(s).");
+    check_plan(*state, F32, 1, last, "subgroup-row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), "
+            "1 part(s), loads of 4 element(s).");
+    check_plan(*state, F16, 1, last, "subgroup-row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), "
+            "1 part(s), loads of 8 element(s).");
     check_plan(*state, F32, 1, first,
             "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 32 part(s), loads of 4 element(s).");
     check_plan(*state, F16, 1, first,
