@@ -17,8 +17,9 @@
  * "Reductions (REDUCE, ARGMIN, ARGMAX)").
  *
  * Float inputs (but LOG_SUM_EXP) skip the state inside an invocation: an Acc accumulates in fp32,
- * or MIN / MAX / ARG* as an ordered integer key (float_key) and an index updated on strict
- * improvement, and becomes a state only for the combines across invocations and parts
+ * MIN / MAX as integer min / max of the value bits (extremum_bits), ARG* as an ordered integer key
+ * (float_key) and an index updated on strict improvement; across invocations, integer subgroup
+ * min / max of the keys, or the state and combine() (sums); across parts, states and combine()
  * (docs/kernels.md, "Reductions").
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the input and output types need.
@@ -290,8 +291,12 @@ struct Acc
 {
     uvec4 state;    /* !FAST */
     float value;    /* FAST sums and products */
-    int key;        /* FAST MIN, MAX, ARG*: float_key's */
+    int key;        /* FAST ARG*: float_key's */
     uint index;     /* FAST ARG*: REDUCE_EMPTY until an element comes */
+    /* FAST MIN, MAX: the value bits' signed maximum, unsigned minimum and maximum, from which
+     * extremum_bits() tells the result: an integer min / max per element and no key. */
+    int top;
+    uvec2 range;
 };
 
 /* Keys no float reaches: NaN's (it wins), and the identity of MIN / MAX / ARG*. */
@@ -326,6 +331,8 @@ Acc acc_identity()
     a.value = FUNCTION == REDUCE_MULTIPLY ? 1.0 : 0.0;
     a.key = IDENTITY_KEY;
     a.index = REDUCE_EMPTY;
+    a.top = int(0x80000000u);
+    a.range = uvec2(0xffffffffu, 0u);
     return a;
 }
 
@@ -350,18 +357,48 @@ void acc_add(inout Acc a, uvec4 e)
         a.value = FUNCTION == REDUCE_MULTIPLY ? a.value * x : a.value + x;
         return;
     }
-    key = float_key(x);
     if (!ARG)
     {
-        a.key = LARGEST ? max(a.key, key) : min(a.key, key);
+        a.top = max(a.top, int(e.x));
+        a.range = uvec2(min(a.range.x, e.x), max(a.range.y, e.x));
         return;
     }
+    key = float_key(x);
     /* Later indices come last: a tie goes to them only for the last index. */
     if (LARGEST ? (LAST_INDEX ? key >= a.key : key > a.key) : (LAST_INDEX ? key <= a.key : key < a.key))
     {
         a.key = key;
         a.index = e.z;
     }
+}
+
+/* FAST MIN / MAX of a non-empty `a`: a NaN when a positive one raised the signed maximum above
+ * +inf or a negative one the unsigned maximum above -inf; MAX: the largest non-negative value
+ * (-0 is negative), else the negative closest to 0; MIN: the negative farthest from 0, else the
+ * smallest non-negative value. */
+uint extremum_bits(Acc a)
+{
+    if (a.top > 0x7f800000 || a.range.y > 0xff800000u)
+        return 0x7fc00000u;
+    if (LARGEST)
+        return a.top >= 0 ? uint(a.top) : a.range.x;
+    return a.range.y >= 0x80000000u ? a.range.y : a.range.x;
+}
+
+/* The key of FAST MIN, MAX, ARG*: IDENTITY_KEY when empty. */
+int acc_key(Acc a)
+{
+    if (ARG)
+        return a.key;
+    return a.range.y < a.range.x ? IDENTITY_KEY : float_key(uintBitsToFloat(extremum_bits(a)));
+}
+
+/* The state of FAST MIN, MAX, ARG* from a key and an index (ARG*). */
+uvec4 key_state(int key, uint index)
+{
+    if (ARG)
+        return index == REDUCE_EMPTY ? identity_state() : uvec4(key_bits(key), 0u, index, 0u);
+    return key == IDENTITY_KEY ? identity_state() : uvec4(key_bits(key), 0u, 0u, 0u);
 }
 
 /* The state of `a`, for combine(). */
@@ -371,9 +408,7 @@ uvec4 acc_state(Acc a)
         return a.state;
     if (!EXTREMUM)
         return uvec4(floatBitsToUint(a.value), 0u, 0u, 0u);
-    if (ARG)
-        return a.index == REDUCE_EMPTY ? identity_state() : uvec4(key_bits(a.key), 0u, a.index, 0u);
-    return a.key == IDENTITY_KEY ? identity_state() : uvec4(key_bits(a.key), 0u, 0u, 0u);
+    return key_state(acc_key(a), a.index);
 }
 
 /* MIN, MAX and ARG* of float_key's across invocations: integer subgroup operations, exact, where
@@ -397,11 +432,10 @@ uvec4 subgroup_reduce(Acc a)
 
     if (!FAST || !EXTREMUM)
         return subgroup_combine(acc_state(a));
-    best = LARGEST ? subgroupMax(a.key) : subgroupMin(a.key);
+    best = LARGEST ? subgroupMax(acc_key(a)) : subgroupMin(acc_key(a));
     if (ARG)
         a.index = LAST_INDEX ? subgroupMax(index_candidate(a, best)) : subgroupMin(index_candidate(a, best));
-    a.key = best;
-    return acc_state(a);
+    return key_state(best, a.index);
 }
 
 /* The state of the workgroup's accumulators (every invocation of the workgroup calls). */
@@ -411,12 +445,11 @@ uvec4 workgroup_reduce(Acc a)
 
     if (!FAST || !EXTREMUM)
         return workgroup_combine(acc_state(a));
-    best = LARGEST ? workgroup_max_key(a.key) : workgroup_min_key(a.key);
+    best = LARGEST ? workgroup_max_key(acc_key(a)) : workgroup_min_key(acc_key(a));
     if (ARG)
         a.index = LAST_INDEX ? workgroup_max_index(index_candidate(a, best))
                 : workgroup_min_index(index_candidate(a, best));
-    a.key = best;
-    return acc_state(a);
+    return key_state(best, a.index);
 }
 
 /* Combines the VECTOR elements of `words` (load_vector), reduced indices r, r + 1 ..., in order. */
