@@ -262,8 +262,8 @@ static uint32_t vector_width(const struct vkdml_compile *compile, const struct r
 /* COLUMN when adjacent invocations read adjacent elements (the innermost kept dimension is
  * contiguous) or the reductions are short; SUBGROUP_ROW for rows up to REDUCE_SUBGROUP_ROW_MAX
  * over enough outputs to fill its workgroups, or for REDUCE_SUBGROUP_ROW_OUTPUTS rows of any
- * length; ROW otherwise. Parts when the outputs alone would
- * leave a large GPU idle; then the vector width. */
+ * length; ROW otherwise. Parts when the outputs alone would leave a large GPU idle; then the
+ * vector width. */
 static void plan_reduction(const struct vkdml_compile *compile, struct reduce_plan *plan)
 {
     const struct vkdml_axes_layout *layout = &plan->layout;
@@ -350,7 +350,7 @@ static struct vkdml_tensor_location place_partials(struct vkdml_compile *compile
     if (plan->parts == 1)
         return temp;
     temp.offset = VKDML_ALIGN_UP(compile->temporary_size, 256);
-    compile->temporary_size = temp.offset + plan->layout.kept_elements * plan->parts * 4 * plan->partial_words;
+    compile->temporary_size = temp.offset + plan->layout.kept_elements * plan->parts * sizeof(uint32_t) * plan->partial_words;
     return temp;
 }
 
