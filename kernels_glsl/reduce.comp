@@ -719,13 +719,13 @@ void combine_main(uint group)
 
     if (output_index >= push.kept_elements)
         return;
-    for (; part + REDUCE_UNROLL <= push.parts; part += REDUCE_UNROLL)
+    for (; part + REDUCE_COMBINE_UNROLL <= push.parts; part += REDUCE_COMBINE_UNROLL)
     {
-        uvec4 partials[REDUCE_UNROLL];
+        uvec4 partials[REDUCE_COMBINE_UNROLL];
 
-        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+        [[unroll]] for (uint u = 0u; u < REDUCE_COMBINE_UNROLL; ++u)
             partials[u] = load_partial(output_index, part + u);
-        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+        [[unroll]] for (uint u = 0u; u < REDUCE_COMBINE_UNROLL; ++u)
             state = combine(state, partials[u]);
     }
     for (; part < push.parts; ++part)

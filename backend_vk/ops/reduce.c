@@ -39,7 +39,8 @@
  * whole vectors of the longest, REDUCE_MAX_VECTOR elements. */
 #define REDUCE_VECTOR_BYTES 16
 #define REDUCE_MAX_VECTOR 8
-/* The most parts an invocation combines alone (COMBINE); more get a workgroup (COMBINE_ROW). */
+/* The most parts an invocation combines alone (COMBINE, REDUCE_COMBINE_UNROLL at a time); more get
+ * a workgroup (COMBINE_ROW). */
 #define REDUCE_COMBINE_LOOP_MAX 64
 /* The longest rows a subgroup reduces alone (SUBGROUP_ROW); longer ones get a workgroup, unless
  * there are so many that their subgroups alone fill a large GPU (as many invocations as

@@ -26,6 +26,9 @@
 #define REDUCE_THREADS 256
 /* Loads in flight per invocation (ROW and COLUMN loops): enough to cover a GPU's memory latency. */
 #define REDUCE_UNROLL 8
+/* Partial states in flight per invocation of COMBINE: its few invocations wait a round trip per
+ * batch, and a partial state is mostly one word. */
+#define REDUCE_COMBINE_UNROLL 16
 #define REDUCE_MAX_DIMS 8
 
 #define REDUCE_MODE_ROW 0
