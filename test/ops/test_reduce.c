@@ -692,6 +692,9 @@ static void test_special_values(void **state)
             test.direction = (i / 2 + i) % 2 ? DML_AXIS_DIRECTION_DECREASING : DML_AXIS_DIRECTION_INCREASING;
         }
         run_case(*state, &test, 330 + i);
+        /* The integer subgroup reductions of MIN, MAX and ARG*. */
+        if (test.function == DML_REDUCE_FUNCTION_SUM || test.function == DML_REDUCE_FUNCTION_LOG_SUM_EXP)
+            continue;
         test.in_type = F32;
         test.out_type = is_arg(test.function) ? U64 : F32;
         test.shape = &subgroup_rows;
