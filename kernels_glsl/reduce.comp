@@ -17,10 +17,10 @@
  * "Reductions (REDUCE, ARGMIN, ARGMAX)").
  *
  * Float inputs (but LOG_SUM_EXP) skip the state inside an invocation: an Acc accumulates in fp32,
- * MIN / MAX as integer min / max of the value bits (extremum_bits), ARG* as an ordered integer key
- * (float_key) and an index updated on strict improvement; across invocations, integer subgroup
- * min / max of the keys, or the state and combine() (sums); across parts, states and combine()
- * (docs/kernels.md, "Reductions").
+ * MIN / MAX as integer min / max of the value bits (extremum_bits), ARG* the best number by float
+ * compares and its index, a NaN's index aside; across invocations, integer subgroup min / max of
+ * ordered integer keys (float_key), or the state and combine() (sums); across parts, states and
+ * combine() (docs/kernels.md, "Reductions").
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the input and output types need.
  */
@@ -290,9 +290,9 @@ uvec4 vector_element_state(uvec4 words, uint j, uint r)
 struct Acc
 {
     uvec4 state;    /* !FAST */
-    float value;    /* FAST sums and products */
-    int key;        /* FAST ARG*: float_key's */
-    uint index;     /* FAST ARG*: REDUCE_EMPTY until an element comes */
+    float value;    /* FAST sums and products; ARG*: the best number so far, NaN before one comes */
+    uint index;     /* FAST ARG*: the best number's, REDUCE_EMPTY before one comes */
+    uint nan_index; /* FAST ARG*: the first or last NaN's (NaN wins), REDUCE_EMPTY before one comes */
     /* FAST MIN, MAX: the value bits' signed maximum, unsigned minimum and maximum, from which
      * extremum_bits() tells the result: an integer min / max per element and no key. */
     int top;
@@ -328,9 +328,8 @@ Acc acc_identity()
     Acc a;
 
     a.state = identity_state();
-    a.value = FUNCTION == REDUCE_MULTIPLY ? 1.0 : 0.0;
-    a.key = IDENTITY_KEY;
-    a.index = REDUCE_EMPTY;
+    a.value = ARG ? uintBitsToFloat(0x7fc00000u) : FUNCTION == REDUCE_MULTIPLY ? 1.0 : 0.0;
+    a.index = a.nan_index = REDUCE_EMPTY;
     a.top = int(0x80000000u);
     a.range = uvec2(0xffffffffu, 0u);
     return a;
@@ -341,7 +340,7 @@ Acc acc_identity()
 void acc_add(inout Acc a, uvec4 e)
 {
     float x = uintBitsToFloat(e.x);
-    int key;
+    bool better;
 
     if (!FAST)
     {
@@ -363,13 +362,25 @@ void acc_add(inout Acc a, uvec4 e)
         a.range = uvec2(min(a.range.x, e.x), max(a.range.y, e.x));
         return;
     }
-    key = float_key(x);
-    /* Later indices come last: a tie goes to them only for the last index. */
-    if (LARGEST ? (LAST_INDEX ? key >= a.key : key > a.key) : (LAST_INDEX ? key <= a.key : key < a.key))
+    /* Float compares: ±0 tie; against the initial NaN every number is better. Later indices come
+     * last: a tie goes to them only for the last index. NaNs aside, in nan_index. */
+    if (LARGEST)
+        better = LAST_INDEX ? !(x < a.value) : !(x <= a.value);
+    else
+        better = LAST_INDEX ? !(x > a.value) : !(x >= a.value);
+    if (isnan(x))
+        a.nan_index = LAST_INDEX ? e.z : min(a.nan_index, e.z);
+    else if (better)
     {
-        a.key = key;
+        a.value = x;
         a.index = e.z;
     }
+}
+
+/* FAST ARG*'s index: a NaN's, else the best number's. */
+uint acc_index(Acc a)
+{
+    return a.nan_index != REDUCE_EMPTY ? a.nan_index : a.index;
 }
 
 /* FAST MIN / MAX of a non-empty `a`: a NaN when a positive one raised the signed maximum above
@@ -389,7 +400,7 @@ uint extremum_bits(Acc a)
 int acc_key(Acc a)
 {
     if (ARG)
-        return a.key;
+        return a.nan_index != REDUCE_EMPTY ? NAN_KEY : a.index == REDUCE_EMPTY ? IDENTITY_KEY : float_key(a.value);
     return a.range.y < a.range.x ? IDENTITY_KEY : float_key(uintBitsToFloat(extremum_bits(a)));
 }
 
@@ -408,7 +419,7 @@ uvec4 acc_state(Acc a)
         return a.state;
     if (!EXTREMUM)
         return uvec4(floatBitsToUint(a.value), 0u, 0u, 0u);
-    return key_state(acc_key(a), a.index);
+    return key_state(acc_key(a), acc_index(a));
 }
 
 /* MIN, MAX and ARG* of float_key's across invocations: integer subgroup operations, exact, where
@@ -422,34 +433,36 @@ VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_min_index, uint, subgroupMin, min, REDUC
  * every invocation is empty). */
 uint index_candidate(Acc a, int best)
 {
-    return a.key == best ? a.index : LAST_INDEX ? 0u : REDUCE_EMPTY;
+    return acc_key(a) == best ? acc_index(a) : LAST_INDEX ? 0u : REDUCE_EMPTY;
 }
 
 /* The state of the subgroup's accumulators (every invocation of the subgroup calls, full). */
 uvec4 subgroup_reduce(Acc a)
 {
+    uint index = 0u;
     int best;
 
     if (!FAST || !EXTREMUM)
         return subgroup_combine(acc_state(a));
     best = LARGEST ? subgroupMax(acc_key(a)) : subgroupMin(acc_key(a));
     if (ARG)
-        a.index = LAST_INDEX ? subgroupMax(index_candidate(a, best)) : subgroupMin(index_candidate(a, best));
-    return key_state(best, a.index);
+        index = LAST_INDEX ? subgroupMax(index_candidate(a, best)) : subgroupMin(index_candidate(a, best));
+    return key_state(best, index);
 }
 
 /* The state of the workgroup's accumulators (every invocation of the workgroup calls). */
 uvec4 workgroup_reduce(Acc a)
 {
+    uint index = 0u;
     int best;
 
     if (!FAST || !EXTREMUM)
         return workgroup_combine(acc_state(a));
     best = LARGEST ? workgroup_max_key(acc_key(a)) : workgroup_min_key(acc_key(a));
     if (ARG)
-        a.index = LAST_INDEX ? workgroup_max_index(index_candidate(a, best))
+        index = LAST_INDEX ? workgroup_max_index(index_candidate(a, best))
                 : workgroup_min_index(index_candidate(a, best));
-    return key_state(best, a.index);
+    return key_state(best, index);
 }
 
 /* Combines the VECTOR elements of `words` (load_vector), reduced indices r, r + 1 ..., in order. */
