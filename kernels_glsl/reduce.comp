@@ -16,6 +16,12 @@
  * (REDUCE_EMPTY) for MIN, MAX and ARG*. NaN wins MIN, MAX and ARG* (README,
  * "Reductions (REDUCE, ARGMIN, ARGMAX)").
  *
+ * Float inputs (but LOG_SUM_EXP) skip the state inside an invocation: an Acc accumulates in fp32,
+ * MIN / MAX as integer min / max of the value bits (extremum_bits), ARG* the best number by float
+ * compares and its index, a NaN's index aside; across invocations, integer subgroup min / max of
+ * ordered integer keys (float_key), or the state and combine() (sums); across parts, states and
+ * combine() (docs/kernels.md, "Reductions").
+ *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the input and output types need.
  */
 #include "common.glsl"
@@ -55,6 +61,8 @@ const bool ARG = FUNCTION == REDUCE_ARGMAX || FUNCTION == REDUCE_ARGMIN;
 const bool EXTREMUM = ARG || FUNCTION == REDUCE_MAX || FUNCTION == REDUCE_MIN;
 const bool LARGEST = FUNCTION == REDUCE_ARGMAX || FUNCTION == REDUCE_MAX;
 const bool WIDE_INDEX = OUT_TYPE == TIO_TYPE_INT64 || OUT_TYPE == TIO_TYPE_UINT64;
+/* An invocation accumulates in an Acc's natural fields rather than its state. */
+const bool FAST = FLOAT_DOMAIN && FUNCTION != REDUCE_LOG_SUM_EXP;
 
 /* ---- Layout (push.dims: reduce_interface.h) ---- */
 
@@ -241,6 +249,8 @@ uvec4 long_state(uint64_t x, uint r)
 /* The state of input element `offset`, reduced index `r`. */
 uvec4 element_state(uvec2 input_base, uint offset, uint r)
 {
+    if (FAST)
+        return uvec4(floatBitsToUint(tio_load_float(IN_TYPE, input_base, offset)), 0u, r, 0u);
     if (FLOAT_DOMAIN)
         return float_state(tio_load_float(IN_TYPE, input_base, offset), r);
 #ifdef VKDML_INT64
@@ -250,11 +260,11 @@ uvec4 element_state(uvec2 input_base, uint offset, uint r)
     return int_state(tio_load_bits(IN_TYPE, input_base, offset), r);
 }
 
-/* VECTOR (4) elements in one load: vector `v` from the input's base, 16 bytes of 32-bit elements
- * or 8 of FLOAT16 (in .xy). */
+/* VECTOR elements in one load: vector `v` from the input's base, 16 bytes (4 32-bit elements, 8
+ * FLOAT16), or 8 bytes of 4 FLOAT16 (in .xy). */
 uvec4 load_vector(uvec2 input_base, uint v)
 {
-    if (IN_TYPE == TIO_TYPE_FLOAT16)
+    if (IN_TYPE == TIO_TYPE_FLOAT16 && VECTOR == 4u)
         return uvec4(TioPair(tio_element_address(input_base, v, 8u)).v, 0u, 0u);
     return TioVector(tio_element_address(input_base, v, 16u)).v;
 }
@@ -263,26 +273,211 @@ uvec4 load_vector(uvec2 input_base, uint v)
 uvec4 vector_element_state(uvec4 words, uint j, uint r)
 {
     if (IN_TYPE == TIO_TYPE_FLOAT16)
-        return float_state(unpackHalf2x16(words[j / 2u] >> (16u * (j % 2u))).x, r);
+    {
+        float x = unpackHalf2x16(words[j / 2u] >> (16u * (j % 2u))).x;
+
+        return FAST ? uvec4(floatBitsToUint(x), 0u, r, 0u) : float_state(x, r);
+    }
+    if (FAST)
+        return uvec4(words[j], 0u, r, 0u);
     if (FLOAT_DOMAIN)
         return float_state(uintBitsToFloat(words[j]), r);
     return int_state(words[j], r);
 }
 
+/* ---- Accumulators: an invocation's elements, in index order ---- */
+
+struct Acc
+{
+    uvec4 state;    /* !FAST */
+    float value;    /* FAST sums and products; ARG*: the best number so far, NaN before one comes */
+    uint index;     /* FAST ARG*: the best number's, REDUCE_EMPTY before one comes */
+    uint nan_index; /* FAST ARG*: the first or last NaN's (NaN wins), REDUCE_EMPTY before one comes */
+    /* FAST MIN, MAX: the value bits' signed maximum, unsigned minimum and maximum, from which
+     * extremum_bits() tells the result: an integer min / max per element and no key. */
+    int top;
+    uvec2 range;
+};
+
+/* Keys no float reaches: NaN's (it wins), and the identity of MIN / MAX / ARG*. */
+const int NAN_KEY = LARGEST ? 0x7fffffff : int(0x80000000u);
+const int IDENTITY_KEY = LARGEST ? int(0x80000000u) : 0x7fffffff;
+
+/* An integer that orders as the float does: -0 below +0 for MIN and MAX (as combine_extremum()),
+ * a tie for ARG*; NaN wins. */
+int float_key(float x)
+{
+    uint bits = floatBitsToUint(x);
+    int key = int(bits) >= 0 ? int(bits) : ARG ? -int(bits & 0x7fffffffu) : int(bits ^ 0x7fffffffu);
+
+    return isnan(x) ? NAN_KEY : key;
+}
+
+/* float_key's inverse, as a state's value bits (NaN canonical). */
+uint key_bits(int key)
+{
+    if (key == NAN_KEY)
+        return 0x7fc00000u;
+    if (key >= 0)
+        return uint(key);
+    return ARG ? uint(-key) | 0x80000000u : uint(key) ^ 0x7fffffffu;
+}
+
+Acc acc_identity()
+{
+    Acc a;
+
+    a.state = identity_state();
+    a.value = ARG ? uintBitsToFloat(0x7fc00000u) : FUNCTION == REDUCE_MULTIPLY ? 1.0 : 0.0;
+    a.index = a.nan_index = REDUCE_EMPTY;
+    a.top = int(0x80000000u);
+    a.range = uvec2(0xffffffffu, 0u);
+    return a;
+}
+
+/* Adds element `e` (element_state(), vector_element_state(): on the FAST path the raw value in x,
+ * its reduced index in z), which comes after every element already in `a`. */
+void acc_add(inout Acc a, uvec4 e)
+{
+    float x = uintBitsToFloat(e.x);
+    bool better;
+
+    if (!FAST)
+    {
+        a.state = combine(a.state, e);
+        return;
+    }
+    if (!EXTREMUM)
+    {
+        if (FUNCTION == REDUCE_L1)
+            x = abs(x);
+        else if (FUNCTION == REDUCE_L2 || FUNCTION == REDUCE_SUM_SQUARE)
+            x *= x;
+        a.value = FUNCTION == REDUCE_MULTIPLY ? a.value * x : a.value + x;
+        return;
+    }
+    if (!ARG)
+    {
+        a.top = max(a.top, int(e.x));
+        a.range = uvec2(min(a.range.x, e.x), max(a.range.y, e.x));
+        return;
+    }
+    /* Float compares: ±0 tie; against the initial NaN every number is better. Later indices come
+     * last: a tie goes to them only for the last index. NaNs aside, in nan_index. */
+    if (LARGEST)
+        better = LAST_INDEX ? !(x < a.value) : !(x <= a.value);
+    else
+        better = LAST_INDEX ? !(x > a.value) : !(x >= a.value);
+    if (isnan(x))
+        a.nan_index = LAST_INDEX ? e.z : min(a.nan_index, e.z);
+    else if (better)
+    {
+        a.value = x;
+        a.index = e.z;
+    }
+}
+
+/* FAST ARG*'s index: a NaN's, else the best number's. */
+uint acc_index(Acc a)
+{
+    return a.nan_index != REDUCE_EMPTY ? a.nan_index : a.index;
+}
+
+/* FAST MIN / MAX of a non-empty `a`: a NaN when a positive one raised the signed maximum above
+ * +inf or a negative one the unsigned maximum above -inf; MAX: the largest non-negative value
+ * (-0 is negative), else the negative closest to 0; MIN: the negative farthest from 0, else the
+ * smallest non-negative value. */
+uint extremum_bits(Acc a)
+{
+    if (a.top > 0x7f800000 || a.range.y > 0xff800000u)
+        return 0x7fc00000u;
+    if (LARGEST)
+        return a.top >= 0 ? uint(a.top) : a.range.x;
+    return a.range.y >= 0x80000000u ? a.range.y : a.range.x;
+}
+
+/* The key of FAST MIN, MAX, ARG*: IDENTITY_KEY when empty. */
+int acc_key(Acc a)
+{
+    if (ARG)
+        return a.nan_index != REDUCE_EMPTY ? NAN_KEY : a.index == REDUCE_EMPTY ? IDENTITY_KEY : float_key(a.value);
+    return a.range.y < a.range.x ? IDENTITY_KEY : float_key(uintBitsToFloat(extremum_bits(a)));
+}
+
+/* The state of FAST MIN, MAX, ARG* from a key and an index (ARG*). */
+uvec4 key_state(int key, uint index)
+{
+    if (ARG)
+        return index == REDUCE_EMPTY ? identity_state() : uvec4(key_bits(key), 0u, index, 0u);
+    return key == IDENTITY_KEY ? identity_state() : uvec4(key_bits(key), 0u, 0u, 0u);
+}
+
+/* The state of `a`, for combine(). */
+uvec4 acc_state(Acc a)
+{
+    if (!FAST)
+        return a.state;
+    if (!EXTREMUM)
+        return uvec4(floatBitsToUint(a.value), 0u, 0u, 0u);
+    return key_state(acc_key(a), acc_index(a));
+}
+
+/* MIN, MAX and ARG* of float_key's across invocations: integer subgroup operations, exact, where
+ * combine() on states would cost tens of instructions a step. */
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_max_key, int, subgroupMax, max, int(0x80000000u))
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_min_key, int, subgroupMin, min, 0x7fffffff)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_max_index, uint, subgroupMax, max, 0u)
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_min_index, uint, subgroupMin, min, REDUCE_EMPTY)
+
+/* ARG*: of the invocations holding the best key, the first or last index (REDUCE_EMPTY when
+ * every invocation is empty). */
+uint index_candidate(Acc a, int best)
+{
+    return acc_key(a) == best ? acc_index(a) : LAST_INDEX ? 0u : REDUCE_EMPTY;
+}
+
+/* The state of the subgroup's accumulators (every invocation of the subgroup calls, full). */
+uvec4 subgroup_reduce(Acc a)
+{
+    uint index = 0u;
+    int best;
+
+    if (!FAST || !EXTREMUM)
+        return subgroup_combine(acc_state(a));
+    best = LARGEST ? subgroupMax(acc_key(a)) : subgroupMin(acc_key(a));
+    if (ARG)
+        index = LAST_INDEX ? subgroupMax(index_candidate(a, best)) : subgroupMin(index_candidate(a, best));
+    return key_state(best, index);
+}
+
+/* The state of the workgroup's accumulators (every invocation of the workgroup calls). */
+uvec4 workgroup_reduce(Acc a)
+{
+    uint index = 0u;
+    int best;
+
+    if (!FAST || !EXTREMUM)
+        return workgroup_combine(acc_state(a));
+    best = LARGEST ? workgroup_max_key(acc_key(a)) : workgroup_min_key(acc_key(a));
+    if (ARG)
+        index = LAST_INDEX ? workgroup_max_index(index_candidate(a, best))
+                : workgroup_min_index(index_candidate(a, best));
+    return key_state(best, index);
+}
+
 /* Combines the VECTOR elements of `words` (load_vector), reduced indices r, r + 1 ..., in order. */
-uvec4 combine_vector(uvec4 state, uvec4 words, uint r)
+void acc_add_vector(inout Acc a, uvec4 words, uint r)
 {
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-        state = combine(state, vector_element_state(words, j, r + j));
-    return state;
+        acc_add(a, vector_element_state(words, j, r + j));
 }
 
 /* Invocation `lane` of `width` striding over reduced elements [begin, end) of the row at input
  * offset `row`: REDUCE_UNROLL loads in flight, of VECTOR elements where the layout allows
  * (reduce.c: contiguous rows, 4-element aligned, begin and end too), combined in index order. */
-uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, uint width)
+Acc stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, uint width)
 {
-    uvec4 state = identity_state();
+    Acc acc = acc_identity();
     uint r, v;
 
     if (VECTOR > 1u)
@@ -297,12 +492,12 @@ uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, ui
             [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
                 words[u] = load_vector(input_base, v + u * width);
             [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
-                state = combine_vector(state, words[u], r + u * width * VECTOR);
+                acc_add_vector(acc, words[u], r + u * width * VECTOR);
             v += UNROLL * width;
         }
         for (; r < end; r += width * VECTOR, v += width)
-            state = combine_vector(state, load_vector(input_base, v), r);
-        return state;
+            acc_add_vector(acc, load_vector(input_base, v), r);
+        return acc;
     }
     for (r = begin + lane; r + (REDUCE_UNROLL - 1u) * width < end; r += REDUCE_UNROLL * width)
     {
@@ -311,11 +506,11 @@ uvec4 stride_row(uvec2 input_base, uint row, uint begin, uint end, uint lane, ui
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
             elements[u] = element_state(input_base, row + reduced_offset(r + u * width), r + u * width);
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            state = combine(state, elements[u]);
+            acc_add(acc, elements[u]);
     }
     for (; r < end; r += width)
-        state = combine(state, element_state(input_base, row + reduced_offset(r), r));
-    return state;
+        acc_add(acc, element_state(input_base, row + reduced_offset(r), r));
+    return acc;
 }
 
 /* ---- Results ---- */
@@ -363,17 +558,43 @@ void store_result(uint offset, uvec4 state)
     tio_store_bits(OUT_TYPE, base, offset, state.x);
 }
 
+const uint PARTIAL_WORDS = uint(REDUCE_PARTIAL_WORDS(FUNCTION, LONG_DOMAIN));
+
 uvec2 partial_address(uint output_index, uint part)
 {
     return tio_element_address(tensor_address(TEMP_SLOT, TEMP_OFFSET_LO, TEMP_OFFSET_HI),
-            part * push.kept_elements + output_index, REDUCE_STATE_SIZE);
+            part * push.kept_elements + output_index, 4u * PARTIAL_WORDS);
+}
+
+void store_partial(uint output_index, uint part, uvec4 state)
+{
+    uvec2 address = partial_address(output_index, part);
+
+    if (PARTIAL_WORDS == 1u)
+        TioWord(address).v = state.x;
+    else if (PARTIAL_WORDS == 2u)
+        TioPair(address).v = ARG ? state.xz : state.xy;
+    else
+        TioVector(address).v = state;
+}
+
+uvec4 load_partial(uint output_index, uint part)
+{
+    uvec2 address = partial_address(output_index, part), pair;
+
+    if (PARTIAL_WORDS == 1u)
+        return uvec4(TioWord(address).v, 0u, 0u, 0u);
+    if (PARTIAL_WORDS == 4u)
+        return TioVector(address).v;
+    pair = TioPair(address).v;
+    return ARG ? uvec4(pair.x, 0u, pair.y, 0u) : uvec4(pair, 0u, 0u);
 }
 
 /* A part's state: into the temporary resource, or finished into the output. */
 void finish(uint output_index, uint part, uint out_offset, uvec4 state)
 {
     if (PARTIAL)
-        TioVector(partial_address(output_index, part)).v = state;
+        store_partial(output_index, part, state);
     else
         store_result(out_offset, state);
 }
@@ -392,8 +613,7 @@ void row_main(uint group)
     kept_offsets(output_index, in_offset, out_offset);
     begin = part * push.part_size;
     end = min(push.reduced_elements, begin + push.part_size);
-    state = stride_row(input_base, in_offset, begin, end, gl_LocalInvocationIndex, REDUCE_THREADS);
-    state = workgroup_combine(state);
+    state = workgroup_reduce(stride_row(input_base, in_offset, begin, end, gl_LocalInvocationIndex, REDUCE_THREADS));
     if (gl_LocalInvocationIndex == 0u)
         finish(output_index, part, out_offset, state);
 }
@@ -405,8 +625,8 @@ void subgroup_row(uvec2 input_base, uint output_index)
     uvec4 state;
 
     kept_offsets(output_index, in_offset, out_offset);
-    state = stride_row(input_base, in_offset, 0u, push.reduced_elements, gl_SubgroupInvocationID, gl_SubgroupSize);
-    state = subgroup_combine(state);
+    state = subgroup_reduce(stride_row(input_base, in_offset, 0u, push.reduced_elements, gl_SubgroupInvocationID,
+            gl_SubgroupSize));
     if (subgroupElect())
         store_result(out_offset, state);
 }
@@ -428,13 +648,13 @@ void subgroup_row_main(uint group)
 uvec4 stride_column(uvec2 input_base, uint column, uint begin, uint end)
 {
     uint stride = REDUCED_COUNT == 1u ? push.dims[REDUCED_STRIDES] : 0u, r;
-    uvec4 state = identity_state();
+    Acc acc = acc_identity();
 
     if (REDUCED_COUNT > 1u)
     {
         for (r = begin; r < end; ++r)
-            state = combine(state, element_state(input_base, column + reduced_offset(r), r));
-        return state;
+            acc_add(acc, element_state(input_base, column + reduced_offset(r), r));
+        return acc_state(acc);
     }
     for (r = begin; r + REDUCE_UNROLL <= end; r += REDUCE_UNROLL)
     {
@@ -443,16 +663,16 @@ uvec4 stride_column(uvec2 input_base, uint column, uint begin, uint end)
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
             elements[u] = element_state(input_base, column + (r + u) * stride, r + u);
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            state = combine(state, elements[u]);
+            acc_add(acc, elements[u]);
     }
     for (; r < end; ++r)
-        state = combine(state, element_state(input_base, column + r * stride, r));
-    return state;
+        acc_add(acc, element_state(input_base, column + r * stride, r));
+    return acc_state(acc);
 }
 
 /* VECTOR adjacent columns (adjacent outputs) from vector loads (reduce.c: one reduced dimension,
- * contiguous kept elements, everything a multiple of the vector), combined into states[j]. */
-void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, inout uvec4 states[VECTOR])
+ * contiguous kept elements, everything a multiple of the vector), accumulated into accs[j]. */
+void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, inout Acc accs[VECTOR])
 {
     const uint UNROLL = REDUCE_UNROLL;
     uint stride = push.dims[REDUCED_STRIDES] / VECTOR, v = column / VECTOR, r;
@@ -466,7 +686,7 @@ void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, 
         [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
         {
             [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-                states[j] = combine(states[j], vector_element_state(words[u], j, r + u));
+                acc_add(accs[j], vector_element_state(words[u], j, r + u));
         }
     }
     for (; r < end; ++r)
@@ -474,7 +694,7 @@ void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, 
         uvec4 words = load_vector(input_base, v + r * stride);
 
         [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-            states[j] = combine(states[j], vector_element_state(words, j, r));
+            acc_add(accs[j], vector_element_state(words, j, r));
     }
 }
 
@@ -485,7 +705,7 @@ void column_main(uint group)
     uint part = group / columns, first = ((group % columns) * REDUCE_THREADS + gl_LocalInvocationIndex) * VECTOR;
     uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
     uint in_offset, out_offset, begin, end, out_stride;
-    uvec4 states[VECTOR];
+    Acc accs[VECTOR];
 
     if (part >= push.parts || first >= push.kept_elements)
         return;
@@ -498,11 +718,11 @@ void column_main(uint group)
         return;
     }
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-        states[j] = identity_state();
-    stride_column_vectors(input_base, in_offset, begin, end, states);
+        accs[j] = acc_identity();
+    stride_column_vectors(input_base, in_offset, begin, end, accs);
     out_stride = push.dims[KEPT_OUT_STRIDES + KEPT_COUNT - 1u];
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-        finish(first + j, part, out_offset + j * out_stride, states[j]);
+        finish(first + j, part, out_offset + j * out_stride, acc_state(accs[j]));
 }
 
 void combine_main(uint group)
@@ -512,17 +732,17 @@ void combine_main(uint group)
 
     if (output_index >= push.kept_elements)
         return;
-    for (; part + REDUCE_UNROLL <= push.parts; part += REDUCE_UNROLL)
+    for (; part + REDUCE_COMBINE_UNROLL <= push.parts; part += REDUCE_COMBINE_UNROLL)
     {
-        uvec4 partials[REDUCE_UNROLL];
+        uvec4 partials[REDUCE_COMBINE_UNROLL];
 
-        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            partials[u] = TioVector(partial_address(output_index, part + u)).v;
-        [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
+        [[unroll]] for (uint u = 0u; u < REDUCE_COMBINE_UNROLL; ++u)
+            partials[u] = load_partial(output_index, part + u);
+        [[unroll]] for (uint u = 0u; u < REDUCE_COMBINE_UNROLL; ++u)
             state = combine(state, partials[u]);
     }
     for (; part < push.parts; ++part)
-        state = combine(state, TioVector(partial_address(output_index, part)).v);
+        state = combine(state, load_partial(output_index, part));
     kept_offsets(output_index, in_offset, out_offset);
     store_result(out_offset, state);
 }
@@ -536,7 +756,7 @@ void combine_row_main(uint group)
     if (output_index >= push.kept_elements)
         return;
     for (part = gl_LocalInvocationIndex; part < push.parts; part += REDUCE_THREADS)
-        state = combine(state, TioVector(partial_address(output_index, part)).v);
+        state = combine(state, load_partial(output_index, part));
     state = workgroup_combine(state);
     if (gl_LocalInvocationIndex != 0u)
         return;

@@ -35,12 +35,19 @@
 /* COLUMN mode also takes reductions this short whose kept elements are not contiguous: an
  * invocation per output beats a mostly idle workgroup per output. */
 #define REDUCE_SHORT_REDUCTION 32
-/* Elements per vector load in rows: 16 bytes of 32-bit types, 8 of FLOAT16. */
-#define REDUCE_VECTOR 4
-/* The most parts an invocation combines alone (COMBINE); more get a workgroup (COMBINE_ROW). */
-#define REDUCE_COMBINE_LOOP_MAX 32
-/* The longest rows a subgroup reduces alone (SUBGROUP_ROW); longer ones get a workgroup. */
+/* Bytes per vector load: 4 32-bit elements, 8 FLOAT16 (vector_elements()). Parts are made of
+ * whole vectors of the longest, REDUCE_MAX_VECTOR elements. */
+#define REDUCE_VECTOR_BYTES 16
+#define REDUCE_MAX_VECTOR 8
+/* The most parts an invocation combines alone (COMBINE, REDUCE_COMBINE_UNROLL at a time); more get
+ * a workgroup (COMBINE_ROW). */
+#define REDUCE_COMBINE_LOOP_MAX 64
+/* The longest rows a subgroup reduces alone (SUBGROUP_ROW); longer ones get a workgroup, unless
+ * there are so many that their subgroups alone fill a large GPU (as many invocations as
+ * REDUCE_TARGET_GROUPS workgroups with subgroups of 32): then the workgroup's barriers and shared
+ * memory would cost more than they save. */
 #define REDUCE_SUBGROUP_ROW_MAX 2048
+#define REDUCE_SUBGROUP_ROW_OUTPUTS (REDUCE_TARGET_GROUPS * REDUCE_THREADS / 32)
 
 /* By REDUCE_MODE_*, for trace messages (the tests read them). */
 static const char *const mode_names[] = {"row", "column", "combine", "subgroup-row", "combine-row"};
@@ -187,7 +194,8 @@ struct reduce_plan
     uint32_t mode;
     uint32_t parts, part_size;
     uint32_t rows_per_group;            /* SUBGROUP_ROW: a subgroup per output */
-    uint32_t vector;                    /* elements per load in ROW and SUBGROUP_ROW: 1 or REDUCE_VECTOR */
+    uint32_t vector;                    /* elements per load: 1 or vector_elements() */
+    uint32_t partial_words;             /* REDUCE_PARTIAL_WORDS */
 };
 
 static uint32_t axes_mask(const struct reduce_params *p)
@@ -204,49 +212,59 @@ static uint64_t div_up(uint64_t a, uint64_t b)
     return (a + b - 1) / b;
 }
 
-/* Whether every vector load stays aligned: the binding's offset is (16 bytes:
- * DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT; persistent inputs 256), and every input stride but the
- * contiguous one that the vectors run along is a multiple of the vector. */
-static bool vectors_aligned(const struct vkdml_compile *compile, const struct reduce_plan *plan, bool along_kept)
+/* Elements per vector load of the input's type, 0 where it is not read in vectors. */
+static uint32_t vector_elements(DML_TENSOR_DATA_TYPE type)
 {
-    const struct vkdml_axes_layout *layout = &plan->layout;
-    DML_TENSOR_DATA_TYPE type = compile->op->inputs[0]->DataType;
-    uint32_t i;
-
     if (type != DML_TENSOR_DATA_TYPE_FLOAT32 && type != DML_TENSOR_DATA_TYPE_FLOAT16
             && type != DML_TENSOR_DATA_TYPE_INT32 && type != DML_TENSOR_DATA_TYPE_UINT32)
-        return false;
-    if (compile->inputs[0].offset % (REDUCE_VECTOR * vkdml_element_size(type)) || layout->reduced_count != 1)
+        return 0;
+    return REDUCE_VECTOR_BYTES / vkdml_element_size(type);
+}
+
+/* Whether every vector load of `vector` elements stays aligned: the binding's offset is (16
+ * bytes: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT; persistent inputs 256), and every input stride but
+ * the contiguous one that the vectors run along is a multiple of the vector. */
+static bool vectors_aligned(const struct vkdml_compile *compile, const struct reduce_plan *plan, uint32_t vector,
+        bool along_kept)
+{
+    const struct vkdml_axes_layout *layout = &plan->layout;
+    uint32_t i;
+
+    if (compile->inputs[0].offset % REDUCE_VECTOR_BYTES || layout->reduced_count != 1)
         return false;
     for (i = 0; i < layout->kept_count; ++i)
     {
-        if (layout->kept_strides[0][i] % REDUCE_VECTOR && !(along_kept && i == layout->kept_count - 1))
+        if (layout->kept_strides[0][i] % vector && !(along_kept && i == layout->kept_count - 1))
             return false;
     }
     /* Columns: each row of the vectors starts aligned; rows: the caller wants a contiguous row. */
-    return !along_kept || !(layout->reduced_strides[0][0] % REDUCE_VECTOR);
+    return !along_kept || !(layout->reduced_strides[0][0] % vector);
 }
 
-/* Rows read in vectors of REDUCE_VECTOR elements: contiguous rows, each row and part starting at
- * a multiple of the vector. Columns: REDUCE_VECTOR adjacent outputs per invocation, the
- * contiguous kept dimension a multiple of the vector. */
+/* Rows read in vectors (vector_elements()): contiguous rows, each row and part starting at a
+ * multiple of the vector. Columns: a vector of adjacent outputs per invocation, the contiguous
+ * kept dimension a multiple of the vector. */
 static uint32_t vector_width(const struct vkdml_compile *compile, const struct reduce_plan *plan)
 {
     const struct vkdml_axes_layout *layout = &plan->layout;
+    uint32_t vector = vector_elements(compile->op->inputs[0]->DataType);
 
+    if (!vector || !vectors_aligned(compile, plan, vector, plan->mode == REDUCE_MODE_COLUMN))
+        return 1;
     if (plan->mode == REDUCE_MODE_COLUMN)
-        return vectors_aligned(compile, plan, true) && layout->kept_strides[0][layout->kept_count - 1] == 1
-                && !(layout->kept_sizes[layout->kept_count - 1] % REDUCE_VECTOR) ? REDUCE_VECTOR : 1;
+        return layout->kept_strides[0][layout->kept_count - 1] == 1
+                && !(layout->kept_sizes[layout->kept_count - 1] % vector) ? vector : 1;
     if (plan->mode != REDUCE_MODE_ROW && plan->mode != REDUCE_MODE_SUBGROUP_ROW)
         return 1;
-    return vectors_aligned(compile, plan, false) && layout->reduced_strides[0][0] == 1
-            && !(layout->reduced_elements % REDUCE_VECTOR) && !(plan->part_size % REDUCE_VECTOR) ? REDUCE_VECTOR : 1;
+    return layout->reduced_strides[0][0] == 1 && !(layout->reduced_elements % vector)
+            && !(plan->part_size % vector) ? vector : 1;
 }
 
 /* COLUMN when adjacent invocations read adjacent elements (the innermost kept dimension is
  * contiguous) or the reductions are short; SUBGROUP_ROW for rows up to REDUCE_SUBGROUP_ROW_MAX
- * over enough outputs to fill its workgroups; ROW otherwise. Parts when the outputs alone would
- * leave a large GPU idle. */
+ * over enough outputs to fill its workgroups, or for REDUCE_SUBGROUP_ROW_OUTPUTS rows of any
+ * length; ROW otherwise. Parts when the outputs alone would leave a large GPU idle; then the
+ * vector width. */
 static void plan_reduction(const struct vkdml_compile *compile, struct reduce_plan *plan)
 {
     const struct vkdml_axes_layout *layout = &plan->layout;
@@ -256,14 +274,20 @@ static void plan_reduction(const struct vkdml_compile *compile, struct reduce_pl
 
     plan->rows_per_group = REDUCE_THREADS / compile->vk->caps.subgroup_size;
     plan->mode = column ? REDUCE_MODE_COLUMN : REDUCE_MODE_ROW;
-    if (!column && reduced <= REDUCE_SUBGROUP_ROW_MAX && kept >= plan->rows_per_group)
+    if (!column && (reduced <= REDUCE_SUBGROUP_ROW_MAX ? kept >= plan->rows_per_group
+            : kept >= REDUCE_SUBGROUP_ROW_OUTPUTS))
     {
         plan->mode = REDUCE_MODE_SUBGROUP_ROW;
         plan->parts = 1;
         plan->part_size = (uint32_t)reduced;
+        plan->vector = vector_width(compile, plan);
         return;
     }
-    groups = column ? div_up(kept, REDUCE_THREADS) : kept;
+    /* Columns' vectors do not depend on the parts. An invocation of 8 FLOAT16 columns owns twice
+     * the outputs of one of 4 32-bit columns, with as many bytes in flight: count it twice, so that
+     * as many invocations run. */
+    plan->vector = column ? vector_width(compile, plan) : 1;
+    groups = column ? div_up(kept, REDUCE_THREADS * VKDML_MAX(plan->vector / 4, 1)) : kept;
     parts = 1;
     if (groups < REDUCE_TARGET_GROUPS)
     {
@@ -272,8 +296,10 @@ static void plan_reduction(const struct vkdml_compile *compile, struct reduce_pl
         parts = VKDML_MAX(parts, 1);
     }
     /* Parts of whole vectors, should the rows be read in vectors. */
-    plan->part_size = (uint32_t)VKDML_ALIGN_UP(div_up(reduced, parts), REDUCE_VECTOR);
+    plan->part_size = (uint32_t)VKDML_ALIGN_UP(div_up(reduced, parts), REDUCE_MAX_VECTOR);
     plan->parts = (uint32_t)div_up(reduced, plan->part_size);
+    if (!column)
+        plan->vector = vector_width(compile, plan);
 }
 
 static void fill_push(const struct reduce_plan *plan, struct reduce_push *push)
@@ -325,7 +351,7 @@ static struct vkdml_tensor_location place_partials(struct vkdml_compile *compile
     if (plan->parts == 1)
         return temp;
     temp.offset = VKDML_ALIGN_UP(compile->temporary_size, 256);
-    compile->temporary_size = temp.offset + plan->layout.kept_elements * plan->parts * REDUCE_STATE_SIZE;
+    compile->temporary_size = temp.offset + plan->layout.kept_elements * plan->parts * sizeof(uint32_t) * plan->partial_words;
     return temp;
 }
 
@@ -378,7 +404,8 @@ HRESULT vkdml_reduce_compile(struct vkdml_compile *compile)
         return vkdml_op_error(op, E_NOTIMPL, "no reduce kernel variant holds these types on this device.");
     vkdml_axes_layout_init(&plan.layout, tensors, 2, axes_mask(&p));
     plan_reduction(compile, &plan);
-    plan.vector = vector_width(compile, &plan);
+    plan.partial_words = REDUCE_PARTIAL_WORDS(p.function, op->inputs[0]->DataType == DML_TENSOR_DATA_TYPE_INT64
+            || op->inputs[0]->DataType == DML_TENSOR_DATA_TYPE_UINT64);
     TRACE("Reduce kernel: %s, %" PRIu64 " outputs of %" PRIu64 " elements (%u kept, %u reduced dimensions), "
             "%u part(s), loads of %u element(s).", mode_names[plan.mode], plan.layout.kept_elements,
             plan.layout.reduced_elements, plan.layout.kept_count, plan.layout.reduced_count, plan.parts, plan.vector);

@@ -15,7 +15,7 @@
  *                 is contiguous;
  *   COMBINE       an invocation per output, combining its PARTS partial states in part order;
  *   COMBINE_ROW   COMBINE with a workgroup per output, for many parts (a whole-tensor reduction).
- * With PARTS > 1, ROW and COLUMN write partial states (uvec4, REDUCE_STATE_SIZE bytes) into the
+ * With PARTS > 1, ROW and COLUMN write partial states (REDUCE_PARTIAL_WORDS of the state) into the
  * temporary resource, part-major (COLUMN's stores and COMBINE's loads coalesce), and a COMBINE
  * or COMBINE_ROW dispatch finishes them: the order of every operation is fixed, so results are the same on
  * every run.
@@ -26,7 +26,9 @@
 #define REDUCE_THREADS 256
 /* Loads in flight per invocation (ROW and COLUMN loops): enough to cover a GPU's memory latency. */
 #define REDUCE_UNROLL 8
-#define REDUCE_STATE_SIZE 16
+/* Partial states in flight per invocation of COMBINE: its few invocations wait a round trip per
+ * batch, and a partial state is mostly one word. */
+#define REDUCE_COMBINE_UNROLL 16
 #define REDUCE_MAX_DIMS 8
 
 #define REDUCE_MODE_ROW 0
@@ -49,6 +51,13 @@
 #define REDUCE_SUM 10
 #define REDUCE_SUM_SQUARE 11
 
+/* 32-bit words of a partial state by function, and whether the input is INT64 / UINT64: the value
+ * (one word, two for 64-bit integers and LOG_SUM_EXP's max and sum), then ARG*'s index, padded to
+ * a power of two. A part is never empty, so emptiness needs no word. */
+#define REDUCE_PARTIAL_WORDS(function, long_domain) \
+    ((function) == REDUCE_ARGMAX || (function) == REDUCE_ARGMIN ? ((long_domain) ? 4 : 2) \
+            : (function) == REDUCE_LOG_SUM_EXP || (long_domain) ? 2 : 1)
+
 /* Specialization constant ids, each derived from the one before. */
 #define REDUCE_SPEC_MODE 0
 #define REDUCE_SPEC_FUNCTION            (REDUCE_SPEC_MODE + 1)
@@ -58,7 +67,7 @@
 #define REDUCE_SPEC_KEPT_COUNT          (REDUCE_SPEC_OUTPUT_TYPE + 1)   /* dimensions, 0 to REDUCE_MAX_DIMS */
 #define REDUCE_SPEC_REDUCED_COUNT       (REDUCE_SPEC_KEPT_COUNT + 1)
 #define REDUCE_SPEC_PARTIAL             (REDUCE_SPEC_REDUCED_COUNT + 1) /* 1: ROW / COLUMN write partial states */
-#define REDUCE_SPEC_VECTOR              (REDUCE_SPEC_PARTIAL + 1)       /* rows: elements per load, 1 or 4 */
+#define REDUCE_SPEC_VECTOR              (REDUCE_SPEC_PARTIAL + 1)       /* elements per load: 1, 4, 8 (FLOAT16) */
 /* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
 #define REDUCE_SPEC_IN_LOCATION         (REDUCE_SPEC_VECTOR + 1)
 #define REDUCE_SPEC_OUT_LOCATION        (REDUCE_SPEC_IN_LOCATION + 3)

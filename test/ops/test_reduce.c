@@ -33,7 +33,7 @@ enum value_kind
     VALUES_POSITIVE,        /* floats in [0.25, 2) (LOG_SUM) */
     VALUES_NEAR_ONE,        /* floats in [0.97, 1.03) (MULTIPLY) */
     VALUES_FEW,             /* 0 to 3: many ties */
-    VALUES_SPECIAL,         /* VALUES_FEW with NaN, +inf and -inf in some elements */
+    VALUES_SPECIAL,         /* -3 to 3 with NaN, +inf, -inf and -0 in some elements */
 };
 
 enum layout_kind
@@ -165,8 +165,10 @@ static double special_value(uint32_t *random)
             return INFINITY;
         case 2:
             return -INFINITY;
+        case 3:
+            return -0.0;
         default:
-            return ref_random(random) % 4;
+            return (double)(ref_random(random) % 7) - 3.0;
     }
 }
 
@@ -655,11 +657,16 @@ static void test_shapes(void **state)
     }
 }
 
-/* NaN wins MIN, MAX and ARG*; infinities (README, "Reductions (REDUCE, ARGMIN, ARGMAX)"). */
+/* NaN wins MIN, MAX and ARG*; infinities; -0 ties +0 for ARG* (README, "Reductions (REDUCE, ARGMIN,
+ * ARGMAX)"). */
 static void test_special_values(void **state)
 {
     static const struct shape rows = {2, {7, 40}, 1, {1}, LAYOUT_PACKED};
     static const struct shape columns = {2, {40, 7}, 1, {0}, LAYOUT_PACKED};
+    /* FLOAT16 in loads of 8: rows, then 8 columns per invocation; then a row per subgroup. */
+    static const struct shape vector_shapes[2] = {{2, {5, 64}, 1, {1}, LAYOUT_PACKED},
+            {2, {64, 16}, 1, {0}, LAYOUT_PACKED}};
+    static const struct shape subgroup_rows = {2, {40, 64}, 1, {1}, LAYOUT_PACKED};
     static const DML_REDUCE_FUNCTION functions[] =
     {
         DML_REDUCE_FUNCTION_MAX, DML_REDUCE_FUNCTION_MIN, DML_REDUCE_FUNCTION_ARGMAX, DML_REDUCE_FUNCTION_ARGMIN,
@@ -675,6 +682,23 @@ static void test_special_values(void **state)
         if (is_arg(test.function))
             test.out_type = U32;
         run_case(*state, &test, 300 + i);
+        test.in_type = F16;
+        test.out_type = is_arg(test.function) ? I32 : F16;
+        test.shape = &vector_shapes[i % 2];
+        if (is_arg(test.function))
+        {
+            /* The ARG* operators, each direction over rows and over columns. */
+            test.op = test.function == DML_REDUCE_FUNCTION_ARGMAX ? DML_OPERATOR_ARGMAX : DML_OPERATOR_ARGMIN;
+            test.direction = (i / 2 + i) % 2 ? DML_AXIS_DIRECTION_DECREASING : DML_AXIS_DIRECTION_INCREASING;
+        }
+        run_case(*state, &test, 330 + i);
+        /* The integer subgroup reductions of MIN, MAX and ARG*. */
+        if (test.function == DML_REDUCE_FUNCTION_SUM || test.function == DML_REDUCE_FUNCTION_LOG_SUM_EXP)
+            continue;
+        test.in_type = F32;
+        test.out_type = is_arg(test.function) ? U64 : F32;
+        test.shape = &subgroup_rows;
+        run_case(*state, &test, 350 + i);
     }
     /* ARG* operators over NaN, the last index on ties. */
     test = (struct reduce_case){DML_OPERATOR_ARGMAX, DML_REDUCE_FUNCTION_ARGMAX, DML_AXIS_DIRECTION_DECREASING,
@@ -855,16 +879,20 @@ static void check_plan(struct dml_test_context *context, DML_TENSOR_DATA_TYPE ty
     release_last(compiled);
 }
 
-/* Rows: a workgroup each, enough of them; the first axis: 32 column groups, each in 32 parts;
- * everything: 1024 parts. */
+/* Rows: a subgroup each, enough of them, 16-byte loads; the first axis: 16-byte loads of 4
+ * FLOAT32 or 8 FLOAT16 columns, 256 workgroups (32 or 64 parts); everything: 1024 parts. */
 static void test_plans(void **state)
 {
     static const UINT last[1] = {1}, first[1] = {0}, both[2] = {0, 1};
 
-    check_plan(*state, F32, 1, last,
-            "row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 1 part(s), loads of 4 element(s).");
-    check_plan(*state, F16, 1, first,
+    check_plan(*state, F32, 1, last, "subgroup-row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), "
+            "1 part(s), loads of 4 element(s).");
+    check_plan(*state, F16, 1, last, "subgroup-row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), "
+            "1 part(s), loads of 8 element(s).");
+    check_plan(*state, F32, 1, first,
             "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 32 part(s), loads of 4 element(s).");
+    check_plan(*state, F16, 1, first,
+            "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 64 part(s), loads of 8 element(s).");
     check_plan(*state, F32, 2, both,
             "row, 1 outputs of 67108864 elements (0 kept, 1 reduced dimensions), 1024 part(s), loads of 4 element(s).");
     assert_no_log_errors();
