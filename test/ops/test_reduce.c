@@ -66,9 +66,9 @@ static const struct shape shapes[] =
     {2, {1000, 3}, 1, {1}, LAYOUT_PADDED},                  /* short rows, strided */
     {3, {40, 2, 50}, 2, {0, 2}, LAYOUT_PACKED},             /* a row per subgroup, non-adjacent */
     {2, {64, 1000}, 1, {1}, LAYOUT_BROADCAST},              /* a row per subgroup, broadcast */
-    {2, {9000, 9}, 1, {0}, LAYOUT_PADDED},                  /* columns in 64 slices, 3 parts */
+    {2, {4500, 9}, 1, {0}, LAYOUT_PADDED},                  /* columns in 64 slices, 2 parts */
     {3, {50, 3, 12}, 2, {0, 1}, LAYOUT_PACKED},             /* 4 columns per invocation */
-    {3, {3, 5000, 8}, 1, {1}, LAYOUT_PACKED},               /* vectors of columns, 64 slices, 2 parts */
+    {3, {2, 4104, 8}, 1, {1}, LAYOUT_PACKED},               /* vectors of columns, 64 slices, 2 parts */
 };
 
 struct reduce_case
