@@ -41,6 +41,7 @@ layout(constant_id = REDUCE_SPEC_KEPT_COUNT) const uint KEPT_COUNT = 0;
 layout(constant_id = REDUCE_SPEC_REDUCED_COUNT) const uint REDUCED_COUNT = 1;
 layout(constant_id = REDUCE_SPEC_PARTIAL) const bool PARTIAL = false;
 layout(constant_id = REDUCE_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = REDUCE_SPEC_SLICES) const uint SLICES = 1;
 layout(constant_id = REDUCE_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
 layout(constant_id = REDUCE_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
 layout(constant_id = REDUCE_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
@@ -566,28 +567,43 @@ uvec2 partial_address(uint output_index, uint part)
             part * push.kept_elements + output_index, 4u * PARTIAL_WORDS);
 }
 
+/* A non-empty state's PARTIAL_WORDS words, first, and back. */
+uvec4 pack_state(uvec4 state)
+{
+    return PARTIAL_WORDS == 2u && ARG ? state.xzyw : state;
+}
+
+uvec4 unpack_state(uvec4 words)
+{
+    if (PARTIAL_WORDS == 1u)
+        return uvec4(words.x, 0u, 0u, 0u);
+    if (PARTIAL_WORDS == 4u)
+        return words;
+    return ARG ? uvec4(words.x, 0u, words.y, 0u) : uvec4(words.xy, 0u, 0u);
+}
+
 void store_partial(uint output_index, uint part, uvec4 state)
 {
     uvec2 address = partial_address(output_index, part);
+    uvec4 words = pack_state(state);
 
     if (PARTIAL_WORDS == 1u)
-        TioWord(address).v = state.x;
+        TioWord(address).v = words.x;
     else if (PARTIAL_WORDS == 2u)
-        TioPair(address).v = ARG ? state.xz : state.xy;
+        TioPair(address).v = words.xy;
     else
-        TioVector(address).v = state;
+        TioVector(address).v = words;
 }
 
 uvec4 load_partial(uint output_index, uint part)
 {
-    uvec2 address = partial_address(output_index, part), pair;
+    uvec2 address = partial_address(output_index, part);
 
     if (PARTIAL_WORDS == 1u)
-        return uvec4(TioWord(address).v, 0u, 0u, 0u);
-    if (PARTIAL_WORDS == 4u)
-        return TioVector(address).v;
-    pair = TioPair(address).v;
-    return ARG ? uvec4(pair.x, 0u, pair.y, 0u) : uvec4(pair, 0u, 0u);
+        return unpack_state(uvec4(TioWord(address).v, 0u, 0u, 0u));
+    if (PARTIAL_WORDS == 2u)
+        return unpack_state(uvec4(TioPair(address).v, 0u, 0u));
+    return unpack_state(TioVector(address).v);
 }
 
 /* A part's state: into the temporary resource, or finished into the output. */
@@ -644,52 +660,54 @@ void subgroup_row_main(uint group)
         subgroup_row(input_base, output_index);
 }
 
-/* An invocation's reduced elements [begin, end) of the column at input offset `column`. */
-uvec4 stride_column(uvec2 input_base, uint column, uint begin, uint end)
+/* An invocation's reduced elements begin, begin + step ... below end of the column at input offset
+ * `column`. */
+uvec4 stride_column(uvec2 input_base, uint column, uint begin, uint end, uint step)
 {
     uint stride = REDUCED_COUNT == 1u ? push.dims[REDUCED_STRIDES] : 0u, r;
     Acc acc = acc_identity();
 
     if (REDUCED_COUNT > 1u)
     {
-        for (r = begin; r < end; ++r)
+        for (r = begin; r < end; r += step)
             acc_add(acc, element_state(input_base, column + reduced_offset(r), r));
         return acc_state(acc);
     }
-    for (r = begin; r + REDUCE_UNROLL <= end; r += REDUCE_UNROLL)
+    for (r = begin; r + (REDUCE_UNROLL - 1u) * step < end; r += REDUCE_UNROLL * step)
     {
         uvec4 elements[REDUCE_UNROLL];
 
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
-            elements[u] = element_state(input_base, column + (r + u) * stride, r + u);
+            elements[u] = element_state(input_base, column + (r + u * step) * stride, r + u * step);
         [[unroll]] for (uint u = 0u; u < REDUCE_UNROLL; ++u)
             acc_add(acc, elements[u]);
     }
-    for (; r < end; ++r)
+    for (; r < end; r += step)
         acc_add(acc, element_state(input_base, column + r * stride, r));
     return acc_state(acc);
 }
 
 /* VECTOR adjacent columns (adjacent outputs) from vector loads (reduce.c: one reduced dimension,
- * contiguous kept elements, everything a multiple of the vector), accumulated into accs[j]. */
-void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, inout Acc accs[VECTOR])
+ * contiguous kept elements, everything a multiple of the vector), reduced elements begin,
+ * begin + step ... below end, accumulated into accs[j]. */
+void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, uint step, inout Acc accs[VECTOR])
 {
     const uint UNROLL = REDUCE_UNROLL;
     uint stride = push.dims[REDUCED_STRIDES] / VECTOR, v = column / VECTOR, r;
 
-    for (r = begin; r + UNROLL <= end; r += UNROLL)
+    for (r = begin; r + (UNROLL - 1u) * step < end; r += UNROLL * step)
     {
         uvec4 words[UNROLL];
 
         [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
-            words[u] = load_vector(input_base, v + (r + u) * stride);
+            words[u] = load_vector(input_base, v + (r + u * step) * stride);
         [[unroll]] for (uint u = 0u; u < UNROLL; ++u)
         {
             [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-                acc_add(accs[j], vector_element_state(words[u], j, r + u));
+                acc_add(accs[j], vector_element_state(words[u], j, r + u * step));
         }
     }
-    for (; r < end; ++r)
+    for (; r < end; r += step)
     {
         uvec4 words = load_vector(input_base, v + r * stride);
 
@@ -698,31 +716,88 @@ void stride_column_vectors(uvec2 input_base, uint column, uint begin, uint end, 
     }
 }
 
-/* An invocation per VECTOR adjacent outputs (and part). */
+/* COLUMN's lanes (VECTOR adjacent columns each) per workgroup, and the words of the slices' tree. */
+const uint COLUMN_LANES = REDUCE_THREADS / SLICES;
+const uint SLICE_STATES = VECTOR < REDUCE_SLICE_WORDS / PARTIAL_WORDS ? VECTOR : REDUCE_SLICE_WORDS / PARTIAL_WORDS;
+shared uint slice_words[SLICES > 1u ? REDUCE_SLICE_WORDS * REDUCE_THREADS : 1u];
+
+/* Combines the SLICES slices' states into slice 0's, slice s with s + h for h = SLICES / 2 ... 1:
+ * a fixed order, the same on every run. Slice t (reduced elements begin + t, begin + t + SLICES
+ * ...) is empty when begin + t >= end, and then so are the slices above it that its tree holds:
+ * those are never combined. Every invocation of the workgroup calls. */
+void combine_slices(inout uvec4 states[VECTOR], uint slice, uint begin, uint end)
+{
+    [[unroll]] for (uint j0 = 0u; j0 < VECTOR; j0 += SLICE_STATES)
+    {
+        for (uint h = SLICES / 2u; h > 0u; h /= 2u)
+        {
+            if (slice >= h && slice < 2u * h)
+            {
+                [[unroll]] for (uint k = 0u; k < SLICE_STATES; ++k)
+                {
+                    uvec4 words = pack_state(states[j0 + k]);
+
+                    [[unroll]] for (uint w = 0u; w < PARTIAL_WORDS; ++w)
+                        slice_words[((k * PARTIAL_WORDS + w) * REDUCE_THREADS) + gl_LocalInvocationIndex] = words[w];
+                }
+            }
+            barrier();
+            if (slice < h && begin + slice + h < end)
+            {
+                uint partner = gl_LocalInvocationIndex + h * COLUMN_LANES;
+
+                [[unroll]] for (uint k = 0u; k < SLICE_STATES; ++k)
+                {
+                    uvec4 words = uvec4(0u);
+
+                    [[unroll]] for (uint w = 0u; w < PARTIAL_WORDS; ++w)
+                        words[w] = slice_words[((k * PARTIAL_WORDS + w) * REDUCE_THREADS) + partner];
+                    states[j0 + k] = combine(states[j0 + k], unpack_state(words));
+                }
+            }
+            barrier();
+        }
+    }
+}
+
+/* An invocation per VECTOR adjacent outputs, slice and part. */
 void column_main(uint group)
 {
-    uint columns = (push.kept_elements / VECTOR + REDUCE_THREADS - 1u) / REDUCE_THREADS;
-    uint part = group / columns, first = ((group % columns) * REDUCE_THREADS + gl_LocalInvocationIndex) * VECTOR;
+    uint tiles = (push.kept_elements / VECTOR + COLUMN_LANES - 1u) / COLUMN_LANES, part = group / tiles;
+    uint lane = gl_LocalInvocationIndex % COLUMN_LANES, slice = gl_LocalInvocationIndex / COLUMN_LANES;
+    uint first = ((group % tiles) * COLUMN_LANES + lane) * VECTOR, in_offset, out_offset, begin, end, out_stride;
     uvec2 input_base = tensor_address(IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
-    uint in_offset, out_offset, begin, end, out_stride;
+    bool owns_columns = first < push.kept_elements;
+    uvec4 states[VECTOR];
     Acc accs[VECTOR];
 
-    if (part >= push.parts || first >= push.kept_elements)
+    /* Uniform across the workgroup, so the barriers of combine_slices() stay uniform. */
+    if (part >= push.parts)
         return;
-    kept_offsets(first, in_offset, out_offset);
     begin = part * push.part_size;
     end = min(push.reduced_elements, begin + push.part_size);
-    if (VECTOR == 1u)
-    {
-        finish(first, part, out_offset, stride_column(input_base, in_offset, begin, end));
-        return;
-    }
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
         accs[j] = acc_identity();
-    stride_column_vectors(input_base, in_offset, begin, end, accs);
+    if (owns_columns)
+    {
+        kept_offsets(first, in_offset, out_offset);
+        if (VECTOR == 1u)
+            states[0] = stride_column(input_base, in_offset, begin + slice, end, SLICES);
+        else
+            stride_column_vectors(input_base, in_offset, begin + slice, end, SLICES, accs);
+    }
+    if (VECTOR > 1u || !owns_columns)
+    {
+        [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
+            states[j] = acc_state(accs[j]);
+    }
+    if (SLICES > 1u)
+        combine_slices(states, slice, begin, end);
+    if (!owns_columns || slice != 0u)
+        return;
     out_stride = push.dims[KEPT_OUT_STRIDES + KEPT_COUNT - 1u];
     [[unroll]] for (uint j = 0u; j < VECTOR; ++j)
-        finish(first + j, part, out_offset + j * out_stride, acc_state(accs[j]));
+        finish(first + j, part, out_offset + j * out_stride, states[j]);
 }
 
 void combine_main(uint group)

@@ -32,6 +32,8 @@
 /* The fewest reduced elements a part gets: ROW parts, COLUMN parts. */
 #define REDUCE_MIN_ROW_PART (REDUCE_THREADS * 16)
 #define REDUCE_MIN_COLUMN_PART 64
+/* COLUMN: the fewest reduced elements a slice gets (the loop keeps REDUCE_UNROLL loads in flight). */
+#define REDUCE_MIN_SLICE_ROWS (2 * REDUCE_UNROLL)
 /* COLUMN mode also takes reductions this short whose kept elements are not contiguous: an
  * invocation per output beats a mostly idle workgroup per output. */
 #define REDUCE_SHORT_REDUCTION 32
@@ -195,6 +197,7 @@ struct reduce_plan
     uint32_t parts, part_size;
     uint32_t rows_per_group;            /* SUBGROUP_ROW: a subgroup per output */
     uint32_t vector;                    /* elements per load: 1 or vector_elements() */
+    uint32_t slices;                    /* COLUMN: slices per workgroup */
     uint32_t partial_words;             /* REDUCE_PARTIAL_WORDS */
 };
 
@@ -260,11 +263,26 @@ static uint32_t vector_width(const struct vkdml_compile *compile, const struct r
             && !(plan->part_size % vector) ? vector : 1;
 }
 
+/* COLUMN's slices: the fewest (a power of two) that give as many invocations as
+ * REDUCE_TARGET_GROUPS workgroups of one column each (a 16-byte vector counting as 4 columns, as
+ * many bytes in flight), each slice of at least REDUCE_MIN_SLICE_ROWS elements. The slices'
+ * combine stays inside the workgroup: no COMBINE dispatch where they suffice. */
+static uint32_t column_slices(uint64_t invocations, uint32_t vector, uint64_t reduced)
+{
+    uint64_t weight = VKDML_MIN(vector, 4);
+    uint32_t slices = 1;
+
+    while (slices < REDUCE_MAX_SLICES && invocations * slices * weight < REDUCE_TARGET_GROUPS * REDUCE_THREADS
+            && 2 * slices * REDUCE_MIN_SLICE_ROWS <= reduced)
+        slices *= 2;
+    return slices;
+}
+
 /* COLUMN when adjacent invocations read adjacent elements (the innermost kept dimension is
  * contiguous) or the reductions are short; SUBGROUP_ROW for rows up to REDUCE_SUBGROUP_ROW_MAX
  * over enough outputs to fill its workgroups, or for REDUCE_SUBGROUP_ROW_OUTPUTS rows of any
- * length; ROW otherwise. Parts when the outputs alone would leave a large GPU idle; then the
- * vector width. */
+ * length; ROW otherwise. COLUMN first splits its reductions into slices inside a workgroup; then
+ * parts when the outputs alone would leave a large GPU idle; then the vector width. */
 static void plan_reduction(const struct vkdml_compile *compile, struct reduce_plan *plan)
 {
     const struct vkdml_axes_layout *layout = &plan->layout;
@@ -273,6 +291,7 @@ static void plan_reduction(const struct vkdml_compile *compile, struct reduce_pl
             || reduced <= REDUCE_SHORT_REDUCTION);
 
     plan->rows_per_group = REDUCE_THREADS / compile->vk->caps.subgroup_size;
+    plan->slices = 1;
     plan->mode = column ? REDUCE_MODE_COLUMN : REDUCE_MODE_ROW;
     if (!column && (reduced <= REDUCE_SUBGROUP_ROW_MAX ? kept >= plan->rows_per_group
             : kept >= REDUCE_SUBGROUP_ROW_OUTPUTS))
@@ -285,14 +304,17 @@ static void plan_reduction(const struct vkdml_compile *compile, struct reduce_pl
     }
     /* Columns' vectors do not depend on the parts. An invocation of 8 FLOAT16 columns owns twice
      * the outputs of one of 4 32-bit columns, with as many bytes in flight: count it twice, so that
-     * as many invocations run. */
+     * as many invocations run; likewise an invocation's slice of its columns. */
     plan->vector = column ? vector_width(compile, plan) : 1;
-    groups = column ? div_up(kept, REDUCE_THREADS * VKDML_MAX(plan->vector / 4, 1)) : kept;
+    if (column)
+        plan->slices = column_slices(kept / plan->vector, plan->vector, reduced);
+    groups = column ? div_up(kept * plan->slices, REDUCE_THREADS * VKDML_MAX(plan->vector / 4, 1)) : kept;
     parts = 1;
     if (groups < REDUCE_TARGET_GROUPS)
     {
         parts = div_up(REDUCE_TARGET_GROUPS, groups);
-        parts = VKDML_MIN(parts, div_up(reduced, column ? REDUCE_MIN_COLUMN_PART : REDUCE_MIN_ROW_PART));
+        parts = VKDML_MIN(parts, div_up(reduced,
+                column ? (uint64_t)plan->slices * REDUCE_MIN_COLUMN_PART : REDUCE_MIN_ROW_PART));
         parts = VKDML_MAX(parts, 1);
     }
     /* Parts of whole vectors, should the rows be read in vectors. */
@@ -338,6 +360,7 @@ static void fill_spec(const struct vkdml_compile *compile, const struct reduce_p
     spec[REDUCE_SPEC_REDUCED_COUNT] = plan->layout.reduced_count;
     spec[REDUCE_SPEC_PARTIAL] = plan->parts > 1;
     spec[REDUCE_SPEC_VECTOR] = plan->vector;
+    spec[REDUCE_SPEC_SLICES] = plan->slices;
     vkdml_set_location(&spec[REDUCE_SPEC_IN_LOCATION], &compile->inputs[0]);
     vkdml_set_location(&spec[REDUCE_SPEC_OUT_LOCATION], &compile->outputs[0]);
     vkdml_set_location(&spec[REDUCE_SPEC_TEMP_LOCATION], temp);
@@ -365,7 +388,7 @@ static uint64_t mode_groups(const struct reduce_plan *plan, uint32_t mode)
         case REDUCE_MODE_ROW:
             return kept * plan->parts;
         case REDUCE_MODE_COLUMN:
-            return div_up(kept / plan->vector, REDUCE_THREADS) * plan->parts;
+            return div_up(kept / plan->vector, REDUCE_THREADS / plan->slices) * plan->parts;
         case REDUCE_MODE_SUBGROUP_ROW:
             return div_up(kept, plan->rows_per_group);
         case REDUCE_MODE_COMBINE_ROW:
@@ -407,8 +430,9 @@ HRESULT vkdml_reduce_compile(struct vkdml_compile *compile)
     plan.partial_words = REDUCE_PARTIAL_WORDS(p.function, op->inputs[0]->DataType == DML_TENSOR_DATA_TYPE_INT64
             || op->inputs[0]->DataType == DML_TENSOR_DATA_TYPE_UINT64);
     TRACE("Reduce kernel: %s, %" PRIu64 " outputs of %" PRIu64 " elements (%u kept, %u reduced dimensions), "
-            "%u part(s), loads of %u element(s).", mode_names[plan.mode], plan.layout.kept_elements,
-            plan.layout.reduced_elements, plan.layout.kept_count, plan.layout.reduced_count, plan.parts, plan.vector);
+            "%u part(s), %u slice(s), loads of %u element(s).", mode_names[plan.mode], plan.layout.kept_elements,
+            plan.layout.reduced_elements, plan.layout.kept_count, plan.layout.reduced_count, plan.parts, plan.slices,
+            plan.vector);
     temp = place_partials(compile, &plan);
     fill_spec(compile, &p, &plan, &temp, spec);
     fill_push(&plan, &push);

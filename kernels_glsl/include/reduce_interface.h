@@ -10,9 +10,11 @@
  *                 elements are contiguous, or the kept ones are not);
  *   SUBGROUP_ROW  ROW with a subgroup per output and no parts, for rows too short to keep a
  *                 workgroup busy;
- *   COLUMN        an invocation per (output, part), looping over the part's reduced elements:
- *                 adjacent invocations read adjacent elements when the innermost kept dimension
- *                 is contiguous;
+ *   COLUMN        an invocation per (output, slice, part), looping over its slice of the part's
+ *                 reduced elements: adjacent invocations read adjacent elements when the innermost
+ *                 kept dimension is contiguous; a workgroup holds REDUCE_THREADS / SLICES column
+ *                 lanes times SLICES slices (slice s: elements s, s + SLICES ...), combined through
+ *                 shared memory in a fixed tree;
  *   COMBINE       an invocation per output, combining its PARTS partial states in part order;
  *   COMBINE_ROW   COMBINE with a workgroup per output, for many parts (a whole-tensor reduction).
  * With PARTS > 1, ROW and COLUMN write partial states (REDUCE_PARTIAL_WORDS of the state) into the
@@ -30,6 +32,10 @@
  * batch, and a partial state is mostly one word. */
 #define REDUCE_COMBINE_UNROLL 16
 #define REDUCE_MAX_DIMS 8
+/* COLUMN: the most slices a workgroup splits its columns' reductions into, and the shared words
+ * per invocation its tree combines in a round. */
+#define REDUCE_MAX_SLICES 64
+#define REDUCE_SLICE_WORDS 8
 
 #define REDUCE_MODE_ROW 0
 #define REDUCE_MODE_COLUMN 1
@@ -68,8 +74,9 @@
 #define REDUCE_SPEC_REDUCED_COUNT       (REDUCE_SPEC_KEPT_COUNT + 1)
 #define REDUCE_SPEC_PARTIAL             (REDUCE_SPEC_REDUCED_COUNT + 1) /* 1: ROW / COLUMN write partial states */
 #define REDUCE_SPEC_VECTOR              (REDUCE_SPEC_PARTIAL + 1)       /* elements per load: 1, 4, 8 (FLOAT16) */
+#define REDUCE_SPEC_SLICES              (REDUCE_SPEC_VECTOR + 1)        /* COLUMN: a power of two, 1 to 64 */
 /* Tensor locations: descriptor slot, then the byte offset in the binding as low, high words. */
-#define REDUCE_SPEC_IN_LOCATION         (REDUCE_SPEC_VECTOR + 1)
+#define REDUCE_SPEC_IN_LOCATION         (REDUCE_SPEC_SLICES + 1)
 #define REDUCE_SPEC_OUT_LOCATION        (REDUCE_SPEC_IN_LOCATION + 3)
 #define REDUCE_SPEC_TEMP_LOCATION       (REDUCE_SPEC_OUT_LOCATION + 3)  /* the partial states */
 #define REDUCE_SPEC_COUNT               (REDUCE_SPEC_TEMP_LOCATION + 3)

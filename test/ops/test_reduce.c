@@ -50,7 +50,7 @@ struct shape
     enum layout_kind layout;
 };
 
-/* Layouts the kernel handles differently (reduce_interface.h: ROW, COLUMN, parts). */
+/* Layouts the kernel handles differently (reduce_interface.h: ROW, COLUMN, slices, parts). */
 static const struct shape shapes[] =
 {
     {2, {7, 33}, 1, {1}, LAYOUT_PACKED},                    /* rows */
@@ -58,7 +58,7 @@ static const struct shape shapes[] =
     {4, {2, 3, 4, 5}, 2, {3, 1}, LAYOUT_PADDED},            /* non-adjacent axes, padded */
     {1, {1000}, 1, {0}, LAYOUT_PACKED},                     /* one long row */
     {2, {3, 1000}, 1, {1}, LAYOUT_BROADCAST},               /* rows of a broadcast input */
-    {2, {300, 9}, 1, {0}, LAYOUT_PACKED},                   /* columns in parts */
+    {2, {300, 9}, 1, {0}, LAYOUT_PACKED},                   /* columns in slices */
     {3, {5, 1, 6}, 3, {0, 1, 2}, LAYOUT_PADDED},            /* all axes */
     {3, {4, 1, 6}, 1, {1}, LAYOUT_PACKED},                  /* a size-1 axis: nothing reduced */
     {1, {9000}, 1, {0}, LAYOUT_PACKED},                     /* a row in parts */
@@ -66,9 +66,9 @@ static const struct shape shapes[] =
     {2, {1000, 3}, 1, {1}, LAYOUT_PADDED},                  /* short rows, strided */
     {3, {40, 2, 50}, 2, {0, 2}, LAYOUT_PACKED},             /* a row per subgroup, non-adjacent */
     {2, {64, 1000}, 1, {1}, LAYOUT_BROADCAST},              /* a row per subgroup, broadcast */
-    {2, {3000, 9}, 1, {0}, LAYOUT_PADDED},                  /* columns in many parts */
+    {2, {4500, 9}, 1, {0}, LAYOUT_PADDED},                  /* columns in 64 slices, 2 parts */
     {3, {50, 3, 12}, 2, {0, 1}, LAYOUT_PACKED},             /* 4 columns per invocation */
-    {3, {3, 300, 8}, 1, {1}, LAYOUT_PACKED},                /* 4 columns per invocation, in parts */
+    {3, {2, 4104, 8}, 1, {1}, LAYOUT_PACKED},               /* vectors of columns, 64 slices, 2 parts */
 };
 
 struct reduce_case
@@ -772,8 +772,8 @@ static void test_documented_examples(void **state)
 
 /* ---- Determinism and OWNED_BY_DML ---- */
 
-/* The same input twice gives bit-identical outputs: rows and columns split into parts, whose
- * partial states a second dispatch combines in a fixed order. */
+/* The same input twice gives bit-identical outputs: a row split into parts, whose partial states a
+ * second dispatch combines in a fixed order; columns split into slices, combined in a fixed tree. */
 static void test_deterministic(void **state)
 {
     static const UINT row[1] = {9000}, columns[2] = {300, 9}, one[1] = {1}, column_out[2] = {1, 9};
@@ -880,21 +880,21 @@ static void check_plan(struct dml_test_context *context, DML_TENSOR_DATA_TYPE ty
 }
 
 /* Rows: a subgroup each, enough of them, 16-byte loads; the first axis: 16-byte loads of 4
- * FLOAT32 or 8 FLOAT16 columns, 256 workgroups (32 or 64 parts); everything: 1024 parts. */
+ * FLOAT32 or 8 FLOAT16 columns, 256 workgroups of 32 or 64 slices, no parts; everything: 1024 parts. */
 static void test_plans(void **state)
 {
     static const UINT last[1] = {1}, first[1] = {0}, both[2] = {0, 1};
 
     check_plan(*state, F32, 1, last, "subgroup-row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), "
-            "1 part(s), loads of 4 element(s).");
+            "1 part(s), 1 slice(s), loads of 4 element(s).");
     check_plan(*state, F16, 1, last, "subgroup-row, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), "
-            "1 part(s), loads of 8 element(s).");
-    check_plan(*state, F32, 1, first,
-            "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 32 part(s), loads of 4 element(s).");
-    check_plan(*state, F16, 1, first,
-            "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), 64 part(s), loads of 8 element(s).");
-    check_plan(*state, F32, 2, both,
-            "row, 1 outputs of 67108864 elements (0 kept, 1 reduced dimensions), 1024 part(s), loads of 4 element(s).");
+            "1 part(s), 1 slice(s), loads of 8 element(s).");
+    check_plan(*state, F32, 1, first, "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), "
+            "1 part(s), 32 slice(s), loads of 4 element(s).");
+    check_plan(*state, F16, 1, first, "column, 8192 outputs of 8192 elements (1 kept, 1 reduced dimensions), "
+            "1 part(s), 64 slice(s), loads of 8 element(s).");
+    check_plan(*state, F32, 2, both, "row, 1 outputs of 67108864 elements (0 kept, 1 reduced dimensions), "
+            "1024 part(s), 1 slice(s), loads of 4 element(s).");
     assert_no_log_errors();
 }
 
