@@ -79,16 +79,6 @@ static size_t tensor_offset(const struct tensor *t, const UINT *coordinates)
     return offset;
 }
 
-static size_t logical_count(const struct tensor *t)
-{
-    size_t count = 1;
-    UINT i;
-
-    for (i = 0; i < t->rank; ++i)
-        count *= t->sizes[i];
-    return count;
-}
-
 static bool is_float(DML_TENSOR_DATA_TYPE type)
 {
     return type == F32 || type == F16;
@@ -193,7 +183,7 @@ static void compute_reference(const struct scan_case *test, const struct tensor 
         struct expected *expected)
 {
     UINT coordinates[MAX_RANK], length = test->sizes[test->axis], k, i;
-    size_t index, count = logical_count(output), rest;
+    size_t index, count = dml_test_element_count(&output->t), rest;
     double value, sum, magnitude;
     uint64_t raw, integer;
 
@@ -245,7 +235,7 @@ static void check_output(const struct scan_case *test, const struct tensor *outp
         const uint8_t *bytes)
 {
     UINT coordinates[MAX_RANK], i;
-    size_t index, count = logical_count(output), rest, offset;
+    size_t index, count = dml_test_element_count(&output->t), rest, offset;
 
     for (index = 0; index < count; ++index)
     {

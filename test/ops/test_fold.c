@@ -121,17 +121,6 @@ static double read_element(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t 
     }
 }
 
-/* The element offset of row-major logical index `index`. */
-static size_t tensor_offset(const struct tensor *t, size_t index)
-{
-    size_t offset = 0;
-    UINT i;
-
-    for (i = t->rank; i-- > 0; index /= t->sizes[i])
-        offset += (index % t->sizes[i]) * t->strides[i];
-    return offset;
-}
-
 /* ---- Cases ---- */
 
 struct fold_case
@@ -192,16 +181,6 @@ static double wrap(DML_TENSOR_DATA_TYPE type, double value)
     return value;
 }
 
-static size_t logical_count(const struct tensor *t)
-{
-    size_t count = 1;
-    UINT i;
-
-    for (i = 0; i < t->rank; ++i)
-        count *= t->sizes[i];
-    return count;
-}
-
 /* Walks every column entry: UNFOLD copies it from the image, FOLD adds it to the image. */
 static void compute_reference(struct fold_run *run)
 {
@@ -218,11 +197,11 @@ static void compute_reference(struct fold_run *run)
         column = ((size_t)n * rows + c * run->window_volume + w) * run->block_count + b;
         at = image_index(run, n, c, b, w);
         if (test->op == UNFOLD)
-            run->expected[column] = at < 0 ? 0.0 : run->image.values[tensor_offset(&run->image, at)];
+            run->expected[column] = at < 0 ? 0.0 : run->image.values[dml_test_element_offset(&run->image.t, at)];
         else if (at >= 0)
-            run->expected[at] += run->columns.values[tensor_offset(&run->columns, column)];
+            run->expected[at] += run->columns.values[dml_test_element_offset(&run->columns.t, column)];
     }
-    for (column = 0; test->op == FOLD && column < logical_count(&run->image); ++column)
+    for (column = 0; test->op == FOLD && column < dml_test_element_count(&run->image.t); ++column)
         run->expected[column] = wrap(test->type, run->expected[column]);
 }
 
@@ -253,7 +232,8 @@ static void fold_run_init(struct fold_run *run, const struct fold_case *test)
     tensor_init(&run->image, test->type, test->dims + 2, image_sizes, test->padded);
     tensor_init(&run->columns, test->type, column_rank, column_sizes, test->padded);
     tensor_fill(test->op == FOLD ? &run->columns : &run->image, 1);
-    run->expected = calloc(logical_count(test->op == FOLD ? &run->image : &run->columns), sizeof(*run->expected));
+    run->expected = calloc(dml_test_element_count(test->op == FOLD ? &run->image.t : &run->columns.t),
+            sizeof(*run->expected));
     assert_non_null(run->expected);
     compute_reference(run);
 }
@@ -300,7 +280,7 @@ static double tolerance(DML_TENSOR_DATA_TYPE type, double expected)
 static void check_output(struct dml_test_context *context, const struct fold_run *run, ID3D12Resource *buffer)
 {
     const struct tensor *output = run->test->op == FOLD ? &run->image : &run->columns;
-    size_t size = output->t.buffer.TotalTensorSizeInBytes, count = logical_count(output), i;
+    size_t size = output->t.buffer.TotalTensorSizeInBytes, count = dml_test_element_count(&output->t), i;
     void *bytes = malloc(size);
     double got;
 
@@ -308,7 +288,7 @@ static void check_output(struct dml_test_context *context, const struct fold_run
     dml_test_read_buffer(context, buffer, 0, bytes, size);
     for (i = 0; i < count; ++i)
     {
-        got = read_element(bytes, run->test->type, tensor_offset(output, i));
+        got = read_element(bytes, run->test->type, dml_test_element_offset(&output->t, i));
         if (!(fabs(got - run->expected[i]) <= tolerance(run->test->type, run->expected[i])))
             fail_msg("%s: output element %zu = %.9g, expected %.9g", run->test->name, i, got, run->expected[i]);
     }

@@ -230,27 +230,6 @@ static void *tensor_bytes(const struct tensor *t)
     return bytes;
 }
 
-/* The element offset of row-major logical index `index`. */
-static size_t tensor_offset(const struct tensor *t, size_t index)
-{
-    size_t offset = 0;
-    UINT i;
-
-    for (i = t->rank; i-- > 0; index /= t->sizes[i])
-        offset += (index % t->sizes[i]) * t->strides[i];
-    return offset;
-}
-
-static size_t logical_count(const struct tensor *t)
-{
-    size_t count = 1;
-    UINT i;
-
-    for (i = 0; i < t->rank; ++i)
-        count *= t->sizes[i];
-    return count;
-}
-
 /* ---- Reference ---- */
 
 /* One output's reduction, in the order of the input's logical elements. */
@@ -397,7 +376,7 @@ static struct expected finish(const struct accumulator *acc, const struct reduce
 static void reference_pass(const struct reduce_case *test, const struct tensor *in, const struct tensor *out,
         struct accumulator *acc, bool exp_pass)
 {
-    size_t count = logical_count(in), i, index, o, r;
+    size_t count = dml_test_element_count(&in->t), i, index, o, r;
     UINT d, coordinate[MAX_RANK];
 
     for (i = 0; i < count; ++i)
@@ -412,16 +391,16 @@ static void reference_pass(const struct reduce_case *test, const struct tensor *
                 o = o * out->sizes[d] + coordinate[d];
         }
         if (exp_pass)
-            accumulate_exp(&acc[o], in->floats[tensor_offset(in, i)]);
+            accumulate_exp(&acc[o], in->floats[dml_test_element_offset(&in->t, i)]);
         else
-            accumulate(&acc[o], test, in, tensor_offset(in, i), r);
+            accumulate(&acc[o], test, in, dml_test_element_offset(&in->t, i), r);
     }
 }
 
 /* The expected outputs, row-major over the output's logical elements. */
 static struct expected *reference(const struct reduce_case *test, const struct tensor *in, const struct tensor *out)
 {
-    size_t count = logical_count(out), o;
+    size_t count = dml_test_element_count(&out->t), o;
     struct accumulator *acc = calloc(count, sizeof(*acc));
     struct expected *expected = calloc(count, sizeof(*expected));
 
@@ -481,14 +460,14 @@ static bool skip_type(struct dml_test_context *context, DML_TENSOR_DATA_TYPE typ
 static void check_output(const struct reduce_case *test, const char *name, const void *bytes,
         const struct tensor *out, const struct expected *expected)
 {
-    size_t count = logical_count(out), i, offset;
+    size_t count = dml_test_element_count(&out->t), i, offset;
     unsigned int size = dml_test_element_size(test->out_type);
     int64_t got_int = 0;
     double got;
 
     for (i = 0; i < count; ++i)
     {
-        offset = tensor_offset(out, i);
+        offset = dml_test_element_offset(&out->t, i);
         if (is_arg(test->function) || !is_float(test->out_type))
         {
             memcpy(&got_int, (const uint8_t *)bytes + offset * size, size);

@@ -95,27 +95,6 @@ static void *tensor_bytes(const struct tensor *t)
     return bytes;
 }
 
-static size_t logical_count(const struct tensor *t)
-{
-    size_t count = 1;
-    UINT i;
-
-    for (i = 0; i < t->rank; ++i)
-        count *= t->sizes[i];
-    return count;
-}
-
-/* The element offset of row-major logical index `index`. */
-static size_t tensor_offset(const struct tensor *t, size_t index)
-{
-    size_t offset = 0;
-    UINT i;
-
-    for (i = t->rank; i-- > 0; index /= t->sizes[i])
-        offset += (index % t->sizes[i]) * t->strides[i];
-    return offset;
-}
-
 /* ---- Cases ---- */
 
 enum fill
@@ -215,11 +194,11 @@ static void fill_input(struct tensor *in, const struct softmax_case *test)
 
     for (i = 0; i < in->span; ++i)
         in->values[i] = stored_value(type, ref_random_float(&random, -8.0f, 8.0f));
-    for (i = 0; test->fill == FILL_SPECIAL && i < logical_count(in); ++i)
+    for (i = 0; test->fill == FILL_SPECIAL && i < dml_test_element_count(&in->t); ++i)
     {
         row_and_entry(test, mask, i, &row, &entry);
         if (special_value(row, entry, length, &value))
-            in->values[tensor_offset(in, i)] = value;
+            in->values[dml_test_element_offset(&in->t, i)] = value;
     }
 }
 
@@ -234,7 +213,7 @@ static bool greater(double a, double b)
 /* The expected output of every logical element, row-major. */
 static double *compute_reference(const struct softmax_case *test, const struct tensor *in, enum function function)
 {
-    size_t count = logical_count(in), rows = count / case_length(test), i, row, entry;
+    size_t count = dml_test_element_count(&in->t), rows = count / case_length(test), i, row, entry;
     double *expected = calloc(count, sizeof(*expected)), *maxima = malloc(rows * sizeof(*maxima));
     double *sums = calloc(rows, sizeof(*sums)), *best = malloc(rows * sizeof(*best)), x;
     size_t *first = calloc(rows, sizeof(*first));
@@ -246,7 +225,7 @@ static double *compute_reference(const struct softmax_case *test, const struct t
     for (i = 0; i < count; ++i)
     {
         row_and_entry(test, mask, i, &row, &entry);
-        x = in->values[tensor_offset(in, i)];
+        x = in->values[dml_test_element_offset(&in->t, i)];
         if (!isnan(x) && x > maxima[row])
             maxima[row] = x;
         if (!entry || greater(x, best[row]))
@@ -255,12 +234,12 @@ static double *compute_reference(const struct softmax_case *test, const struct t
     for (i = 0; i < count; ++i)
     {
         row_and_entry(test, mask, i, &row, &entry);
-        sums[row] += exp(in->values[tensor_offset(in, i)] - maxima[row]);
+        sums[row] += exp(in->values[dml_test_element_offset(&in->t, i)] - maxima[row]);
     }
     for (i = 0; i < count; ++i)
     {
         row_and_entry(test, mask, i, &row, &entry);
-        x = in->values[tensor_offset(in, i)];
+        x = in->values[dml_test_element_offset(&in->t, i)];
         if (function == HARDMAX)
             expected[i] = entry == first[row] ? 1.0 : 0.0;
         else if (function == LOG_SOFTMAX)
@@ -293,9 +272,9 @@ static void check_output(const struct softmax_case *test, enum function function
     size_t i;
     double got;
 
-    for (i = 0; i < logical_count(out); ++i)
+    for (i = 0; i < dml_test_element_count(&out->t); ++i)
     {
-        got = dml_test_read_float(bytes, type, tensor_offset(out, i));
+        got = dml_test_read_float(bytes, type, dml_test_element_offset(&out->t, i));
         if (isnan(expected[i]) ? isnan(got) : isinf(expected[i]) ? got == expected[i]
                 : fabs(got - expected[i]) <= tolerance(type, function, expected[i]))
             continue;

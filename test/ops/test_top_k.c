@@ -80,16 +80,6 @@ static void tensor_cleanup(struct tensor *t)
     free(t->bytes);
 }
 
-static size_t tensor_offset(const struct tensor *t, size_t index)
-{
-    size_t offset = 0;
-    UINT i;
-
-    for (i = t->rank; i-- > 0; index /= t->sizes[i])
-        offset += (index % t->sizes[i]) * t->strides[i];
-    return offset;
-}
-
 /* ---- Values: what the operator compares ---- */
 
 /* An element as the reference orders it: NaN above everything, -0 equal to +0. */
@@ -282,7 +272,7 @@ static void compute_reference(struct topk_run *run)
         for (j = 0; j < length; ++j)
         {
             order[j] = j;
-            offsets[j] = tensor_offset(&run->input, input_logical_index(run, row, j));
+            offsets[j] = dml_test_element_offset(&run->input.t, input_logical_index(run, row, j));
         }
         qsort(order, length, sizeof(*order), compare_candidates);
         memcpy(&run->expected[row * test->k], order, test->k * sizeof(*order));
@@ -346,12 +336,12 @@ static void check_outputs(const struct topk_run *run)
         {
             expected = run->expected[row * test->k + i];
             at = output_logical_index(run, row, i);
-            got = read_index(&run->indices, tensor_offset(&run->indices, at));
+            got = read_index(&run->indices, dml_test_element_offset(&run->indices.t, at));
             if (got != expected)
                 fail_msg("%s: row %zu, output %zu: index %" PRIu64 ", expected %zu", test->name, row, i, got,
                         expected);
-            from = tensor_offset(&run->input, input_logical_index(run, row, expected));
-            if (memcmp(run->values.bytes + tensor_offset(&run->values, at) * run->values.element_size,
+            from = dml_test_element_offset(&run->input.t, input_logical_index(run, row, expected));
+            if (memcmp(run->values.bytes + dml_test_element_offset(&run->values.t, at) * run->values.element_size,
                     run->input.bytes + from * run->input.element_size, run->input.element_size))
                 fail_msg("%s: row %zu, output %zu: the value differs from input element %zu", test->name, row, i,
                         expected);
