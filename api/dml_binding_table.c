@@ -249,6 +249,29 @@ static bool supports_in_place(const struct vkdml_operator_view *view)
             || view->type == DML_OPERATOR_CUMULATIVE_SUMMATION || view->type == DML_OPERATOR_CUMULATIVE_PRODUCT;
 }
 
+static bool ranges_overlap(const struct dml_bound_range *a, const struct dml_bound_range *b)
+{
+    return a->size && b->size && a->start < b->start + b->size && b->start < a->start + a->size;
+}
+
+/* Two outputs never share bytes (TOP_K's values and indices): what one writes, the other would
+ * overwrite. */
+static bool check_output_overlap(struct dml_binding_table *table, const char *method, UINT o)
+{
+    const struct vkdml_operator_view *view = &table->dispatchable.compiled->op->desc.view;
+    const struct dml_bound_range *out = &table->ranges[view->input_count + o];
+    UINT p;
+
+    for (p = 0; p < o; ++p)
+    {
+        if (!ranges_overlap(out, &table->ranges[view->input_count + p]))
+            continue;
+        remove_device(table, method, "output %u overlaps output %u in one buffer; outputs never share bytes.", o, p);
+        return false;
+    }
+    return true;
+}
+
 /* DirectML's aliasing rule: inputs may overlap each other; an output may share bytes with an input
  * only in place, over exactly the input's range, where the operator supports that. */
 static bool check_aliasing(struct dml_binding_table *table, const char *method)
@@ -259,11 +282,13 @@ static bool check_aliasing(struct dml_binding_table *table, const char *method)
 
     for (o = 0; o < view->output_count; ++o)
     {
+        if (!check_output_overlap(table, method, o))
+            return false;
         out = &table->ranges[view->input_count + o];
         for (i = 0; i < view->input_count && out->size; ++i)
         {
             in = &table->ranges[i];
-            if (!in->size || in->start >= out->start + out->size || out->start >= in->start + in->size)
+            if (!ranges_overlap(in, out))
                 continue;
             if (in->start == out->start && in->size == out->size && supports_in_place(view))
                 continue;

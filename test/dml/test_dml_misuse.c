@@ -177,6 +177,51 @@ static void test_overlapping_output_first(void **state)
     release_last(op);
 }
 
+/* Two outputs over shared bytes (TOP_K1's values and indices): refused at BindOutputs. */
+static void test_overlapping_outputs(void **state)
+{
+    static const UINT in_sizes[2] = {1, 16}, out_sizes[2] = {1, 8};
+    struct dml_context *context = *state;
+    struct dml_tensor input, values, indices;
+    DML_BUFFER_BINDING in_binding, out_bindings[2];
+    DML_BINDING_DESC in_desc, out_descs[2];
+    DML_TOP_K1_OPERATOR_DESC desc;
+    IDMLBindingTable *table;
+    ID3D12Resource *buffer, *persistent = NULL;
+    IDMLCompiledOperator *op;
+
+    dml_tensor_init(&input, DML_TENSOR_DATA_TYPE_FLOAT32, 2, in_sizes, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&values, DML_TENSOR_DATA_TYPE_FLOAT32, 2, out_sizes, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&indices, DML_TENSOR_DATA_TYPE_UINT32, 2, out_sizes, DML_TENSOR_FLAG_NONE);
+    desc = (DML_TOP_K1_OPERATOR_DESC){&input.desc, &values.desc, &indices.desc, 1, 8, DML_AXIS_DIRECTION_DECREASING};
+    op = dml_compile(context->dml, dml_create_operator(context->dml, DML_OPERATOR_TOP_K1, &desc),
+            DML_EXECUTION_FLAG_NONE);
+    dml_initialize(context, &op, 1, &persistent, NULL);
+    assert_null(persistent);
+    buffer = dml_create_buffer(context, BUFFER_SIZE, 0, NULL, 0);
+    table = dml_create_table(context, op, 0, 0);
+    in_binding = dml_buffer_binding(buffer, 0, dml_tensor_bytes(&input));
+    in_desc = dml_binding(&in_binding);
+    IDMLBindingTable_BindInputs(table, 1, &in_desc);
+
+    /* Disjoint: allowed. */
+    out_bindings[0] = dml_buffer_binding(buffer, 256, dml_tensor_bytes(&values));
+    out_bindings[1] = dml_buffer_binding(buffer, 512, dml_tensor_bytes(&indices));
+    out_descs[0] = dml_binding(&out_bindings[0]);
+    out_descs[1] = dml_binding(&out_bindings[1]);
+    IDMLBindingTable_BindOutputs(table, 2, out_descs);
+    dml_check_not_removed(context->dml);
+    assert_no_log_errors();
+
+    /* The indices over the values' second half (32 bytes each; offsets are multiples of 16): refused. */
+    out_bindings[1] = dml_buffer_binding(buffer, 256 + 16, dml_tensor_bytes(&indices));
+    IDMLBindingTable_BindOutputs(table, 2, out_descs);
+    check_removed_with_one_line(context, "output 1 overlaps output 0");
+    release_last(table);
+    release_last(buffer);
+    release_last(op);
+}
+
 /* ---- 7: BindTemporaryResource({BUFFER, NULL}) ---- */
 
 static void test_temporary_null_desc(void **state)
@@ -264,6 +309,7 @@ int main(void)
         TEST(test_set_name_from_threads),
         TEST(test_overlapping_input_output),
         TEST(test_overlapping_output_first),
+        TEST(test_overlapping_outputs),
         TEST(test_temporary_null_desc),
         TEST(test_volatile_nothing_bound),
         TEST(test_volatile_only_input_bound),
