@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "dml_private_backend.h"
+#include "ops_private.h"
 #include "scan_interface.h"
 
 /* Both descs have the same layout (DirectML.h): a product's desc is read as a summation's. */
@@ -50,8 +50,8 @@ HRESULT vkdml_cumulative_validate(struct vkdml_backend_device *device, const str
                 desc->Axis, input->DimensionCount);
     if (FAILED(hr = vkdml_validate_same_sizes(op, op->outputs[0], "OutputTensor", op->inputs[0], "InputTensor")))
         return hr;
-    if (!device->vk->caps.subgroup_reductions)
-        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the subgroup operations the scan kernel needs.");
+    if (FAILED(hr = vkdml_check_subgroup_reductions(device, op)))
+        return hr;
     if (FAILED(hr = vkdml_check_index_range(op, input, "InputTensor")))
         return hr;
     return vkdml_check_index_range(op, op->outputs[0], "OutputTensor");

@@ -197,6 +197,10 @@ bool vkdml_caps_have_kernel_features(const struct vkdml_vk_caps *caps, uint32_t 
 bool vkdml_find_kernel_variant(const struct vkdml_vk_caps *caps, const char *family, const char *group,
         uint32_t features, enum vkdml_kernel_id *kernel);
 
+/* E_NOTIMPL (logged) unless the device has the subgroup operations of reduce_common.glsl
+ * (caps->subgroup_reductions), which the reduction families' kernels use. */
+HRESULT vkdml_check_subgroup_reductions(struct vkdml_backend_device *device, const struct vkdml_operator_view *op);
+
 /* ---- Reduction axes (REDUCE, ARGMIN/ARGMAX, the softmax family, TOP_K, cumulative ops) ---- */
 
 #define VKDML_MAX_RANK 8

@@ -160,10 +160,10 @@ static HRESULT validate_device(struct vkdml_backend_device *device, const struct
 {
     const struct vkdml_vk_caps *caps = &device->vk->caps;
     enum vkdml_kernel_id kernel;
+    HRESULT hr;
 
-    if (!caps->subgroup_reductions)
-        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the subgroup operations reductions need (basic, "
-                "arithmetic, ballot, shuffle in compute shaders).");
+    if (FAILED(hr = vkdml_check_subgroup_reductions(device, op)))
+        return hr;
     if (!vkdml_find_kernel_variant(caps, "reduce", NULL, kernel_features(op, p), &kernel))
         return vkdml_op_error(op, E_NOTIMPL, "%s to %s is not supported by this device.",
                 debugstr_data_type(op->inputs[0]->DataType), debugstr_data_type(op->outputs[0]->DataType));

@@ -14,7 +14,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "dml_private_backend.h"
 #include "ops_private.h"
 #include "softmax_interface.h"
 
@@ -94,14 +93,6 @@ static HRESULT reduced_mask(const struct vkdml_operator_view *op, uint32_t *mask
     return S_OK;
 }
 
-static HRESULT validate_device(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
-{
-    if (!device->vk->caps.subgroup_reductions)
-        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the subgroup operations the softmax kernel needs "
-                "(basic, arithmetic, ballot and shuffle in compute shaders).");
-    return S_OK;
-}
-
 HRESULT vkdml_softmax_validate(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
 {
     uint32_t mask;
@@ -113,7 +104,7 @@ HRESULT vkdml_softmax_validate(struct vkdml_backend_device *device, const struct
         return hr;
     if (FAILED(hr = reduced_mask(op, &mask)))
         return hr;
-    if (FAILED(hr = validate_device(device, op)))
+    if (FAILED(hr = vkdml_check_subgroup_reductions(device, op)))
         return hr;
     if (FAILED(hr = vkdml_check_index_range(op, op->inputs[0], "InputTensor")))
         return hr;
@@ -457,7 +448,7 @@ HRESULT vkdml_softmax_validate_fused(struct vkdml_backend_device *device, const 
 
     if (FAILED(hr = fused_mask(op, activation, output, &mask)))
         return hr;
-    return validate_device(device, op);
+    return vkdml_check_subgroup_reductions(device, op);
 }
 
 HRESULT vkdml_softmax_add_fused(struct vkdml_compile *compile, const DML_OPERATOR_DESC *activation,

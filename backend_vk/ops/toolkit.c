@@ -218,6 +218,14 @@ bool vkdml_find_kernel_variant(const struct vkdml_vk_caps *caps, const char *fam
     return best != ~0u;
 }
 
+HRESULT vkdml_check_subgroup_reductions(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
+{
+    if (!device->vk->caps.subgroup_reductions)
+        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the subgroup operations its kernel needs (basic, "
+                "arithmetic, ballot and shuffle in compute shaders).");
+    return S_OK;
+}
+
 /* ---- Reduction axes ---- */
 
 uint64_t vkdml_tensor_element_count(const DML_BUFFER_TENSOR_DESC *tensor)

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "ops_private.h"
-#include "dml_private_backend.h"
 #include "top_k_interface.h"
 
 #define VALUE_TENSOR 0
@@ -105,10 +104,7 @@ HRESULT vkdml_topk_validate(struct vkdml_backend_device *device, const struct vk
         if (FAILED(hr = vkdml_check_index_range(op, op->outputs[t], output_names[t])))
             return hr;
     }
-    if (!device->vk->caps.subgroup_reductions)
-        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the subgroup operations (arithmetic) top_k.comp "
-                "needs.");
-    return S_OK;
+    return vkdml_check_subgroup_reductions(device, op);
 }
 
 /* ---- Compilation ---- */
