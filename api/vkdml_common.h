@@ -23,6 +23,31 @@
 #define VKDML_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define VKDML_ALIGN_UP(v, a) (((v) + (a) - 1) / (a) * (a))
 
+static inline uint64_t vkdml_div_up(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* The smallest power of two at least `value` (1 for 0), at most 2^31. */
+static inline uint32_t vkdml_pow2_at_least(uint64_t value)
+{
+    uint32_t pow2 = 1;
+
+    while (pow2 < value && pow2 < 0x80000000u)
+        pow2 <<= 1;
+    return pow2;
+}
+
+/* The largest power of two at most `value` (1 for 0). */
+static inline uint32_t vkdml_pow2_at_most(uint32_t value)
+{
+    uint32_t pow2 = 1;
+
+    while (pow2 <= value / 2)
+        pow2 <<= 1;
+    return pow2;
+}
+
 #if defined(__MINGW32__)
 /* The Windows build uses mingw's C99 printf family (__USE_MINGW_ANSI_STDIO=1: %zu, %llu); GCC's
  * "printf" would check msvcrt's dialect here, which has neither. */

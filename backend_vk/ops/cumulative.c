@@ -65,29 +65,6 @@ struct scan_plan
     enum vkdml_kernel_id kernel;
 };
 
-static uint32_t round_up_pow2(uint32_t value)
-{
-    uint32_t result = 1;
-
-    while (result < value)
-        result <<= 1;
-    return result;
-}
-
-static uint32_t round_down_pow2(uint32_t value)
-{
-    uint32_t result = 1;
-
-    while (result * 2 <= value)
-        result <<= 1;
-    return result;
-}
-
-static uint32_t div_up(uint64_t a, uint64_t b)
-{
-    return (uint32_t)((a + b - 1) / b);
-}
-
 /* The row algorithm where the axis is the output's innermost moving dimension (a line's loads
  * coalesce) and a line fills at least half of a subgroup's chunk; else the column algorithm
  * (neighbouring lines are neighbouring addresses, or lines too short to keep a subgroup busy). */
@@ -162,12 +139,12 @@ static uint32_t fit_threads(const struct vkdml_compile *compile, uint32_t wanted
 static void plan_tiles(struct scan_plan *plan, uint32_t units, uint32_t target, uint32_t chunk,
         uint32_t min_tile_chunks)
 {
-    uint32_t chunks = div_up(plan->length, chunk), wanted, per_tile;
+    uint32_t chunks = vkdml_div_up(plan->length, chunk), wanted, per_tile;
 
-    wanted = units >= target ? 1 : div_up(target, units);
-    per_tile = div_up(chunks, wanted);
+    wanted = units >= target ? 1 : vkdml_div_up(target, units);
+    per_tile = vkdml_div_up(chunks, wanted);
     per_tile = per_tile < min_tile_chunks ? min_tile_chunks : per_tile;
-    plan->tiles = div_up(chunks, per_tile);
+    plan->tiles = vkdml_div_up(chunks, per_tile);
     plan->tile_length = plan->tiles > 1 ? per_tile * chunk : plan->length;
 }
 
@@ -183,7 +160,7 @@ static void plan_rows(const struct vkdml_compile *compile, const struct vkdml_ax
     plan->vector = vector_elements(compile, layout, true);
     if (plan->length < subgroup * SCAN_ITEMS * plan->vector / 2)
         plan->vector = 1;
-    plan->threads = round_up_pow2(div_up(plan->length, SCAN_ITEMS * plan->vector));
+    plan->threads = vkdml_pow2_at_least(vkdml_div_up(plan->length, SCAN_ITEMS * plan->vector));
     plan->threads = plan->threads > max_threads ? max_threads : plan->threads;
     plan->threads = plan->threads < subgroup ? subgroup : plan->threads;
     chunk = plan->threads * SCAN_ITEMS * plan->vector;
@@ -202,10 +179,10 @@ static void plan_columns(const struct vkdml_compile *compile, const struct vkdml
     plan->algorithm = SCAN_ALGORITHM_COLUMN;
     plan->vector = vector_elements(compile, layout, false);
     vectors = plan->lines / plan->vector;
-    along = round_up_pow2(div_up(plan->length, SCAN_COLUMN_ITEMS));
+    along = vkdml_pow2_at_least(vkdml_div_up(plan->length, SCAN_COLUMN_ITEMS));
     along = along > COLUMN_MAX_ALONG ? COLUMN_MAX_ALONG : along;
     along = along > max_threads ? max_threads : along;
-    across = round_down_pow2(vectors / COLUMN_TARGET_GROUPS ? vectors / COLUMN_TARGET_GROUPS : 1);
+    across = vkdml_pow2_at_most(vectors / COLUMN_TARGET_GROUPS ? vectors / COLUMN_TARGET_GROUPS : 1);
     while (across * along < compile->vk->caps.subgroup_size && across < vectors)
         across <<= 1;
     while (across > 1 && (across * along > max_threads
@@ -213,7 +190,7 @@ static void plan_columns(const struct vkdml_compile *compile, const struct vkdml
         across >>= 1;
     plan->across = across;
     plan->threads = across * along;
-    plan_tiles(plan, div_up(vectors, across), COLUMN_TARGET_GROUPS, along * SCAN_COLUMN_ITEMS,
+    plan_tiles(plan, vkdml_div_up(vectors, across), COLUMN_TARGET_GROUPS, along * SCAN_COLUMN_ITEMS,
             COLUMN_MIN_TILE_CHUNKS);
 }
 
@@ -277,7 +254,7 @@ static HRESULT add_dispatches(struct vkdml_compile *compile, const struct scan_p
     HRESULT hr;
 
     if (plan->algorithm == SCAN_ALGORITHM_COLUMN)
-        units = (uint64_t)div_up(plan->lines, plan->across * plan->vector) * plan->tiles;
+        units = (uint64_t)vkdml_div_up(plan->lines, plan->across * plan->vector) * plan->tiles;
     if (FAILED(hr = vkdml_spread_groups(compile, units, groups)))
         return hr;
     TRACE("%s: %s, %s, %u lines of %u, %u tile(s) of %u, vectors of %u, %u threads (%u across), "

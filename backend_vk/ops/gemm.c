@@ -595,24 +595,6 @@ static void plan_general(const struct vkdml_compile *compile, const struct gemm_
 #define GEMM_GEMV_MIN_ROW_BYTES 64      /* threads along N read at least this much of each row of an
                                          * N-contiguous B: whole DRAM bursts */
 
-static uint32_t round_up_pow2(uint32_t value)
-{
-    uint32_t pow2 = 1;
-
-    while (pow2 < value)
-        pow2 <<= 1;
-    return pow2;
-}
-
-static uint32_t round_down_pow2(uint32_t value)
-{
-    uint32_t pow2 = 1;
-
-    while (pow2 * 2 <= value)
-        pow2 <<= 1;
-    return pow2;
-}
-
 /* Output^T = B^T x A^T: the same GEMM with M and N (and A and B) exchanged. */
 static void transpose_layout(const struct gemm_layout *layout, struct gemm_layout *transposed)
 {
@@ -653,7 +635,7 @@ static void choose_gemv_shape(const struct gemm_matrix *b, unsigned int size, ui
     else if (!(shape->k_fastest = b->strides[2] < b->strides[3]))
     {
         /* The widest vector along N, 16 bytes down to 4, whose partials (rows x lanes) fit. */
-        for (lanes = VKDML_MIN(16 / size, round_down_pow2(max_columns)); lanes >= 2 && lanes * size >= 4; lanes /= 2)
+        for (lanes = VKDML_MIN(16 / size, vkdml_pow2_at_most(max_columns)); lanes >= 2 && lanes * size >= 4; lanes /= 2)
         {
             if (vectorizable_by(b, size, 3, lanes))
             {
@@ -666,12 +648,12 @@ static void choose_gemv_shape(const struct gemm_matrix *b, unsigned int size, ui
 
     /* Enough threads along K that each takes about GEMM_GEMV_MIN_STEPS blocks of it, the rest
      * along N, but no more along N than the columns need, nor fewer than whole row segments. */
-    threads_k = VKDML_MIN(round_up_pow2((k_blocks + GEMM_GEMV_MIN_STEPS - 1) / GEMM_GEMV_MIN_STEPS), GEMM_GEMV_THREADS);
+    threads_k = VKDML_MIN(vkdml_pow2_at_least((k_blocks + GEMM_GEMV_MIN_STEPS - 1) / GEMM_GEMV_MIN_STEPS), GEMM_GEMV_THREADS);
     shape->threads_n = GEMM_GEMV_THREADS / threads_k;
     if (!shape->k_fastest)
         shape->threads_n = VKDML_MAX(shape->threads_n,
-                round_up_pow2(GEMM_GEMV_MIN_ROW_BYTES / (shape->columns * size)));
-    shape->threads_n = VKDML_MIN(shape->threads_n, round_up_pow2((n + shape->columns - 1) / shape->columns));
+                vkdml_pow2_at_least(GEMM_GEMV_MIN_ROW_BYTES / (shape->columns * size)));
+    shape->threads_n = VKDML_MIN(shape->threads_n, vkdml_pow2_at_least((n + shape->columns - 1) / shape->columns));
 }
 
 /* NULL when gemm_gemv.comp can run the operator (then the plan is filled), else why not. */

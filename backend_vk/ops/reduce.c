@@ -210,11 +210,6 @@ static uint32_t axes_mask(const struct reduce_params *p)
     return mask;
 }
 
-static uint64_t div_up(uint64_t a, uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 /* Elements per vector load of the input's type, 0 where it is not read in vectors. */
 static uint32_t vector_elements(DML_TENSOR_DATA_TYPE type)
 {
@@ -308,18 +303,18 @@ static void plan_reduction(const struct vkdml_compile *compile, struct reduce_pl
     plan->vector = column ? vector_width(compile, plan) : 1;
     if (column)
         plan->slices = column_slices(kept / plan->vector, plan->vector, reduced);
-    groups = column ? div_up(kept * plan->slices, REDUCE_THREADS * VKDML_MAX(plan->vector / 4, 1)) : kept;
+    groups = column ? vkdml_div_up(kept * plan->slices, REDUCE_THREADS * VKDML_MAX(plan->vector / 4, 1)) : kept;
     parts = 1;
     if (groups < REDUCE_TARGET_GROUPS)
     {
-        parts = div_up(REDUCE_TARGET_GROUPS, groups);
-        parts = VKDML_MIN(parts, div_up(reduced,
+        parts = vkdml_div_up(REDUCE_TARGET_GROUPS, groups);
+        parts = VKDML_MIN(parts, vkdml_div_up(reduced,
                 column ? (uint64_t)plan->slices * REDUCE_MIN_COLUMN_PART : REDUCE_MIN_ROW_PART));
         parts = VKDML_MAX(parts, 1);
     }
     /* Parts of whole vectors, should the rows be read in vectors. */
-    plan->part_size = (uint32_t)VKDML_ALIGN_UP(div_up(reduced, parts), REDUCE_MAX_VECTOR);
-    plan->parts = (uint32_t)div_up(reduced, plan->part_size);
+    plan->part_size = (uint32_t)VKDML_ALIGN_UP(vkdml_div_up(reduced, parts), REDUCE_MAX_VECTOR);
+    plan->parts = (uint32_t)vkdml_div_up(reduced, plan->part_size);
     if (!column)
         plan->vector = vector_width(compile, plan);
 }
@@ -388,13 +383,13 @@ static uint64_t mode_groups(const struct reduce_plan *plan, uint32_t mode)
         case REDUCE_MODE_ROW:
             return kept * plan->parts;
         case REDUCE_MODE_COLUMN:
-            return div_up(kept / plan->vector, REDUCE_THREADS / plan->slices) * plan->parts;
+            return vkdml_div_up(kept / plan->vector, REDUCE_THREADS / plan->slices) * plan->parts;
         case REDUCE_MODE_SUBGROUP_ROW:
-            return div_up(kept, plan->rows_per_group);
+            return vkdml_div_up(kept, plan->rows_per_group);
         case REDUCE_MODE_COMBINE_ROW:
             return kept;
         default:
-            return div_up(kept, REDUCE_THREADS);
+            return vkdml_div_up(kept, REDUCE_THREADS);
     }
 }
 

@@ -109,15 +109,6 @@ HRESULT vkdml_topk_validate(struct vkdml_backend_device *device, const struct vk
 
 /* ---- Compilation ---- */
 
-static uint32_t power_of_two_at_least(uint64_t value)
-{
-    uint32_t p = 1;
-
-    while (p < value && p < 0x80000000u)
-        p <<= 1;
-    return p;
-}
-
 static uint32_t bit_length(uint32_t value)
 {
     uint32_t bits = 0;
@@ -131,7 +122,7 @@ static uint32_t bit_length(uint32_t value)
 static uint32_t choose_threads(const struct vkdml_vk_caps *caps, uint32_t length)
 {
     const VkPhysicalDeviceLimits *limits = &caps->properties.limits;
-    uint32_t threads = power_of_two_at_least((length + TOPK_MAX_CACHE - 1) / TOPK_MAX_CACHE);
+    uint32_t threads = vkdml_pow2_at_least((length + TOPK_MAX_CACHE - 1) / TOPK_MAX_CACHE);
     uint32_t limit = TOPK_MAX_THREADS;
 
     while (limit > limits->maxComputeWorkGroupInvocations || limit > limits->maxComputeWorkGroupSize[0])
@@ -177,7 +168,7 @@ static void fill_workgroup_spec(const struct vkdml_compile *compile, uint32_t co
 static HRESULT place_sort_slots(struct vkdml_compile *compile, uint32_t k, uint64_t rows,
         uint32_t spec[TOPK_SPEC_COUNT])
 {
-    uint32_t sort = power_of_two_at_least(k);
+    uint32_t sort = vkdml_pow2_at_least(k);
     bool global = TOPK_SHARED_BYTES + (uint64_t)sort * TOPK_SORT_SLOT_BYTES
             > compile->vk->caps.properties.limits.maxComputeSharedMemorySize;
     struct vkdml_tensor_location temp = {compile->temporary_slot, (compile->temporary_size + 255) & ~(uint64_t)255};
@@ -222,7 +213,7 @@ static uint32_t choose_filter_groups(const struct vkdml_compile *compile, const 
         const uint32_t spec[TOPK_SPEC_COUNT])
 {
     const struct vkdml_vk_caps *caps = &compile->vk->caps;
-    uint32_t threads = spec[TOPK_SPEC_THREADS], groups = power_of_two_at_least(a->k);
+    uint32_t threads = spec[TOPK_SPEC_THREADS], groups = vkdml_pow2_at_least(a->k);
     uint64_t shared = TOPK_SHARED_BYTES + 2ull * spec[TOPK_SPEC_SORT] * TOPK_SORT_SLOT_BYTES
             + TOPK_FILTER_CAPACITY * 8u + threads * 4u;
 
@@ -273,7 +264,7 @@ static HRESULT add_split_dispatches(struct vkdml_compile *compile, enum vkdml_ke
     vkdml_set_location(&spec[TOPK_SPEC_TEMP_LOCATION], &temp);
     spec[TOPK_SPEC_PARTS] = parts;
     spec[TOPK_SPEC_STAGE] = TOPK_STAGE_PARTS;
-    spec[TOPK_SPEC_SORT] = power_of_two_at_least(a->k);
+    spec[TOPK_SPEC_SORT] = vkdml_pow2_at_least(a->k);
     fill_workgroup_spec(compile, TOPK_SEGMENT, spec);
     spec[TOPK_SPEC_FILTER_GROUPS] = choose_filter_groups(compile, a, spec);
     TRACE("TOP_K: parts of %u, filter groups %u.", TOPK_SEGMENT, spec[TOPK_SPEC_FILTER_GROUPS]);
