@@ -1,0 +1,37 @@
+/*
+ * Interface of kernels_glsl/generator.comp (DML_OPERATOR_FILL_VALUE_CONSTANT and
+ * DML_OPERATOR_FILL_VALUE_SEQUENCE), shared by C (backend_vk/ops/generator.c) and GLSL.
+ *
+ * One output of rank 1 to 8 (leading dimensions of size 1 added), written through its element
+ * strides; element i (row-major logical index) gets Value (CONSTANT) or ValueStart + i *
+ * ValueDelta (SEQUENCE). Values travel as the bits of the tensor's type, low word then high.
+ */
+#ifndef VKDML_GENERATOR_INTERFACE_H
+#define VKDML_GENERATOR_INTERFACE_H
+
+#define GENERATOR_MAX_RANK 8
+#define GENERATOR_THREADS 256
+
+#define GENERATOR_SPEC_TYPE 0           /* TIO_TYPE_* (tensor_io.glsl) */
+#define GENERATOR_SPEC_SEQUENCE         (GENERATOR_SPEC_TYPE + 1)       /* 1: SEQUENCE; 0: CONSTANT */
+#define GENERATOR_SPEC_PACKED           (GENERATOR_SPEC_SEQUENCE + 1)   /* 1: element i is at offset i */
+#define GENERATOR_SPEC_COUNT_ELEMENTS   (GENERATOR_SPEC_PACKED + 1)
+#define GENERATOR_SPEC_VALUE            (GENERATOR_SPEC_COUNT_ELEMENTS + 1)     /* low, high */
+#define GENERATOR_SPEC_DELTA            (GENERATOR_SPEC_VALUE + 2)              /* low, high */
+#define GENERATOR_SPEC_SIZES            (GENERATOR_SPEC_DELTA + 2)              /* GENERATOR_MAX_RANK */
+#define GENERATOR_SPEC_STRIDES          (GENERATOR_SPEC_SIZES + GENERATOR_MAX_RANK)
+/* The output's location: descriptor slot, then the byte offset in the binding as low, high words. */
+#define GENERATOR_SPEC_OUT_LOCATION     (GENERATOR_SPEC_STRIDES + GENERATOR_MAX_RANK)
+#define GENERATOR_SPEC_COUNT            (GENERATOR_SPEC_OUT_LOCATION + 3)
+
+#ifdef VULKAN
+
+/* Bytes [0, 8): the descriptor table's device address (ops_private.h); nothing else. */
+layout(push_constant, std430) uniform GeneratorPush
+{
+    uvec2 table;
+} push;
+
+#endif
+
+#endif /* VKDML_GENERATOR_INTERFACE_H */
