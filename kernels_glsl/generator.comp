@@ -8,6 +8,8 @@
  * start + float(i) * delta (not a running sum; FLOAT16 rounded once at the store), integers
  * with wrap-around in the type's width, 64-bit ones on uvec2 words (no shaderInt64 needed).
  *
+ * The values come in push constants; the type, shape and strides are specialization constants.
+ *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the tensor type needs;
  * 64-bit elements are stored as uvec2 through any variant.
  */
@@ -22,10 +24,6 @@ layout(constant_id = GENERATOR_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
 layout(constant_id = GENERATOR_SPEC_SEQUENCE) const bool SEQUENCE = false;
 layout(constant_id = GENERATOR_SPEC_PACKED) const bool PACKED = true;
 layout(constant_id = GENERATOR_SPEC_COUNT_ELEMENTS) const uint COUNT = 1;
-layout(constant_id = GENERATOR_SPEC_VALUE + 0) const uint VALUE_LO = 0;
-layout(constant_id = GENERATOR_SPEC_VALUE + 1) const uint VALUE_HI = 0;
-layout(constant_id = GENERATOR_SPEC_DELTA + 0) const uint DELTA_LO = 0;
-layout(constant_id = GENERATOR_SPEC_DELTA + 1) const uint DELTA_HI = 0;
 layout(constant_id = GENERATOR_SPEC_SIZES + 0) const uint SIZE_0 = 1;
 layout(constant_id = GENERATOR_SPEC_SIZES + 1) const uint SIZE_1 = 1;
 layout(constant_id = GENERATOR_SPEC_SIZES + 2) const uint SIZE_2 = 1;
@@ -73,11 +71,11 @@ uvec2 wide_value(uint index)
     uint carry, hi, lo;
 
     if (!SEQUENCE)
-        return uvec2(VALUE_LO, VALUE_HI);
-    umulExtended(index, DELTA_LO, hi, lo);
-    hi += index * DELTA_HI;
-    lo = uaddCarry(lo, VALUE_LO, carry);
-    return uvec2(lo, hi + VALUE_HI + carry);
+        return push.value;
+    umulExtended(index, push.delta.x, hi, lo);
+    hi += index * push.delta.y;
+    lo = uaddCarry(lo, push.value.x, carry);
+    return uvec2(lo, hi + push.value.y + carry);
 }
 
 /* The bits of element `index` of a type up to 32 bits wide. */
@@ -86,19 +84,19 @@ uint narrow_value(uint index)
     precise float value;
 
     if (!SEQUENCE)
-        return VALUE_LO;
+        return push.value.x;
     if (TYPE == TIO_TYPE_FLOAT32)
     {
-        value = uintBitsToFloat(VALUE_LO) + float(index) * uintBitsToFloat(DELTA_LO);
+        value = uintBitsToFloat(push.value.x) + float(index) * uintBitsToFloat(push.delta.x);
         return floatBitsToUint(value);
     }
     if (TYPE == TIO_TYPE_FLOAT16)
     {
-        value = unpackHalf2x16(VALUE_LO).x + float(index) * unpackHalf2x16(DELTA_LO).x;
+        value = unpackHalf2x16(push.value.x).x + float(index) * unpackHalf2x16(push.delta.x).x;
         return packHalf2x16(vec2(value, 0.0)) & 0xffffu;
     }
     /* Narrow integers wrap when tio_store_bits keeps the low bits. */
-    return VALUE_LO + index * DELTA_LO;
+    return push.value.x + index * push.delta.x;
 }
 
 void main()

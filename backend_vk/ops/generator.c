@@ -39,20 +39,31 @@ HRESULT vkdml_generator_validate(struct vkdml_backend_device *device, const stru
 }
 
 /* The scalar's bits of `type` as the kernel's (low, high) words; narrower types zero-extended. */
-static void set_scalar(uint32_t spec[2], const DML_SCALAR_UNION *value, DML_TENSOR_DATA_TYPE type)
+static void set_scalar(uint32_t words[2], const DML_SCALAR_UNION *value, DML_TENSOR_DATA_TYPE type)
 {
     uint64_t bits = 0;
 
     memcpy(&bits, value->Bytes, vkdml_element_size(type));
-    spec[0] = (uint32_t)bits;
-    spec[1] = (uint32_t)(bits >> 32);
+    words[0] = (uint32_t)bits;
+    words[1] = (uint32_t)(bits >> 32);
+}
+
+static void fill_push(const struct vkdml_compile *compile, struct generator_push *push)
+{
+    const DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC *desc = compile->op->desc;
+    DML_TENSOR_DATA_TYPE type = compile->op->outputs[0]->DataType;
+
+    memset(push, 0, sizeof(*push));
+    set_scalar(push->value, &desc->ValueStart, type);
+    /* CONSTANT's desc ends before ValueDelta. */
+    if (is_sequence(compile->op))
+        set_scalar(push->delta, &desc->ValueDelta, type);
 }
 
 /* Dimension i of the output is kernel dimension GENERATOR_MAX_RANK - rank + i; leading ones have
  * size 1. Packed when the strides are row-major (no Strides, or equal ones). */
 static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[GENERATOR_SPEC_COUNT])
 {
-    const DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC *desc = compile->op->desc;
     const DML_BUFFER_TENSOR_DESC *output = compile->op->outputs[0];
     uint32_t first = GENERATOR_MAX_RANK - output->DimensionCount, packed_stride = 1, i;
     bool packed = true;
@@ -72,9 +83,6 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[GENERAT
     spec[GENERATOR_SPEC_SEQUENCE] = is_sequence(compile->op);
     spec[GENERATOR_SPEC_PACKED] = packed;
     spec[GENERATOR_SPEC_COUNT_ELEMENTS] = (uint32_t)vkdml_tensor_element_count(output);
-    set_scalar(&spec[GENERATOR_SPEC_VALUE], &desc->ValueStart, output->DataType);
-    if (is_sequence(compile->op))
-        set_scalar(&spec[GENERATOR_SPEC_DELTA], &desc->ValueDelta, output->DataType);
     vkdml_set_location(&spec[GENERATOR_SPEC_OUT_LOCATION], &compile->outputs[0]);
 }
 
@@ -88,6 +96,7 @@ HRESULT vkdml_generator_compile(struct vkdml_compile *compile)
 {
     DML_TENSOR_DATA_TYPE type = compile->op->outputs[0]->DataType;
     uint32_t spec[GENERATOR_SPEC_COUNT] = {0}, groups[3];
+    struct generator_push push;
     enum vkdml_kernel_id kernel;
     HRESULT hr;
 
@@ -95,8 +104,10 @@ HRESULT vkdml_generator_compile(struct vkdml_compile *compile)
         return vkdml_op_error(compile->op, E_NOTIMPL, "no generator.comp variant holds %s tensors on this device.",
                 debugstr_data_type(type));
     fill_spec(compile, spec);
+    fill_push(compile, &push);
     if (FAILED(hr = vkdml_spread_groups(compile, (spec[GENERATOR_SPEC_COUNT_ELEMENTS] + GENERATOR_THREADS - 1)
             / GENERATOR_THREADS, groups)))
         return hr;
-    return vkdml_compile_add_dispatch(compile, kernel, spec, GENERATOR_SPEC_COUNT, NULL, 0, groups, false);
+    return vkdml_compile_add_dispatch(compile, kernel, spec, GENERATOR_SPEC_COUNT, &push, sizeof(push), groups,
+            false);
 }
