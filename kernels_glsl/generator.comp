@@ -2,8 +2,9 @@
 #extension GL_GOOGLE_include_directive : require
 /*
  * DML_OPERATOR_FILL_VALUE_CONSTANT and DML_OPERATOR_FILL_VALUE_SEQUENCE (generator_interface.h):
- * one invocation per output element, consecutive invocations on consecutive logical elements
- * (coalesced stores for packed outputs, which skip the coordinate arithmetic). CONSTANT stores
+ * one invocation per output element (strided outputs) or per 16 bytes of elements (packed ones,
+ * which skip the coordinate arithmetic and store uvec4s where the tensor is 16-byte aligned),
+ * consecutive invocations on consecutive logical elements: coalesced stores. CONSTANT stores
  * the value's bits; SEQUENCE computes ValueStart + i * ValueDelta: floats in fp32 as
  * start + float(i) * delta (not a running sum; FLOAT16 rounded once at the store), integers
  * with wrap-around in the type's width, 64-bit ones on uvec2 words (no shaderInt64 needed).
@@ -24,6 +25,7 @@ layout(constant_id = GENERATOR_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
 layout(constant_id = GENERATOR_SPEC_SEQUENCE) const bool SEQUENCE = false;
 layout(constant_id = GENERATOR_SPEC_PACKED) const bool PACKED = true;
 layout(constant_id = GENERATOR_SPEC_COUNT_ELEMENTS) const uint COUNT = 1;
+layout(constant_id = GENERATOR_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = GENERATOR_SPEC_SIZES + 0) const uint SIZE_0 = 1;
 layout(constant_id = GENERATOR_SPEC_SIZES + 1) const uint SIZE_1 = 1;
 layout(constant_id = GENERATOR_SPEC_SIZES + 2) const uint SIZE_2 = 1;
@@ -99,16 +101,55 @@ uint narrow_value(uint index)
     return push.value.x + index * push.delta.x;
 }
 
-void main()
+void store_element(uvec2 base, uint index)
 {
-    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint index = group * GENERATOR_THREADS + gl_LocalInvocationIndex;
-    uvec2 base = vkdml_binding_address(VkdmlDescriptorTable(push.table), OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
-
-    if (index >= COUNT)
-        return;
     if (WIDE)
         TioPair(tio_element_address(base, element_offset(index), 8u)).v = wide_value(index);
     else
         tio_store_bits(TYPE, base, element_offset(index), narrow_value(index));
+}
+
+/* VECTOR (16 bytes' worth) consecutive elements from `first`, packed into words. */
+uvec4 vector_words(uint first)
+{
+    uint size = tio_element_size(TYPE);
+    uvec4 words = uvec4(0u);
+
+    [[unroll]] for (uint k = 0; k < VECTOR; ++k)
+    {
+        if (WIDE)
+        {
+            uvec2 value = wide_value(first + k);
+
+            words[2u * k] = value.x;
+            words[2u * k + 1u] = value.y;
+        }
+        else
+        {
+            words[k * size / 4u] |= (narrow_value(first + k) & tio_type_mask(TYPE)) << (8u * (k * size % 4u));
+        }
+    }
+    return words;
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint first = (group * GENERATOR_THREADS + gl_LocalInvocationIndex) * VECTOR;
+    uvec2 base = vkdml_binding_address(VkdmlDescriptorTable(push.table), OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+
+    if (first >= COUNT)
+        return;
+    /* Packed outputs: one 16-byte store per invocation where the tensor starts 16-byte aligned
+     * (uniform: the same for every invocation) and the vector is whole. */
+    if (VECTOR > 1u && (base.x & 15u) == 0u && first + VECTOR <= COUNT)
+    {
+        TioVector(tio_element_address(base, first, tio_element_size(TYPE))).v = vector_words(first);
+        return;
+    }
+    [[unroll]] for (uint k = 0; k < VECTOR; ++k)
+    {
+        if (first + k < COUNT)
+            store_element(base, first + k);
+    }
 }

@@ -83,6 +83,8 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[GENERAT
     spec[GENERATOR_SPEC_SEQUENCE] = is_sequence(compile->op);
     spec[GENERATOR_SPEC_PACKED] = packed;
     spec[GENERATOR_SPEC_COUNT_ELEMENTS] = (uint32_t)vkdml_tensor_element_count(output);
+    /* Packed: 16 bytes per invocation (one vector store). */
+    spec[GENERATOR_SPEC_VECTOR] = packed ? 16 / vkdml_element_size(output->DataType) : 1;
     vkdml_set_location(&spec[GENERATOR_SPEC_OUT_LOCATION], &compile->outputs[0]);
 }
 
@@ -98,6 +100,7 @@ HRESULT vkdml_generator_compile(struct vkdml_compile *compile)
     uint32_t spec[GENERATOR_SPEC_COUNT] = {0}, groups[3];
     struct generator_push push;
     enum vkdml_kernel_id kernel;
+    uint64_t invocations;
     HRESULT hr;
 
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "generator", NULL, kernel_features(type), &kernel))
@@ -105,8 +108,9 @@ HRESULT vkdml_generator_compile(struct vkdml_compile *compile)
                 debugstr_data_type(type));
     fill_spec(compile, spec);
     fill_push(compile, &push);
-    if (FAILED(hr = vkdml_spread_groups(compile, (spec[GENERATOR_SPEC_COUNT_ELEMENTS] + GENERATOR_THREADS - 1)
-            / GENERATOR_THREADS, groups)))
+    invocations = ((uint64_t)spec[GENERATOR_SPEC_COUNT_ELEMENTS] + spec[GENERATOR_SPEC_VECTOR] - 1)
+            / spec[GENERATOR_SPEC_VECTOR];
+    if (FAILED(hr = vkdml_spread_groups(compile, (invocations + GENERATOR_THREADS - 1) / GENERATOR_THREADS, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, GENERATOR_SPEC_COUNT, &push, sizeof(push), groups,
             false);

@@ -18,7 +18,8 @@
 #define GENERATOR_SPEC_SEQUENCE         (GENERATOR_SPEC_TYPE + 1)       /* 1: SEQUENCE; 0: CONSTANT */
 #define GENERATOR_SPEC_PACKED           (GENERATOR_SPEC_SEQUENCE + 1)   /* 1: element i is at offset i */
 #define GENERATOR_SPEC_COUNT_ELEMENTS   (GENERATOR_SPEC_PACKED + 1)
-#define GENERATOR_SPEC_SIZES            (GENERATOR_SPEC_COUNT_ELEMENTS + 1)     /* GENERATOR_MAX_RANK */
+#define GENERATOR_SPEC_VECTOR           (GENERATOR_SPEC_COUNT_ELEMENTS + 1)     /* elements per invocation */
+#define GENERATOR_SPEC_SIZES            (GENERATOR_SPEC_VECTOR + 1)     /* GENERATOR_MAX_RANK */
 #define GENERATOR_SPEC_STRIDES          (GENERATOR_SPEC_SIZES + GENERATOR_MAX_RANK)
 /* The output's location: descriptor slot, then the byte offset in the binding as low, high words. */
 #define GENERATOR_SPEC_OUT_LOCATION     (GENERATOR_SPEC_STRIDES + GENERATOR_MAX_RANK)

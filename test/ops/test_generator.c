@@ -20,6 +20,7 @@ struct fill_case
     DML_TENSOR_DATA_TYPE type;
     UINT rank, sizes[8], strides[8];
     bool strided;                       /* false: packed (no Strides) */
+    UINT64 offset;                      /* the output binding's offset in bytes */
     double start, delta;                /* float types; integers use start_bits, delta_bits */
     uint64_t start_bits, delta_bits;
     bool use_bits;
@@ -115,9 +116,11 @@ static void run_case(struct dml_test_context *context, const struct fill_case *c
     expected = malloc(total);
     assert_true(bytes && expected);
     memset(expected, SENTINEL, total);
-    output.buffer = dml_test_create_buffer(context, total, expected);
+    output.buffer = dml_test_create_buffer(context, c->offset + total, NULL);
+    output.offset = c->offset;
+    dml_test_write_buffer(context, output.buffer, c->offset, expected, total);
     dml_test_run(context, compiled, NULL, 0, &output, 1);
-    dml_test_read_buffer(context, output.buffer, 0, bytes, total);
+    dml_test_read_buffer(context, output.buffer, c->offset, bytes, total);
     count = dml_test_element_count(&out);
     for (i = 0; i < count; ++i)
     {
@@ -259,6 +262,10 @@ static void test_sequence_large(void **state)
     c.start_bits = 0x7fff0000;
     c.delta_bits = 0x10001;
     run_case(*state, &c);
+    /* Bound at an offset in its buffer (a multiple of 16, as DirectML requires). */
+    c.offset = 48;
+    run_case(*state, &c);
+    c.offset = 0;
     /* UINT64: products past 2^64, carries between the words. */
     c.type = DML_TENSOR_DATA_TYPE_UINT64;
     c.start_bits = 0xfffffffffff00000ull;
