@@ -28,7 +28,7 @@ static void physical_device_caps(struct vkdml_vk_instance *instance, VkPhysicalD
 
 /* The tensor the operator computes on: the first of its first same-type group (an element-wise
  * operator's output, GEMM's ATensor, IF's output rather than its UINT8 condition), else the first
- * input. */
+ * input, else (a generator: FILL_VALUE_*) the output. */
 static const struct vkdml_field_schema *main_tensor(const struct vkdml_op_schema *schema)
 {
     uint32_t i;
@@ -38,6 +38,11 @@ static const struct vkdml_field_schema *main_tensor(const struct vkdml_op_schema
     for (i = 0; i < schema->field_count; ++i)
     {
         if (schema->fields[i].role == VKDML_ROLE_INPUT)
+            return &schema->fields[i];
+    }
+    for (i = 0; i < schema->field_count; ++i)
+    {
+        if (schema->fields[i].role == VKDML_ROLE_OUTPUT)
             return &schema->fields[i];
     }
     return NULL;

@@ -14,6 +14,7 @@
 #define TOPK {vkdml_topk_validate, vkdml_topk_compile}
 #define SOFTMAX {vkdml_softmax_validate, vkdml_softmax_compile}
 #define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
+#define GENERATOR {vkdml_generator_validate, vkdml_generator_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -114,4 +115,6 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_REDUCE] = REDUCE,
     [DML_OPERATOR_ARGMIN] = REDUCE,
     [DML_OPERATOR_ARGMAX] = REDUCE,
+    [DML_OPERATOR_FILL_VALUE_CONSTANT] = GENERATOR,
+    [DML_OPERATOR_FILL_VALUE_SEQUENCE] = GENERATOR,
 };

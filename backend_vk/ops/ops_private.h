@@ -160,6 +160,7 @@ VKDML_OP_FAMILY(cumulative)
 VKDML_OP_FAMILY(topk)
 VKDML_OP_FAMILY(softmax)
 VKDML_OP_FAMILY(reduce)
+VKDML_OP_FAMILY(generator)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 

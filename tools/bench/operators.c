@@ -656,6 +656,9 @@ static const struct family conv_family =
 static const struct family fold_family =
         {"fold", "NxCxHxWxRxS[xSTRIDE[xPAD]] (the image, then the window)", "16x64x56x56x3x3", "2x3x7x6x3x2", false,
         false, build_fold, FLOAT_TYPES | INT32_TYPES};
+/* FILL_VALUE_CONSTANT and FILL_VALUE_SEQUENCE: the element-wise shapes, an output and no input. */
+static const struct family generator_family =
+        {"generator", "N or DxDx... (1 to 8 dimensions)", "16777216", "5x7x9", false, false, build_elementwise, 0};
 
 /* Operators outside the element-wise family; ELEMENT_WISE_* and ACTIVATION_* not named here have
  * tensors of one shape. The quantized ones have none: their scale and zero-point tensors need
@@ -674,6 +677,7 @@ named_families[] =
     {"REDUCE", &reduce_family}, {"ARGMIN", &reduce_family}, {"ARGMAX", &reduce_family},
     {"TOP_K", &top_k_family}, {"TOP_K1", &top_k_family},
     {"CUMULATIVE_SUMMATION", &scan_family}, {"CUMULATIVE_PRODUCT", &scan_family},
+    {"FILL_VALUE_CONSTANT", &generator_family}, {"FILL_VALUE_SEQUENCE", &generator_family},
     {"ELEMENT_WISE_QUANTIZE_LINEAR", NULL}, {"ELEMENT_WISE_DEQUANTIZE_LINEAR", NULL},
     {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD", NULL},
 };
