@@ -108,8 +108,7 @@ HRESULT vkdml_generator_compile(struct vkdml_compile *compile)
                 debugstr_data_type(type));
     fill_spec(compile, spec);
     fill_push(compile, &push);
-    invocations = ((uint64_t)spec[GENERATOR_SPEC_COUNT_ELEMENTS] + spec[GENERATOR_SPEC_VECTOR] - 1)
-            / spec[GENERATOR_SPEC_VECTOR];
+    invocations = vkdml_div_up(spec[GENERATOR_SPEC_COUNT_ELEMENTS], spec[GENERATOR_SPEC_VECTOR]);
     if (FAILED(hr = vkdml_spread_groups(compile, (invocations + GENERATOR_THREADS - 1) / GENERATOR_THREADS, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, GENERATOR_SPEC_COUNT, &push, sizeof(push), groups,
