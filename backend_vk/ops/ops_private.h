@@ -280,6 +280,31 @@ HRESULT vkdml_softmax_validate_fused(struct vkdml_backend_device *device, const 
 HRESULT vkdml_softmax_add_fused(struct vkdml_compile *compile, const DML_OPERATOR_DESC *activation,
         const DML_BUFFER_TENSOR_DESC *output, const struct vkdml_tensor_location *location);
 
+/* ---- Strided copies as a service (movement.c, transpose.c): the data-movement operators ---- */
+
+/* A box of `sizes` elements of one type copied between two strided views: element c (c_i <
+ * sizes[i], index 0 outermost) goes from source element source_first + sum c_i * source_strides[i]
+ * to destination element destination_first + sum c_i * destination_strides[i]. Offsets count
+ * elements from the tensor locations; the caller has checked that every address stays inside
+ * its binding. */
+struct vkdml_strided_copy
+{
+    DML_TENSOR_DATA_TYPE type;
+    uint32_t rank;                                  /* 1 to VKDML_MAX_RANK */
+    uint32_t sizes[VKDML_MAX_RANK];
+    struct vkdml_tensor_location source, destination;
+    uint64_t source_first, destination_first;
+    int32_t source_strides[VKDML_MAX_RANK];         /* negative: reversed (SLICE1) */
+    int32_t destination_strides[VKDML_MAX_RANK];
+};
+
+/* Adds the dispatch(es) of one strided copy, the kernel chosen by its shape (movement.c): packed
+ * runs as vectors, a transposed pair of dimensions through shared memory (transpose.c), the rest
+ * element by element. Does not wait for earlier dispatches. */
+HRESULT vkdml_copy_add_dispatches(struct vkdml_compile *compile, const struct vkdml_strided_copy *copy);
+/* The tiled path: S_FALSE (nothing added) when the copy is not a transpose it handles. */
+HRESULT vkdml_transpose_add_dispatch(struct vkdml_compile *compile, const struct vkdml_strided_copy *copy);
+
 /* ---- Helpers shared by families ---- */
 
 /* Whether kernels can read and write tensors of `data_type` on a device with `caps`

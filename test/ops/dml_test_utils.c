@@ -2,9 +2,11 @@
 #define INITGUID
 #include "dml_test_utils.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- Context ---- */
 
@@ -613,6 +615,48 @@ void dml_test_release_bindings(struct dml_test_binding *bindings, UINT count)
         if (bindings[i].buffer)
             release_last(bindings[i].buffer);
     }
+}
+
+void dml_test_create_guarded(struct dml_test_context *context, UINT64 size, const void *data,
+        struct dml_test_binding *binding)
+{
+    UINT64 total = DML_TEST_GUARD_BYTES * 2 + ((size + 3) & ~(UINT64)3);
+    unsigned char *bytes = malloc(total);
+
+    assert_non_null(bytes);
+    memset(bytes, DML_TEST_GUARD_PATTERN, total);
+    if (data)
+        memcpy(bytes + DML_TEST_GUARD_BYTES, data, size);
+    else
+        memset(bytes + DML_TEST_GUARD_BYTES, 0, size);
+    binding->buffer = dml_test_create_buffer(context, total, bytes);
+    binding->offset = DML_TEST_GUARD_BYTES;
+    binding->size = size;
+    free(bytes);
+}
+
+/* Checks `size` bytes at `offset` still hold the guard pattern. */
+static void check_guard(struct dml_test_context *context, ID3D12Resource *buffer, UINT64 offset, UINT64 size)
+{
+    unsigned char *bytes = malloc(size);
+    UINT64 i;
+
+    assert_non_null(bytes);
+    dml_test_read_buffer(context, buffer, offset, bytes, size);
+    for (i = 0; i < size; ++i)
+    {
+        if (bytes[i] != DML_TEST_GUARD_PATTERN)
+            fail_msg("guard byte %" PRIu64 " at offset %" PRIu64 " was written (0x%02x).", i, offset + i, bytes[i]);
+    }
+    free(bytes);
+}
+
+void dml_test_check_guards(struct dml_test_context *context, const struct dml_test_binding *binding)
+{
+    UINT64 end = binding->offset + ((binding->size + 3) & ~(UINT64)3);
+
+    check_guard(context, binding->buffer, 0, binding->offset);
+    check_guard(context, binding->buffer, end, DML_TEST_GUARD_BYTES);
 }
 
 static const DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {NULL, NULL};

@@ -104,6 +104,16 @@ struct dml_test_binding
     UINT64 size;
 };
 
+/* Guard regions (issue 19's safety tests): a buffer with DML_TEST_GUARD_BYTES of a known pattern
+ * on both sides of `size` bytes (initialized from `data` or zeroed); `binding` gets the range in
+ * between. dml_test_check_guards() fails the test if a kernel wrote outside it. */
+#define DML_TEST_GUARD_BYTES 4096
+#define DML_TEST_GUARD_PATTERN 0xa5
+void dml_test_create_guarded(struct dml_test_context *context, UINT64 size, const void *data,
+        struct dml_test_binding *binding);
+void dml_test_check_guards(struct dml_test_context *context, const struct dml_test_binding *binding);
+
+
 /* Runs an initializer for `op`; returns its persistent resource (NULL when it needs none).
  * `owned` (may be NULL) binds the operator's OWNED_BY_DML inputs, `owned_count` of them. */
 ID3D12Resource *dml_test_initialize(struct dml_test_context *context, IDMLCompiledOperator *op,
