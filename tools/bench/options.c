@@ -101,7 +101,7 @@ void list_operators(const char *selector)
 {
     int adapter = vkdml_get_adapter_count() > 0 ? vkdml_select_adapter(selector) : -1;
     unsigned int count = catalogue_init(adapter), buildable = 0, implemented = 0, i;
-    const struct family *shown[8];
+    const struct family *shown[32];
     struct vkdml_adapter_info info;
     size_t families = 0, f;
     char text[384];

@@ -158,12 +158,22 @@ static void release_run(struct run *run)
     vkdml_profiler_destroy(run->profiler);
 }
 
-/* The workload's output tensors, in binding order; returns the count. */
-static UINT workload_outputs(const struct workload *w, const struct tensor **outputs)
+/* Input `i`'s values: pseudo-random, or integers of the range the family gives (indices). */
+static float *input_values(const struct workload *w, UINT i, size_t count)
 {
-    outputs[0] = &w->output;
-    outputs[1] = &w->index_output;
-    return w->index_output.rank ? 2 : 1;
+    int64_t low = w->value_low[i], high = w->value_high[i];
+    uint32_t seed = 0x9e3779b9u * (i + 1);
+    float *values;
+    size_t j;
+
+    if (high <= low)
+        return random_values(count, w->inputs[i].buffer.DataType, seed);
+    if ((values = malloc(count ? count * sizeof(*values) : 1)))
+    {
+        for (j = 0; j < count; ++j)
+            values[j] = (float)(low + (int64_t)(ref_random(&seed) % (uint64_t)(high - low)));
+    }
+    return values;
 }
 
 /* Inputs uploaded from pseudo-random values, which are kept for --check only. */
@@ -179,7 +189,7 @@ static HRESULT create_io(struct bench *b, const struct workload *w, struct run *
 
         if (!w->inputs[i].rank)
             continue;
-        if (!(run->host[i] = random_values(count, type, 0x9e3779b9u * (i + 1)))
+        if (!(run->host[i] = input_values(w, i, count))
                 || !(run->inputs[i] = upload_buffer(b, run->host[i], count, type)))
             return E_OUTOFMEMORY;
         if (!b->check)
@@ -190,7 +200,7 @@ static HRESULT create_io(struct bench *b, const struct workload *w, struct run *
     }
     for (i = 0; i < count; ++i)
     {
-        if (!(run->outputs[i] = create_buffer(b, D3D12_HEAP_TYPE_DEFAULT, outputs[i]->buffer.TotalTensorSizeInBytes,
+        if (outputs[i]->rank && !(run->outputs[i] = create_buffer(b, D3D12_HEAP_TYPE_DEFAULT, outputs[i]->buffer.TotalTensorSizeInBytes,
                 D3D12_RESOURCE_STATE_UNORDERED_ACCESS)))
             return E_OUTOFMEMORY;
     }
@@ -429,34 +439,51 @@ static UINT64 check_index(const struct workload *w, UINT64 count, UINT64 i, uint
     return (((UINT64)ref_random(state) << 32) | ref_random(state)) % count;
 }
 
-static bool check_run(struct bench *b, const struct workload *w, struct run *run, struct result *r)
+/* Compares output `output` with the reference. */
+static bool check_output(struct bench *b, const struct workload *w, struct run *run, struct result *r, UINT output)
 {
-    UINT64 count = tensor_elements(&w->output), checks, i, index;
+    const struct tensor *tensors[MAX_OUTPUTS], *t;
+    UINT64 count, checks, i, index;
     ID3D12Resource *readback;
     uint32_t state = 12345;
     double expected, got, tolerance;
     void *mapped;
 
-    if (!w->reference)
-    {
-        r->no_reference = true;
-        return true;
-    }
-    progress_update(b, r->name, "checking", 0, 0);
-    if (!(readback = read_back(b, run->outputs[0], w->output.buffer.TotalTensorSizeInBytes, &mapped)))
+    workload_outputs(w, tensors);
+    t = tensors[output];
+    count = tensor_elements(t);
+    if (!(readback = read_back(b, run->outputs[output], t->buffer.TotalTensorSizeInBytes, &mapped)))
         return fail(r, "no memory for the readback buffer");
     checks = w->op->family->sampled && count > CHECK_SAMPLES ? CHECK_SAMPLES : count;
     for (i = 0; i < checks; ++i)
     {
         index = check_index(w, count, i, &state);
-        expected = reference_value(w, run->host, index, &tolerance);
-        got = load_value(mapped, index, w->output.buffer.DataType);
+        expected = reference_value(w, run->host, output, index, &tolerance);
+        got = load_value(mapped, index, t->buffer.DataType);
         if (!(fabs(got - expected) <= tolerance) && !(isnan(got) && isnan(expected)) && r->mismatches++ < 3)
-            fprintf(stderr, "vkdml-bench: %s: element %llu: got %.9g, expected %.9g (tolerance %.3g)\n", r->name,
-                    (unsigned long long)index, got, expected, tolerance);
+            fprintf(stderr, "vkdml-bench: %s: output %u element %llu: got %.9g, expected %.9g (tolerance %.3g)\n",
+                    r->name, output, (unsigned long long)index, got, expected, tolerance);
     }
     unmap_and_release(readback);
-    r->checked = checks;
+    r->checked += checks;
+    return true;
+}
+
+static bool check_run(struct bench *b, const struct workload *w, struct run *run, struct result *r)
+{
+    UINT outputs = reference_outputs(w), i;
+
+    if (!outputs)
+    {
+        r->no_reference = true;
+        return true;
+    }
+    progress_update(b, r->name, "checking", 0, 0);
+    for (i = 0; i < outputs; ++i)
+    {
+        if (!check_output(b, w, run, r, i))
+            return false;
+    }
     r->check = !r->mismatches;
     return true;
 }
@@ -503,6 +530,7 @@ static struct result *new_result(struct bench *b, const char *name, const char *
 static bool same_shape(const struct workload *a, const struct workload *b)
 {
     return a->dim_count == b->dim_count && !memcmp(a->dims, b->dims, a->dim_count * sizeof(UINT)) && a->k == b->k
+            && a->other_type == b->other_type
             && a->axis_count == b->axis_count && !memcmp(a->axes, b->axes, a->axis_count * sizeof(UINT));
 }
 
@@ -523,7 +551,7 @@ static const struct preset *matching_preset(const struct workload *w)
         p_w->function = p->function;
         if (p_w->op == w->op && p->type == w->type && p->broadcast == w->broadcast
                 && !parse_workload_shape(p->shape, p_w) && !build_workload(p_w)
-                && p_w->reduce_function == w->reduce_function && same_shape(p_w, w))
+                && p_w->reduce_function == w->reduce_function && p_w->mode == w->mode && same_shape(p_w, w))
             found = p;
     }
     free(p_w);
