@@ -431,9 +431,9 @@ static const char *permuted_layout(const struct workload *w, UINT *sizes, UINT *
 }
 
 /* Every tensor has the shape; optional inputs are left out. --broadcast gives every input after the
- * first one innermost row, repeated over the other dimensions (0-strides); ":PERM" reads every input
- * transposed (permuted_layout). */
-static const char *build_elementwise(struct workload *w)
+ * first one innermost row, repeated over the other dimensions (0-strides); `permute`: the shape's
+ * axes are ":PERM", which reads every input transposed (permuted_layout). */
+static const char *elementwise_tensors(struct workload *w, bool permute)
 {
     const struct vkdml_op_schema *schema = w->op->schema;
     UINT rank = w->dim_count, row[MAX_RANK], sizes[MAX_RANK], permuted[MAX_RANK], input = 0, i;
@@ -442,10 +442,10 @@ static const char *build_elementwise(struct workload *w)
 
     if (rank > MAX_RANK)
         return "element-wise shapes have 1 to 8 dimensions";
-    if (w->axis_count && w->broadcast)
+    if (permute && w->broadcast)
         return "--broadcast and :PERM do not go together";
     memcpy(sizes, w->dims, rank * sizeof(*sizes));
-    if (w->axis_count && (why = permuted_layout(w, sizes, permuted)))
+    if (permute && (why = permuted_layout(w, sizes, permuted)))
         return why;
     for (i = 0; i < rank; ++i)
         row[i] = i + 1 == rank;
@@ -455,7 +455,7 @@ static const char *build_elementwise(struct workload *w)
 
         if (f->kind != VKDML_FIELD_TENSOR)
             continue;
-        strides = w->axis_count ? permuted : w->broadcast && input ? row : NULL;
+        strides = permute ? permuted : w->broadcast && input ? row : NULL;
         if (f->role == VKDML_ROLE_OUTPUT)
             tensor_init(&w->output, tensor_type(w, f), rank, sizes, NULL);
         else if (input < MAX_INPUTS && !f->optional)
@@ -466,6 +466,11 @@ static const char *build_elementwise(struct workload *w)
         return "--broadcast needs an operator with two inputs or more";
     w->flops = (double)tensor_elements(&w->output);
     return NULL;
+}
+
+static const char *build_elementwise(struct workload *w)
+{
+    return elementwise_tensors(w, w->axis_count != 0);
 }
 
 void set_uint_field(struct workload *w, const char *name, UINT value)
@@ -509,7 +514,7 @@ static const char *write_axes(struct workload *w)
 /* Element-wise tensors, along the shape's axes: the softmax family and the cumulative operators. */
 static const char *build_axis(struct workload *w)
 {
-    const char *why = build_elementwise(w);
+    const char *why = elementwise_tensors(w, false);
 
     return why ? why : write_axes(w);
 }
@@ -1043,15 +1048,24 @@ const struct op_info *find_op(const char *name)
     return NULL;
 }
 
-/* The types DirectML's page lists for the operator's first tensor (the schema's); 0: not recorded. */
+/* The types DirectML's page lists for the tensor the operator computes on, as vkdml's support table
+ * picks it (backend_vk/ops/op_support.c): the first of its first same-type group, else its first
+ * input, else its output; 0: not recorded. */
 static uint32_t schema_types(const struct vkdml_op_schema *schema)
 {
-    UINT i;
+    UINT i, role;
 
-    for (i = 0; schema->tensor_support && i < schema->field_count; ++i)
+    if (!schema->tensor_support)
+        return 0;
+    if (schema->same_type_count)
+        return schema->fields[schema->same_type[0].fields[0]].data_types;
+    for (role = VKDML_ROLE_INPUT; role <= VKDML_ROLE_OUTPUT; ++role)
     {
-        if (schema->fields[i].kind == VKDML_FIELD_TENSOR || schema->fields[i].kind == VKDML_FIELD_TENSOR_ARRAY)
-            return schema->fields[i].data_types;
+        for (i = 0; i < schema->field_count; ++i)
+        {
+            if (schema->fields[i].role == role)
+                return schema->fields[i].data_types;
+        }
     }
     return 0;
 }
@@ -1531,6 +1545,13 @@ UINT reference_outputs(const struct workload *w)
 bool op_has_reference(const struct op_info *op)
 {
     return reference_of(op->type) != NULL;
+}
+
+const char *op_reference_types(const struct op_info *op)
+{
+    const struct reference *reference = reference_of(op->type);
+
+    return !reference ? "no reference" : reference->all_types ? "all types" : "fp32 fp16";
 }
 
 double reference_value(const struct workload *w, float *const *inputs, UINT output, UINT64 index,

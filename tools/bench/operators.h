@@ -177,6 +177,8 @@ double reference_value(const struct workload *w, float *const *inputs, UINT outp
         double *tolerance);
 /* Whether the operator has a reference for some type (fp32 and fp16, all of them so far). */
 bool op_has_reference(const struct op_info *op);
+/* What --list says of it: "fp32 fp16", "all types" or "no reference". */
+const char *op_reference_types(const struct op_info *op);
 
 /* ---- For the families (operators.c, movement.c) ---- */
 
