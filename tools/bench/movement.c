@@ -639,7 +639,7 @@ static const char *build_one_hot(struct workload *w)
     tensor_init(&w->inputs[0], type, w->dim_count, sizes, NULL);
     tensor_init(&w->inputs[1], w->type, w->dim_count, values, NULL);
     tensor_init(&w->output, w->type, w->dim_count, w->dims, NULL);
-    w->value_high[0] = w->dims[axis];
+    index_values(w, 0, type, w->dims[axis]);
     w->axes[0] = axis;
     set_uint_field(w, "Axis", axis);
     return NULL;
@@ -655,20 +655,39 @@ static double reference_one_hot(const struct workload *w, float *const *inputs, 
     coordinates_of(&w->output, index, c);
     position = c[axis];
     c[axis] = 0;
-    return inputs[1][inputs[0][offset_of(&w->inputs[0], c)] == (double)position];
+    return inputs[1][resolved(inputs[0][offset_of(&w->inputs[0], c)], w->dims[axis]) == position];
 }
 
-/* The input of the shape; the count {1} and the coordinates {N, rank} as UINT32. */
+/* Leading 1s up to `rank` dimensions (the 4-D-only operators'); false when the shape has more. */
+static bool padded_shape(struct workload *w, UINT rank)
+{
+    UINT d;
+
+    if (w->dim_count > rank)
+        return false;
+    memmove(w->dims + rank - w->dim_count, w->dims, w->dim_count * sizeof(*w->dims));
+    for (d = 0; d < rank - w->dim_count; ++d)
+        w->dims[d] = 1;
+    w->dim_count = rank;
+    return true;
+}
+
+/* The input of the shape (with leading 1s to 4 dimensions); the count {1, 1, 1, 1} and the
+ * coordinates {1, 1, M, rank} as UINT32: the three have one rank, 4 or 5. */
 static const char *build_nonzero(struct workload *w)
 {
-    UINT one = 1, coordinates[2] = {0, w->dim_count};
+    UINT count[5] = {1, 1, 1, 1, 1}, coordinates[5] = {1, 1, 1, 1, 1};
+    UINT rank;
 
-    if (w->dim_count > MAX_RANK)
-        return "NONZERO_COORDINATES shapes have 1 to 8 dimensions";
-    coordinates[0] = (UINT)product(w->dims, w->dim_count);
-    tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
-    tensor_init(&w->output, DML_TENSOR_DATA_TYPE_UINT32, 1, &one, NULL);
-    tensor_init(&w->more_outputs[0], DML_TENSOR_DATA_TYPE_UINT32, 2, coordinates, NULL);
+    if (w->dim_count < 4 && !padded_shape(w, 4))
+        return "NONZERO_COORDINATES shapes have 1 to 5 dimensions";
+    if ((rank = w->dim_count) > 5)
+        return "NONZERO_COORDINATES shapes have 1 to 5 dimensions";
+    coordinates[rank - 2] = (UINT)product(w->dims, rank);
+    coordinates[rank - 1] = rank;
+    tensor_init(&w->inputs[0], w->type, rank, w->dims, NULL);
+    tensor_init(&w->output, DML_TENSOR_DATA_TYPE_UINT32, rank, count, NULL);
+    tensor_init(&w->more_outputs[0], DML_TENSOR_DATA_TYPE_UINT32, rank, coordinates, NULL);
     return NULL;
 }
 
@@ -700,13 +719,13 @@ static double reference_nonzero(const struct workload *w, float *const *inputs, 
 
 /* ---- Generators: RANDOM_GENERATOR, DIAGONAL_MATRIX(1), VALUE_SCALE_2D; REVERSE_SUBSEQUENCES ---- */
 
-/* The output's shape (UINT32); the state {1, 1, 1, 6} in and out. */
+/* The output's shape with leading 1s to 4 dimensions (UINT32); the state {1, 1, 1, 6} in and out. */
 static const char *build_random(struct workload *w)
 {
     UINT state[4] = {1, 1, 1, 6};
 
-    if (w->dim_count > MAX_RANK)
-        return "RANDOM_GENERATOR shapes have 1 to 8 dimensions";
+    if (!padded_shape(w, 4))
+        return "RANDOM_GENERATOR shapes have 1 to 4 dimensions";
     tensor_init(&w->inputs[0], DML_TENSOR_DATA_TYPE_UINT32, 4, state, NULL);
     tensor_init(&w->output, w->type, w->dim_count, w->dims, NULL);
     tensor_init(&w->more_outputs[0], DML_TENSOR_DATA_TYPE_UINT32, 4, state, NULL);
@@ -741,13 +760,13 @@ static double reference_diagonal(const struct workload *w, float *const *inputs,
     return k == 1 ? output_rounding(w, 0.5, tolerance) : 0.0;
 }
 
-/* NxCxHxW, C at most 64; Scale 0.5 and Bias[c] = c / 8. */
+/* NxCxHxW, C 1 or 3 (DirectML's ChannelCount); Scale 0.5 and Bias[c] = c / 8. */
 static const char *build_value_scale(struct workload *w)
 {
     UINT c;
 
-    if (w->dim_count != 4 || w->dims[1] > ARRAY_SIZE(w->bias))
-        return "VALUE_SCALE_2D shapes are NxCxHxW with C at most 64";
+    if (w->dim_count != 4 || (w->dims[1] != 1 && w->dims[1] != 3))
+        return "VALUE_SCALE_2D shapes are NxCxHxW with C 1 or 3";
     for (c = 0; c < w->dims[1]; ++c)
         w->bias[c] = c / 8.0f;
     tensor_init(&w->inputs[0], w->type, 4, w->dims, NULL);
@@ -840,12 +859,12 @@ FAMILY(scatter_nd, "DxDx...[kCOUNT][@ITYPE] (COUNT blocks, default 3, at coordin
         "65536x1024k32768", "33x7k5", build_scatter_nd, ALL_TYPES, SUFFIX_K | SUFFIX_TYPE);
 FAMILY(one_hot, "DxDx...[@ITYPE][:AXIS] (the output; AXIS, default the last, is the depth)", "32768x1024",
         "7x33", build_one_hot, ALL_TYPES, SUFFIX_TYPE | SUFFIX_AXES);
-FAMILY(nonzero, "N or DxDx... (the input)", "16777216", "5x7x9", build_nonzero, ALL_TYPES, 0);
-FAMILY(random_generator, "N or DxDx... (the output)", "67108864", "1001", build_random,
+FAMILY(nonzero, "N or DxDx... (the input, 1 to 5 dimensions)", "16777216", "5x7x9", build_nonzero, ALL_TYPES, 0);
+FAMILY(random_generator, "N or DxDx... (the output, 1 to 4 dimensions)", "67108864", "1001", build_random,
         1u << DML_TENSOR_DATA_TYPE_UINT32, 0);
-FAMILY(diagonal, "DxDx... (the output; its last two dimensions the matrix)", "8192x8192", "7x33", build_diagonal,
-        ALL_TYPES, 0);
-FAMILY(value_scale, "NxCxHxW (C at most 64)", "32x64x112x112", "2x5x7x9", build_value_scale, FLOAT_TYPES, 0);
+FAMILY(diagonal, "DxDx... (the output; its last two dimensions the matrix)", "1x1x8192x8192", "1x2x7x33",
+        build_diagonal, ALL_TYPES, 0);
+FAMILY(value_scale, "NxCxHxW (C 1 or 3)", "32x3x224x224", "2x3x7x9", build_value_scale, FLOAT_TYPES, 0);
 FAMILY(reverse, "DxDx...[@ITYPE][:AXIS] (sequences along AXIS, default the first)", "512x64x1024", "9x5x7",
         build_reverse, ALL_TYPES, SUFFIX_TYPE | SUFFIX_AXES);
 #undef FAMILY

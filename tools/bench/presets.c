@@ -191,10 +191,11 @@ const struct preset presets[] =
     SMOKE("scatter-nd-smoke", "scatter-nd", FP32, "33x7k5", NULL),
     SMOKE("one-hot-smoke", "one-hot", FP32, "7x33", NULL),
     SMOKE("nonzero-smoke", "nonzero-coordinates", INT8, "5x7x9", NULL),
+    SMOKE("nonzero-smoke-fp32", "nonzero-coordinates", FP32, "2x1x33x7", NULL),
     SMOKE("random-generator-smoke", "random-generator", DML_TENSOR_DATA_TYPE_UINT32, "1001", NULL),
-    SMOKE("diagonal-matrix-smoke", "diagonal-matrix", FP32, "7x33", NULL),
-    SMOKE("diagonal-matrix1-smoke", "diagonal-matrix1", INT32, "3x7x33", NULL),
-    SMOKE("value-scale-2d-smoke", "value-scale-2d", FP32, "2x5x7x9", NULL),
+    SMOKE("diagonal-matrix-smoke", "diagonal-matrix", FP32, "1x2x7x33", NULL),
+    SMOKE("diagonal-matrix1-smoke", "diagonal-matrix1", INT32, "1x3x7x33", NULL),
+    SMOKE("value-scale-2d-smoke", "value-scale-2d", FP32, "2x3x7x9", NULL),
     SMOKE("reverse-subsequences-smoke", "reverse-subsequences", FP32, "9x5x7", NULL),
 };
 #undef GPU_MEM
