@@ -116,6 +116,13 @@ static UINT64 resolved(double index, UINT size)
     return (UINT64)(index < 0 ? index + size : index);
 }
 
+/* What a gather must move: each output element read once from the input and written once, and the
+ * indices (the rest of the input is never read). */
+static void gathered_bytes(struct workload *w)
+{
+    w->bytes = 2.0 * w->output.buffer.TotalTensorSizeInBytes + w->inputs[1].buffer.TotalTensorSizeInBytes;
+}
+
 /* ---- CAST ---- */
 
 /* The output's type: "@TYPE", else FLOAT16 from FLOAT32 and FLOAT32 from anything else. */
@@ -259,6 +266,7 @@ static const char *build_slice(struct workload *w)
     }
     tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
     tensor_init(&w->output, w->type, w->dim_count, sizes, NULL);
+    w->bytes = 2.0 * w->output.buffer.TotalTensorSizeInBytes;  /* the window is read, no more */
     set_uint_field(w, "DimensionCount", w->dim_count);
     set_array_field(w, slice1 ? "InputWindowOffsets" : "Offsets", w->offsets, w->dim_count);
     set_array_field(w, slice1 ? "InputWindowSizes" : "Sizes", w->sizes, w->dim_count);
@@ -473,6 +481,7 @@ static const char *build_gather(struct workload *w)
     tensor_init(&w->inputs[1], type, w->dim_count, indices, NULL);
     tensor_init(&w->output, w->type, w->dim_count, sizes, NULL);
     index_values(w, 1, type, w->dims[axis]);
+    gathered_bytes(w);
     w->axes[0] = axis;
     set_uint_field(w, "Axis", axis);
     set_uint_field(w, "IndexDimensions", 1);
@@ -508,6 +517,7 @@ static const char *build_gather_elements(struct workload *w)
     tensor_init(&w->inputs[1], type, w->dim_count, sizes, NULL);
     tensor_init(&w->output, w->type, w->dim_count, sizes, NULL);
     index_values(w, 1, type, w->dims[axis]);
+    gathered_bytes(w);
     w->axes[0] = axis;
     set_uint_field(w, "Axis", axis);
     return NULL;
@@ -546,6 +556,7 @@ static const char *build_gather_nd(struct workload *w)
     tensor_init(&w->inputs[1], type, rank, indices, NULL);
     tensor_init(&w->output, w->type, rank, sizes, NULL);
     index_values(w, 1, type, w->dims[0] < w->dims[1] ? w->dims[0] : w->dims[1]);
+    gathered_bytes(w);
     set_uint_field(w, "InputDimensionCount", rank);
     set_uint_field(w, "IndicesDimensionCount", 2);
     return NULL;

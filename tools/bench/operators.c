@@ -913,12 +913,12 @@ const char *build_workload(struct workload *w)
     write_default_attributes(w);
     if (w->mode >= 0)
         *(int *)(w->desc.bytes + mode_field(w->op->schema)->offset) = w->mode;
+    w->bytes = 0.0;
     if ((why = w->op->family->build(w)) || (why = write_tensor_fields(w)))
         return why;
-    w->bytes = 0.0;
-    for (i = 0; i < w->output_count; ++i)
+    for (i = 0; w->bytes == 0.0 && i < w->output_count; ++i)
         w->bytes += output_tensor(w, i)->buffer.TotalTensorSizeInBytes;
-    for (i = 0; i < w->input_count; ++i)
+    for (i = 0; w->bytes == 0.0 && i < w->input_count; ++i)
         w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
     w->reference = find_reference(w);
     return NULL;

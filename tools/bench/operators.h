@@ -132,7 +132,8 @@ struct workload
     UINT offsets[MAX_RANK], sizes[MAX_RANK], repeats[MAX_RANK], start_pads[MAX_RANK], end_pads[MAX_RANK];
     INT signed_strides[MAX_RANK];
     FLOAT bias[64];                     /* VALUE_SCALE_2D's */
-    double bytes, flops;
+    double bytes, flops;                /* bytes: what must move; a family that reads part of its input
+                                         * sets it, else every tensor counts once */
     bool memory_bound;                  /* rated in GB/s although its family is in TFLOP/s (a GEMV) */
     const struct reference *reference;  /* NULL: the bench has no CPU reference for it */
 };
