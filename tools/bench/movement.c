@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ALL_TYPES 0x0ffeu               /* FLOAT32 to INT64: bits 1 to 11 */
@@ -577,8 +578,9 @@ static double reference_gather_nd(const struct workload *w, float *const *inputs
 
 /* ---- SCATTER_ELEMENTS, SCATTER_ND ---- */
 
-/* Updates of the input's shape, but K (default 1) along the axis (default the last), with indices
- * of that shape. Random indices repeat, and DirectML leaves the winner undefined: no reference. */
+/* Updates of the input's shape, but K (default 1, at most the axis' size) along the axis (default
+ * the last), with indices of that shape: distinct along each line (scatter_values), since DirectML
+ * leaves the winner of repeated indices undefined. */
 static const char *build_scatter_elements(struct workload *w)
 {
     UINT axis = single_axis(w, w->dim_count - 1), sizes[MAX_RANK];
@@ -591,18 +593,20 @@ static const char *build_scatter_elements(struct workload *w)
         return why;
     memcpy(sizes, w->dims, w->dim_count * sizeof(*sizes));
     sizes[axis] = w->k ? w->k : 1;
+    if (sizes[axis] > w->dims[axis])
+        return "SCATTER_ELEMENTS' K (kK) is at most the axis' size: distinct indices";
     tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
     tensor_init(&w->inputs[1], type, w->dim_count, sizes, NULL);
     tensor_init(&w->inputs[2], w->type, w->dim_count, sizes, NULL);
     tensor_init(&w->output, w->type, w->dim_count, w->dims, NULL);
-    index_values(w, 1, type, w->dims[axis]);
+    w->axes[0] = axis;
     set_uint_field(w, "Axis", axis);
     return NULL;
 }
 
-/* K updates (default 3) of blocks of the input's dimensions after the first, at single
- * coordinates into the first: indices {K, 1} and updates {K, D1, ...}, ONNX's ScatterND with
- * leading 1s to the input's rank. */
+/* K updates (default 3, at most D0) of blocks of the input's dimensions after the first, at
+ * distinct coordinates into the first: indices {K, 1} and updates {K, D1, ...}, ONNX's ScatterND
+ * with leading 1s to the input's rank. */
 static const char *build_scatter_nd(struct workload *w)
 {
     UINT rank = w->dim_count, count = w->k ? w->k : 3, indices[MAX_RANK], updates[MAX_RANK], d;
@@ -613,6 +617,8 @@ static const char *build_scatter_nd(struct workload *w)
         return "SCATTER_ND shapes have 2 to 8 dimensions";
     if ((why = index_type(w, &type)))
         return why;
+    if (count > w->dims[0])
+        return "SCATTER_ND's K (kK) is at most the first dimension: distinct indices";
     for (d = 0; d < rank; ++d)
     {
         indices[d] = d + 2 == rank ? count : 1;
@@ -622,10 +628,83 @@ static const char *build_scatter_nd(struct workload *w)
     tensor_init(&w->inputs[1], type, rank, indices, NULL);
     tensor_init(&w->inputs[2], w->type, rank, updates, NULL);
     tensor_init(&w->output, w->type, rank, w->dims, NULL);
-    index_values(w, 1, type, w->dims[0]);
+    w->axes[0] = rank - 2;              /* the indices' axis of distinct values */
     set_uint_field(w, "InputDimensionCount", rank);
     set_uint_field(w, "IndicesDimensionCount", 2);
     return NULL;
+}
+
+/* The size of the input axis the scatter's indices point into. */
+static UINT scatter_range(const struct workload *w)
+{
+    return w->op->type == DML_OPERATOR_SCATTER_ND ? w->dims[0] : w->dims[w->axes[0]];
+}
+
+/* The indices (input 1): along w->axes[0] of the indices tensor, each line holds distinct positions
+ * of [0, range) (a partial shuffle), half of them written as negative ones for a signed type. */
+static bool scatter_values(const struct workload *w, UINT input, float *values, size_t count)
+{
+    const struct tensor *t = &w->inputs[1];
+    DML_TENSOR_DATA_TYPE type = t->buffer.DataType;
+    bool is_signed = type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
+    UINT axis = w->axes[0], range = scatter_range(w), length = t->sizes[axis], j, pick, swap;
+    UINT64 inner = 1, lines, line, c[MAX_RANK] = {0};
+    uint32_t seed = 0x2545f491u;
+    UINT *order;
+    int d;
+
+    if (input != 1 || !(order = malloc(range * sizeof(*order))))
+        return false;
+    for (d = (int)t->rank - 1; d > (int)axis; --d)
+        inner *= t->sizes[d];
+    lines = tensor_elements(t) / length;
+    for (line = 0; line < lines; ++line)
+    {
+        for (j = 0; j < range; ++j)
+            order[j] = j;
+        for (j = 0; j < length; ++j)
+        {
+            pick = j + ref_random(&seed) % (range - j);
+            swap = order[j], order[j] = order[pick], order[pick] = swap;
+            c[0] = line / inner * length * inner + (UINT64)j * inner + line % inner;
+            if (c[0] < count)
+                values[c[0]] = is_signed && ref_random(&seed) % 2 ? (float)order[j] - range : (float)order[j];
+        }
+    }
+    free(order);
+    return true;
+}
+
+/* The update written at the output element, else the input's: the indices are distinct. */
+static double reference_scatter(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance)
+{
+    const struct tensor *indices = &w->inputs[1];
+    bool nd = w->op->type == DML_OPERATOR_SCATTER_ND;
+    UINT axis = nd ? 0 : w->axes[0], length = indices->sizes[w->axes[0]], t;
+    UINT64 c[MAX_RANK], k[MAX_RANK], block = tensor_elements(&w->output) / w->dims[0];
+
+    *tolerance = 0.0;
+    coordinates_of(&w->output, index, c);
+    memcpy(k, c, sizeof(k));
+    for (t = 0; t < length; ++t)
+    {
+        double position;
+
+        if (nd)
+            position = inputs[1][t];
+        else
+        {
+            k[axis] = t;
+            position = inputs[1][offset_of(indices, k)];
+        }
+        if (resolved(position, w->dims[axis]) != c[axis])
+            continue;
+        if (nd)
+            return inputs[2][t * block + index % block];
+        return inputs[2][offset_of(&w->inputs[2], k)];
+    }
+    return inputs[0][offset_of(&w->inputs[0], c)];
 }
 
 /* ---- ONE_HOT, NONZERO_COORDINATES ---- */
@@ -839,7 +918,9 @@ static double reference_reverse(const struct workload *w, float *const *inputs, 
 /* ---- The families and references ---- */
 
 #define FAMILY(name, help, shape, tiny, build, types, suffixes) \
-        static const struct family name = {#name, help, shape, tiny, false, false, build, types, suffixes}
+        static const struct family name = {#name, help, shape, tiny, false, false, build, types, suffixes, NULL}
+#define SCATTER_FAMILY(name, help, shape, tiny, build) static const struct family name = \
+        {#name, help, shape, tiny, false, false, build, ALL_TYPES, SUFFIX_K | SUFFIX_TYPE | SUFFIX_AXES, scatter_values}
 FAMILY(cast, "N or DxDx...[@TYPE] (@TYPE: the output's; default fp16 from fp32, else fp32)", "67108864", "5x7x9",
         build_cast, ALL_TYPES, SUFFIX_TYPE);
 FAMILY(join, "DxDx...[kN][:AXIS] (N inputs of the shape, default 2, joined along AXIS, default the last)",
@@ -863,11 +944,10 @@ FAMILY(gather_elements, "DxDx...[kCOUNT][@ITYPE][:AXIS] (indices of the input's 
         SUFFIX_K | SUFFIX_TYPE | SUFFIX_AXES);
 FAMILY(gather_nd, "DxDx...[kCOUNT][@ITYPE] (COUNT tuples, default 3, into the first two dimensions)",
         "256x256x1024k32768", "7x5x9k4", build_gather_nd, ALL_TYPES, SUFFIX_K | SUFFIX_TYPE);
-FAMILY(scatter_elements, "DxDx...[kCOUNT][@ITYPE][:AXIS] (updates of the input's shape, COUNT along AXIS, "
-        "default the last)", "8192x8192k1024", "5x7x9k3:1", build_scatter_elements, ALL_TYPES,
-        SUFFIX_K | SUFFIX_TYPE | SUFFIX_AXES);
-FAMILY(scatter_nd, "DxDx...[kCOUNT][@ITYPE] (COUNT blocks, default 3, at coordinates into the first dimension)",
-        "65536x1024k32768", "33x7k5", build_scatter_nd, ALL_TYPES, SUFFIX_K | SUFFIX_TYPE);
+SCATTER_FAMILY(scatter_elements, "DxDx...[kCOUNT][@ITYPE][:AXIS] (updates of the input's shape, COUNT, default "
+        "1, along AXIS, default the last; distinct indices)", "8192x8192k1024", "5x7x9k3:1", build_scatter_elements);
+SCATTER_FAMILY(scatter_nd, "DxDx...[kCOUNT][@ITYPE] (COUNT blocks, default 3, at distinct coordinates into the "
+        "first dimension)", "65536x1024k32768", "33x7k5", build_scatter_nd);
 FAMILY(one_hot, "DxDx...[@ITYPE][:AXIS] (the output; AXIS, default the last, is the depth)", "32768x1024",
         "7x33", build_one_hot, ALL_TYPES, SUFFIX_TYPE | SUFFIX_AXES);
 FAMILY(nonzero, "N or DxDx... (the input, 1 to 5 dimensions)", "16777216", "5x7x9", build_nonzero, ALL_TYPES, 0);
@@ -879,6 +959,7 @@ FAMILY(value_scale, "NxCxHxW (C 1 or 3)", "32x3x224x224", "2x3x7x9", build_value
 FAMILY(reverse, "DxDx...[@ITYPE][:AXIS] (sequences along AXIS, default the first)", "512x64x1024", "9x5x7",
         build_reverse, ALL_TYPES, SUFFIX_TYPE | SUFFIX_AXES);
 #undef FAMILY
+#undef SCATTER_FAMILY
 
 static const struct
 {
@@ -930,6 +1011,8 @@ static const struct reference references[] =
     MOVER(GATHER_ELEMENTS, reference_gather_elements),
     MOVER(GATHER_ND, reference_gather_nd),
     MOVER(GATHER_ND1, reference_gather_nd),
+    MOVER(SCATTER_ELEMENTS, reference_scatter),
+    MOVER(SCATTER_ND, reference_scatter),
     MOVER(ONE_HOT, reference_one_hot),
     MOVER(NONZERO_COORDINATES, reference_nonzero),
     MOVER(DIAGONAL_MATRIX, reference_diagonal),

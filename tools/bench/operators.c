@@ -180,6 +180,29 @@ float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed)
     return values;
 }
 
+float *input_values(const struct workload *w, UINT input, size_t count)
+{
+    int64_t low = w->value_low[input], high = w->value_high[input];
+    uint32_t seed = 0x9e3779b9u * (input + 1);
+    float *values;
+    size_t j;
+
+    if (high <= low && !w->op->family->values)
+        return random_values(count, w->inputs[input].buffer.DataType, seed);
+    if (!(values = malloc(count ? count * sizeof(*values) : 1)))
+        return NULL;
+    if (w->op->family->values && w->op->family->values(w, input, values, count))
+        return values;
+    if (high <= low)
+    {
+        free(values);
+        return random_values(count, w->inputs[input].buffer.DataType, seed);
+    }
+    for (j = 0; j < count; ++j)
+        values[j] = (float)(low + (int64_t)(ref_random(&seed) % (uint64_t)(high - low)));
+    return values;
+}
+
 /* ---- Tensors ---- */
 
 void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,

@@ -29,6 +29,8 @@
 #define FP16 DML_TENSOR_DATA_TYPE_FLOAT16
 #define UINT8 DML_TENSOR_DATA_TYPE_UINT8
 
+struct workload;
+
 /* ---- Data types and values ---- */
 
 /* "fp32", "int8"...; "?" for a type the bench does not know. */
@@ -42,6 +44,9 @@ void store_values(void *dst, const float *src, size_t count, DML_TENSOR_DATA_TYP
 double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type);
 /* Pseudo-random values as `type` stores them (see operators.c); NULL when out of memory. */
 float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed);
+/* Input `input`'s `count` values: the family's, integers of the range it gives (indices), else
+ * random_values(); NULL when out of memory. */
+float *input_values(const struct workload *w, UINT input, size_t count);
 
 /* ---- Tensors ---- */
 
@@ -59,8 +64,6 @@ UINT64 tensor_elements(const struct tensor *t);
 UINT64 tensor_storage_elements(const struct tensor *t);
 
 /* ---- Operators and workloads ---- */
-
-struct workload;
 
 /* Shape suffixes a family takes (operators.c, parse_workload_shape). */
 enum shape_suffix
@@ -83,6 +86,9 @@ struct family
     const char *(*build)(struct workload *w);
     uint32_t types;                     /* what its operators take where vkdml does not report it */
     unsigned int suffixes;              /* enum shape_suffix */
+    /* Input `input`'s values (as stored, in floats) where the family chooses them; false: the usual
+     * ones (input_values). NULL: none. */
+    bool (*values)(const struct workload *w, UINT input, float *values, size_t count);
 };
 
 struct reference;                       /* operators.c */

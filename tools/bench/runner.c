@@ -158,24 +158,6 @@ static void release_run(struct run *run)
     vkdml_profiler_destroy(run->profiler);
 }
 
-/* Input `i`'s values: pseudo-random, or integers of the range the family gives (indices). */
-static float *input_values(const struct workload *w, UINT i, size_t count)
-{
-    int64_t low = w->value_low[i], high = w->value_high[i];
-    uint32_t seed = 0x9e3779b9u * (i + 1);
-    float *values;
-    size_t j;
-
-    if (high <= low)
-        return random_values(count, w->inputs[i].buffer.DataType, seed);
-    if ((values = malloc(count ? count * sizeof(*values) : 1)))
-    {
-        for (j = 0; j < count; ++j)
-            values[j] = (float)(low + (int64_t)(ref_random(&seed) % (uint64_t)(high - low)));
-    }
-    return values;
-}
-
 /* Inputs uploaded from pseudo-random values, which are kept for --check only. */
 static HRESULT create_io(struct bench *b, const struct workload *w, struct run *run)
 {
