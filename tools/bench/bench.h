@@ -72,8 +72,6 @@ struct preset
     double copy_bar;                    /* ... and as a ratio to the run's copy bandwidth (COPY_PRESET); 0: none */
     const char *function;               /* the operator's mode (--mode): REDUCE's function, PADDING's mode...;
                                          * NULL: its default */
-    bool pending;                       /* its operator is being written (ISSUE19_PENDING): E_NOTIMPL skips it,
-                                         * where it fails any other preset */
 };
 
 /* The preset whose bandwidth is the run's copy bandwidth (performance.md's bare-Vulkan copy): a
@@ -248,6 +246,9 @@ const char *job_shape(const struct bench *b, const struct selection *s, const st
 /* ---- Presets (presets.c) ---- */
 
 const struct preset *find_preset(const char *name);
+/* Whether the preset's operator is still being written (presets.c's list): E_NOTIMPL skips such a
+ * preset and fails any other. */
+bool preset_pending(const struct preset *p);
 
 /* ---- Running workloads (runner.c) ---- */
 

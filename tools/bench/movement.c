@@ -64,7 +64,7 @@ static double element_at(const struct tensor *t, const float *values, const UINT
     return values[offset_of(t, c)];
 }
 
-/* The one axis of the shape's ":AXIS", else `fallback`; UINT_MAX when it names several. */
+/* The one axis of the shape's ":AXIS", else `fallback`; ~0u when it names several. */
 static UINT single_axis(const struct workload *w, UINT fallback)
 {
     return !w->axis_count ? fallback : w->axis_count == 1 ? w->axes[0] : ~0u;
@@ -80,6 +80,11 @@ static const char *axes_along(struct workload *w, bool *along)
     for (i = 0; !why && i < w->axis_count; ++i)
         along[w->axes[i]] = true;
     return why;
+}
+
+static bool is_signed_index(DML_TENSOR_DATA_TYPE type)
+{
+    return type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
 }
 
 static bool is_unsigned(DML_TENSOR_DATA_TYPE type)
@@ -105,9 +110,7 @@ static const char *length_type(const struct workload *w, DML_TENSOR_DATA_TYPE *t
 /* Input `input` holds indices into an axis of `size`: negative ones too for a signed type. */
 static void index_values(struct workload *w, UINT input, DML_TENSOR_DATA_TYPE type, UINT size)
 {
-    bool is_signed = type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
-
-    w->value_low[input] = is_signed ? -(int64_t)size : 0;
+    w->value_low[input] = is_signed_index(type) ? -(int64_t)size : 0;
     w->value_high[input] = size;
 }
 
@@ -143,8 +146,8 @@ static bool is_integer(DML_TENSOR_DATA_TYPE type)
     return !is_float_type(type);
 }
 
-/* Floats to integers: truncated or rounded (within 1) and saturated; a negative value into an
- * unsigned type is not compared (the README records vkdml's choice; test/ops checks it). */
+/* Floats to integers: truncated or rounded (within 1); a negative value into an unsigned type is not
+ * compared (DirectML's page leaves both open; test/ops checks vkdml's choice). */
 static double reference_cast(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
         double *tolerance)
 {
@@ -200,7 +203,7 @@ static double reference_join(const struct workload *w, float *const *inputs, UIN
     return element_at(&w->inputs[part], inputs[part], c);
 }
 
-/* The first `extra` parts of a split get one more element. */
+/* The parts of a split: the first size % parts of them one element longer. */
 static UINT part_size(UINT size, UINT parts, UINT part)
 {
     return size / parts + (part < size % parts);
@@ -263,7 +266,7 @@ static const char *build_slice(struct workload *w)
         w->signed_strides[d] = slice1 && along[d] ? -(INT)strides[d] : (INT)strides[d];
         /* SLICE's Sizes are the output's; SLICE1's InputWindowSizes the window's. */
         w->sizes[d] = slice1 ? window[d] : sizes[d];
-        w->repeats[d] = strides[d];
+        w->steps[d] = strides[d];
     }
     tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
     tensor_init(&w->output, w->type, w->dim_count, sizes, NULL);
@@ -274,7 +277,7 @@ static const char *build_slice(struct workload *w)
     if (slice1)
         set_array_field(w, "InputWindowStrides", w->signed_strides, w->dim_count);
     else
-        set_array_field(w, "Strides", w->repeats, w->dim_count);
+        set_array_field(w, "Strides", w->steps, w->dim_count);
     return NULL;
 }
 
@@ -645,8 +648,7 @@ static UINT scatter_range(const struct workload *w)
 static bool scatter_values(const struct workload *w, UINT input, float *values, size_t count)
 {
     const struct tensor *t = &w->inputs[1];
-    DML_TENSOR_DATA_TYPE type = t->buffer.DataType;
-    bool is_signed = type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
+    bool is_signed = is_signed_index(t->buffer.DataType);
     UINT axis = w->axes[0], range = scatter_range(w), length = t->sizes[axis], j, pick, swap;
     UINT64 inner = 1, lines, line, c[MAX_RANK] = {0};
     uint32_t seed = 0x2545f491u;

@@ -135,8 +135,9 @@ struct workload
     /* Array attributes the descs point at */
     UINT strides[2], dilations[2], start_padding[2], end_padding[2], output_padding[2], window[2];
     UINT axes[MAX_RANK];
-    UINT offsets[MAX_RANK], sizes[MAX_RANK], repeats[MAX_RANK], start_pads[MAX_RANK], end_pads[MAX_RANK];
+    UINT offsets[MAX_RANK], sizes[MAX_RANK], steps[MAX_RANK];    /* SLICE's, SLICE1's (signed_strides) */
     INT signed_strides[MAX_RANK];
+    UINT repeats[MAX_RANK], start_pads[MAX_RANK], end_pads[MAX_RANK]; /* TILE's, PADDING's */
     FLOAT bias[64];                     /* VALUE_SCALE_2D's */
     double bytes, flops;                /* bytes: what must move; a family that reads part of its input
                                          * sets it, else every tensor counts once */

@@ -239,7 +239,7 @@ static bool prepare_run(struct bench *b, struct workload *w, struct run *run, st
     hr = compile_workload(b, w, &run->compiled);
     if (hr == E_NOTIMPL && !r->strict)
         return skip(r, "%s is not implemented in vkdml yet (E_NOTIMPL)%s", w->op->schema->name,
-                r->pending ? ": issue 19's, pending (presets.c, ISSUE19_PENDING)" : "");
+                r->pending ? ": issue 19's, pending (tools/bench/presets.c, issue19_pending)" : "");
     if (hr == E_NOTIMPL)
         return fail(r, "%s answers E_NOTIMPL: the preset's operator is implemented (the log says which path is "
                 "not)", w->op->schema->name);
@@ -589,8 +589,8 @@ static void run_one(struct bench *b, const struct preset *preset, const char *na
     bool refused;
     char why[256];
 
-    r->strict = preset && !preset->pending;
-    r->pending = preset && preset->pending;
+    r->strict = preset && !preset_pending(preset);
+    r->pending = preset && preset_pending(preset);
     progress_begin(b, name);
     if (!w)
         fail(r, "out of memory");
