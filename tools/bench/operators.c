@@ -1509,7 +1509,7 @@ static const struct reference references[] =
     EW(ELEMENT_WISE_DIVIDE, cpu_divide, 4e-7),
     EW(ELEMENT_WISE_MAX, cpu_max, 0.0),
     EW(ELEMENT_WISE_MIN, cpu_min, 0.0),
-    EW(ELEMENT_WISE_IDENTITY, cpu_identity, 0.0),
+    {DML_OPERATOR_ELEMENT_WISE_IDENTITY, reference_elementwise, cpu_identity, 0.0, true}, /* a copy: every type */
     EW(ACTIVATION_IDENTITY, cpu_identity, 0.0),
     EW(ELEMENT_WISE_ABS, cpu_abs, 0.0),
     EW(ELEMENT_WISE_NEGATE, cpu_negate, 0.0),

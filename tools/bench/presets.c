@@ -158,6 +158,9 @@ const struct preset presets[] =
     {"bare-add-smoke", BARE_ADD_OP, FP32, "4096", false, GROUP_SMOKE, 0, NULL, 0},
     {"transpose-smoke", "identity", FP32, "5x6x7x33:0,2,3,1", false, GROUP_SMOKE, 0, NULL, 0},
     {"transpose-smoke-fp16", "identity", FP16, "3x70x5x9:0,2,3,1", false, GROUP_SMOKE, 0, NULL, 0},
+    {"transpose-smoke-int8", "identity", INT8, "2x33x3x7:0,2,3,1", false, GROUP_SMOKE, 0, NULL, 0},
+    {"transpose-smoke-int64", "identity", DML_TENSOR_DATA_TYPE_INT64, "2x9x5x7:0,3,1,2", false, GROUP_SMOKE, 0, NULL,
+            0},
     /* Issue 19: every operator once, odd shapes, several and non-adjacent axes, other index types. */
     SMOKE("cast-smoke", "cast", FP32, "7x33", NULL),
     SMOKE("cast-smoke-int8", "cast", INT8, "1001", NULL),
