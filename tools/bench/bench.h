@@ -46,6 +46,7 @@ enum group
     GROUP_GEMM = 0x4,
     GROUP_CONV = 0x8,
     GROUP_SMOKE = 0x10,                 /* tiny, for `meson test` on lavapipe */
+    GROUP_MOVEMENT = 0x20,              /* issue 19's data movement, indexing and casting presets */
 };
 
 /* A --list/selection group: presets whose `groups` have a bit of `mask`. */

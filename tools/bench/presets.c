@@ -9,7 +9,7 @@
 const struct preset_group groups[] =
 {
     {"gpu", GROUP_GPU}, {"memory", GROUP_MEMORY}, {"gemm", GROUP_GEMM}, {"conv", GROUP_CONV},
-    {"smoke", GROUP_SMOKE}, {"all", ~0u},
+    {"smoke", GROUP_SMOKE}, {"movement", GROUP_MOVEMENT}, {"all", ~0u},
 };
 const size_t group_count = ARRAY_SIZE(groups);
 
@@ -26,7 +26,8 @@ const size_t group_count = ARRAY_SIZE(groups);
 #define AS_SUM_LAST SUM_LAST ", as bandwidth"
 #define AS_SUM_FIRST SUM_FIRST ", as bandwidth"
 /* Issue 19's GPU presets: memory-bound, anchored by PyTorch in the same run (tools/run-gpu-bench.sh). */
-#define MOVER(name, op, type, shape, mode) {name, op, type, shape, false, GPU_MEM, 0, NULL, MEMORY_RULE, mode}
+#define MOVER(name, op, type, shape, mode) \
+        {name, op, type, shape, false, GPU_MEM | GROUP_MOVEMENT, 0, NULL, MEMORY_RULE, mode}
 /* ... and their smoke presets, for --check on lavapipe. */
 #define SMOKE(name, op, type, shape, mode) {name, op, type, shape, false, GROUP_SMOKE, 0, NULL, 0, 0, mode}
 #define INT8 DML_TENSOR_DATA_TYPE_INT8
@@ -123,8 +124,8 @@ const struct preset presets[] =
     MOVER("cast-f16-f32-64Mi", "cast", FP16, "67108864@fp32", NULL),
     MOVER("gather-rows-fp16", "gather", FP16, "65536x1024k32768:0", NULL),
     MOVER("gather-rows-fp16-int64", "gather", FP16, "65536x1024k32768@int64:0", NULL),
-    {"transpose-nchw-nhwc", "identity", FP32, "32x256x56x56:0,2,3,1", false, GPU_MEM, 0, NULL, MEMORY_RULE},
-    {"transpose-nchw-nhwc-fp16", "identity", FP16, "32x256x56x56:0,2,3,1", false, GPU_MEM, 0, NULL, MEMORY_RULE},
+    MOVER("transpose-nchw-nhwc", "identity", FP32, "32x256x56x56:0,2,3,1", NULL),
+    MOVER("transpose-nchw-nhwc-fp16", "identity", FP16, "32x256x56x56:0,2,3,1", NULL),
     {"small-dispatch", DISPATCH_OP, FP32, "1024", false, GROUP_GPU | GROUP_SMOKE, 0, NULL, 0},
     /* Odd sizes, every family and layout: correctness under --check, not speed. */
     {"add-smoke", "add", FP32, "3x5x67", false, GROUP_SMOKE, 0, NULL, 0},
