@@ -182,8 +182,8 @@ static HRESULT create_io(struct bench *b, const struct workload *w, struct run *
     }
     for (i = 0; i < count; ++i)
     {
-        if (outputs[i]->rank && !(run->outputs[i] = create_buffer(b, D3D12_HEAP_TYPE_DEFAULT, outputs[i]->buffer.TotalTensorSizeInBytes,
-                D3D12_RESOURCE_STATE_UNORDERED_ACCESS)))
+        if (outputs[i]->rank && !(run->outputs[i] = create_buffer(b, D3D12_HEAP_TYPE_DEFAULT,
+                outputs[i]->buffer.TotalTensorSizeInBytes, D3D12_RESOURCE_STATE_UNORDERED_ACCESS)))
             return E_OUTOFMEMORY;
     }
     return S_OK;
