@@ -184,20 +184,19 @@ float *input_values(const struct workload *w, UINT input, size_t count)
 {
     int64_t low = w->value_low[input], high = w->value_high[input];
     uint32_t seed = 0x9e3779b9u * (input + 1);
+    size_t size = count ? count * sizeof(float) : 1, j;
     float *values;
-    size_t j;
 
-    if (high <= low && !w->op->family->values)
-        return random_values(count, w->inputs[input].buffer.DataType, seed);
-    if (!(values = malloc(count ? count * sizeof(*values) : 1)))
-        return NULL;
-    if (w->op->family->values && w->op->family->values(w, input, values, count))
-        return values;
-    if (high <= low)
+    if (w->op->family->values && (values = malloc(size)))
     {
+        if (w->op->family->values(w, input, values, count))
+            return values;
         free(values);
-        return random_values(count, w->inputs[input].buffer.DataType, seed);
     }
+    if (high <= low)
+        return random_values(count, w->inputs[input].buffer.DataType, seed);
+    if (!(values = malloc(size)))
+        return NULL;
     for (j = 0; j < count; ++j)
         values[j] = (float)(low + (int64_t)(ref_random(&seed) % (uint64_t)(high - low)));
     return values;
