@@ -179,6 +179,38 @@ def conv(name, n, c, hw, k, rs, stride, pad, dtype):
     w = torch.rand(k, c, rs, rs, device="cuda", dtype=dtype) * 2 - 1
     report(name, lambda: F.conv2d(x, w, stride=stride, padding=pad))
 
+# Issue 19's data movement, PyTorch's nearest equivalent of each preset, same dtype. DirectML's JOIN
+# and SPLIT are one operator; PyTorch's split gives views, so each part is copied (clone() along
+# dim 0, where the parts are contiguous views; contiguous() along dim 1): four copies, the same bytes.
+def movement():
+    parts = [torch.rand(4096, 4096, device="cuda") for _ in range(4)]
+    rows = torch.empty(16384, 4096, device="cuda")
+    columns = torch.empty(4096, 16384, device="cuda")
+    report("join-4x64MiB", lambda: torch.cat(parts, dim=0, out=rows))
+    report("join-4x64MiB-inner", lambda: torch.cat(parts, dim=1, out=columns))
+    report("split-4x64MiB", lambda: [p.clone() for p in torch.split(rows, 4096, dim=0)])
+    report("split-4x64MiB-inner", lambda: [p.contiguous() for p in torch.split(columns, 4096, dim=1)])
+    del parts, rows, columns
+    x = torch.rand(8192, 8192, device="cuda")
+    report("slice-cols-8192", lambda: x[:, 1024:5120].contiguous())
+    image = torch.rand(32, 64, 112, 112, device="cuda")
+    report("padding-1-resnet", lambda: F.pad(image, (1, 1, 1, 1), value=0.5))
+    report("padding-1-resnet-reflection", lambda: F.pad(image, (1, 1, 1, 1), mode="reflect"))
+    small = torch.rand(32, 64, 56, 56, device="cuda")
+    report("tile-2x2-resnet", lambda: small.repeat(1, 1, 2, 2))
+    single = torch.rand(1 << 26, device="cuda")
+    half = torch.rand(1 << 26, device="cuda", dtype=torch.float16)
+    report("cast-f32-f16-64Mi", lambda: single.half())
+    report("cast-f16-f32-64Mi", lambda: half.float())
+    table = torch.rand(65536, 1024, device="cuda", dtype=torch.float16)
+    indices = torch.randint(0, 65536, (32768,), device="cuda")
+    indices32 = indices.int()
+    report("gather-rows-fp16", lambda: torch.index_select(table, 0, indices32))
+    report("gather-rows-fp16-int64", lambda: F.embedding(indices, table))
+    for suffix, dtype in (("", torch.float32), ("-fp16", torch.float16)):
+        nchw = torch.rand(32, 256, 56, 56, device="cuda", dtype=dtype)
+        report("transpose-nchw-nhwc" + suffix, lambda nchw=nchw: nchw.permute(0, 2, 3, 1).contiguous())
+
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -205,6 +237,7 @@ conv("conv-resnet50-1x1", 32, 64, 56, 256, 1, 1, 0, torch.float32)
 conv("conv-resnet50-stem", 32, 3, 224, 64, 7, 2, 3, torch.float32)
 conv("conv-resnet50-fp16", 32, 64, 56, 64, 3, 1, 1, torch.float16)
 conv("conv-resnet50-c256-fp16", 32, 256, 14, 256, 3, 1, 1, torch.float16)
+movement()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

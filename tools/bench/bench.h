@@ -46,6 +46,7 @@ enum group
     GROUP_GEMM = 0x4,
     GROUP_CONV = 0x8,
     GROUP_SMOKE = 0x10,                 /* tiny, for `meson test` on lavapipe */
+    GROUP_MOVEMENT = 0x20,              /* issue 19's data movement, indexing and casting presets */
 };
 
 /* A --list/selection group: presets whose `groups` have a bit of `mask`. */
@@ -70,7 +71,8 @@ struct preset
     const char *anchor_source;
     double target;                      /* performance.md's first bar, as a ratio to the anchor; 0: none */
     double copy_bar;                    /* ... and as a ratio to the run's copy bandwidth (COPY_PRESET); 0: none */
-    const char *function;               /* REDUCE's function (--reduce-function's names); NULL: SUM */
+    const char *function;               /* the operator's mode (--mode): REDUCE's function, PADDING's mode...;
+                                         * NULL: its default */
 };
 
 /* The preset whose bandwidth is the run's copy bandwidth (performance.md's bare-Vulkan copy): a
@@ -87,7 +89,7 @@ extern const struct preset_group groups[];
 extern const size_t group_count;
 
 /* presets[] has at most this many entries (struct selection). */
-#define MAX_PRESETS 128u
+#define MAX_PRESETS 192u
 
 /* ---- Results ---- */
 
@@ -108,6 +110,7 @@ struct result
     bool broadcast;
     enum status status;
     char reason[256];
+    bool strict, pending;               /* a preset's: E_NOTIMPL fails it / skips it as issue 19's */
     unsigned int iterations, warmup;
     double gpu_min_us, gpu_median_us, gpu_p90_us;
     double record_us;                   /* CPU, one RecordDispatch */
@@ -244,6 +247,9 @@ const char *job_shape(const struct bench *b, const struct selection *s, const st
 /* ---- Presets (presets.c) ---- */
 
 const struct preset *find_preset(const char *name);
+/* Whether the preset's operator is still being written (presets.c's list): E_NOTIMPL skips such a
+ * preset and fails any other. */
+bool preset_pending(const struct preset *p);
 
 /* ---- Running workloads (runner.c) ---- */
 

@@ -17,7 +17,8 @@
  * bandwidth (COPY_PRESET).
  *
  * Bytes are what the operator must move at least: each input's TotalTensorSizeInBytes (a
- * broadcast input counts once) plus the outputs' (TOP_K's indices too). Flops: 2·M·N·K for GEMM, 2·N·K·OH·OW·C·R·S for
+ * broadcast input counts once) plus the outputs' (TOP_K's indices too); SLICE and the gathers read
+ * only what they output (twice the output, plus the indices). Flops: 2·M·N·K for GEMM, 2·N·K·OH·OW·C·R·S for
  * convolution; the other operators, and GEMMs with M or N at most 8 (GEMVs), are rated in GB/s.
  *
  * Files: main.c (this: logging, the run from options to exit status), options.c (the command

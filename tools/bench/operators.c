@@ -103,7 +103,7 @@ void type_set_text(uint32_t set, char *text, size_t size)
 }
 
 /* One element as `type` stores it; integers little-endian, from an integral value. */
-static void store_value(void *dst, double value, DML_TENSOR_DATA_TYPE type)
+void store_value(void *dst, double value, DML_TENSOR_DATA_TYPE type)
 {
     int64_t integer = (int64_t)value;
     uint16_t half;
@@ -161,7 +161,7 @@ double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type)
 }
 
 /* `value` of [-1, 1) as `type` holds it: rounded for floats, spread for integers (see the top). */
-static double typed_value(DML_TENSOR_DATA_TYPE type, double value)
+double typed_value(DML_TENSOR_DATA_TYPE type, double value)
 {
     int i = type_index(type);
 
@@ -180,10 +180,31 @@ float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed)
     return values;
 }
 
+float *input_values(const struct workload *w, UINT input, size_t count)
+{
+    int64_t low = w->value_low[input], high = w->value_high[input];
+    uint32_t seed = 0x9e3779b9u * (input + 1);
+    size_t size = count ? count * sizeof(float) : 1, j;
+    float *values;
+
+    if (w->op->family->values && (values = malloc(size)))
+    {
+        if (w->op->family->values(w, input, values, count))
+            return values;
+        free(values);
+    }
+    if (high <= low)
+        return random_values(count, w->inputs[input].buffer.DataType, seed);
+    if (!(values = malloc(size)))
+        return NULL;
+    for (j = 0; j < count; ++j)
+        values[j] = (float)(low + (int64_t)(ref_random(&seed) % (uint64_t)(high - low)));
+    return values;
+}
+
 /* ---- Tensors ---- */
 
-/* `strides` NULL: packed. */
-static void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,
+void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,
         const UINT *strides)
 {
     UINT i;
@@ -220,8 +241,7 @@ UINT64 tensor_storage_elements(const struct tensor *t)
     return t->buffer.TotalTensorSizeInBytes / element_size(t->buffer.DataType);
 }
 
-/* Element offset of the element with row-major linear index `index`. */
-static UINT64 tensor_offset(const struct tensor *t, UINT64 index)
+UINT64 tensor_offset(const struct tensor *t, UINT64 index)
 {
     UINT64 offset = 0, packed = 1;
     int d;
@@ -291,10 +311,11 @@ static const char *parse_axes(const char *text, struct workload *w)
 
 const char *parse_workload_shape(const char *text, struct workload *w)
 {
-    size_t length = strcspn(text, "k:");
+    size_t length = strcspn(text, "k@:");
     char dims[128], *end;
 
     w->k = w->axis_count = 0;
+    w->other_type = DML_TENSOR_DATA_TYPE_UNKNOWN;
     if (length >= sizeof(dims))
         return "too many dimensions";
     memcpy(dims, text, length);
@@ -311,36 +332,50 @@ const char *parse_workload_shape(const char *text, struct workload *w)
         w->k = (UINT)k;
         text = end;
     }
+    if (*text == '@')
+    {
+        length = strcspn(++text, ":");
+        snprintf(dims, sizeof(dims), "%.*s", (int)length, text);
+        if ((w->other_type = parse_type(dims)) == DML_TENSOR_DATA_TYPE_UNKNOWN)
+            return "no such type after '@'";
+        text += length;
+    }
     if (*text == ':')
         return parse_axes(text + 1, w);
-    return *text ? "malformed suffix (kK, then :AXES)" : NULL;
+    return *text ? "malformed suffix (kK, then @TYPE, then :AXES)" : NULL;
 }
 
-/* DML_REDUCE_FUNCTION_SUM_SQUARE's name: "sum-square"; false for a value the enum lacks. */
-static bool function_text(int function, char *text, size_t size)
+/* An enum value's name without the enum's prefix, lower case, '-' for '_': DML_REDUCE_FUNCTION_SUM_SQUARE's
+ * "sum-square", DML_PADDING_MODE_REFLECTION's "reflection"; false for a value the enum lacks. */
+static bool enum_value_text(enum vkdml_enum_id id, int value, char *text, size_t size)
 {
-    const char *name = vkdml_enum_value_name(VKDML_ENUM_DML_REDUCE_FUNCTION, function);
-    size_t prefix = strlen("DML_REDUCE_FUNCTION_"), i;
+    const char *name = vkdml_enum_value_name(id, value), *prefix = vkdml_enum_name(id);
+    size_t skip = prefix ? strlen(prefix) + 1 : 0, i;
 
-    if (!name || strlen(name) <= prefix)
+    if (!name || strlen(name) <= skip)
         return false;
-    for (i = 0; name[prefix + i] && i + 1 < size; ++i)
-        text[i] = name[prefix + i] == '_' ? '-' : (char)(name[prefix + i] | 0x20);
+    for (i = 0; name[skip + i] && i + 1 < size; ++i)
+        text[i] = name[skip + i] == '_' ? '-' : (char)(name[skip + i] | 0x20);
     text[i] = 0;
     return true;
 }
 
-int parse_reduce_function(const char *name)
+static int parse_enum_value(enum vkdml_enum_id id, const char *name)
 {
-    char text[32];
-    int function;
+    char text[40];
+    int value;
 
-    for (function = 0; function < 64; ++function)
+    for (value = 0; value < 64; ++value)
     {
-        if (function_text(function, text, sizeof(text)) && !strcmp(text, name))
-            return function;
+        if (enum_value_text(id, value, text, sizeof(text)) && !strcmp(text, name))
+            return value;
     }
     return -1;
+}
+
+int parse_reduce_function(const char *name)
+{
+    return parse_enum_value(VKDML_ENUM_DML_REDUCE_FUNCTION, name);
 }
 
 /* ---- Families: tensors from the shape ---- */
@@ -372,7 +407,7 @@ static DML_TENSOR_DATA_TYPE tensor_type(const struct workload *w, const struct v
     return w->type;
 }
 
-static const struct vkdml_field_schema *field_named(const struct vkdml_op_schema *schema, const char *name)
+const struct vkdml_field_schema *field_named(const struct vkdml_op_schema *schema, const char *name)
 {
     UINT i;
 
@@ -384,26 +419,56 @@ static const struct vkdml_field_schema *field_named(const struct vkdml_op_schema
     return NULL;
 }
 
-/* Points the desc's UINT array `name`, when it has one, at `values`, and sets its count field. */
-static void set_array_field(struct workload *w, const char *name, const UINT *values, UINT count)
+void set_array_field(struct workload *w, const char *name, const void *values, UINT count)
 {
     const struct vkdml_field_schema *field = field_named(w->op->schema, name);
 
     if (!field)
         return;
-    *(const UINT **)(w->desc.bytes + field->offset) = values;
+    *(const void **)(w->desc.bytes + field->offset) = values;
     *(UINT *)(w->desc.bytes + w->op->schema->fields[field->count_field].offset) = count;
 }
 
+/* ":PERM" of an element-wise shape: the inputs are stored packed in the shape's order and read in
+ * the order PERM gives (x.permute(PERM) in PyTorch), into `sizes` and `strides`; the output is packed
+ * in that order: a transpose (NCHW to NHWC: 32x256x56x56:0,2,3,1). */
+static const char *permuted_layout(const struct workload *w, UINT *sizes, UINT *strides)
+{
+    UINT packed[MAX_RANK], stride = 1, i;
+    int d;
+
+    if (w->axis_count != w->dim_count)
+        return "an element-wise shape's :PERM names every axis once (0,2,3,1: NCHW read as NHWC)";
+    for (d = (int)w->dim_count - 1; d >= 0; --d)
+    {
+        packed[d] = stride;
+        stride *= w->dims[d];
+    }
+    for (i = 0; i < w->dim_count; ++i)
+    {
+        sizes[i] = w->dims[w->axes[i]];
+        strides[i] = packed[w->axes[i]];
+    }
+    return NULL;
+}
+
 /* Every tensor has the shape; optional inputs are left out. --broadcast gives every input after the
- * first one innermost row, repeated over the other dimensions (0-strides). */
-static const char *build_elementwise(struct workload *w)
+ * first one innermost row, repeated over the other dimensions (0-strides); `permute`: the shape's
+ * axes are ":PERM", which reads every input transposed (permuted_layout). */
+static const char *elementwise_tensors(struct workload *w, bool permute)
 {
     const struct vkdml_op_schema *schema = w->op->schema;
-    UINT rank = w->dim_count, row[MAX_RANK], input = 0, i;
+    UINT rank = w->dim_count, row[MAX_RANK], sizes[MAX_RANK], permuted[MAX_RANK], input = 0, i;
+    const UINT *strides;
+    const char *why;
 
     if (rank > MAX_RANK)
         return "element-wise shapes have 1 to 8 dimensions";
+    if (permute && w->broadcast)
+        return "--broadcast and :PERM do not go together";
+    memcpy(sizes, w->dims, rank * sizeof(*sizes));
+    if (permute && (why = permuted_layout(w, sizes, permuted)))
+        return why;
     for (i = 0; i < rank; ++i)
         row[i] = i + 1 == rank;
     for (i = 0; i < schema->field_count; ++i)
@@ -412,10 +477,11 @@ static const char *build_elementwise(struct workload *w)
 
         if (f->kind != VKDML_FIELD_TENSOR)
             continue;
+        strides = permute ? permuted : w->broadcast && input ? row : NULL;
         if (f->role == VKDML_ROLE_OUTPUT)
-            tensor_init(&w->output, tensor_type(w, f), rank, w->dims, NULL);
+            tensor_init(&w->output, tensor_type(w, f), rank, sizes, NULL);
         else if (input < MAX_INPUTS && !f->optional)
-            tensor_init(&w->inputs[input], tensor_type(w, f), rank, w->dims, w->broadcast && input ? row : NULL);
+            tensor_init(&w->inputs[input], tensor_type(w, f), rank, sizes, strides);
         input += f->role == VKDML_ROLE_INPUT;
     }
     if (w->broadcast && input < 2)
@@ -424,8 +490,12 @@ static const char *build_elementwise(struct workload *w)
     return NULL;
 }
 
-/* Sets the desc's UINT, BOOL or enum attribute `name`, when it has one. */
-static void set_uint_field(struct workload *w, const char *name, UINT value)
+static const char *build_elementwise(struct workload *w)
+{
+    return elementwise_tensors(w, w->axis_count != 0);
+}
+
+void set_uint_field(struct workload *w, const char *name, UINT value)
 {
     const struct vkdml_field_schema *field = field_named(w->op->schema, name);
 
@@ -433,8 +503,7 @@ static void set_uint_field(struct workload *w, const char *name, UINT value)
         *(UINT *)(w->desc.bytes + field->offset) = value;
 }
 
-/* The shape's axes, the last one when it names none. */
-static const char *reduction_axes(struct workload *w)
+const char *reduction_axes(struct workload *w)
 {
     if (w->dim_count > MAX_RANK)
         return "shapes have 1 to 8 dimensions";
@@ -467,7 +536,7 @@ static const char *write_axes(struct workload *w)
 /* Element-wise tensors, along the shape's axes: the softmax family and the cumulative operators. */
 static const char *build_axis(struct workload *w)
 {
-    const char *why = build_elementwise(w);
+    const char *why = elementwise_tensors(w, false);
 
     return why ? why : write_axes(w);
 }
@@ -520,7 +589,7 @@ static const char *build_top_k(struct workload *w)
     sizes[w->axes[0]] = w->k;
     tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
     tensor_init(&w->output, w->type, w->dim_count, sizes, NULL);
-    tensor_init(&w->index_output, DML_TENSOR_DATA_TYPE_UINT32, w->dim_count, sizes, NULL);
+    tensor_init(&w->more_outputs[0], DML_TENSOR_DATA_TYPE_UINT32, w->dim_count, sizes, NULL);
     set_uint_field(w, "Axis", w->axes[0]);
     set_uint_field(w, "K", w->k);
     set_uint_field(w, "AxisDirection", DML_AXIS_DIRECTION_DECREASING);
@@ -634,7 +703,8 @@ static const char *build_fold(struct workload *w)
 
 /* `types`: what the family's operators take when vkdml does not report it. */
 static const struct family elementwise_family =
-        {"element-wise", "N or DxDx... (1 to 8 dimensions)", "16777216", "5x7x9", false, false, build_elementwise, 0};
+        {"element-wise", "N or DxDx...[:PERM] (1 to 8 dimensions; PERM: inputs read transposed, 0,2,3,1: NCHW "
+        "as NHWC)", "16777216", "5x7x9", false, false, build_elementwise, 0, SUFFIX_AXES};
 static const struct family axis_family =
         {"axis", "DxDx...[:AXES] (AXES: first, last, or A,B,...; default last)", "4096x4096", "7x33", false, true,
         build_axis, FLOAT_TYPES, SUFFIX_AXES};
@@ -691,6 +761,8 @@ static const struct family *family_of(const struct vkdml_op_schema *schema)
         if (!strcmp(named_families[i].name, schema->name))
             return named_families[i].family;
     }
+    if (movement_family(schema->name))
+        return movement_family(schema->name);
     if (!strncmp(schema->name, "ELEMENT_WISE_", 13) || !strncmp(schema->name, "ACTIVATION_", 11))
         return &elementwise_family;
     return NULL;
@@ -757,24 +829,57 @@ static void write_default_attributes(struct workload *w)
     }
 }
 
+/* The output bound `index`-th: the output, then the others (TOP_K's indices, SPLIT's parts). */
+static struct tensor *output_tensor(struct workload *w, UINT index)
+{
+    return index ? &w->more_outputs[index - 1] : &w->output;
+}
+
+/* Points a tensor-array field (JOIN's inputs, SPLIT's outputs) at copies of the family's first
+ * `array_count` inputs or outputs, and sets its count field. */
+static const char *write_tensor_array(struct workload *w, const struct vkdml_field_schema *f)
+{
+    bool output = f->role == VKDML_ROLE_OUTPUT;
+    UINT i;
+
+    if (!w->array_count || w->array_count > (output ? MAX_OUTPUTS : MAX_INPUTS))
+        return "vkdml-bench's family for the operator gives its tensor array no tensors";
+    for (i = 0; i < w->array_count; ++i)
+        w->tensor_array[i] = output ? output_tensor(w, i)->desc : w->inputs[i].desc;
+    *(const DML_TENSOR_DESC **)(w->desc.bytes + f->offset) = w->tensor_array;
+    *(UINT *)(w->desc.bytes + w->op->schema->fields[f->count_field].offset) = w->array_count;
+    if (output)
+        w->output_count = w->array_count;
+    else
+        w->input_count = w->array_count;
+    return NULL;
+}
+
 /* Points the desc's tensor fields at the family's tensors, in binding order. */
 static const char *write_tensor_fields(struct workload *w)
 {
     const struct vkdml_op_schema *schema = w->op->schema;
-    UINT i, outputs = 0;
+    UINT i;
 
-    w->input_count = 0;
+    w->input_count = w->output_count = 0;
     for (i = 0; i < schema->field_count; ++i)
     {
         const struct vkdml_field_schema *f = &schema->fields[i];
+        const char *why;
         struct tensor *t;
 
+        if (f->kind == VKDML_FIELD_TENSOR_ARRAY && f->role != VKDML_ROLE_ATTRIBUTE)
+        {
+            if ((why = write_tensor_array(w, f)))
+                return why;
+            continue;
+        }
         if (f->kind != VKDML_FIELD_TENSOR)
             continue;
-        if (f->role == VKDML_ROLE_OUTPUT ? outputs == MAX_OUTPUTS : w->input_count == MAX_INPUTS)
+        if (f->role == VKDML_ROLE_OUTPUT ? w->output_count == MAX_OUTPUTS : w->input_count == MAX_INPUTS)
             return "the operator has more tensors than vkdml-bench binds";
         if (f->role == VKDML_ROLE_OUTPUT)
-            t = outputs++ ? &w->index_output : &w->output;
+            t = output_tensor(w, w->output_count++);
         else
             t = &w->inputs[w->input_count++];
         if (!t->rank && !f->optional)
@@ -782,6 +887,29 @@ static const char *write_tensor_fields(struct workload *w)
         *(const DML_TENSOR_DESC **)(w->desc.bytes + f->offset) = t->rank ? &t->desc : NULL;
     }
     return NULL;
+}
+
+/* The operator's mode attribute, which --mode sets: REDUCE's Function, PADDING's PaddingMode,
+ * DEPTH_TO_SPACE1's Order; NULL: none. */
+static const struct vkdml_field_schema *mode_field(const struct vkdml_op_schema *schema)
+{
+    static const char *const names[] = {"Function", "PaddingMode", "Order"};
+    const struct vkdml_field_schema *field;
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(names); ++i)
+    {
+        if ((field = field_named(schema, names[i])) && field->kind == VKDML_FIELD_ENUM)
+            return field;
+    }
+    return NULL;
+}
+
+int parse_mode(const struct op_info *op, const char *name)
+{
+    const struct vkdml_field_schema *field = mode_field(op->schema);
+
+    return field ? parse_enum_value(field->enum_id, name) : -1;
 }
 
 static const struct reference *find_reference(const struct workload *w);
@@ -797,15 +925,22 @@ const char *build_workload(struct workload *w)
         return "only TOP_K's shapes take kK";
     if (w->axis_count && !(w->op->family->suffixes & SUFFIX_AXES))
         return "the operator's shapes take no :AXES";
-    if (w->function && !field_named(w->op->schema, "Function"))
-        return "--reduce-function goes with REDUCE";
-    if (w->function && parse_reduce_function(w->function) < 0)
-        return "no such reduce function";
+    if (w->other_type && !(w->op->family->suffixes & SUFFIX_TYPE))
+        return "the operator's shapes take no @TYPE";
+    if (w->function && !mode_field(w->op->schema))
+        return "--mode (--reduce-function) goes with REDUCE, PADDING, SPACE_TO_DEPTH1 and DEPTH_TO_SPACE1";
+    w->mode = w->function ? parse_mode(w->op, w->function) : -1;
+    if (w->function && w->mode < 0)
+        return "no such mode (--mode) for the operator";
     write_default_attributes(w);
+    if (w->mode >= 0)
+        *(int *)(w->desc.bytes + mode_field(w->op->schema)->offset) = w->mode;
+    w->bytes = 0.0;
     if ((why = w->op->family->build(w)) || (why = write_tensor_fields(w)))
         return why;
-    w->bytes = w->output.buffer.TotalTensorSizeInBytes + w->index_output.buffer.TotalTensorSizeInBytes;
-    for (i = 0; i < w->input_count; ++i)
+    for (i = 0; w->bytes == 0.0 && i < w->output_count; ++i)
+        w->bytes += output_tensor(w, i)->buffer.TotalTensorSizeInBytes;
+    for (i = 0; w->bytes == 0.0 && i < w->input_count; ++i)
         w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
     w->reference = find_reference(w);
     return NULL;
@@ -820,10 +955,21 @@ UINT workload_types(const struct workload *w, DML_TENSOR_DATA_TYPE *types_out)
         if (w->inputs[i].rank)
             types_out[count++] = w->inputs[i].buffer.DataType;
     }
-    types_out[count++] = w->output.buffer.DataType;
-    if (w->index_output.rank)
-        types_out[count++] = w->index_output.buffer.DataType;
+    for (i = 0; i < w->output_count; ++i)
+    {
+        if (output_tensor((struct workload *)w, i)->rank)
+            types_out[count++] = output_tensor((struct workload *)w, i)->buffer.DataType;
+    }
     return count;
+}
+
+UINT workload_outputs(const struct workload *w, const struct tensor **outputs)
+{
+    UINT i;
+
+    for (i = 0; i < w->output_count; ++i)
+        outputs[i] = output_tensor((struct workload *)w, i);
+    return w->output_count;
 }
 
 /* ---- The catalogue ---- */
@@ -924,9 +1070,36 @@ const struct op_info *find_op(const char *name)
     return NULL;
 }
 
+/* The types DirectML's page lists for the tensor the operator computes on, as vkdml's support table
+ * picks it (backend_vk/ops/op_support.c): the first of its first same-type group, else its first
+ * input, else its output; 0: not recorded. */
+static uint32_t schema_types(const struct vkdml_op_schema *schema)
+{
+    UINT i, role;
+
+    if (!schema->tensor_support)
+        return 0;
+    if (schema->same_type_count)
+        return schema->fields[schema->same_type[0].fields[0]].data_types;
+    for (role = VKDML_ROLE_INPUT; role <= VKDML_ROLE_OUTPUT; ++role)
+    {
+        for (i = 0; i < schema->field_count; ++i)
+        {
+            if (schema->fields[i].role == role)
+                return schema->fields[i].data_types;
+        }
+    }
+    return 0;
+}
+
+/* Where vkdml reports none: the family's, within those DirectML lists. */
 uint32_t op_types(const struct op_info *op)
 {
-    return op->data_types ? op->data_types : op->family ? op->family->types : 0;
+    uint32_t listed = schema_types(op->schema), family = op->family ? op->family->types : 0;
+
+    if (op->data_types)
+        return op->data_types;
+    return listed && family & listed ? family & listed : family;
 }
 
 _Static_assert(ARRAY_SIZE(types) == MAX_TYPES, "MAX_TYPES");
@@ -961,16 +1134,7 @@ bool op_takes_type(const struct op_info *op, DML_TENSOR_DATA_TYPE type)
 
 /* ---- CPU references ---- */
 
-struct reference
-{
-    DML_OPERATOR_TYPE type;
-    double (*value)(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance);
-    double (*cpu)(double a, double b);  /* element-wise: the operation */
-    double tolerance;                   /* element-wise: relative, on top of fp16 output rounding */
-};
-
-/* Rounds a reference value as the output type stores it, widening the tolerance by that rounding. */
-static double output_rounding(const struct workload *w, double value, double *tolerance)
+double output_rounding(const struct workload *w, double value, double *tolerance)
 {
     if (w->output.buffer.DataType == FP32)
         return (float)value;
@@ -981,7 +1145,8 @@ static double output_rounding(const struct workload *w, double value, double *to
     return value;
 }
 
-static double reference_elementwise(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+static double reference_elementwise(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance)
 {
     double a = inputs[0][tensor_offset(&w->inputs[0], index)], b = 0.0, value;
 
@@ -998,7 +1163,8 @@ static double sum_tolerance(double magnitude, UINT64 count)
     return magnitude * sqrt((double)count) * (1.0 / 4194304.0) + 1e-6;
 }
 
-static double reference_gemm(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+static double reference_gemm(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance)
 {
     UINT k = w->dims[1], n = w->dims[2], j;
     UINT64 row = index / n, column = index % n;
@@ -1015,7 +1181,8 @@ static double reference_gemm(const struct workload *w, float *const *inputs, UIN
     return output_rounding(w, sum, tolerance);
 }
 
-static double reference_conv(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+static double reference_conv(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance)
 {
     const UINT *in = w->inputs[0].sizes, *f = w->inputs[1].sizes, *out = w->output.sizes;
     UINT64 x = index % out[3], y = index / out[3] % out[2], k = index / out[3] / out[2] % out[1];
@@ -1130,7 +1297,8 @@ static UINT64 group_extreme(const struct group *g, const float *values, double s
 }
 
 /* SOFTMAX, LOG_SOFTMAX, HARDMAX and their '1' forms, along the workload's axes. */
-static double reference_softmax(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+static double reference_softmax(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance)
 {
     DML_OPERATOR_TYPE type = w->op->type;
     struct group g;
@@ -1235,7 +1403,8 @@ static double reduce_value(int function, const struct group *g, const float *val
 }
 
 /* REDUCE in its Function (build_reduce's), ARGMIN, ARGMAX. */
-static double reference_reduce(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+static double reference_reduce(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance)
 {
     int function = w->op->type == DML_OPERATOR_ARGMAX ? DML_REDUCE_FUNCTION_ARGMAX
             : w->op->type == DML_OPERATOR_ARGMIN ? DML_REDUCE_FUNCTION_ARGMIN : (int)w->reduce_function;
@@ -1254,7 +1423,8 @@ static int compare_descending(const void *a, const void *b)
 
 /* TOP_K's values: the element of rank `position` among the group's largest (as build_top_k asks).
  * The first ranks are kept in order as the group goes by; deep ranks sort a copy. */
-static double reference_top_k(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+static double reference_top_k(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance)
 {
     struct group g;
     UINT64 position = group_of(w, index, &g), kept = 0, j, i;
@@ -1288,7 +1458,7 @@ static double reference_top_k(const struct workload *w, float *const *inputs, UI
 }
 
 /* CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT as the family leaves them: inclusive, INCREASING. */
-static double reference_cumulative(const struct workload *w, float *const *inputs, UINT64 index,
+static double reference_cumulative(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
         double *tolerance)
 {
     struct group g;
@@ -1338,7 +1508,7 @@ static const struct reference references[] =
     EW(ELEMENT_WISE_DIVIDE, cpu_divide, 4e-7),
     EW(ELEMENT_WISE_MAX, cpu_max, 0.0),
     EW(ELEMENT_WISE_MIN, cpu_min, 0.0),
-    EW(ELEMENT_WISE_IDENTITY, cpu_identity, 0.0),
+    {DML_OPERATOR_ELEMENT_WISE_IDENTITY, reference_elementwise, cpu_identity, 0.0, true}, /* a copy: every type */
     EW(ACTIVATION_IDENTITY, cpu_identity, 0.0),
     EW(ELEMENT_WISE_ABS, cpu_abs, 0.0),
     EW(ELEMENT_WISE_NEGATE, cpu_negate, 0.0),
@@ -1374,17 +1544,24 @@ static const struct reference *reference_of(DML_OPERATOR_TYPE type)
         if (references[i].type == type)
             return &references[i];
     }
-    return NULL;
+    return movement_reference(type);
 }
 
-/* The references compute in floats (the arg-reductions' UINT32 indices too): other types have none. */
+/* The references compute in floats (the arg-reductions' UINT32 indices too): other types have none,
+ * but for the movers', exact in every type. */
 static const struct reference *find_reference(const struct workload *w)
 {
+    const struct reference *reference = reference_of(w->op->type);
     DML_TENSOR_DATA_TYPE out = w->output.buffer.DataType;
     bool floats = (w->type == FP32 || w->type == FP16)
             && (out == FP32 || out == FP16 || out == DML_TENSOR_DATA_TYPE_UINT32);
 
-    return floats ? reference_of(w->op->type) : NULL;
+    return reference && (floats || reference->all_types) ? reference : NULL;
+}
+
+UINT reference_outputs(const struct workload *w)
+{
+    return !w->reference ? 0 : w->reference->all_outputs ? w->output_count : 1;
 }
 
 bool op_has_reference(const struct op_info *op)
@@ -1392,7 +1569,15 @@ bool op_has_reference(const struct op_info *op)
     return reference_of(op->type) != NULL;
 }
 
-double reference_value(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance)
+const char *op_reference_types(const struct op_info *op)
 {
-    return w->reference->value(w, inputs, index, tolerance);
+    const struct reference *reference = reference_of(op->type);
+
+    return !reference ? "no reference" : reference->all_types ? "all types" : "fp32 fp16";
+}
+
+double reference_value(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance)
+{
+    return w->reference->value(w, inputs, output, index, tolerance);
 }

@@ -19,8 +19,8 @@
 
 #define MAX_RANK 8
 #define MAX_DIMS 9
-#define MAX_INPUTS 3                    /* IF, GEMM (C), CONVOLUTION (bias) */
-#define MAX_OUTPUTS 2                   /* TOP_K: values and indices */
+#define MAX_INPUTS 4                    /* JOIN's four inputs (join-4x64MiB); IF, SCATTER: three */
+#define MAX_OUTPUTS 4                   /* SPLIT's four parts; TOP_K, NONZERO_COORDINATES: two */
 #define MAX_DESC_BYTES 256
 #define MAX_TYPES 11                    /* DML_TENSOR_DATA_TYPEs the bench knows: all of FL 6_4's */
 
@@ -28,6 +28,8 @@
 #define FP32 DML_TENSOR_DATA_TYPE_FLOAT32
 #define FP16 DML_TENSOR_DATA_TYPE_FLOAT16
 #define UINT8 DML_TENSOR_DATA_TYPE_UINT8
+
+struct workload;
 
 /* ---- Data types and values ---- */
 
@@ -42,6 +44,9 @@ void store_values(void *dst, const float *src, size_t count, DML_TENSOR_DATA_TYP
 double load_value(const void *src, UINT64 index, DML_TENSOR_DATA_TYPE type);
 /* Pseudo-random values as `type` stores them (see operators.c); NULL when out of memory. */
 float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed);
+/* Input `input`'s `count` values: the family's, integers of the range it gives (indices), else
+ * random_values(); NULL when out of memory. */
+float *input_values(const struct workload *w, UINT input, size_t count);
 
 /* ---- Tensors ---- */
 
@@ -60,13 +65,12 @@ UINT64 tensor_storage_elements(const struct tensor *t);
 
 /* ---- Operators and workloads ---- */
 
-struct workload;
-
 /* Shape suffixes a family takes (operators.c, parse_workload_shape). */
 enum shape_suffix
 {
     SUFFIX_AXES = 0x1,                  /* ":AXES": first, last, or axis numbers joined by ',' */
-    SUFFIX_K = 0x2,                     /* "kK": TOP_K's K */
+    SUFFIX_K = 0x2,                     /* "kK": TOP_K's K, or the family's count (parts, pads, repeats...) */
+    SUFFIX_TYPE = 0x4,                  /* "@TYPE": CAST's output type, or the index tensors' type */
 };
 
 /* How a group of operators is shaped from --shape, rated and checked. */
@@ -82,6 +86,9 @@ struct family
     const char *(*build)(struct workload *w);
     uint32_t types;                     /* what its operators take where vkdml does not report it */
     unsigned int suffixes;              /* enum shape_suffix */
+    /* Input `input`'s values (as stored, in floats) where the family chooses them; false: the usual
+     * ones (input_values). NULL: none. */
+    bool (*values)(const struct workload *w, UINT input, float *values, size_t count);
 };
 
 struct reference;                       /* operators.c */
@@ -105,13 +112,21 @@ struct workload
     UINT dim_count;
     UINT k;                             /* the shape's "kK"; 0: none */
     UINT axis_count;                    /* the shape's ":AXES"; 0: the family's default (the last axis) */
-    const char *function;               /* REDUCE's function, a --reduce-function name; NULL: SUM */
+    DML_TENSOR_DATA_TYPE other_type;    /* the shape's "@TYPE"; UNKNOWN: the family's default */
+    const char *function;               /* the operator's mode (--mode): REDUCE's Function, PADDING's
+                                         * PaddingMode, DEPTH_TO_SPACE1's Order; NULL: the default */
     DML_REDUCE_FUNCTION reduce_function; /* REDUCE's, from `function` (build_workload) */
+    int mode;                           /* the value of `function` in the operator's mode enum; -1: none */
     bool broadcast;
     struct tensor inputs[MAX_INPUTS];   /* in binding order */
     UINT input_count;                   /* input bindings, the absent ones included */
     struct tensor output;
-    struct tensor index_output;         /* TOP_K's OutputIndexTensor; rank 0: none */
+    struct tensor more_outputs[MAX_OUTPUTS - 1]; /* TOP_K's indices, SPLIT's other parts...; rank 0: none */
+    UINT output_count;                  /* output bindings (write_tensor_fields) */
+    UINT array_count;                   /* JOIN's inputs, SPLIT's outputs: the desc's tensor array */
+    DML_TENSOR_DESC tensor_array[MAX_INPUTS > MAX_OUTPUTS ? MAX_INPUTS : MAX_OUTPUTS];
+    /* Inputs holding indices (or other integers): uniform in [low, high) where high > low */
+    int64_t value_low[MAX_INPUTS], value_high[MAX_INPUTS];
     union
     {
         uint64_t align;
@@ -120,7 +135,12 @@ struct workload
     /* Array attributes the descs point at */
     UINT strides[2], dilations[2], start_padding[2], end_padding[2], output_padding[2], window[2];
     UINT axes[MAX_RANK];
-    double bytes, flops;
+    UINT offsets[MAX_RANK], sizes[MAX_RANK], steps[MAX_RANK];    /* SLICE's, SLICE1's (signed_strides) */
+    INT signed_strides[MAX_RANK];
+    UINT repeats[MAX_RANK], start_pads[MAX_RANK], end_pads[MAX_RANK]; /* TILE's, PADDING's */
+    FLOAT bias[64];                     /* VALUE_SCALE_2D's */
+    double bytes, flops;                /* bytes: what must move; a family that reads part of its input
+                                         * sets it, else every tensor counts once */
     bool memory_bound;                  /* rated in GB/s although its family is in TFLOP/s (a GEMV) */
     const struct reference *reference;  /* NULL: the bench has no CPU reference for it */
 };
@@ -149,14 +169,61 @@ UINT parse_shape(const char *text, UINT *dims);
 const char *parse_workload_shape(const char *text, struct workload *w);
 /* A --reduce-function name, DML_REDUCE_FUNCTION_SUM_SQUARE's "sum-square"; -1 when there is none. */
 int parse_reduce_function(const char *name);
+/* A --mode name in the operator's mode enum (REDUCE's Function, PaddingMode, Order); -1: none. */
+int parse_mode(const struct op_info *op, const char *name);
 /* Tensors, desc, bytes and flops of `w` (op, type, dims, broadcast set); NULL or what is wrong. */
 const char *build_workload(struct workload *w);
 /* Every tensor's data type, inputs then the output, into `types`; returns the count. */
 UINT workload_types(const struct workload *w, DML_TENSOR_DATA_TYPE *types);
-/* Output element `index` from the inputs (as stored, in floats), and how far off it may be;
- * w->reference must be set. */
-double reference_value(const struct workload *w, float *const *inputs, UINT64 index, double *tolerance);
+/* The workload's output tensors in binding order (TOP_K's indices, SPLIT's parts); returns the count. */
+UINT workload_outputs(const struct workload *w, const struct tensor **outputs);
+/* How many outputs the reference checks (from the first): 0 without a reference. */
+UINT reference_outputs(const struct workload *w);
+/* Element `index` of output `output` from the inputs (as stored, in floats), and how far off it
+ * may be; w->reference must be set. */
+double reference_value(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance);
 /* Whether the operator has a reference for some type (fp32 and fp16, all of them so far). */
 bool op_has_reference(const struct op_info *op);
+/* What --list says of it: "fp32 fp16", "all types" or "no reference". */
+const char *op_reference_types(const struct op_info *op);
+
+/* ---- For the families (operators.c, movement.c) ---- */
+
+typedef double reference_fn(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
+        double *tolerance);
+
+struct reference
+{
+    DML_OPERATOR_TYPE type;
+    reference_fn *value;
+    double (*cpu)(double a, double b);  /* element-wise: the operation */
+    double tolerance;                   /* element-wise: relative, on top of fp16 output rounding */
+    bool all_types;                     /* exact in every type (movers: the values are small integers or
+                                         * floats of the type); else FLOAT32 and FLOAT16 only */
+    bool all_outputs;                   /* checks every output (SPLIT's parts); else the first only */
+};
+
+/* One element as `type` stores it; integers little-endian, from an integral value. */
+void store_value(void *dst, double value, DML_TENSOR_DATA_TYPE type);
+/* `value` of [-1, 1) as `type` holds it: rounded for floats, spread for integers (operators.c's top). */
+double typed_value(DML_TENSOR_DATA_TYPE type, double value);
+/* `strides` NULL: packed. */
+void tensor_init(struct tensor *t, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes, const UINT *strides);
+/* Element offset of the element with row-major linear index `index`. */
+UINT64 tensor_offset(const struct tensor *t, UINT64 index);
+const struct vkdml_field_schema *field_named(const struct vkdml_op_schema *schema, const char *name);
+/* Points the desc's array `name` (UINT, INT or FLOAT), when it has one, at `values`; sets its count field. */
+void set_array_field(struct workload *w, const char *name, const void *values, UINT count);
+/* Sets the desc's UINT, INT, BOOL or enum attribute `name`, when it has one. */
+void set_uint_field(struct workload *w, const char *name, UINT value);
+/* The shape's axes, the last one when it names none. */
+const char *reduction_axes(struct workload *w);
+/* Rounds a reference value as the output type stores it, widening the tolerance by that rounding. */
+double output_rounding(const struct workload *w, double value, double *tolerance);
+
+/* movement.c: issue 19's operators (data movement, indexing, casting, generators). */
+const struct family *movement_family(const char *schema_name);
+const struct reference *movement_reference(DML_OPERATOR_TYPE type);
 
 #endif /* VKDML_BENCH_OPERATORS_H */

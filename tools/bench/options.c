@@ -27,6 +27,9 @@ static void print_usage(FILE *out)
             "                          takes; default: the operator's first (fp32 where it takes it)\n"
             "  --broadcast             inputs after the first repeat their innermost row over the other dimensions\n"
             "  --reduce-function F     REDUCE's function: sum (the default), max, average, sum-square, argmax...\n"
+            "  --mode M                the operator's mode: REDUCE's function, PADDING's (constant, edge,\n"
+            "                          reflection, symmetric, wrap), the depth/space order (depth-column-row,\n"
+            "                          column-row-depth)\n"
             "  --iterations N          timed dispatches (default 100)\n"
             "  --warmup N              dispatches run before timing (default 10)\n"
             "  --warmup-ms MS          ... and for at least this long, so the GPU's clocks are up (default 300)\n"
@@ -101,7 +104,7 @@ void list_operators(const char *selector)
 {
     int adapter = vkdml_get_adapter_count() > 0 ? vkdml_select_adapter(selector) : -1;
     unsigned int count = catalogue_init(adapter), buildable = 0, implemented = 0, i;
-    const struct family *shown[8];
+    const struct family *shown[32];
     struct vkdml_adapter_info info;
     size_t families = 0, f;
     char text[384];
@@ -122,7 +125,7 @@ void list_operators(const char *selector)
         implemented += op->implemented;
         support_text(op, text, sizeof(text));
         printf("  %-30s %-11s %-42s %-12s %-12s %s\n", op->name, op->implemented ? "yes" : "no", op->schema->name,
-                op->family ? op->family->name : "-", op_has_reference(op) ? "fp32 fp16" : "no reference", text);
+                op->family ? op->family->name : "-", op_reference_types(op), text);
         for (f = 0; op->family && f < families && shown[f] != op->family; ++f)
             ;
         if (op->family && f == families && families < ARRAY_SIZE(shown))
@@ -241,7 +244,9 @@ static bool parse_value_option(struct bench *b, struct selection *s, const char 
         return parse_anchor(b, value);
     if (!strcmp(arg, "--reduce-function"))
         return parse_reduce_function(s->function = value) >= 0;
-    if (!strcmp(arg, "--op"))
+    if (!strcmp(arg, "--mode"))
+        s->function = value;
+    else if (!strcmp(arg, "--op"))
         s->ops = value;
     else if (!strcmp(arg, "--shape"))
         s->shape = value;
@@ -289,7 +294,7 @@ int parse_options(struct bench *b, struct selection *s, int argc, char **argv)
     }
     if ((s->shape || s->function) && !s->ops)
     {
-        fprintf(stderr, "vkdml-bench: --shape and --reduce-function go with --op\n");
+        fprintf(stderr, "vkdml-bench: --shape, --mode and --reduce-function go with --op\n");
         return 2;
     }
     return -1;

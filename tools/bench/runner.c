@@ -158,14 +158,6 @@ static void release_run(struct run *run)
     vkdml_profiler_destroy(run->profiler);
 }
 
-/* The workload's output tensors, in binding order; returns the count. */
-static UINT workload_outputs(const struct workload *w, const struct tensor **outputs)
-{
-    outputs[0] = &w->output;
-    outputs[1] = &w->index_output;
-    return w->index_output.rank ? 2 : 1;
-}
-
 /* Inputs uploaded from pseudo-random values, which are kept for --check only. */
 static HRESULT create_io(struct bench *b, const struct workload *w, struct run *run)
 {
@@ -179,7 +171,7 @@ static HRESULT create_io(struct bench *b, const struct workload *w, struct run *
 
         if (!w->inputs[i].rank)
             continue;
-        if (!(run->host[i] = random_values(count, type, 0x9e3779b9u * (i + 1)))
+        if (!(run->host[i] = input_values(w, i, count))
                 || !(run->inputs[i] = upload_buffer(b, run->host[i], count, type)))
             return E_OUTOFMEMORY;
         if (!b->check)
@@ -190,8 +182,8 @@ static HRESULT create_io(struct bench *b, const struct workload *w, struct run *
     }
     for (i = 0; i < count; ++i)
     {
-        if (!(run->outputs[i] = create_buffer(b, D3D12_HEAP_TYPE_DEFAULT, outputs[i]->buffer.TotalTensorSizeInBytes,
-                D3D12_RESOURCE_STATE_UNORDERED_ACCESS)))
+        if (outputs[i]->rank && !(run->outputs[i] = create_buffer(b, D3D12_HEAP_TYPE_DEFAULT,
+                outputs[i]->buffer.TotalTensorSizeInBytes, D3D12_RESOURCE_STATE_UNORDERED_ACCESS)))
             return E_OUTOFMEMORY;
     }
     return S_OK;
@@ -245,8 +237,12 @@ static bool prepare_run(struct bench *b, struct workload *w, struct run *run, st
             return skip(r, "%s tensors are not supported on this device", type_name(types[i]));
     }
     hr = compile_workload(b, w, &run->compiled);
+    if (hr == E_NOTIMPL && !r->strict)
+        return skip(r, "%s is not implemented in vkdml yet (E_NOTIMPL)%s", w->op->schema->name,
+                r->pending ? ": issue 19's, pending (tools/bench/presets.c, issue19_pending)" : "");
     if (hr == E_NOTIMPL)
-        return skip(r, "%s is not implemented in vkdml yet (E_NOTIMPL)", w->op->schema->name);
+        return fail(r, "%s answers E_NOTIMPL: the preset's operator is implemented (the log says which path is "
+                "not)", w->op->schema->name);
     if (FAILED(hr))
         return fail(r, "CreateOperator/CompileOperator(%s) failed: HRESULT %#x (the log says why)",
                 w->op->schema->name, (unsigned int)hr);
@@ -429,34 +425,52 @@ static UINT64 check_index(const struct workload *w, UINT64 count, UINT64 i, uint
     return (((UINT64)ref_random(state) << 32) | ref_random(state)) % count;
 }
 
-static bool check_run(struct bench *b, const struct workload *w, struct run *run, struct result *r)
+/* Compares output `output` with the reference. */
+static bool check_output(struct bench *b, const struct workload *w, struct run *run, struct result *r, UINT output)
 {
-    UINT64 count = tensor_elements(&w->output), checks, i, index;
+    const struct tensor *tensors[MAX_OUTPUTS], *t;
+    UINT64 count, checks, i, index;
     ID3D12Resource *readback;
     uint32_t state = 12345;
     double expected, got, tolerance;
     void *mapped;
 
-    if (!w->reference)
-    {
-        r->no_reference = true;
-        return true;
-    }
-    progress_update(b, r->name, "checking", 0, 0);
-    if (!(readback = read_back(b, run->outputs[0], w->output.buffer.TotalTensorSizeInBytes, &mapped)))
+    workload_outputs(w, tensors);
+    if (!(t = tensors[output])->rank)
+        return true;                    /* an optional output left out */
+    count = tensor_elements(t);
+    if (!(readback = read_back(b, run->outputs[output], t->buffer.TotalTensorSizeInBytes, &mapped)))
         return fail(r, "no memory for the readback buffer");
     checks = w->op->family->sampled && count > CHECK_SAMPLES ? CHECK_SAMPLES : count;
     for (i = 0; i < checks; ++i)
     {
         index = check_index(w, count, i, &state);
-        expected = reference_value(w, run->host, index, &tolerance);
-        got = load_value(mapped, index, w->output.buffer.DataType);
+        expected = reference_value(w, run->host, output, index, &tolerance);
+        got = load_value(mapped, index, t->buffer.DataType);
         if (!(fabs(got - expected) <= tolerance) && !(isnan(got) && isnan(expected)) && r->mismatches++ < 3)
-            fprintf(stderr, "vkdml-bench: %s: element %llu: got %.9g, expected %.9g (tolerance %.3g)\n", r->name,
-                    (unsigned long long)index, got, expected, tolerance);
+            fprintf(stderr, "vkdml-bench: %s: output %u element %llu: got %.9g, expected %.9g (tolerance %.3g)\n",
+                    r->name, output, (unsigned long long)index, got, expected, tolerance);
     }
     unmap_and_release(readback);
-    r->checked = checks;
+    r->checked += checks;
+    return true;
+}
+
+static bool check_run(struct bench *b, const struct workload *w, struct run *run, struct result *r)
+{
+    UINT outputs = reference_outputs(w), i;
+
+    if (!outputs)
+    {
+        r->no_reference = true;
+        return true;
+    }
+    progress_update(b, r->name, "checking", 0, 0);
+    for (i = 0; i < outputs; ++i)
+    {
+        if (!check_output(b, w, run, r, i))
+            return false;
+    }
     r->check = !r->mismatches;
     return true;
 }
@@ -503,6 +517,7 @@ static struct result *new_result(struct bench *b, const char *name, const char *
 static bool same_shape(const struct workload *a, const struct workload *b)
 {
     return a->dim_count == b->dim_count && !memcmp(a->dims, b->dims, a->dim_count * sizeof(UINT)) && a->k == b->k
+            && a->other_type == b->other_type
             && a->axis_count == b->axis_count && !memcmp(a->axes, b->axes, a->axis_count * sizeof(UINT));
 }
 
@@ -523,7 +538,7 @@ static const struct preset *matching_preset(const struct workload *w)
         p_w->function = p->function;
         if (p_w->op == w->op && p->type == w->type && p->broadcast == w->broadcast
                 && !parse_workload_shape(p->shape, p_w) && !build_workload(p_w)
-                && p_w->reduce_function == w->reduce_function && same_shape(p_w, w))
+                && p_w->reduce_function == w->reduce_function && p_w->mode == w->mode && same_shape(p_w, w))
             found = p;
     }
     free(p_w);
@@ -562,9 +577,11 @@ static const char *unfit(const struct op_info *op, DML_TENSOR_DATA_TYPE type, st
     return why;
 }
 
-/* One workload of `op_name`; `function`: REDUCE's (NULL: its default); `lenient` as unfit() takes it. */
-static void run_one(struct bench *b, const char *name, const char *op_name, DML_TENSOR_DATA_TYPE type,
-        const char *shape, const char *function, bool broadcast, bool lenient)
+/* One workload of `op_name`, of `preset` or of --op (NULL); `function`: its mode (NULL: its default);
+ * `lenient` as unfit() takes it. E_NOTIMPL skips --op workloads and pending presets, and fails
+ * the others. */
+static void run_one(struct bench *b, const struct preset *preset, const char *name, const char *op_name,
+        DML_TENSOR_DATA_TYPE type, const char *shape, const char *function, bool broadcast, bool lenient)
 {
     struct result *r = new_result(b, name, op_name, type, shape, broadcast);
     struct workload *w = calloc(1, sizeof(*w));
@@ -573,6 +590,8 @@ static void run_one(struct bench *b, const char *name, const char *op_name, DML_
     bool refused;
     char why[256];
 
+    r->strict = preset && !preset_pending(preset);
+    r->pending = preset && preset_pending(preset);
     progress_begin(b, name);
     if (!w)
         fail(r, "out of memory");
@@ -616,7 +635,7 @@ static void run_preset(struct bench *b, const struct preset *p)
     }
     if (strcmp(p->op, DISPATCH_OP))
     {
-        run_one(b, p->name, p->op, p->type, p->shape, p->function, p->broadcast, false);
+        run_one(b, p, p->name, p->op, p->type, p->shape, p->function, p->broadcast, false);
         return;
     }
     progress_begin(b, p->name);
@@ -649,6 +668,6 @@ void run_selection(struct bench *b, const struct selection *s, const struct plan
             snprintf(function, sizeof(function), "-%s", s->function);
         snprintf(name, sizeof(name), "%s%s-%s%s%s%s", jobs[i].op->name, function, shape, shape[0] ? "-" : "",
                 type_name(jobs[i].type), s->broadcast ? "-broadcast" : "");
-        run_one(b, name, jobs[i].op->name, jobs[i].type, shape, s->function, s->broadcast, plan->count > 1);
+        run_one(b, NULL, name, jobs[i].op->name, jobs[i].type, shape, s->function, s->broadcast, plan->count > 1);
     }
 }
