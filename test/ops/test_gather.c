@@ -1,0 +1,553 @@
+/*
+ * DML_OPERATOR_GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 and ONE_HOT through the public API,
+ * checked bit for bit against a C reference: every data type (the elements move as bits, so
+ * random bytes hold NaNs and infinities), the four index types, negative, duplicate and
+ * out-of-range indices (64-bit ones whose low word alone would be in range), first, middle and
+ * last axes, ranks 1 to 8, batch dimensions, padded and 0-stride (broadcast) inputs and indices,
+ * strided outputs, an OWNED_BY_DML table; the outputs sit between guard regions and the inputs
+ * too (a read outside them would show the guard pattern in the output). Then DirectML's page
+ * examples and the bad descs with their log lines. Few distinct shapes per index type, since each
+ * compiles a pipeline (the element types of one size share it).
+ */
+#include <inttypes.h>
+
+#include "dml_test_utils.h"
+
+#define GATHER DML_OPERATOR_GATHER
+#define GATHER_ELEMENTS DML_OPERATOR_GATHER_ELEMENTS
+#define GATHER_ND DML_OPERATOR_GATHER_ND
+#define GATHER_ND1 DML_OPERATOR_GATHER_ND1
+#define ONE_HOT DML_OPERATOR_ONE_HOT
+#define OUTPUT_FILL 0x5a
+
+struct gather_case
+{
+    DML_OPERATOR_TYPE op;
+    DML_TENSOR_DATA_TYPE type, index_type;
+    UINT rank;
+    /* GATHER*: input, indices, output; ONE_HOT: values, indices, output. */
+    UINT in_sizes[8], index_sizes[8], out_sizes[8];
+    const UINT *in_strides, *index_strides, *out_strides;       /* NULL: packed */
+    UINT axis, index_dims;              /* GATHER: Axis, IndexDimensions; ONE_HOT: Axis */
+    UINT input_dims, batch;             /* GATHER_ND*: InputDimensionCount, BatchDimensionCount */
+    bool owned;                         /* the input is OWNED_BY_DML */
+    bool in_range;                      /* only valid indices */
+};
+
+static const DML_TENSOR_DATA_TYPE all_types[] =
+{
+    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32,
+    DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT32,
+    DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_FLOAT64,
+    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
+};
+
+static const DML_TENSOR_DATA_TYPE index_types[] =
+{
+    DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT64,
+    DML_TENSOR_DATA_TYPE_UINT64,
+};
+
+static bool is_signed(DML_TENSOR_DATA_TYPE type)
+{
+    return type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
+}
+
+static const char *op_name(DML_OPERATOR_TYPE op)
+{
+    switch (op)
+    {
+        case GATHER: return "GATHER";
+        case GATHER_ELEMENTS: return "GATHER_ELEMENTS";
+        case GATHER_ND: return "GATHER_ND";
+        case GATHER_ND1: return "GATHER_ND1";
+        default: return "ONE_HOT";
+    }
+}
+
+static void coordinates(const UINT *sizes, UINT rank, uint64_t index, UINT *coords)
+{
+    UINT d;
+
+    for (d = rank; d-- > 0;)
+    {
+        coords[d] = index % sizes[d];
+        index /= sizes[d];
+    }
+}
+
+static uint64_t offset_of(const struct dml_test_tensor *tensor, const UINT *coords)
+{
+    uint64_t offset = 0, stride = 1;
+    UINT d;
+
+    for (d = tensor->buffer.DimensionCount; d-- > 0;)
+    {
+        offset += (uint64_t)coords[d] * (tensor->buffer.Strides ? tensor->buffer.Strides[d] : stride);
+        stride *= tensor->sizes[d];
+    }
+    return offset;
+}
+
+static int64_t read_index(const uint8_t *bytes, DML_TENSOR_DATA_TYPE type, uint64_t offset)
+{
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+
+    switch (type)
+    {
+        case DML_TENSOR_DATA_TYPE_INT32:
+            memcpy(&i32, bytes + offset * 4, 4);
+            return i32;
+        case DML_TENSOR_DATA_TYPE_UINT32:
+            memcpy(&u32, bytes + offset * 4, 4);
+            return u32;
+        default:    /* UINT64 values above INT64_MAX are out of range either way */
+            memcpy(&i64, bytes + offset * 8, 8);
+            return type == DML_TENSOR_DATA_TYPE_UINT64 && i64 < 0 ? INT64_MAX : i64;
+    }
+}
+
+static void write_index(uint8_t *bytes, DML_TENSOR_DATA_TYPE type, uint64_t offset, int64_t value)
+{
+    uint32_t u32 = (uint32_t)value;
+
+    if (dml_test_element_size(type) == 8)
+        memcpy(bytes + offset * 8, &value, 8);
+    else
+        memcpy(bytes + offset * 4, &u32, 4);
+}
+
+/* An index into an axis of `size`: mostly in range, some negative (signed types), some out of
+ * range on either side, some whose low 32 bits alone are in range. */
+static int64_t make_index(uint32_t *rng, DML_TENSOR_DATA_TYPE type, UINT size, bool in_range)
+{
+    uint32_t r = ref_random(rng), kind = r % 10;
+
+    r >>= 4;
+    if (in_range || kind >= 5)
+        return is_signed(type) && kind % 2 ? -(int64_t)(r % size) - 1 : (int64_t)(r % size);
+    if (kind == 0)
+        return size + r % 3;
+    if (kind == 1 && is_signed(type))
+        return -(int64_t)size - 1 - r % 2;
+    if (kind == 2)
+        return dml_test_element_size(type) == 8 ? ((int64_t)1 << 32) + r % size : (int64_t)UINT32_MAX;
+    if (kind == 3 && type == DML_TENSOR_DATA_TYPE_INT64)
+        return -((int64_t)1 << 32) + r % size;
+    return r % size;
+}
+
+/* Resolves an index against `size` (negative ones from the end for signed types); false when out of range. */
+static bool resolve(int64_t value, DML_TENSOR_DATA_TYPE type, UINT size, UINT *resolved)
+{
+    if (value < 0 && is_signed(type))
+        value += size;
+    if (value < 0 || value >= size)
+        return false;
+    *resolved = (UINT)value;
+    return true;
+}
+
+/* The input size the index element at `coords` of the indices is resolved against. */
+static UINT index_limit(const struct gather_case *c, const UINT *index_coords)
+{
+    UINT first_input = c->rank - c->input_dims;
+
+    switch (c->op)
+    {
+        case GATHER:
+        case GATHER_ELEMENTS:
+            return c->in_sizes[c->axis];
+        case ONE_HOT:
+            return c->out_sizes[c->axis];
+        default:
+            return c->in_sizes[first_input + c->batch + index_coords[c->rank - 1]];
+    }
+}
+
+/* The output's coordinates as the last of `count` source coordinates (DirectML's right
+ * alignment: cropped leading ones stay 0). */
+static void right_align(UINT *source, UINT count, const UINT *out_coords, UINT rank)
+{
+    UINT o;
+
+    for (o = 0; o < rank; ++o)
+    {
+        if (o + count >= rank)
+            source[o + count - rank] = out_coords[o];
+    }
+}
+
+/* The reference: output element `out_coords` comes from input element *offset (true), or is zero
+ * (false: an index out of range). ONE_HOT: *offset is the ValuesTensor's element. */
+static bool reference_source(const struct gather_case *c, const struct dml_test_tensor *in,
+        const struct dml_test_tensor *indices, const uint8_t *index_bytes, const UINT *out_coords, uint64_t *offset)
+{
+    UINT in_coords[8] = {0}, index_coords[8] = {0}, source[16] = {0}, count, t, i, r, on_dim;
+    UINT rank = c->rank, tuple, first_input, first_index;
+    bool valid = true;
+
+    switch (c->op)
+    {
+        case GATHER:
+            /* Input dims before Axis, IndexDimensions index dims, the rest, right-aligned. */
+            count = rank - 1 + c->index_dims;
+            right_align(source, count, out_coords, rank);
+            for (i = 0; i < c->axis; ++i)
+                in_coords[i] = source[i];
+            for (i = 0; i < c->index_dims; ++i)
+                index_coords[rank - c->index_dims + i] = source[c->axis + i];
+            for (i = c->axis + 1; i < rank; ++i)
+                in_coords[i] = source[i - 1 + c->index_dims];
+            valid = resolve(read_index(index_bytes, c->index_type, offset_of(indices, index_coords)), c->index_type,
+                    c->in_sizes[c->axis], &in_coords[c->axis]);
+            break;
+        case GATHER_ELEMENTS:
+            memcpy(in_coords, out_coords, sizeof(in_coords));
+            memcpy(index_coords, out_coords, sizeof(index_coords));
+            valid = resolve(read_index(index_bytes, c->index_type, offset_of(indices, index_coords)), c->index_type,
+                    c->in_sizes[c->axis], &in_coords[c->axis]);
+            break;
+        case ONE_HOT:
+            memcpy(index_coords, out_coords, sizeof(index_coords));
+            index_coords[c->axis] = 0;
+            valid = resolve(read_index(index_bytes, c->index_type, offset_of(indices, index_coords)), c->index_type,
+                    c->out_sizes[c->axis], &r) && r == out_coords[c->axis];
+            *offset = 0;
+            for (on_dim = rank; valid && on_dim-- > 0;)
+            {
+                if (c->in_sizes[on_dim] > 1)
+                {
+                    memset(in_coords, 0, sizeof(in_coords));
+                    in_coords[on_dim] = 1;
+                    *offset = offset_of(in, in_coords);
+                    break;
+                }
+            }
+            return true;
+        default:
+            tuple = c->index_sizes[rank - 1];
+            first_input = rank - c->input_dims;
+            first_index = rank - c->index_dims;
+            count = c->index_dims - 1 + c->input_dims - c->batch - tuple;
+            right_align(source, count, out_coords, rank);
+            for (i = 0; i + 1 < c->index_dims; ++i)
+                index_coords[first_index + i] = source[i];
+            for (i = 0; i < c->batch; ++i)
+                in_coords[first_input + i] = source[i];
+            for (i = first_input + c->batch + tuple; i < rank; ++i)
+                in_coords[i] = source[c->index_dims - 1 + i - (first_input + c->batch + tuple)];
+            for (t = 0; t < tuple; ++t)
+            {
+                index_coords[rank - 1] = t;
+                valid = resolve(read_index(index_bytes, c->index_type, offset_of(indices, index_coords)),
+                        c->index_type, c->in_sizes[first_input + c->batch + t], &in_coords[first_input + c->batch + t])
+                        && valid;
+            }
+            break;
+    }
+    *offset = offset_of(in, in_coords);
+    return valid;
+}
+
+static void set_desc(const struct gather_case *c, const struct dml_test_tensor *in,
+        const struct dml_test_tensor *indices, const struct dml_test_tensor *out, DML_GATHER_ND1_OPERATOR_DESC *nd,
+        void **desc)
+{
+    static DML_GATHER_OPERATOR_DESC gather;
+    static DML_GATHER_ELEMENTS_OPERATOR_DESC elements;
+    static DML_ONE_HOT_OPERATOR_DESC one_hot;
+
+    switch (c->op)
+    {
+        case GATHER:
+            gather = (DML_GATHER_OPERATOR_DESC){&in->desc, &indices->desc, &out->desc, c->axis, c->index_dims};
+            *desc = &gather;
+            break;
+        case GATHER_ELEMENTS:
+            elements = (DML_GATHER_ELEMENTS_OPERATOR_DESC){&in->desc, &indices->desc, &out->desc, c->axis};
+            *desc = &elements;
+            break;
+        case ONE_HOT:
+            one_hot = (DML_ONE_HOT_OPERATOR_DESC){&indices->desc, &in->desc, &out->desc, c->axis};
+            *desc = &one_hot;
+            break;
+        default:
+            *nd = (DML_GATHER_ND1_OPERATOR_DESC){&in->desc, &indices->desc, &out->desc, c->input_dims, c->index_dims,
+                    c->batch};
+            *desc = nd;
+            break;
+    }
+}
+
+static void run_case(struct dml_test_context *context, const struct gather_case *c, uint32_t seed)
+{
+    struct dml_test_binding bindings[2] = {{NULL}}, owned[2] = {{NULL}}, output = {NULL};
+    struct dml_test_tensor in, indices, out;
+    uint8_t *in_bytes, *index_bytes, *bytes, *expected;
+    unsigned int size = dml_test_element_size(c->type);
+    UINT coords[8], in_slot, index_slot;
+    DML_GATHER_ND1_OPERATOR_DESC nd;
+    IDMLCompiledOperator *compiled;
+    ID3D12Resource *persistent;
+    uint64_t i, count, offset;
+    uint32_t rng = seed;
+    size_t total;
+    void *desc;
+
+    if (!dml_test_data_type_supported(context, c->type) || !dml_test_data_type_supported(context, c->index_type))
+    {
+        print_message("%s: not supported by the device, skipped.\n", dml_test_type_name(c->type));
+        return;
+    }
+    dml_test_tensor_init(&in, c->type, c->rank, c->in_sizes, c->in_strides);
+    dml_test_tensor_init(&indices, c->index_type, c->rank, c->index_sizes, c->index_strides);
+    dml_test_tensor_init(&out, c->type, c->rank, c->out_sizes, c->out_strides);
+    if (c->owned)
+        in.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+    set_desc(c, &in, &indices, &out, &nd, &desc);
+    compiled = dml_test_compile(context, c->op, desc, DML_EXECUTION_FLAG_NONE);
+
+    in_bytes = malloc(in.buffer.TotalTensorSizeInBytes);
+    index_bytes = malloc(indices.buffer.TotalTensorSizeInBytes);
+    total = out.buffer.TotalTensorSizeInBytes;
+    bytes = malloc(total);
+    expected = malloc(total);
+    assert_true(in_bytes && index_bytes && bytes && expected);
+    for (i = 0; i < in.buffer.TotalTensorSizeInBytes; ++i)
+        in_bytes[i] = ref_random(&rng) >> 24;
+    memset(index_bytes, 0xee, indices.buffer.TotalTensorSizeInBytes);
+    count = dml_test_element_count(&indices);
+    for (i = 0; i < count; ++i)
+    {
+        coordinates(c->index_sizes, c->rank, i, coords);
+        write_index(index_bytes, c->index_type, offset_of(&indices, coords),
+                make_index(&rng, c->index_type, index_limit(c, coords), c->in_range));
+    }
+
+    /* ONE_HOT's inputs are IndicesTensor, ValuesTensor. */
+    in_slot = c->op == ONE_HOT ? 1 : 0;
+    index_slot = 1 - in_slot;
+    dml_test_create_guarded(context, in.buffer.TotalTensorSizeInBytes, in_bytes,
+            c->owned ? &owned[in_slot] : &bindings[in_slot]);
+    dml_test_create_guarded(context, indices.buffer.TotalTensorSizeInBytes, index_bytes, &bindings[index_slot]);
+    memset(expected, OUTPUT_FILL, total);
+    dml_test_create_guarded(context, total, expected, &output);
+    persistent = dml_test_initialize(context, compiled, c->owned ? owned : NULL, c->owned ? 2 : 0);
+    if (c->owned)   /* the table now lives in the persistent resource */
+        dml_test_write_buffer(context, owned[in_slot].buffer, owned[in_slot].offset, index_bytes, 4);
+    dml_test_execute(context, compiled, persistent, bindings, 2, &output, 1);
+    dml_test_read_buffer(context, output.buffer, output.offset, bytes, total);
+    dml_test_check_guards(context, &output);
+
+    count = dml_test_element_count(&out);
+    for (i = 0; i < count; ++i)
+    {
+        coordinates(c->out_sizes, c->rank, i, coords);
+        if (reference_source(c, &in, &indices, index_bytes, coords, &offset))
+            memcpy(expected + offset_of(&out, coords) * size, in_bytes + offset * size, size);
+        else
+            memset(expected + offset_of(&out, coords) * size, 0, size);
+    }
+    for (i = 0; i < total; ++i)
+    {
+        if (bytes[i] != expected[i])
+            fail_msg("%s %s, %s indices, rank %u: byte %" PRIu64 " = %#x, expected %#x", op_name(c->op),
+                    dml_test_type_name(c->type), dml_test_type_name(c->index_type), c->rank, i, bytes[i],
+                    expected[i]);
+    }
+    free(in_bytes);
+    free(index_bytes);
+    free(bytes);
+    free(expected);
+    if (persistent)
+        release_last(persistent);
+    dml_test_release_bindings(bindings, 2);
+    dml_test_release_bindings(owned, 2);
+    dml_test_release_bindings(&output, 1);
+    release_last(compiled);
+    assert_no_log_errors();
+}
+
+#define SIZES(...) {__VA_ARGS__}
+
+static void test_gather_types(void **state)
+{
+    /* Input {1,7,6}, Axis 1, IndexDimensions 2 over indices {1,3,4}: {1, 3,4, 6} right-aligned
+     * to {3,4,6} (the leading 1 cropped). */
+    struct gather_case c = {GATHER, 0, DML_TENSOR_DATA_TYPE_INT32, 3, SIZES(1, 7, 6), SIZES(1, 3, 4), SIZES(3, 4, 6),
+            .axis = 1, .index_dims = 2};
+    size_t t;
+
+    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    {
+        c.type = all_types[t];
+        run_case(*state, &c, 1 + t);
+    }
+    for (t = 1; t < ARRAY_SIZE(index_types); ++t)
+    {
+        c.type = DML_TENSOR_DATA_TYPE_FLOAT16;
+        c.index_type = index_types[t];
+        run_case(*state, &c, 20 + t);
+    }
+}
+
+/* Embedding lookups: whole rows, 16 bytes per invocation. */
+static void test_gather_rows(void **state)
+{
+    struct gather_case c = {GATHER, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_INT64, 2, SIZES(100, 64),
+            SIZES(1, 33), SIZES(33, 64), .axis = 0, .index_dims = 1};
+    size_t t;
+
+    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    {
+        c.type = all_types[t];
+        run_case(*state, &c, 30 + t);
+    }
+    /* Rows longer than a workgroup, all indices valid; an OWNED_BY_DML table. */
+    c.type = DML_TENSOR_DATA_TYPE_FLOAT32;
+    c.index_type = DML_TENSOR_DATA_TYPE_UINT32;
+    c.in_sizes[0] = 20, c.in_sizes[1] = 1000;
+    c.index_sizes[1] = 7;
+    c.out_sizes[0] = 7, c.out_sizes[1] = 1000;
+    c.in_range = true;
+    run_case(*state, &c, 50);
+    c.in_range = false;
+    c.owned = true;
+    run_case(*state, &c, 51);
+}
+
+static void test_gather_shapes(void **state)
+{
+    static const UINT padded_in[3] = {70, 10, 1}, broadcast_index[3] = {0, 0, 1}, padded_out[3] = {30, 10, 1};
+    struct gather_case c;
+
+    /* Last axis. */
+    c = (struct gather_case){GATHER, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT32, 3, SIZES(4, 5, 9),
+            SIZES(1, 1, 7), SIZES(4, 5, 7), .axis = 2, .index_dims = 1};
+    run_case(*state, &c, 60);
+    /* Rank 1. */
+    c = (struct gather_case){GATHER, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_UINT64, 1, SIZES(10), SIZES(33),
+            SIZES(33), .axis = 0, .index_dims = 1};
+    run_case(*state, &c, 61);
+    /* IndexDimensions 0: one index, the axis removed ({3} right-aligned to {1,3}). */
+    c = (struct gather_case){GATHER, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT32, 2, SIZES(3, 5),
+            SIZES(1, 1), SIZES(1, 3), .axis = 1, .index_dims = 0, .in_range = true};
+    run_case(*state, &c, 62);
+    /* Padded input rows, broadcast indices, a padded output. */
+    c = (struct gather_case){GATHER, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT32, 3, SIZES(1, 6, 8),
+            SIZES(1, 2, 3), SIZES(2, 3, 8), padded_in, broadcast_index, padded_out, .axis = 1, .index_dims = 2};
+    run_case(*state, &c, 63);
+    /* Rank 8, a middle axis. */
+    c = (struct gather_case){GATHER, DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64, 8,
+            SIZES(1, 1, 1, 2, 1, 3, 4, 5), SIZES(1, 1, 1, 1, 1, 1, 1, 6), SIZES(1, 1, 1, 2, 1, 3, 6, 5), .axis = 6,
+            .index_dims = 1};
+    run_case(*state, &c, 64);
+}
+
+static void test_gather_elements(void **state)
+{
+    static const UINT broadcast_in[3] = {0, 5, 1}, padded_index[3] = {60, 6, 1};
+    struct gather_case c = {GATHER_ELEMENTS, 0, DML_TENSOR_DATA_TYPE_INT32, 3, SIZES(4, 7, 5), SIZES(4, 9, 5),
+            SIZES(4, 9, 5), .axis = 1};
+    size_t t;
+
+    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    {
+        c.type = all_types[t];
+        run_case(*state, &c, 70 + t);
+    }
+    c.type = DML_TENSOR_DATA_TYPE_FLOAT32;
+    c.index_type = DML_TENSOR_DATA_TYPE_UINT64;
+    run_case(*state, &c, 90);
+    /* First axis, a broadcast input, padded indices. */
+    c = (struct gather_case){GATHER_ELEMENTS, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_INT64, 3,
+            SIZES(3, 7, 5), SIZES(8, 7, 5), SIZES(8, 7, 5), broadcast_in, padded_index, .axis = 0};
+    run_case(*state, &c, 91);
+    /* Last axis, rank 8, 1000 wide. */
+    c = (struct gather_case){GATHER_ELEMENTS, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_UINT32, 8,
+            SIZES(1, 2, 1, 1, 1, 1, 3, 17), SIZES(1, 2, 1, 1, 1, 1, 3, 1000), SIZES(1, 2, 1, 1, 1, 1, 3, 1000),
+            .axis = 7};
+    run_case(*state, &c, 92);
+}
+
+static void test_gather_nd(void **state)
+{
+    static const UINT padded_index[4] = {300, 31, 3, 1};
+    /* Input {3,4,5,6}; 2-coordinate tuples in a {2,3} array: output {2,3} + {5,6}. */
+    struct gather_case c = {GATHER_ND, 0, DML_TENSOR_DATA_TYPE_INT64, 4, SIZES(3, 4, 5, 6), SIZES(1, 2, 3, 2),
+            SIZES(2, 3, 5, 6), .input_dims = 4, .index_dims = 3};
+    size_t t;
+
+    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    {
+        c.type = all_types[t];
+        c.op = t % 2 ? GATHER_ND1 : GATHER_ND;
+        run_case(*state, &c, 100 + t);
+    }
+    c.type = DML_TENSOR_DATA_TYPE_FLOAT32;
+    c.index_type = DML_TENSOR_DATA_TYPE_UINT32;
+    run_case(*state, &c, 120);
+    /* Whole-tensor tuples (one element per tuple), 3 coordinates, padded indices; the input's
+     * leading 1 outside InputDimensionCount. */
+    c = (struct gather_case){GATHER_ND, DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_INT32, 4, SIZES(1, 4, 5, 6),
+            SIZES(1, 7, 10, 3), SIZES(1, 1, 7, 10), NULL, padded_index, .input_dims = 3, .index_dims = 3};
+    run_case(*state, &c, 121);
+    /* Batches: {3} batches of {7} 1-tuples into {3,4,5}: output {3,7,5}. */
+    c = (struct gather_case){GATHER_ND1, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_INT32, 4,
+            SIZES(1, 3, 4, 5), SIZES(1, 3, 7, 1), SIZES(1, 3, 7, 5), .input_dims = 3, .index_dims = 3, .batch = 1};
+    run_case(*state, &c, 122);
+    /* Two batch dimensions, 2-tuples: {2,3} batches of {5} into {4,6}: output {2,3,5}. */
+    c = (struct gather_case){GATHER_ND1, DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_UINT64, 5,
+            SIZES(1, 2, 3, 4, 6), SIZES(1, 2, 3, 5, 2), SIZES(1, 1, 2, 3, 5), .input_dims = 4, .index_dims = 4,
+            .batch = 2};
+    run_case(*state, &c, 123);
+}
+
+static void test_one_hot(void **state)
+{
+    static const UINT values_strided[2] = {5, 1};
+    struct gather_case c = {ONE_HOT, 0, DML_TENSOR_DATA_TYPE_INT32, 3, SIZES(1, 1, 2), SIZES(3, 1, 4),
+            SIZES(3, 6, 4), .axis = 1};
+    size_t t;
+
+    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    {
+        c.type = all_types[t];
+        run_case(*state, &c, 130 + t);
+    }
+    for (t = 1; t < ARRAY_SIZE(index_types); ++t)
+    {
+        c.type = DML_TENSOR_DATA_TYPE_FLOAT32;
+        c.index_type = index_types[t];
+        run_case(*state, &c, 150 + t);
+    }
+    /* Axis 0, values {2,1} strided {5,1}: OnValue is element 5. */
+    c = (struct gather_case){ONE_HOT, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_INT64, 2, SIZES(2, 1),
+            SIZES(1, 33), SIZES(7, 33), values_strided, .axis = 0};
+    run_case(*state, &c, 160);
+    /* The last axis, 1000 wide, rank 1. */
+    c = (struct gather_case){ONE_HOT, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT32, 1, SIZES(3), SIZES(1),
+            SIZES(1000), .axis = 0};
+    run_case(*state, &c, 161);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] =
+    {
+        cmocka_unit_test_setup_teardown(test_gather_types, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_gather_rows, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_gather_shapes, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_gather_elements, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_gather_nd, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_one_hot, dml_test_setup, dml_test_teardown),
+    };
+
+    /* Logging first: it keeps the Vulkan driver loaded for LeakSanitizer (test_utils.c). */
+    vkdml_test_init_logging();
+    vkdml_test_require_device();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
