@@ -534,6 +534,203 @@ static void test_one_hot(void **state)
     run_case(*state, &c, 161);
 }
 
+/* A page example: FLOAT32 data, 32-bit indices, the output compared with `expected`. */
+static void run_example(struct dml_test_context *context, DML_OPERATOR_TYPE op, const void *desc,
+        const struct dml_test_tensor *first, const void *first_data, const struct dml_test_tensor *second,
+        const void *second_data, const struct dml_test_tensor *out, const float *expected)
+{
+    struct dml_test_binding inputs[2] = {{NULL}}, output = {NULL};
+    IDMLCompiledOperator *compiled = dml_test_compile(context, op, desc, DML_EXECUTION_FLAG_NONE);
+    UINT64 i, count = dml_test_element_count(out);
+    float values[64];
+
+    assert_true(count <= ARRAY_SIZE(values));
+    inputs[0].buffer = dml_test_create_buffer(context, first->buffer.TotalTensorSizeInBytes, first_data);
+    inputs[1].buffer = dml_test_create_buffer(context, second->buffer.TotalTensorSizeInBytes, second_data);
+    output.buffer = dml_test_create_buffer(context, out->buffer.TotalTensorSizeInBytes, NULL);
+    dml_test_run(context, compiled, inputs, 2, &output, 1);
+    dml_test_read_buffer(context, output.buffer, 0, values, count * sizeof(float));
+    for (i = 0; i < count; ++i)
+    {
+        if (values[i] != expected[i])
+            fail_msg("%s example: element %" PRIu64 " = %g, expected %g", op_name(op), i, values[i], expected[i]);
+    }
+    dml_test_release_bindings(inputs, 2);
+    dml_test_release_bindings(&output, 1);
+    release_last(compiled);
+    assert_no_log_errors();
+}
+
+/* The examples of DirectML's pages. */
+static void test_examples(void **state)
+{
+    static const float nd_input[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    static const UINT32 nd_indices[12] = {0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0};
+    static const float nd_expected[6] = {0, 3, 7, 4, 9, 10};
+    static const float elements_input[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    static const UINT32 elements_indices[6] = {1, 2, 0, 2, 0, 0};
+    static const float elements_expected[6] = {4, 8, 3, 7, 2, 3};
+    static const INT32 hot_indices[3] = {-3, 100, 3};
+    static const float hot_values[2] = {0, 1};
+    static const float hot_expected[12] = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    static const UINT nd_sizes[4] = {1, 3, 2, 2}, nd_out_sizes[4] = {1, 1, 3, 2};
+    static const UINT elements_sizes[2] = {3, 3}, elements_index_sizes[2] = {2, 3};
+    static const UINT hot_index_sizes[4] = {1, 1, 3, 1}, hot_value_sizes[4] = {1, 1, 1, 2};
+    static const UINT hot_out_sizes[4] = {1, 1, 3, 4};
+    struct dml_test_tensor in, indices, out;
+    DML_GATHER_ND1_OPERATOR_DESC nd;
+    DML_GATHER_ELEMENTS_OPERATOR_DESC elements;
+    DML_ONE_HOT_OPERATOR_DESC hot;
+
+    /* GATHER_ND1, example 2: 3 batches of 2-coordinate tuples. */
+    dml_test_tensor_init(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_sizes, NULL);
+    dml_test_tensor_init(&indices, DML_TENSOR_DATA_TYPE_UINT32, 4, nd_sizes, NULL);
+    dml_test_tensor_init(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_out_sizes, NULL);
+    nd = (DML_GATHER_ND1_OPERATOR_DESC){&in.desc, &indices.desc, &out.desc, 3, 3, 1};
+    run_example(*state, GATHER_ND1, &nd, &in, nd_input, &indices, nd_indices, &out, nd_expected);
+    /* GATHER_ELEMENTS, Axis 0. */
+    dml_test_tensor_init(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 2, elements_sizes, NULL);
+    dml_test_tensor_init(&indices, DML_TENSOR_DATA_TYPE_UINT32, 2, elements_index_sizes, NULL);
+    dml_test_tensor_init(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 2, elements_index_sizes, NULL);
+    elements = (DML_GATHER_ELEMENTS_OPERATOR_DESC){&in.desc, &indices.desc, &out.desc, 0};
+    run_example(*state, GATHER_ELEMENTS, &elements, &in, elements_input, &indices, elements_indices, &out,
+            elements_expected);
+    /* ONE_HOT, example 4: negative and out-of-range indices. */
+    dml_test_tensor_init(&indices, DML_TENSOR_DATA_TYPE_INT32, 4, hot_index_sizes, NULL);
+    dml_test_tensor_init(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 4, hot_value_sizes, NULL);
+    dml_test_tensor_init(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, hot_out_sizes, NULL);
+    hot = (DML_ONE_HOT_OPERATOR_DESC){&indices.desc, &in.desc, &out.desc, 3};
+    run_example(*state, ONE_HOT, &hot, &indices, hot_indices, &in, hot_values, &out, hot_expected);
+}
+
+/* Sets a tensor's rank and sizes (packed). */
+static void set_sizes(struct dml_test_tensor *tensor, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes)
+{
+    dml_test_tensor_init(tensor, type, rank, sizes, NULL);
+}
+
+static void test_invalid(void **state)
+{
+    static const UINT in_sizes[3] = {1, 7, 6}, index_sizes[3] = {1, 3, 4}, out_sizes[3] = {3, 4, 6};
+    static const UINT wide_in[3] = {2, 7, 6}, elements_index[3] = {5, 7, 6}, short_out[3] = {3, 4, 5};
+    static const UINT nd_in[4] = {3, 4, 5, 6}, nd_index[4] = {1, 2, 3, 2}, nd_out[4] = {2, 3, 5, 6};
+    static const UINT nd_batch_index[4] = {1, 4, 3, 1}, nd_batch_out[4] = {1, 4, 3, 6};
+    static const UINT hot_index[3] = {3, 1, 4}, hot_values[3] = {1, 1, 2}, hot_out[3] = {3, 6, 4};
+    static const UINT hot_one_value[3] = {1, 1, 1}, hot_bad_index[3] = {3, 2, 4}, hot_bad_out[3] = {3, 6, 5};
+    struct dml_test_context *context = *state;
+    struct dml_test_tensor in, indices, out;
+    struct dml_test_tensor *tensors[] = {&in, &indices, &out};
+    DML_GATHER_OPERATOR_DESC gather = {&in.desc, &indices.desc, &out.desc, 1, 2};
+    DML_GATHER_ELEMENTS_OPERATOR_DESC elements = {&in.desc, &indices.desc, &out.desc, 1};
+    DML_GATHER_ND1_OPERATOR_DESC nd = {&in.desc, &indices.desc, &out.desc, 4, 3, 0};
+    DML_ONE_HOT_OPERATOR_DESC hot = {&indices.desc, &in.desc, &out.desc, 1};
+
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 3, in_sizes);
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_INT32, 3, index_sizes);
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 3, out_sizes);
+    check_hr(dml_test_try_create(context, GATHER, &gather, tensors, 3), S_OK);
+    assert_no_log_errors();
+    gather.Axis = 3;
+    dml_test_check_bad(dml_test_try_create(context, GATHER, &gather, tensors, 3),
+            "Axis=3 must be less than InputTensor.DimensionCount=3");
+    gather.Axis = 1;
+    gather.IndexDimensions = 4;
+    dml_test_check_bad(dml_test_try_create(context, GATHER, &gather, tensors, 3),
+            "IndexDimensions=4 must be at most IndicesTensor.DimensionCount=3");
+    gather.IndexDimensions = 2;
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 3, short_out);
+    dml_test_check_bad(dml_test_try_create(context, GATHER, &gather, tensors, 3), "OutputTensor.Sizes[2]=5 must be 6");
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 3, out_sizes);
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 3, wide_in);
+    dml_test_check_bad(dml_test_try_create(context, GATHER, &gather, tensors, 3),
+            "the output has 4 dimensions, more than OutputTensor.DimensionCount=3");
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 3, in_sizes);
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_FLOAT32, 3, index_sizes);
+    dml_test_check_bad(dml_test_try_create(context, GATHER, &gather, tensors, 3), "IndicesTensor");
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_INT32, 3, index_sizes);
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT16, 3, out_sizes);
+    dml_test_check_bad(dml_test_try_create(context, GATHER, &gather, tensors, 3), "OutputTensor");
+
+    /* GATHER_ELEMENTS: the indices' sizes but on Axis, the output's. */
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 3, wide_in);
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_INT32, 3, elements_index);
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 3, elements_index);
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ELEMENTS, &elements, tensors, 3),
+            "IndicesTensor.Sizes[0]=5 must equal InputTensor.Sizes[0]=2");
+    elements.Axis = 0;
+    check_hr(dml_test_try_create(context, GATHER_ELEMENTS, &elements, tensors, 3), S_OK);
+    assert_no_log_errors();
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 3, wide_in);
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ELEMENTS, &elements, tensors, 3),
+            "OutputTensor.Sizes[0]=2 must be 5");
+    elements.Axis = 5;
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ELEMENTS, &elements, tensors, 3),
+            "Axis=5 must be less than InputTensor.DimensionCount=3");
+
+    /* GATHER_ND, GATHER_ND1: the counts. */
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_in);
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_INT64, 4, nd_index);
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_out);
+    check_hr(dml_test_try_create(context, GATHER_ND, &nd, tensors, 3), S_OK);
+    check_hr(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3), S_OK);
+    assert_no_log_errors();
+    nd.InputDimensionCount = 5;
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ND, &nd, tensors, 3),
+            "InputDimensionCount=5 must be in [1, InputTensor.DimensionCount=4]");
+    nd.InputDimensionCount = 1;
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
+            "plus the index tuple's size 2 (the last of IndicesTensor.Sizes) must be at most InputDimensionCount=1");
+    nd.InputDimensionCount = 4;
+    nd.IndicesDimensionCount = 0;
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ND, &nd, tensors, 3),
+            "IndicesDimensionCount=0 must be in [1, IndicesTensor.DimensionCount=4]");
+    nd.IndicesDimensionCount = 3;
+    nd.BatchDimensionCount = 3;
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
+            "BatchDimensionCount=3 must be less than IndicesDimensionCount=3");
+    nd.BatchDimensionCount = 1;
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
+            "batch dimension 0: IndicesTensor.Sizes[1]=2 must equal InputTensor.Sizes[0]=3");
+    /* One batch of {4}: {4,3} 1-tuples into {5,6}... */
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_INT64, 4, nd_batch_index);
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_batch_out);
+    nd.InputDimensionCount = 3;
+    nd.IndicesDimensionCount = 3;
+    check_hr(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3), S_OK);
+    assert_no_log_errors();
+    nd.IndicesDimensionCount = 2;
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
+            "batch dimension 0: IndicesTensor.Sizes[2]=3 must equal InputTensor.Sizes[1]=4");
+
+    /* ONE_HOT */
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_UINT32, 3, hot_index);
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT16, 3, hot_values);
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT16, 3, hot_out);
+    check_hr(dml_test_try_create(context, ONE_HOT, &hot, tensors, 3), S_OK);
+    assert_no_log_errors();
+    hot.Axis = 3;
+    dml_test_check_bad(dml_test_try_create(context, ONE_HOT, &hot, tensors, 3),
+            "Axis=3 must be less than IndicesTensor.DimensionCount=3");
+    hot.Axis = 2;
+    dml_test_check_bad(dml_test_try_create(context, ONE_HOT, &hot, tensors, 3),
+            "IndicesTensor.Sizes[Axis=2]=4 must be 1");
+    hot.Axis = 1;
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT16, 3, hot_one_value);
+    dml_test_check_bad(dml_test_try_create(context, ONE_HOT, &hot, tensors, 3),
+            "ValuesTensor must hold at least 2 elements");
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT16, 3, hot_values);
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_UINT32, 3, hot_bad_index);
+    dml_test_check_bad(dml_test_try_create(context, ONE_HOT, &hot, tensors, 3),
+            "IndicesTensor.Sizes[Axis=1]=2 must be 1");
+    set_sizes(&indices, DML_TENSOR_DATA_TYPE_UINT32, 3, hot_index);
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT16, 3, hot_bad_out);
+    dml_test_check_bad(dml_test_try_create(context, ONE_HOT, &hot, tensors, 3),
+            "IndicesTensor.Sizes[2]=4 must equal OutputTensor.Sizes[2]=5");
+    set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 3, hot_out);
+    dml_test_check_bad(dml_test_try_create(context, ONE_HOT, &hot, tensors, 3), "OutputTensor");
+    vkdml_test_log_reset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -544,6 +741,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gather_elements, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_gather_nd, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_one_hot, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_examples, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 
     /* Logging first: it keeps the Vulkan driver loaded for LeakSanitizer (test_utils.c). */
