@@ -170,6 +170,21 @@ static double typed_value(DML_TENSOR_DATA_TYPE type, double value)
     return floor((types[i].kind == 'u' ? value + 1.0 : value) * INT_SPREAD);
 }
 
+float *input_values(const struct workload *w, UINT input, size_t count, uint32_t seed)
+{
+    float *values;
+    size_t i;
+
+    if (!w->index_range[input])
+        return random_values(count, w->inputs[input].buffer.DataType, seed);
+    if ((values = malloc(count ? count * sizeof(*values) : 1)))
+    {
+        for (i = 0; i < count; ++i)
+            values[i] = (float)(ref_random(&seed) % w->index_range[input]);
+    }
+    return values;
+}
+
 float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed)
 {
     float *values = malloc(count ? count * sizeof(*values) : 1);
@@ -629,6 +644,36 @@ static const char *build_fold(struct workload *w)
     return NULL;
 }
 
+/* The gather family on a table of R x C and N lookups (INT32 indices, uniform over the table's
+ * rows: an embedding lookup): GATHER and GATHER_ND(1) rows of the table, GATHER_ELEMENTS elements
+ * of its first N rows' columns, ONE_HOT N rows of C. Rated by the bytes they must move: the N x C
+ * elements read and written (ONE_HOT: written) and the indices. */
+static const char *build_gather(struct workload *w)
+{
+    UINT table[2], indices[2], values[2] = {1, 2}, out[2];
+    DML_OPERATOR_TYPE type = w->op->type;
+    bool one_hot = type == DML_OPERATOR_ONE_HOT;
+
+    if (w->dim_count != 3)
+        return "gather shapes are RxCxN (a table of R x C, N lookups)";
+    table[0] = w->dims[0], table[1] = w->dims[1];
+    out[0] = w->dims[2], out[1] = w->dims[1];
+    indices[0] = type == DML_OPERATOR_GATHER ? 1 : w->dims[2];
+    indices[1] = type == DML_OPERATOR_GATHER ? w->dims[2] : type == DML_OPERATOR_GATHER_ELEMENTS ? w->dims[1] : 1;
+    tensor_init(&w->inputs[one_hot ? 1 : 0], w->type, 2, one_hot ? values : table, NULL);
+    tensor_init(&w->inputs[one_hot ? 0 : 1], DML_TENSOR_DATA_TYPE_INT32, 2, indices, NULL);
+    tensor_init(&w->output, w->type, 2, out, NULL);
+    w->index_range[one_hot ? 0 : 1] = one_hot ? w->dims[1] : w->dims[0];
+    set_uint_field(w, "IndexDimensions", 1);
+    set_uint_field(w, "InputDimensionCount", 2);
+    set_uint_field(w, "IndicesDimensionCount", 2);
+    set_uint_field(w, "Axis", one_hot);
+    w->bytes = (one_hot ? 1.0 : 2.0) * w->output.buffer.TotalTensorSizeInBytes
+            + (one_hot ? w->inputs[0] : w->inputs[1]).buffer.TotalTensorSizeInBytes;
+    w->flops = 0.0;
+    return NULL;
+}
+
 #define FLOAT_TYPES ((1u << FP32) | (1u << FP16))
 #define INT32_TYPES ((1u << DML_TENSOR_DATA_TYPE_INT32) | (1u << DML_TENSOR_DATA_TYPE_UINT32))
 
@@ -656,6 +701,8 @@ static const struct family conv_family =
 static const struct family fold_family =
         {"fold", "NxCxHxWxRxS[xSTRIDE[xPAD]] (the image, then the window)", "16x64x56x56x3x3", "2x3x7x6x3x2", false,
         false, build_fold, FLOAT_TYPES | INT32_TYPES};
+static const struct family gather_family =
+        {"gather", "RxCxN (a table of R x C, N lookups)", "65536x1024x32768", "37x9x13", false, false, build_gather, 0};
 /* FILL_VALUE_CONSTANT and FILL_VALUE_SEQUENCE: the element-wise shapes, an output and no input. */
 static const struct family generator_family =
         {"generator", "N or DxDx... (1 to 8 dimensions)", "16777216", "5x7x9", false, false, build_elementwise, 0};
@@ -678,6 +725,8 @@ named_families[] =
     {"TOP_K", &top_k_family}, {"TOP_K1", &top_k_family},
     {"CUMULATIVE_SUMMATION", &scan_family}, {"CUMULATIVE_PRODUCT", &scan_family},
     {"FILL_VALUE_CONSTANT", &generator_family}, {"FILL_VALUE_SEQUENCE", &generator_family},
+    {"GATHER", &gather_family}, {"GATHER_ELEMENTS", &gather_family}, {"GATHER_ND", &gather_family},
+    {"GATHER_ND1", &gather_family}, {"ONE_HOT", &gather_family},
     {"ELEMENT_WISE_QUANTIZE_LINEAR", NULL}, {"ELEMENT_WISE_DEQUANTIZE_LINEAR", NULL},
     {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD", NULL},
 };
@@ -804,9 +853,13 @@ const char *build_workload(struct workload *w)
     write_default_attributes(w);
     if ((why = w->op->family->build(w)) || (why = write_tensor_fields(w)))
         return why;
-    w->bytes = w->output.buffer.TotalTensorSizeInBytes + w->index_output.buffer.TotalTensorSizeInBytes;
-    for (i = 0; i < w->input_count; ++i)
-        w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
+    /* Every tensor once, unless the family counts the bytes its operators must move. */
+    if (!w->bytes)
+    {
+        w->bytes = w->output.buffer.TotalTensorSizeInBytes + w->index_output.buffer.TotalTensorSizeInBytes;
+        for (i = 0; i < w->input_count; ++i)
+            w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
+    }
     w->reference = find_reference(w);
     return NULL;
 }

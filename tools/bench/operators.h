@@ -122,6 +122,7 @@ struct workload
     UINT axes[MAX_RANK];
     double bytes, flops;
     bool memory_bound;                  /* rated in GB/s although its family is in TFLOP/s (a GEMV) */
+    UINT index_range[MAX_INPUTS];       /* an index input's values: uniform in [0, N); 0: random_values() */
     const struct reference *reference;  /* NULL: the bench has no CPU reference for it */
 };
 
@@ -151,6 +152,8 @@ const char *parse_workload_shape(const char *text, struct workload *w);
 int parse_reduce_function(const char *name);
 /* Tensors, desc, bytes and flops of `w` (op, type, dims, broadcast set); NULL or what is wrong. */
 const char *build_workload(struct workload *w);
+/* Input `input`'s values: random_values(), or indices uniform in [0, w->index_range[input]). */
+float *input_values(const struct workload *w, UINT input, size_t count, uint32_t seed);
 /* Every tensor's data type, inputs then the output, into `types`; returns the count. */
 UINT workload_types(const struct workload *w, DML_TENSOR_DATA_TYPE *types);
 /* Output element `index` from the inputs (as stored, in floats), and how far off it may be;
