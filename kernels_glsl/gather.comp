@@ -8,7 +8,8 @@
  * specialization constants, loads its index tuple (the lanes of one row load the same words) and
  * resolves each component (indices.glsl) before any input address is formed from it: an index out
  * of range stores zeros (ONE_HOT: OffValue), never reads outside the input (README, "Indices out
- * of range"). Elements move as bits (64-bit ones as uvec2 words: no shaderInt64).
+ * of range"). Elements move as bits (64-bit ones as uvec2 words: no shaderInt64). ONE_HOT's
+ * packed rows are written 16 bytes per invocation too, from OffValue and OnValue.
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the element size needs.
  */
@@ -93,25 +94,60 @@ layout(constant_id = GATHER_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
 
 const bool WIDE = TYPE == TIO_TYPE_UINT64;
 
-/* One element from input element `from` to output element `to`; zeros where !valid. */
-void move_element(uvec2 source, uint from, uvec2 target, uint to, bool valid)
+/* An element's bits (narrow ones in .x). */
+uvec2 load_element(uvec2 base, uint index)
 {
     if (WIDE)
-    {
-        uvec2 words = uvec2(0u);
+        return TioPair(tio_element_address(base, index, 8u)).v;
+    return uvec2(tio_load_bits(TYPE, base, index), 0u);
+}
 
-        if (valid)
-            words = TioPair(tio_element_address(source, from, 8u)).v;
-        TioPair(tio_element_address(target, to, 8u)).v = words;
+void store_element(uvec2 base, uint index, uvec2 bits)
+{
+    if (WIDE)
+        TioPair(tio_element_address(base, index, 8u)).v = bits;
+    else
+        tio_store_bits(TYPE, base, index, bits.x);
+}
+
+/* Puts element k of a 16-byte vector into its words. */
+void pack_element(inout uvec4 words, uint k, uvec2 bits)
+{
+    uint size = tio_element_size(TYPE);
+
+    if (WIDE)
+    {
+        words[2u * k] = bits.x;
+        words[2u * k + 1u] = bits.y;
     }
     else
     {
-        uint bits = 0u;
-
-        if (valid)
-            bits = tio_load_bits(TYPE, source, from);
-        tio_store_bits(TYPE, target, to, bits);
+        words[k * size / 4u] |= (bits.x & tio_type_mask(TYPE)) << (8u * (k * size % 4u));
     }
+}
+
+/* ONE_HOT: VECTOR elements along the last dimension, OffValue or OnValue each; along Axis the
+ * coordinate moves, elsewhere the index does. One 16-byte store where the output is aligned. */
+void one_hot(uvec2 values, uvec2 indices, uvec2 target, uint index_offset, uint axis_coordinate, uint out_offset)
+{
+    uvec2 off = load_element(values, 0u), on = load_element(values, ON_OFFSET);
+    bool vector = VECTOR > 1u && (target.x & 15u) == 0u;
+    uvec4 words = uvec4(0u);
+    uint resolved;
+
+    [[unroll]] for (uint k = 0; k < VECTOR; ++k)
+    {
+        uint coordinate = axis_coordinate + (ONE_HOT_AXIS == GATHER_MAX_RANK - 1 ? k : 0u);
+        bool hot = idx_resolve(INDEX_TYPE, indices, index_offset + k * INDEX_STRIDE_7, TUPLE_SIZE_0, true, resolved)
+                && resolved == coordinate;
+
+        if (vector)
+            pack_element(words, k, hot ? on : off);
+        else
+            store_element(target, out_offset + k, hot ? on : off);
+    }
+    if (vector)
+        TioVector(tio_element_address(target, out_offset, tio_element_size(TYPE))).v = words;
 }
 
 void main()
@@ -142,10 +178,7 @@ void main()
 
     if (MODE == GATHER_MODE_ONE_HOT)
     {
-        bool on = idx_resolve(INDEX_TYPE, indices, index_offset, TUPLE_SIZE_0, true, resolved)
-                && resolved == axis_coordinate;
-
-        move_element(source, on ? ON_OFFSET : 0u, target, out_offset, true);
+        one_hot(source, indices, target, index_offset, axis_coordinate, out_offset);
         return;
     }
 
@@ -174,5 +207,11 @@ void main()
         return;
     }
     [[unroll]] for (uint k = 0; k < VECTOR; ++k)
-        move_element(source, in_offset + k, target, out_offset + k, valid);
+    {
+        uvec2 bits = uvec2(0u);
+
+        if (valid)
+            bits = load_element(source, in_offset + k);
+        store_element(target, out_offset + k, bits);
+    }
 }

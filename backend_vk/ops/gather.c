@@ -325,15 +325,18 @@ static void normalize(struct gather_layout *layout, bool merge)
     layout->rank = GATHER_MAX_RANK;
 }
 
-/* Elements per invocation: 16 bytes where the last dimension is a packed copy in both tensors
- * and every other offset keeps the vectors aligned; else 1. */
-static uint32_t choose_vector(const struct gather_layout *layout, unsigned int element_size)
+/* Elements per invocation: 16 bytes where the last dimension is packed in the output (and, but
+ * for ONE_HOT, a packed copy of the input's) and every other offset keeps the vectors aligned;
+ * else 1. */
+static uint32_t choose_vector(const struct gather_layout *layout, unsigned int element_size, bool one_hot)
 {
     uint32_t vector = 16 / element_size, last = GATHER_MAX_RANK - 1, i;
 
-    if (layout->out_strides[last] != 1 || layout->in_strides[last] != 1 || layout->index_strides[last]
-            || layout->sizes[last] % vector)
+    if (layout->out_strides[last] != 1 || layout->sizes[last] % vector)
         return 1;
+    if (!one_hot && (layout->in_strides[last] != 1 || layout->index_strides[last]))
+        return 1;
+    /* ONE_HOT's input strides are 0. */
     for (i = 0; i < GATHER_MAX_RANK; ++i)
     {
         if ((i < last && (layout->out_strides[i] % vector || layout->in_strides[i] % vector))
@@ -391,7 +394,8 @@ HRESULT vkdml_gather_compile(struct vkdml_compile *compile)
     const struct vkdml_operator_view *op = compile->op;
     unsigned int element_size = vkdml_element_size(op->outputs[0]->DataType);
     DML_TENSOR_DATA_TYPE type = bits_type(element_size);
-    uint32_t spec[GATHER_SPEC_COUNT] = {0}, groups[3], features, vector = 1;
+    bool one_hot = op->type == DML_OPERATOR_ONE_HOT;
+    uint32_t spec[GATHER_SPEC_COUNT] = {0}, groups[3], features, vector;
     struct gather_layout layout;
     enum vkdml_kernel_id kernel;
     uint64_t invocations;
@@ -404,9 +408,8 @@ HRESULT vkdml_gather_compile(struct vkdml_compile *compile)
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "gather", NULL, features, &kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no gather.comp variant holds %s tensors on this device.",
                 debugstr_data_type(op->outputs[0]->DataType));
-    normalize(&layout, op->type != DML_OPERATOR_ONE_HOT);
-    if (op->type != DML_OPERATOR_ONE_HOT)
-        vector = choose_vector(&layout, element_size);
+    normalize(&layout, !one_hot);
+    vector = choose_vector(&layout, element_size, one_hot);
     fill_spec(compile, &layout, type, vector, spec);
     invocations = vkdml_tensor_element_count(op->outputs[0]) / vector;
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(invocations, GATHER_THREADS), groups)))

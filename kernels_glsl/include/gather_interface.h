@@ -12,8 +12,9 @@
  * (off) elsewhere.
  *
  * Elements move as bits: TYPE is the unsigned type of the element's size (64-bit ones as uvec2
- * words). VECTOR > 1: the last dimension is packed in the input and the output, its size and every
- * other offset a multiple of VECTOR, so each invocation moves 16 bytes of one row.
+ * words). VECTOR > 1: the last dimension is packed in the output (and, but for ONE_HOT, in the
+ * input), its size and every other offset a multiple of VECTOR, so each invocation moves 16 bytes
+ * of one row.
  */
 #ifndef VKDML_GATHER_INTERFACE_H
 #define VKDML_GATHER_INTERFACE_H

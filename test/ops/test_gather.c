@@ -504,11 +504,16 @@ static void test_gather_nd(void **state)
             SIZES(1, 2, 3, 4, 6), SIZES(1, 2, 3, 5, 2), SIZES(1, 1, 2, 3, 5), .input_dims = 4, .index_dims = 4,
             .batch = 2};
     run_case(*state, &c, 123);
+    /* Rank 8: {2} batches of {3,2} 2-tuples into {2,4,5} rows of {3}. */
+    c = (struct gather_case){GATHER_ND1, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT32, 8,
+            SIZES(1, 1, 1, 1, 2, 4, 5, 3), SIZES(1, 1, 1, 1, 2, 3, 2, 2), SIZES(1, 1, 1, 1, 2, 3, 2, 3),
+            .input_dims = 4, .index_dims = 4, .batch = 1};
+    run_case(*state, &c, 124);
 }
 
 static void test_one_hot(void **state)
 {
-    static const UINT values_strided[2] = {5, 1};
+    static const UINT values_strided[2] = {5, 1}, padded_out8[8] = {400, 200, 60, 20, 20, 20, 4, 1};
     struct gather_case c = {ONE_HOT, 0, DML_TENSOR_DATA_TYPE_INT32, 3, SIZES(1, 1, 2), SIZES(3, 1, 4),
             SIZES(3, 6, 4), .axis = 1};
     size_t t;
@@ -528,6 +533,21 @@ static void test_one_hot(void **state)
     c = (struct gather_case){ONE_HOT, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_INT64, 2, SIZES(2, 1),
             SIZES(1, 33), SIZES(7, 33), values_strided, .axis = 0};
     run_case(*state, &c, 160);
+    /* Packed rows, 16 bytes per invocation: along Axis (the last dimension)... */
+    c = (struct gather_case){ONE_HOT, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT64, 2, SIZES(1, 2),
+            SIZES(5, 1), SIZES(5, 64), .axis = 1};
+    run_case(*state, &c, 162);
+    c.type = DML_TENSOR_DATA_TYPE_INT64;
+    run_case(*state, &c, 163);
+    /* ... and across it (an index per element). */
+    c = (struct gather_case){ONE_HOT, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT32, 2, SIZES(1, 2),
+            SIZES(1, 32), SIZES(7, 32), .axis = 0};
+    run_case(*state, &c, 164);
+    /* Rank 8, a padded output. */
+    c = (struct gather_case){ONE_HOT, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT32, 8,
+            SIZES(1, 1, 1, 1, 1, 1, 1, 2), SIZES(2, 1, 3, 1, 1, 2, 1, 3), SIZES(2, 1, 3, 1, 1, 2, 5, 3), NULL, NULL,
+            padded_out8, .axis = 6};
+    run_case(*state, &c, 165);
     /* The last axis, 1000 wide, rank 1. */
     c = (struct gather_case){ONE_HOT, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT32, 1, SIZES(3), SIZES(1),
             SIZES(1000), .axis = 0};
