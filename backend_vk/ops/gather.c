@@ -372,7 +372,7 @@ static void fill_spec(const struct vkdml_compile *compile, const struct gather_l
     spec[GATHER_SPEC_VECTOR] = vector;
     spec[GATHER_SPEC_TUPLE] = layout->tuple;
     spec[GATHER_SPEC_TUPLE_INDEX_STRIDE] = layout->tuple_index_stride;
-    spec[GATHER_SPEC_ONE_HOT_AXIS] = layout->one_hot_axis;
+    spec[GATHER_SPEC_ONE_HOT_AXIS] = one_hot ? layout->one_hot_axis : 0;
     spec[GATHER_SPEC_ON_OFFSET] = layout->on_offset;
     for (i = 0; i < GATHER_MAX_RANK; ++i)
     {
