@@ -295,9 +295,9 @@ static void normalize(struct gather_layout *layout, bool merge)
 
         if (merge && size == 1)
             continue;
-        if (merge && count && packed.out_strides[last] == layout->out_strides[i] * size
-                && packed.in_strides[last] == layout->in_strides[i] * size
-                && packed.index_strides[last] == layout->index_strides[i] * size)
+        if (merge && count && packed.out_strides[last] == (uint64_t)layout->out_strides[i] * size
+                && packed.in_strides[last] == (uint64_t)layout->in_strides[i] * size
+                && packed.index_strides[last] == (uint64_t)layout->index_strides[i] * size)
         {
             packed.sizes[last] *= size;
             packed.out_strides[last] = layout->out_strides[i];

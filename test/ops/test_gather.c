@@ -336,8 +336,16 @@ static void run_case(struct dml_test_context *context, const struct gather_case 
     memset(expected, OUTPUT_FILL, total);
     dml_test_create_guarded(context, total, expected, &output);
     persistent = dml_test_initialize(context, compiled, c->owned ? owned : NULL, c->owned ? 2 : 0);
-    if (c->owned)   /* the table now lives in the persistent resource */
-        dml_test_write_buffer(context, owned[in_slot].buffer, owned[in_slot].offset, index_bytes, 4);
+    if (c->owned)   /* the table now lives in the persistent resource: its source may change */
+    {
+        uint8_t *scribble = malloc(in.buffer.TotalTensorSizeInBytes);
+
+        assert_non_null(scribble);
+        memset(scribble, 0x77, in.buffer.TotalTensorSizeInBytes);
+        dml_test_write_buffer(context, owned[in_slot].buffer, owned[in_slot].offset, scribble,
+                in.buffer.TotalTensorSizeInBytes);
+        free(scribble);
+    }
     dml_test_execute(context, compiled, persistent, bindings, 2, &output, 1);
     dml_test_read_buffer(context, output.buffer, output.offset, bytes, total);
     dml_test_check_guards(context, &output);
