@@ -15,6 +15,7 @@
 #define SOFTMAX {vkdml_softmax_validate, vkdml_softmax_compile}
 #define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
 #define GENERATOR {vkdml_generator_validate, vkdml_generator_compile}
+#define GATHER {vkdml_gather_validate, vkdml_gather_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -117,4 +118,9 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_ARGMAX] = REDUCE,
     [DML_OPERATOR_FILL_VALUE_CONSTANT] = GENERATOR,
     [DML_OPERATOR_FILL_VALUE_SEQUENCE] = GENERATOR,
+    [DML_OPERATOR_GATHER] = GATHER,
+    [DML_OPERATOR_GATHER_ELEMENTS] = GATHER,
+    [DML_OPERATOR_GATHER_ND] = GATHER,
+    [DML_OPERATOR_GATHER_ND1] = GATHER,
+    [DML_OPERATOR_ONE_HOT] = GATHER,
 };
