@@ -15,6 +15,8 @@
 #define SOFTMAX {vkdml_softmax_validate, vkdml_softmax_compile}
 #define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
 #define GENERATOR {vkdml_generator_validate, vkdml_generator_compile}
+#define SCATTER {vkdml_scatter_validate, vkdml_scatter_compile}
+#define NONZERO {vkdml_nonzero_validate, vkdml_nonzero_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -117,4 +119,7 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_ARGMAX] = REDUCE,
     [DML_OPERATOR_FILL_VALUE_CONSTANT] = GENERATOR,
     [DML_OPERATOR_FILL_VALUE_SEQUENCE] = GENERATOR,
+    [DML_OPERATOR_SCATTER_ELEMENTS] = SCATTER,
+    [DML_OPERATOR_SCATTER_ND] = SCATTER,
+    [DML_OPERATOR_NONZERO_COORDINATES] = NONZERO,
 };
