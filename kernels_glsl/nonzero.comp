@@ -123,12 +123,25 @@ void write_coordinates(uvec2 coordinates, uint row, uint index)
     }
 }
 
+/* Bit k: element first + k of the invocation's NONZERO_ITEMS is nonzero. */
+uint nonzero_mask(uvec2 input_base, uint first, uint end)
+{
+    uint mask = 0u;
+
+    [[unroll]] for (uint k = 0u; k < NONZERO_ITEMS; ++k)
+    {
+        if (first + k < end && is_nonzero(input_base, first + k))
+            mask |= 1u << k;
+    }
+    return mask;
+}
+
 void count_block(uint block, uvec2 input_base, uvec2 blocks)
 {
-    uint first = block * BLOCK, end = min(first + BLOCK, COUNT), count = 0u, i;
+    uint first = block * BLOCK, end = min(first + BLOCK, COUNT), count = 0u, chunk;
 
-    for (i = first + gl_LocalInvocationIndex; i < end; i += NONZERO_THREADS)
-        count += is_nonzero(input_base, i) ? 1u : 0u;
+    for (chunk = first; chunk < end; chunk += NONZERO_CHUNK)
+        count += bitCount(nonzero_mask(input_base, chunk + gl_LocalInvocationIndex * NONZERO_ITEMS, end));
     count = workgroup_sum(count);
     if (gl_LocalInvocationIndex == 0u)
         TioWord(tio_element_address(blocks, block, 4u)).v = count;
@@ -158,18 +171,20 @@ void scan_blocks(uvec2 blocks, uvec2 count_base)
 
 void write_block(uint block, uvec2 input_base, uvec2 blocks, uvec2 coordinates)
 {
-    uint first = block * BLOCK, end = min(first + BLOCK, COUNT), chunk, i, row, total;
-    bool nonzero;
+    uint first = block * BLOCK, end = min(first + BLOCK, COUNT), chunk, i, mask, before, row, total;
 
     row = TioWord(tio_element_address(blocks, block, 4u)).v;
     /* Uniform loop: the scan has barriers. */
-    for (chunk = first; chunk < end; chunk += NONZERO_THREADS)
+    for (chunk = first; chunk < end; chunk += NONZERO_CHUNK)
     {
-        i = chunk + gl_LocalInvocationIndex;
-        nonzero = i < end && is_nonzero(input_base, i);
-        uint before = workgroup_exclusive_sum(nonzero ? 1u : 0u, total);
-        if (nonzero)
-            write_coordinates(coordinates, row + before, i);
+        i = chunk + gl_LocalInvocationIndex * NONZERO_ITEMS;
+        mask = nonzero_mask(input_base, i, end);
+        before = row + workgroup_exclusive_sum(bitCount(mask), total);
+        [[unroll]] for (uint k = 0u; k < NONZERO_ITEMS; ++k)
+        {
+            if ((mask & (1u << k)) != 0u)
+                write_coordinates(coordinates, before++, i + k);
+        }
         row += total;
     }
 }

@@ -78,14 +78,14 @@ HRESULT vkdml_nonzero_validate(struct vkdml_backend_device *device, const struct
 /* ---- Compilation ---- */
 
 /* A block's elements: enough blocks to fill a big GPU, at most NONZERO_MAX_BLOCKS (one SCAN
- * workgroup), at least a few chunks each. */
-#define NONZERO_MIN_BLOCK (4 * NONZERO_THREADS)
+ * workgroup), at least two chunks each. */
+#define NONZERO_MIN_BLOCK (2 * NONZERO_CHUNK)
 
 static uint32_t block_elements(uint32_t elements)
 {
     uint64_t block = vkdml_div_up(elements, NONZERO_MAX_BLOCKS);
 
-    block = VKDML_ALIGN_UP(block, NONZERO_THREADS);
+    block = VKDML_ALIGN_UP(block, NONZERO_CHUNK);
     return (uint32_t)(block < NONZERO_MIN_BLOCK ? NONZERO_MIN_BLOCK : block);
 }
 

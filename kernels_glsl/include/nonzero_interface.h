@@ -4,7 +4,8 @@
  *
  * Three dispatches, no atomics (docs/kernels.md, "NONZERO_COORDINATES"):
  *     COUNT  workgroup b counts the nonzero elements of block b (BLOCK consecutive logical
- *            elements) into word b of the temporary resource;
+ *            elements, whole chunks of NONZERO_CHUNK: NONZERO_ITEMS consecutive elements per
+ *            invocation) into word b of the temporary resource;
  *     SCAN   one workgroup turns those counts into exclusive offsets (in place) and writes the
  *            total to OutputCountTensor;
  *     WRITE  workgroup b reads block b again and writes the coordinates of its nonzero elements
@@ -17,6 +18,8 @@
 
 #define NONZERO_MAX_RANK 8
 #define NONZERO_THREADS 256
+#define NONZERO_ITEMS 4
+#define NONZERO_CHUNK (NONZERO_THREADS * NONZERO_ITEMS)
 /* SCAN's blocks per invocation: at most NONZERO_THREADS * NONZERO_SCAN_ITEMS blocks. */
 #define NONZERO_SCAN_ITEMS 32
 #define NONZERO_MAX_BLOCKS (NONZERO_THREADS * NONZERO_SCAN_ITEMS)
@@ -29,7 +32,7 @@
 #define NONZERO_SPEC_TYPE               (NONZERO_SPEC_MODE + 1)         /* TIO_TYPE_* of the input */
 #define NONZERO_SPEC_PACKED             (NONZERO_SPEC_TYPE + 1)         /* 1: element i at offset i */
 #define NONZERO_SPEC_COUNT_ELEMENTS     (NONZERO_SPEC_PACKED + 1)
-#define NONZERO_SPEC_BLOCK              (NONZERO_SPEC_COUNT_ELEMENTS + 1)   /* a multiple of NONZERO_THREADS */
+#define NONZERO_SPEC_BLOCK              (NONZERO_SPEC_COUNT_ELEMENTS + 1)   /* a multiple of NONZERO_CHUNK */
 #define NONZERO_SPEC_BLOCKS             (NONZERO_SPEC_BLOCK + 1)
 #define NONZERO_SPEC_COORDINATES        (NONZERO_SPEC_BLOCKS + 1)       /* per row, 1 to 8 */
 #define NONZERO_SPEC_ROW_STRIDE         (NONZERO_SPEC_COORDINATES + 1)  /* of OutputCoordinatesTensor */

@@ -1,7 +1,7 @@
 /*
  * DML_OPERATOR_NONZERO_COORDINATES through the public API against a C reference: every input
  * type, -0.0 (zero) and NaN (nonzero), all-zero and all-nonzero inputs, sizes that cross the
- * kernel's blocks (1, 7, 1000, 100000 and 9 million elements), strided and broadcast inputs,
+ * kernel's blocks (1, 7, 1000, 2655, 100000 and 9 million elements), strided and broadcast inputs,
  * rows of fewer coordinates than the rank, a padded coordinates tensor. The count and the first
  * count rows must match; the rows after them stay as they were (vkdml leaves them unwritten,
  * README "NONZERO_COORDINATES"), and guard regions around both outputs must stay untouched.
@@ -174,7 +174,8 @@ static const DML_TENSOR_DATA_TYPE input_types[] =
     DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8,
 };
 
-/* Every type, random with -0.0 and NaN, 1155 elements (two blocks), a padded row stride. */
+/* Every type, random with -0.0 and NaN, 2655 elements (two blocks, a partial chunk), a padded row
+ * stride. */
 static void test_types(void **state)
 {
     struct nonzero_case c;
@@ -185,7 +186,7 @@ static void test_types(void **state)
         memset(&c, 0, sizeof(c));
         c.type = input_types[t];
         c.rank = 3;
-        c.sizes[0] = 3, c.sizes[1] = 5, c.sizes[2] = 77;
+        c.sizes[0] = 3, c.sizes[1] = 5, c.sizes[2] = 177;
         c.columns = 3;
         c.row_padding = t % 2;
         c.fill = FILL_RANDOM;
@@ -222,7 +223,7 @@ static void test_fills(void **state)
     c.fill = FILL_NONZERO;
     c.seed = 9;
     run_case(*state, &c);
-    /* 9 million elements, sparse: blocks longer than the minimum. */
+    /* 9 million elements, sparse: 4399 blocks, the scan's invocations each take several. */
     memset(&c, 0, sizeof(c));
     c.type = DML_TENSOR_DATA_TYPE_UINT8;
     c.rank = 3;
