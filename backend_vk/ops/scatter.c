@@ -128,6 +128,9 @@ HRESULT vkdml_scatter_validate(struct vkdml_backend_device *device, const struct
         if (FAILED(hr = vkdml_check_index_range(op, op->inputs[i], names[i])))
             return hr;
     }
+    /* The kernel numbers candidates in 32 bits (+1 in the winner slots), broadcast updates too. */
+    if (vkdml_tensor_element_count(op->inputs[SCATTER_UPDATES]) > INT32_MAX)
+        return vkdml_op_error(op, E_NOTIMPL, "UpdatesTensor has more than 2^31 - 1 elements.");
     return vkdml_check_index_range(op, op->outputs[0], "OutputTensor");
 }
 
