@@ -30,6 +30,7 @@ struct scatter_case
     UINT rank;
     UINT input_sizes[8], indices_sizes[8], updates_sizes[8];
     const UINT *input_strides, *output_strides;     /* NULL: packed */
+    const UINT *indices_strides, *updates_strides;
     UINT axis;                          /* ELEMENTS */
     UINT input_rank, indices_rank;      /* ND: InputDimensionCount, IndicesDimensionCount */
     enum index_mode mode;
@@ -65,7 +66,19 @@ static int64_t draw_index(uint32_t *state, enum index_mode mode, DML_TENSOR_DATA
     return (r >> 1) % size;
 }
 
-static void store_index(void *bytes, DML_TENSOR_DATA_TYPE type, size_t i, int64_t value)
+static int64_t load_index(const void *bytes, DML_TENSOR_DATA_TYPE type, UINT64 i)
+{
+    int64_t value = 0;
+    uint32_t word;
+
+    if (dml_test_element_size(type) == 8)
+        memcpy(&value, (const uint8_t *)bytes + i * 8, 8);
+    else
+        memcpy(&word, (const uint8_t *)bytes + i * 4, 4), value = word;
+    return value;
+}
+
+static void store_index(void *bytes, DML_TENSOR_DATA_TYPE type, UINT64 i, int64_t value)
 {
     if (dml_test_element_size(type) == 8)
         memcpy((uint8_t *)bytes + i * 8, &value, 8);
@@ -124,16 +137,16 @@ static UINT64 linear_of(const UINT *coordinates, const UINT *sizes, UINT rank)
 
 /* Writes update `u` at output coordinates `target` of the expected bytes. */
 static void reference_write(const struct scatter_case *c, const struct dml_test_tensor *out, uint8_t *expected,
-        const uint8_t *updates, UINT64 u, const UINT *target)
+        const struct dml_test_tensor *upd, const uint8_t *updates, UINT64 u, const UINT *target)
 {
     unsigned int size = dml_test_element_size(c->type);
     UINT64 offset = dml_test_element_offset(out, linear_of(target, c->input_sizes, c->rank));
 
-    memcpy(expected + offset * size, updates + u * size, size);
+    memcpy(expected + offset * size, updates + dml_test_element_offset(upd, u) * size, size);
 }
 
 static void reference_elements(const struct scatter_case *c, const struct dml_test_tensor *out, uint8_t *expected,
-        const uint8_t *updates, const int64_t *indices)
+        const struct dml_test_tensor *upd, const uint8_t *updates, const int64_t *indices)
 {
     UINT coordinates[8], resolved;
     UINT64 u, count = 1;
@@ -147,12 +160,12 @@ static void reference_elements(const struct scatter_case *c, const struct dml_te
         if (!resolve(c->index_type, indices[u], c->input_sizes[c->axis], &resolved))
             continue;
         coordinates[c->axis] = resolved;
-        reference_write(c, out, expected, updates, u, coordinates);
+        reference_write(c, out, expected, upd, updates, u, coordinates);
     }
 }
 
 static void reference_nd(const struct scatter_case *c, const struct dml_test_tensor *out, uint8_t *expected,
-        const uint8_t *updates, const int64_t *indices)
+        const struct dml_test_tensor *upd, const uint8_t *updates, const int64_t *indices)
 {
     UINT rank = c->rank, tuple = c->indices_sizes[rank - 1], slice = c->input_rank - tuple;
     UINT first_indexed = rank - c->input_rank, target[8], slice_coordinates[8], j;
@@ -176,7 +189,7 @@ static void reference_nd(const struct scatter_case *c, const struct dml_test_ten
         {
             coordinates_of(s, &c->input_sizes[rank - slice], slice, slice_coordinates);
             memcpy(&target[rank - slice], slice_coordinates, slice * sizeof(UINT));
-            reference_write(c, out, expected, updates, t * slice_count + s, target);
+            reference_write(c, out, expected, upd, updates, t * slice_count + s, target);
         }
     }
 }
@@ -201,8 +214,8 @@ static void run_case(struct dml_test_context *context, const struct scatter_case
         return;
     }
     dml_test_tensor_init(&in, c->type, c->rank, c->input_sizes, c->input_strides);
-    dml_test_tensor_init(&idx, c->index_type, c->rank, c->indices_sizes, NULL);
-    dml_test_tensor_init(&upd, c->type, c->rank, c->updates_sizes, NULL);
+    dml_test_tensor_init(&idx, c->index_type, c->rank, c->indices_sizes, c->indices_strides);
+    dml_test_tensor_init(&upd, c->type, c->rank, c->updates_sizes, c->updates_strides);
     dml_test_tensor_init(&out, c->type, c->rank, c->input_sizes, c->output_strides);
     input_count = dml_test_element_count(&in);
     index_count = dml_test_element_count(&idx);
@@ -221,9 +234,12 @@ static void run_case(struct dml_test_context *context, const struct scatter_case
     {
         axis_size = c->op == ELEMENTS ? c->input_sizes[c->axis]
                 : c->input_sizes[c->rank - c->input_rank + i % c->indices_sizes[c->rank - 1]];
-        indices[i] = draw_index(&state, c->mode, c->index_type, axis_size);
-        store_index(index_bytes, c->index_type, i, indices[i]);
+        store_index(index_bytes, c->index_type, dml_test_element_offset(&idx, i),
+                draw_index(&state, c->mode, c->index_type, axis_size));
     }
+    /* Broadcast indices: elements sharing an address hold its last value. */
+    for (i = 0; i < index_count; ++i)
+        indices[i] = load_index(index_bytes, c->index_type, dml_test_element_offset(&idx, i));
 
     /* The padding of a strided output keeps its bytes. */
     random_bytes(expected, out.buffer.TotalTensorSizeInBytes, &state);
@@ -231,9 +247,9 @@ static void run_case(struct dml_test_context *context, const struct scatter_case
         memcpy(expected + dml_test_element_offset(&out, i) * size,
                 input_bytes + dml_test_element_offset(&in, i) * size, size);
     if (c->op == ELEMENTS)
-        reference_elements(c, &out, expected, update_bytes, indices);
+        reference_elements(c, &out, expected, &upd, update_bytes, indices);
     else
-        reference_nd(c, &out, expected, update_bytes, indices);
+        reference_nd(c, &out, expected, &upd, update_bytes, indices);
 
     if (c->op == ELEMENTS)
     {
@@ -413,10 +429,12 @@ static void test_elements_shapes(void **state)
     run_case(*state, &c);
 }
 
-/* Strided and broadcast inputs, padded outputs. */
+/* Strided and broadcast inputs, indices and updates; padded outputs. */
 static void test_strides(void **state)
 {
     static const UINT broadcast[3] = {0, 1, 0}, padded[3] = {64, 9, 1}, wide[3] = {1, 24, 8};
+    static const UINT strided_indices[3] = {80, 20, 2}, broadcast_updates[3] = {9, 0, 1};
+    static const UINT padded_tuples[3] = {0, 5, 2}, broadcast_rows[3] = {0, 0, 1};
     struct scatter_case c;
 
     memset(&c, 0, sizeof(c));
@@ -449,6 +467,36 @@ static void test_strides(void **state)
     c.output_strides = wide;
     c.mode = INDEX_OUT_OF_RANGE;
     c.seed = 93;
+    run_case(*state, &c);
+    /* Strided indices and broadcast updates: ELEMENTS on the first axis, ND with a padded tuple. */
+    memset(&c, 0, sizeof(c));
+    c.op = ELEMENTS;
+    c.type = DML_TENSOR_DATA_TYPE_UINT8;
+    c.index_type = DML_TENSOR_DATA_TYPE_UINT64;
+    c.rank = 3;
+    c.input_sizes[0] = 5, c.input_sizes[1] = 4, c.input_sizes[2] = 9;
+    c.indices_sizes[0] = c.updates_sizes[0] = 6;
+    c.indices_sizes[1] = c.updates_sizes[1] = 4;
+    c.indices_sizes[2] = c.updates_sizes[2] = 9;
+    c.indices_strides = strided_indices;
+    c.updates_strides = broadcast_updates;
+    c.mode = INDEX_OUT_OF_RANGE;
+    c.seed = 97;
+    run_case(*state, &c);
+    memset(&c, 0, sizeof(c));
+    c.op = ND;
+    c.type = DML_TENSOR_DATA_TYPE_FLOAT32;
+    c.index_type = DML_TENSOR_DATA_TYPE_INT32;
+    c.rank = 3;
+    c.input_sizes[0] = 6, c.input_sizes[1] = 7, c.input_sizes[2] = 9;
+    c.indices_sizes[0] = 1, c.indices_sizes[1] = 10, c.indices_sizes[2] = 2;
+    c.updates_sizes[0] = 1, c.updates_sizes[1] = 10, c.updates_sizes[2] = 9;
+    c.input_rank = 3;
+    c.indices_rank = 2;
+    c.indices_strides = padded_tuples;
+    c.updates_strides = broadcast_rows;
+    c.mode = INDEX_DUPLICATES;
+    c.seed = 99;
     run_case(*state, &c);
 }
 
