@@ -67,6 +67,8 @@ layout(constant_id = SCATTER_SPEC_SLOT_LOCATION + 2) const uint WINNER_OFFSET_HI
 
 const bool WIDE = TYPE == TIO_TYPE_FLOAT64 || TYPE == TIO_TYPE_UINT64 || TYPE == TIO_TYPE_INT64;
 const bool PACKED_COPY = MODE == SCATTER_MODE_COPY && VECTOR > 1u;
+/* ND's WRITE with contiguous slice rows: VECTOR consecutive elements of one row (scatter.c). */
+const bool VECTOR_WRITE = MODE == SCATTER_MODE_WRITE && VECTOR > 1u;
 
 /* Where an invocation's coordinates lead, before its indices. */
 struct Place
@@ -115,6 +117,21 @@ void move_element(uvec2 source, uint source_index, uvec2 output_base, uint out_i
         TioPair(tio_element_address(output_base, out_index, 8u)).v = TioPair(tio_element_address(source, source_index, 8u)).v;
     else
         tio_store_bits(TYPE, output_base, out_index, tio_load_bits(TYPE, source, source_index));
+}
+
+void write_update(uvec2 source, uvec2 output_base, Place p)
+{
+    uint size = tio_element_size(TYPE);
+
+    /* Element offsets are multiples of VECTOR; the tensors' alignment is uniform. */
+    if (VECTOR_WRITE && ((source.x | output_base.x) & 15u) == 0u)
+    {
+        TioVector(tio_element_address(output_base, p.target, size)).v
+                = TioVector(tio_element_address(source, p.source, size)).v;
+        return;
+    }
+    [[unroll]] for (uint k = 0u; k < VECTOR; ++k)
+        move_element(source, p.source + k, output_base, p.target + k);
 }
 
 void copy_elements(uvec2 source, uvec2 output_base, uint first)
@@ -166,5 +183,5 @@ void main()
     else if (MODE == SCATTER_MODE_CLAIM)
         atomicMax(TioWord(tio_element_address(winners, p.slot, 4u)).v, p.candidate + 1u);
     else if (!DEDUP || TioWord(tio_element_address(winners, p.slot, 4u)).v == p.candidate + 1u)
-        move_element(source, p.source, output_base, p.target);
+        write_update(source, output_base, p);
 }

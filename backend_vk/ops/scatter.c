@@ -240,6 +240,31 @@ static uint32_t elements_spec(const struct vkdml_compile *compile, uint32_t spec
     return product(output->Sizes, 0, rank);
 }
 
+/* Whether `tensor`'s last dimension is contiguous and every other element offset a multiple of
+ * `vector` elements. */
+static bool rows_of_vectors(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t vector)
+{
+    uint32_t rank = tensor->DimensionCount, i;
+
+    if (vkdml_tensor_stride(tensor, rank - 1) != 1 || tensor->Sizes[rank - 1] % vector)
+        return false;
+    for (i = 0; i + 1 < rank; ++i)
+    {
+        if (tensor->Sizes[i] != 1 && vkdml_tensor_stride(tensor, i) % vector)
+            return false;
+    }
+    return true;
+}
+
+/* ND's WRITE: the elements per invocation, 16 bytes of a slice row where the rows of the updates
+ * and the output allow (the last dimension is a slice dimension), else 1. */
+static uint32_t row_vector(const DML_BUFFER_TENSOR_DESC *updates, const DML_BUFFER_TENSOR_DESC *output)
+{
+    uint32_t vector = 16 / vkdml_element_size(output->DataType);
+
+    return rows_of_vectors(updates, vector) && rows_of_vectors(output, vector) ? vector : 1;
+}
+
 /* ND: one candidate per index tuple (with its slice); its slot is its target's logical index
  * among the indexed dimensions. Returns the number of slots. */
 static uint32_t nd_spec(const struct vkdml_compile *compile, uint32_t spec[SCATTER_SPEC_COUNT])
@@ -274,6 +299,7 @@ static uint32_t nd_spec(const struct vkdml_compile *compile, uint32_t spec[SCATT
         set_axis(spec, i, output, first_indexed + i, logical_stride(output->Sizes, first_indexed + i,
                 first_indexed + tuple));
     spec[SCATTER_SPEC_DEDUP] = product(updates->Sizes, 0, rank - slice) > 1;
+    spec[SCATTER_SPEC_VECTOR] = slice ? row_vector(updates, output) : 1;
     return product(output->Sizes, first_indexed, first_indexed + tuple);
 }
 
@@ -344,6 +370,7 @@ HRESULT vkdml_scatter_compile(struct vkdml_compile *compile)
         vkdml_set_location(&spec[SCATTER_SPEC_SLOT_LOCATION], &winners);
         memcpy(pass, spec, sizeof(pass));
         candidate_sizes(compile, pass);
+        pass[SCATTER_SPEC_VECTOR] = 1;
         pass[SCATTER_SPEC_MODE] = SCATTER_MODE_CLEAR;
         /* CLEAR touches only the temporary resource: it runs beside COPY. */
         if (FAILED(hr = add_dispatch(compile, kernel, pass, false)))

@@ -8,7 +8,8 @@
  *     CLEAR  per candidate: its target's winner slot (a word of the temporary resource) = 0;
  *     CLAIM  per candidate: atomicMax(slot, candidate + 1): the highest candidate wins;
  *     WRITE  per update element: stored where its candidate won (every candidate wins when no
- *            two can share a target: CLEAR and CLAIM are then left out).
+ *            two can share a target: CLEAR and CLAIM are then left out); SCATTER_ND's rows that
+ *            are contiguous in the updates and the output move 16 bytes per invocation.
  * A candidate is an update element (SCATTER_ELEMENTS) or an index tuple with its slice
  * (SCATTER_ND). The dispatch runs over SCATTER_MAX_RANK dimensions (leading ones of size 1): an
  * invocation's coordinates c give, through per-dimension strides, its source element, the part
@@ -33,7 +34,7 @@
 #define SCATTER_SPEC_INDEX_TYPE         (SCATTER_SPEC_TYPE + 1)         /* TIO_TYPE_* of the indices */
 #define SCATTER_SPEC_DEDUP              (SCATTER_SPEC_INDEX_TYPE + 1)   /* WRITE checks the winner slot */
 #define SCATTER_SPEC_COUNT_ELEMENTS     (SCATTER_SPEC_DEDUP + 1)        /* the dispatch's elements */
-#define SCATTER_SPEC_VECTOR             (SCATTER_SPEC_COUNT_ELEMENTS + 1)   /* COPY: elements per invocation */
+#define SCATTER_SPEC_VECTOR             (SCATTER_SPEC_COUNT_ELEMENTS + 1)   /* COPY, WRITE: elements per invocation */
 #define SCATTER_SPEC_TUPLE              (SCATTER_SPEC_VECTOR + 1)       /* indices per tuple, 1 to 8 */
 #define SCATTER_SPEC_TUPLE_STRIDE       (SCATTER_SPEC_TUPLE + 1)        /* between a tuple's indices */
 /* SCATTER_MAX_RANK values each: per dispatch dimension ... */

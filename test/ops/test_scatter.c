@@ -344,23 +344,26 @@ static void test_elements_types(void **state)
     }
 }
 
-/* Every data type: ND with 2-coordinate tuples into rows of a rank-3 input. */
+/* Every data type: ND with 2-coordinate tuples into rows of a rank-3 input, rows of 9 elements
+ * and of 16 (whole 16-byte vectors for every type). */
 static void test_nd_types(void **state)
 {
-    static const UINT input[3] = {4, 5, 9}, indices[3] = {1, 6, 2}, updates[3] = {1, 6, 9};
+    static const UINT indices[3] = {1, 6, 2};
     struct scatter_case c;
+    UINT row;
     size_t t;
 
     for (t = 0; t < ARRAY_SIZE(all_types); ++t)
     {
+        row = t % 2 ? 9 : 16;
         memset(&c, 0, sizeof(c));
         c.op = ND;
         c.type = all_types[t];
         c.index_type = index_types[(t + 1) % ARRAY_SIZE(index_types)];
         c.rank = 3;
-        set_sizes(c.input_sizes, 3, input);
+        c.input_sizes[0] = 4, c.input_sizes[1] = 5, c.input_sizes[2] = row;
         set_sizes(c.indices_sizes, 3, indices);
-        set_sizes(c.updates_sizes, 3, updates);
+        c.updates_sizes[0] = 1, c.updates_sizes[1] = 6, c.updates_sizes[2] = row;
         c.input_rank = 3;
         c.indices_rank = 2;
         c.mode = INDEX_OUT_OF_RANGE;

@@ -528,6 +528,56 @@ static const char *build_top_k(struct workload *w)
     return NULL;
 }
 
+/* SCATTER_ELEMENTS: K updates along the axis (default the first) of an input of the shape;
+ * SCATTER_ND: K rows of the first dimension (1-coordinate tuples). INT32 indices, from the bench's
+ * small integer values: updates share the first rows (the passes that pick a winner run). */
+static const char *build_scatter(struct workload *w)
+{
+    UINT indices[MAX_RANK], updates[MAX_RANK], i, rank = w->dim_count, axis;
+    bool nd = w->op->type == DML_OPERATOR_SCATTER_ND;
+
+    if (rank > MAX_RANK || rank < (nd ? 2 : 1))
+        return nd ? "SCATTER_ND shapes have 2 to 8 dimensions" : "shapes have 1 to 8 dimensions";
+    axis = w->axis_count ? w->axes[0] : 0;
+    if (w->axis_count > 1 || axis >= rank || (nd && axis))
+        return "scatter takes one axis (SCATTER_ND the first)";
+    if (!w->k)
+        return "scatter shapes end in kK (K updates along the axis)";
+    for (i = 0; i < rank; ++i)
+        indices[i] = updates[i] = i == axis ? w->k : w->dims[i];
+    if (nd)
+    {
+        for (i = 0; i < rank; ++i)
+            indices[i] = i == rank - 2 ? w->k : 1;
+        set_uint_field(w, "InputDimensionCount", rank);
+        set_uint_field(w, "IndicesDimensionCount", 2);
+    }
+    else
+        set_uint_field(w, "Axis", axis);
+    tensor_init(&w->inputs[0], w->type, rank, w->dims, NULL);
+    tensor_init(&w->inputs[1], DML_TENSOR_DATA_TYPE_INT32, rank, indices, NULL);
+    tensor_init(&w->inputs[2], w->type, rank, updates, NULL);
+    tensor_init(&w->output, w->type, rank, w->dims, NULL);
+    w->flops = 0.0;
+    return NULL;
+}
+
+/* NONZERO_COORDINATES: the count and rows of the input's rank (UINT32). */
+static const char *build_nonzero(struct workload *w)
+{
+    UINT count[1] = {1}, coordinates[2];
+
+    if (w->dim_count > MAX_RANK)
+        return "shapes have 1 to 8 dimensions";
+    tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
+    coordinates[0] = (UINT)tensor_elements(&w->inputs[0]);
+    coordinates[1] = w->dim_count;
+    tensor_init(&w->output, DML_TENSOR_DATA_TYPE_UINT32, 1, count, NULL);
+    tensor_init(&w->index_output, DML_TENSOR_DATA_TYPE_UINT32, 2, coordinates, NULL);
+    w->flops = 0.0;
+    return NULL;
+}
+
 static const char *build_gemm(struct workload *w)
 {
     DML_GEMM_OPERATOR_DESC *desc = (DML_GEMM_OPERATOR_DESC *)w->desc.bytes;
@@ -660,6 +710,12 @@ static const struct family fold_family =
 static const struct family generator_family =
         {"generator", "N or DxDx... (1 to 8 dimensions)", "16777216", "5x7x9", false, false, build_elementwise, 0};
 
+static const struct family scatter_family =
+        {"scatter", "DxDx...kK[:AXIS] (K updates along the axis, default the first)", "65536x1024k4096", "33x7k5",
+        false, false, build_scatter, 0, SUFFIX_AXES | SUFFIX_K};
+static const struct family nonzero_family =
+        {"nonzero", "N or DxDx... (1 to 8 dimensions)", "16777216", "5x7x9", false, false, build_nonzero, 0};
+
 /* Operators outside the element-wise family; ELEMENT_WISE_* and ACTIVATION_* not named here have
  * tensors of one shape. The quantized ones have none: their scale and zero-point tensors need
  * types and shapes of their own. */
@@ -678,6 +734,8 @@ named_families[] =
     {"TOP_K", &top_k_family}, {"TOP_K1", &top_k_family},
     {"CUMULATIVE_SUMMATION", &scan_family}, {"CUMULATIVE_PRODUCT", &scan_family},
     {"FILL_VALUE_CONSTANT", &generator_family}, {"FILL_VALUE_SEQUENCE", &generator_family},
+    {"SCATTER_ELEMENTS", &scatter_family}, {"SCATTER_ND", &scatter_family},
+    {"NONZERO_COORDINATES", &nonzero_family},
     {"ELEMENT_WISE_QUANTIZE_LINEAR", NULL}, {"ELEMENT_WISE_DEQUANTIZE_LINEAR", NULL},
     {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD", NULL},
 };
@@ -794,7 +852,7 @@ const char *build_workload(struct workload *w)
     if (w->op->schema->desc_size > MAX_DESC_BYTES)
         return "the operator's desc is larger than vkdml-bench holds";
     if (w->k && !(w->op->family->suffixes & SUFFIX_K))
-        return "only TOP_K's shapes take kK";
+        return "only TOP_K's and scatter's shapes take kK";
     if (w->axis_count && !(w->op->family->suffixes & SUFFIX_AXES))
         return "the operator's shapes take no :AXES";
     if (w->function && !field_named(w->op->schema, "Function"))
