@@ -114,7 +114,8 @@ bool resolve_tuple(inout Place p, uvec2 indices)
 void move_element(uvec2 source, uint source_index, uvec2 output_base, uint out_index)
 {
     if (WIDE)
-        TioPair(tio_element_address(output_base, out_index, 8u)).v = TioPair(tio_element_address(source, source_index, 8u)).v;
+        TioPair(tio_element_address(output_base, out_index, 8u)).v
+                = TioPair(tio_element_address(source, source_index, 8u)).v;
     else
         tio_store_bits(TYPE, output_base, out_index, tio_load_bits(TYPE, source, source_index));
 }
@@ -142,7 +143,8 @@ void copy_elements(uvec2 source, uvec2 output_base, uint first)
     {
         uint size = tio_element_size(TYPE);
 
-        TioVector(tio_element_address(output_base, first, size)).v = TioVector(tio_element_address(source, first, size)).v;
+        TioVector(tio_element_address(output_base, first, size)).v
+                = TioVector(tio_element_address(source, first, size)).v;
         return;
     }
     [[unroll]] for (uint k = 0u; k < VECTOR; ++k)
