@@ -554,6 +554,20 @@ static void test_nd_shapes(void **state)
     c.mode = INDEX_DUPLICATES;
     c.seed = 107;
     run_case(*state, &c);
+    /* IndicesDimensionCount 1: one tuple, one row of updates. */
+    memset(&c, 0, sizeof(c));
+    c.op = ND;
+    c.type = DML_TENSOR_DATA_TYPE_INT32;
+    c.index_type = DML_TENSOR_DATA_TYPE_INT64;
+    c.rank = 3;
+    c.input_sizes[0] = 4, c.input_sizes[1] = 5, c.input_sizes[2] = 9;
+    c.indices_sizes[0] = 1, c.indices_sizes[1] = 1, c.indices_sizes[2] = 2;
+    c.updates_sizes[0] = 1, c.updates_sizes[1] = 1, c.updates_sizes[2] = 9;
+    c.input_rank = 3;
+    c.indices_rank = 1;
+    c.mode = INDEX_IN_RANGE;
+    c.seed = 109;
+    run_case(*state, &c);
 }
 
 static void init_elements(struct dml_test_tensor *t, DML_SCATTER_OPERATOR_DESC *desc, DML_TENSOR_DATA_TYPE index_type)
