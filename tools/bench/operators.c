@@ -180,6 +180,20 @@ float *random_values(size_t count, DML_TENSOR_DATA_TYPE type, uint32_t seed)
     return values;
 }
 
+float *tensor_values(const struct tensor *t, size_t count, uint32_t seed)
+{
+    float *values;
+    size_t i;
+
+    if (!t->index_range)
+        return random_values(count, t->buffer.DataType, seed);
+    if (!(values = malloc(count ? count * sizeof(*values) : 1)))
+        return NULL;
+    for (i = 0; i < count; ++i)
+        values[i] = (float)(ref_random(&seed) % t->index_range);
+    return values;
+}
+
 /* ---- Tensors ---- */
 
 /* `strides` NULL: packed. */
@@ -529,8 +543,8 @@ static const char *build_top_k(struct workload *w)
 }
 
 /* SCATTER_ELEMENTS: K updates along the axis (default the first) of an input of the shape;
- * SCATTER_ND: K rows of the first dimension (1-coordinate tuples). INT32 indices, from the bench's
- * small integer values: updates share the first rows (the passes that pick a winner run). */
+ * SCATTER_ND: K rows of the first dimension (1-coordinate tuples). INT32 indices uniform over the
+ * axis: a few updates share a target (the passes that pick a winner run). */
 static const char *build_scatter(struct workload *w)
 {
     UINT indices[MAX_RANK], updates[MAX_RANK], i, rank = w->dim_count, axis;
@@ -556,6 +570,7 @@ static const char *build_scatter(struct workload *w)
         set_uint_field(w, "Axis", axis);
     tensor_init(&w->inputs[0], w->type, rank, w->dims, NULL);
     tensor_init(&w->inputs[1], DML_TENSOR_DATA_TYPE_INT32, rank, indices, NULL);
+    w->inputs[1].index_range = w->dims[axis];
     tensor_init(&w->inputs[2], w->type, rank, updates, NULL);
     tensor_init(&w->output, w->type, rank, w->dims, NULL);
     w->flops = 0.0;

@@ -52,11 +52,14 @@ struct tensor
     UINT strides[MAX_RANK];
     DML_BUFFER_TENSOR_DESC buffer;
     DML_TENSOR_DESC desc;               /* points at buffer: never copy a tensor by value */
+    UINT index_range;                   /* an index tensor's: values uniform in [0, index_range); 0: none */
 };
 
 UINT64 tensor_elements(const struct tensor *t);
 /* Elements the buffer holds (a broadcast tensor holds fewer than it has). */
 UINT64 tensor_storage_elements(const struct tensor *t);
+/* The values of `t`: random_values(), or indices uniform in [0, t->index_range). */
+float *tensor_values(const struct tensor *t, size_t count, uint32_t seed);
 
 /* ---- Operators and workloads ---- */
 

@@ -179,7 +179,7 @@ static HRESULT create_io(struct bench *b, const struct workload *w, struct run *
 
         if (!w->inputs[i].rank)
             continue;
-        if (!(run->host[i] = random_values(count, type, 0x9e3779b9u * (i + 1)))
+        if (!(run->host[i] = tensor_values(&w->inputs[i], count, 0x9e3779b9u * (i + 1)))
                 || !(run->inputs[i] = upload_buffer(b, run->host[i], count, type)))
             return E_OUTOFMEMORY;
         if (!b->check)
