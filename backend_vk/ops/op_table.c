@@ -16,6 +16,8 @@
 #define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
 #define GENERATOR {vkdml_generator_validate, vkdml_generator_compile}
 #define GATHER {vkdml_gather_validate, vkdml_gather_compile}
+#define SCATTER {vkdml_scatter_validate, vkdml_scatter_compile}
+#define NONZERO {vkdml_nonzero_validate, vkdml_nonzero_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -123,4 +125,7 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_GATHER_ND] = GATHER,
     [DML_OPERATOR_GATHER_ND1] = GATHER,
     [DML_OPERATOR_ONE_HOT] = GATHER,
+    [DML_OPERATOR_SCATTER_ELEMENTS] = SCATTER,
+    [DML_OPERATOR_SCATTER_ND] = SCATTER,
+    [DML_OPERATOR_NONZERO_COORDINATES] = NONZERO,
 };

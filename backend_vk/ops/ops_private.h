@@ -162,6 +162,8 @@ VKDML_OP_FAMILY(softmax)
 VKDML_OP_FAMILY(reduce)
 VKDML_OP_FAMILY(generator)
 VKDML_OP_FAMILY(gather)
+VKDML_OP_FAMILY(scatter)
+VKDML_OP_FAMILY(nonzero)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
