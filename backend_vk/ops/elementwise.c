@@ -847,6 +847,32 @@ static HRESULT set_op_spec(uint32_t *spec, const struct ew_operator *info, const
     return info->attributes(op, operand_type(info, op), &spec[EW_SPEC_ATTRIBUTES]);
 }
 
+/* A pure move (IDENTITY without ScaleBias, ACTIVATION_IDENTITY) as a strided copy, for the tiled
+ * transpose (README, "Transposes"): S_FALSE when it is not one. */
+static HRESULT add_transpose(struct vkdml_compile *compile, const struct ew_operator *info)
+{
+    const DML_BUFFER_TENSOR_DESC *input = compile->op->inputs[0], *output = compile->op->outputs[0];
+    struct vkdml_strided_copy copy = {0};
+    uint32_t d;
+
+    if (info->rule != EW_RULE_MOVE || info->op != EW_OP_IDENTITY || op_scale_bias(compile->op)
+            || input->DataType != output->DataType)
+        return S_FALSE;
+    copy.type = output->DataType;
+    copy.rank = output->DimensionCount;
+    copy.source = compile->inputs[0];
+    copy.destination = compile->outputs[0];
+    for (d = 0; d < copy.rank; ++d)
+    {
+        if (vkdml_tensor_stride(input, d) > INT32_MAX || vkdml_tensor_stride(output, d) > INT32_MAX)
+            return S_FALSE;
+        copy.sizes[d] = output->Sizes[d];
+        copy.source_strides[d] = (int32_t)vkdml_tensor_stride(input, d);
+        copy.destination_strides[d] = (int32_t)vkdml_tensor_stride(output, d);
+    }
+    return vkdml_transpose_add_dispatch(compile, &copy);
+}
+
 HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 {
     const struct vkdml_operator_view *op = compile->op;
@@ -860,6 +886,8 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 
     if (!info)
         return vkdml_op_error(op, E_NOTIMPL, "not an element-wise operator vkdml implements.");
+    if ((hr = add_transpose(compile, info)) != S_FALSE)
+        return hr;
     domain = compute_domain(info, operand_type(info, op), op_scale_bias(op) != NULL);
     if (FAILED(hr = set_op_spec(spec, info, op, domain)))
         return hr;
