@@ -41,6 +41,7 @@ enum ew_kind
     EW_KIND_PREDICATE,          /* inputs share a type; the output is UINT8/UINT32 */
     EW_KIND_POW,                /* ExponentTensor: any of the operator's types */
     EW_KIND_IF,                 /* ConditionTensor UINT8; A, B, output share a type */
+    EW_KIND_CAST,               /* any input type to any output type (elementwise_cast.comp) */
 };
 
 /* Which compute domain the operand type maps to. */
@@ -118,6 +119,7 @@ static const struct ew_operator ops[] =
     SAME(LOGICAL_NOT),
     BITWISE(BIT_NOT),
     {DML_OPERATOR_ELEMENT_WISE_BIT_COUNT, EW_OP_BIT_COUNT, EW_KIND_PREDICATE, EW_RULE_BITS, false, NULL},
+    {DML_OPERATOR_CAST, EW_OP_CAST, EW_KIND_CAST, EW_RULE_BITS, false, NULL},
 
     SAME(ADD),
     {DML_OPERATOR_ELEMENT_WISE_ADD1, EW_OP_ADD, EW_KIND_SAME, EW_RULE_VALUE, false, NULL},
@@ -562,6 +564,8 @@ static const char *op_group(uint32_t op, bool float_activation)
             return "exp";
         case EW_OP_POW: case EW_OP_CONSTANT_POW:
             return "pow";
+        case EW_OP_CAST:
+            return "cast";
         default:
             /* ACTIVATION_* on floats, ADD1's FusedActivation */
             return float_activation ? "activation" : "basic";
@@ -588,6 +592,23 @@ static uint32_t tensor_features(const DML_TENSOR_DATA_TYPE *types, uint32_t coun
     for (i = 0; i < count; ++i)
         features |= type_features(types[i], domain);
     return features;
+}
+
+/* CAST moves 64-bit elements as word pairs and converts them with 32-bit arithmetic. */
+static uint32_t cast_features(const DML_TENSOR_DATA_TYPE *types, uint32_t count)
+{
+    uint32_t features = 0, i;
+
+    for (i = 0; i < count; ++i)
+        features |= vkdml_element_size(types[i]) == 8 ? 0 : vkdml_type_kernel_features(types[i], false);
+    return features;
+}
+
+static const char *kernel_family(const struct ew_operator *info)
+{
+    if (info->kind == EW_KIND_CAST)
+        return "elementwise_cast";
+    return info->op >= EW_OP_ADD ? "elementwise_binary" : "elementwise_unary";
 }
 
 /* ---- Compilation ---- */
@@ -816,12 +837,11 @@ static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct e
         if (dispatch_tensor(op, t))
             types[count++] = dispatch_tensor(op, t)->DataType;
     }
-    features = tensor_features(types, count, domain);
+    features = info->kind == EW_KIND_CAST ? cast_features(types, count) : tensor_features(types, count, domain);
     if (!vkdml_caps_have_kernel_features(&compile->vk->caps, features))
         return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
                 debugstr_data_type(operand_type(info, op)));
-    if (!vkdml_find_kernel_variant(&compile->vk->caps, info->op >= EW_OP_ADD ? "elementwise_binary"
-            : "elementwise_unary", group, features, kernel))
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, kernel_family(info), group, features, kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
     return S_OK;
 }
