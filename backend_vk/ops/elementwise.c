@@ -1,8 +1,10 @@
 /*
  * The element-wise family: every ELEMENT_WISE_* operator but the quantized ones and CLIP_GRAD*,
- * and the element-wise ACTIVATION_* operators, as one dispatch of kernels_glsl/
- * elementwise_unary.comp or elementwise_binary.comp (include/elementwise_interface.h describes
- * the kernels, their variants, domains and constants).
+ * the element-wise ACTIVATION_* operators and CAST, as one dispatch of kernels_glsl/
+ * elementwise_unary.comp, elementwise_binary.comp or elementwise_cast.comp
+ * (include/elementwise_interface.h describes the kernels, their variants, domains and
+ * constants; README "CAST: decisions" the conversions). IDENTITY copies that transpose take the
+ * tiled transpose instead (transpose.c).
  *
  * DirectML's rules for these operators: every tensor has the output's DimensionCount and Sizes
  * (broadcasting is expressed with 0-strides, never with size-1 dimensions); the data types and
