@@ -3,11 +3,12 @@
 /*
  * The tiled transpose (include/transpose_interface.h): a TILE x TILE tile per workgroup, read
  * along the source's contiguous dimension into shared memory, written along the destination's.
- * Rows of the shared tile are padded by one word, so that reading a column touches 32 banks.
- * 8-byte elements keep their high words in a second array.
+ * Rows of the shared tile are padded by one word, so that reading a column touches 32 banks
+ * (2-byte elements moved in pairs: two-way conflicts). 8-byte elements keep their high words in a
+ * second array. Every invocation issues all its loads before its first shared store.
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage 1- and 2-byte elements need;
- * 4- and 8-byte elements move as words through any variant.
+ * 4- and 8-byte elements, and 2-byte ones in pairs, move as words through any variant.
  */
 #include "common.glsl"
 #include "dml_interface.h"
@@ -17,10 +18,22 @@
 layout(local_size_x = TRANSPOSE_THREADS, local_size_y = 1, local_size_z = 1) in;
 
 layout(constant_id = TRANSPOSE_SPEC_ELEMENT_SIZE) const uint ELEMENT_SIZE = 4;
-layout(constant_id = TRANSPOSE_SPEC_TILE) const uint TILE = 32;
+layout(constant_id = TRANSPOSE_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = TRANSPOSE_SPEC_SPECIALIZED) const bool SPECIALIZED = false;
+layout(constant_id = TRANSPOSE_SPEC_OUTER_RANK) const uint OUTER_RANK = TRANSPOSE_MAX_OUTER;
+layout(constant_id = TRANSPOSE_SPEC_COLUMN_TILES) const uint COLUMN_TILES = 1;
+layout(constant_id = TRANSPOSE_SPEC_ROW_TILES) const uint ROW_TILES = 1;
+layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 0) const uint OUTER_SIZE_0 = 1;
+layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 1) const uint OUTER_SIZE_1 = 1;
+layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 2) const uint OUTER_SIZE_2 = 1;
+layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 3) const uint OUTER_SIZE_3 = 1;
+layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 4) const uint OUTER_SIZE_4 = 1;
+layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 5) const uint OUTER_SIZE_5 = 1;
 
+const uint TILE = TRANSPOSE_LANES * VECTOR;
 const uint PITCH = TILE + 1;
-const uint STEP = TRANSPOSE_THREADS / TILE;
+/* Tile rows (or columns) per invocation. */
+const uint PER_THREAD = TILE / TRANSPOSE_STEP;
 const bool WIDE = ELEMENT_SIZE == 8;
 /* The tensor_io type that moves ELEMENT_SIZE bytes (up to 4) as bits. */
 const uint BITS_TYPE = ELEMENT_SIZE == 1 ? TIO_TYPE_UINT8 : (ELEMENT_SIZE == 2 ? TIO_TYPE_UINT16 : TIO_TYPE_UINT32);
@@ -28,50 +41,75 @@ const uint BITS_TYPE = ELEMENT_SIZE == 1 ? TIO_TYPE_UINT8 : (ELEMENT_SIZE == 2 ?
 shared uint tile_lo[TILE * PITCH];
 shared uint tile_hi[WIDE ? TILE * PITCH : 1];
 
-void load_element(uvec2 base, uint index, uint slot)
+uint outer_size(uint d)
 {
-    if (WIDE)
-    {
-        uvec2 v = TioPair(tio_element_address(base, index, 8u)).v;
-
-        tile_lo[slot] = v.x;
-        tile_hi[slot] = v.y;
-    }
-    else
-    {
-        tile_lo[slot] = tio_load_bits(BITS_TYPE, base, index);
-    }
+    if (!SPECIALIZED)
+        return push.outer_sizes[d];
+    return d == 0u ? OUTER_SIZE_0 : d == 1u ? OUTER_SIZE_1 : d == 2u ? OUTER_SIZE_2 : d == 3u ? OUTER_SIZE_3
+            : d == 4u ? OUTER_SIZE_4 : OUTER_SIZE_5;
 }
 
-void store_element(uvec2 base, uint index, uint slot)
+/* Element `index` as bits; `count` (< VECTOR) elements from it where the pair is not whole. */
+uvec2 load_element(uvec2 base, uint index)
 {
     if (WIDE)
-        TioPair(tio_element_address(base, index, 8u)).v = uvec2(tile_lo[slot], tile_hi[slot]);
+        return TioPair(tio_element_address(base, index, 8u)).v;
+    return uvec2(tio_load_bits(BITS_TYPE, base, index), 0u);
+}
+
+/* VECTOR elements from `index` (fewer, `count`, at the end of a row), as VECTOR words. */
+uvec2 load_vector(uvec2 base, uint index, uint count)
+{
+    uint word;
+
+    if (VECTOR == 1u)
+        return load_element(base, index);
+    if (count >= 2u)
+    {
+        word = TioWord(tio_element_address(base, index, 2u)).v;
+        return uvec2(word & 0xffffu, word >> 16u);
+    }
+    return uvec2(tio_load_bits(BITS_TYPE, base, index), 0u);
+}
+
+void store_vector(uvec2 base, uint index, uint count, uvec2 v)
+{
+    if (WIDE)
+        TioPair(tio_element_address(base, index, 8u)).v = v;
+    else if (VECTOR == 1u)
+        tio_store_bits(BITS_TYPE, base, index, v.x);
+    else if (count >= 2u)
+        TioWord(tio_element_address(base, index, 2u)).v = v.x | (v.y << 16u);
     else
-        tio_store_bits(BITS_TYPE, base, index, tile_lo[slot]);
+        tio_store_bits(BITS_TYPE, base, index, v.x);
 }
 
 void main()
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint column_tiles = (push.columns + TILE - 1u) / TILE, row_tiles = (push.rows + TILE - 1u) / TILE;
-    uint lane = gl_LocalInvocationIndex % TILE, first = gl_LocalInvocationIndex / TILE;
+    uint column_tiles = SPECIALIZED ? COLUMN_TILES : (push.columns + TILE - 1u) / TILE;
+    uint row_tiles = SPECIALIZED ? ROW_TILES : (push.rows + TILE - 1u) / TILE;
+    uint lane = gl_LocalInvocationIndex % TRANSPOSE_LANES, first = gl_LocalInvocationIndex / TRANSPOSE_LANES;
     uint source = 0u, destination = 0u, column0, row0, outer;
     VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
     uvec2 source_base, destination_base;
 
-    /* Surplus groups of vkdml_spread_groups()' rounding (uniform per workgroup). */
-    if (group / column_tiles / row_tiles >= push.outer_count)
-        return;
     column0 = (group % column_tiles) * TILE;
     group /= column_tiles;
     row0 = (group % row_tiles) * TILE;
     outer = group / row_tiles;
-    [[unroll]] for (uint d = 0u; d < TRANSPOSE_MAX_OUTER; ++d)
+    /* Surplus groups of vkdml_spread_groups()' rounding (uniform per workgroup). */
+    if (outer >= push.outer_count)
+        return;
+    [[unroll]] for (uint d = 0u; d < OUTER_RANK; ++d)
     {
-        uint c = outer % push.outer_sizes[d];
+        uint c = outer;
 
-        outer /= push.outer_sizes[d];
+        if (d + 1u < OUTER_RANK)
+        {
+            c = outer % outer_size(d);
+            outer /= outer_size(d);
+        }
         source += c * push.outer_source_strides[d];
         destination += c * push.outer_destination_strides[d];
     }
@@ -80,27 +118,49 @@ void main()
             push.destination_offset.y);
 
     /* Tile row r is source row row0 + r: consecutive lanes read consecutive source elements. */
-    if (column0 + lane < push.columns)
+    if (column0 + lane * VECTOR < push.columns)
     {
-        uint index = source + row0 * push.source_row_stride + column0 + lane;
+        uint column = column0 + lane * VECTOR, index = source + row0 * push.source_row_stride + column;
+        uvec2 v[PER_THREAD];
 
-        [[unroll]] for (uint r = first; r < TILE; r += STEP)
+        [[unroll]] for (uint k = 0u; k < PER_THREAD; ++k)
         {
+            uint r = first + k * TRANSPOSE_STEP;
+
+            v[k] = uvec2(0u);
             if (row0 + r < push.rows)
-                load_element(source_base, index + r * push.source_row_stride, r * PITCH + lane);
+                v[k] = load_vector(source_base, index + r * push.source_row_stride, push.columns - column);
+        }
+        [[unroll]] for (uint k = 0u; k < PER_THREAD; ++k)
+        {
+            uint slot = (first + k * TRANSPOSE_STEP) * PITCH + lane * VECTOR;
+
+            tile_lo[slot] = v[k].x;
+            if (WIDE)
+                tile_hi[slot] = v[k].y;
+            else if (VECTOR == 2u)
+                tile_lo[slot + 1u] = v[k].y;
         }
     }
     barrier();
     /* Tile column c is destination column column0 + c: consecutive lanes write consecutive
      * destination elements. */
-    if (row0 + lane < push.rows)
+    if (row0 + lane * VECTOR < push.rows)
     {
-        uint index = destination + column0 * push.destination_column_stride + row0 + lane;
+        uint row = row0 + lane * VECTOR, index = destination + column0 * push.destination_column_stride + row;
 
-        [[unroll]] for (uint c = first; c < TILE; c += STEP)
+        [[unroll]] for (uint k = 0u; k < PER_THREAD; ++k)
         {
-            if (column0 + c < push.columns)
-                store_element(destination_base, index + c * push.destination_column_stride, lane * PITCH + c);
+            uint c = first + k * TRANSPOSE_STEP, slot = lane * VECTOR * PITCH + c;
+            uvec2 v;
+
+            if (column0 + c >= push.columns)
+                continue;
+            if (WIDE)
+                v = uvec2(tile_lo[slot], tile_hi[slot]);
+            else
+                v = uvec2(tile_lo[slot], VECTOR == 2u ? tile_lo[slot + PITCH] : 0u);
+            store_vector(destination_base, index + c * push.destination_column_stride, push.rows - row, v);
         }
     }
 }

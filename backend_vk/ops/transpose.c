@@ -88,8 +88,9 @@ static void set_offset(uint32_t words[2], const struct vkdml_tensor_location *lo
     words[1] = (uint32_t)(offset >> 32);
 }
 
-/* The push constants of a tileable copy; false when the copy is not one. */
-static bool plan(const struct vkdml_strided_copy *copy, struct transpose_push *push)
+/* The push constants of a tileable copy (`outer_rank` receives the number of outer dimensions);
+ * false when the copy is not one. */
+static bool plan(const struct vkdml_strided_copy *copy, struct transpose_push *push, uint32_t *outer_rank)
 {
     unsigned int element_size = vkdml_element_size(copy->type);
     uint32_t column_dim, row_dim, n = 0, i;
@@ -129,7 +130,51 @@ static bool plan(const struct vkdml_strided_copy *copy, struct transpose_push *p
         push->outer_count *= dims.sizes[i];
         ++n;
     }
+    *outer_rank = n;
     return true;
+}
+
+/* 2-byte elements move in pairs (one word) where every pair is 4-byte aligned. */
+static uint32_t vector_width(const struct transpose_push *push, unsigned int element_size)
+{
+    uint32_t odd = push->source_offset[0] % 4 | push->destination_offset[0] % 4
+            | push->source_row_stride % 2 | push->destination_column_stride % 2, i;
+
+    for (i = 0; i < TRANSPOSE_MAX_OUTER; ++i)
+        odd |= push->outer_source_strides[i] % 2 | push->outer_destination_strides[i] % 2;
+    return element_size == 2 && !odd ? 2 : 1;
+}
+
+/* Specialized shapes on GPUs, pushed ones on CPU devices, as element-wise shapes (elementwise.c,
+ * VKDML_ELEMENTWISE_SHAPES): IDENTITY is an element-wise operator. */
+static bool specialize_shapes(const struct vkdml_compile *compile)
+{
+    if (compile->knobs->elementwise_shapes != VKDML_SHAPES_AUTO)
+        return compile->knobs->elementwise_shapes == VKDML_SHAPES_SPECIALIZE;
+    return !compile->vk->adapter.is_software;
+}
+
+static void fill_spec(const struct vkdml_compile *compile, const struct transpose_push *push, uint32_t outer_rank,
+        unsigned int element_size, uint32_t spec[TRANSPOSE_SPEC_COUNT])
+{
+    uint32_t tile, i;
+
+    memset(spec, 0, TRANSPOSE_SPEC_COUNT * sizeof(*spec));
+    spec[TRANSPOSE_SPEC_ELEMENT_SIZE] = element_size;
+    spec[TRANSPOSE_SPEC_VECTOR] = vector_width(push, element_size);
+    spec[TRANSPOSE_SPEC_OUTER_RANK] = outer_rank;
+    tile = TRANSPOSE_LANES * spec[TRANSPOSE_SPEC_VECTOR];
+    spec[TRANSPOSE_SPEC_COLUMN_TILES] = 1;
+    spec[TRANSPOSE_SPEC_ROW_TILES] = 1;
+    for (i = 0; i < TRANSPOSE_MAX_OUTER; ++i)
+        spec[TRANSPOSE_SPEC_OUTER_SIZES + i] = 1;
+    if (!specialize_shapes(compile))
+        return;
+    spec[TRANSPOSE_SPEC_SPECIALIZED] = 1;
+    spec[TRANSPOSE_SPEC_COLUMN_TILES] = (uint32_t)vkdml_div_up(push->columns, tile);
+    spec[TRANSPOSE_SPEC_ROW_TILES] = (uint32_t)vkdml_div_up(push->rows, tile);
+    for (i = 0; i < TRANSPOSE_MAX_OUTER; ++i)
+        spec[TRANSPOSE_SPEC_OUTER_SIZES + i] = push->outer_sizes[i];
 }
 
 /* 1- and 2-byte elements need the storage of those types; wider ones move as 32-bit words. */
@@ -141,24 +186,22 @@ static uint32_t kernel_features(DML_TENSOR_DATA_TYPE type)
 HRESULT vkdml_transpose_add_dispatch(struct vkdml_compile *compile, const struct vkdml_strided_copy *copy)
 {
     unsigned int element_size = vkdml_element_size(copy->type);
-    uint32_t spec[TRANSPOSE_SPEC_COUNT], groups[3];
+    uint32_t spec[TRANSPOSE_SPEC_COUNT], groups[3], outer_rank, tile;
     struct transpose_push push;
     enum vkdml_kernel_id kernel;
     uint64_t tiles;
     HRESULT hr;
 
-    if (!plan(copy, &push))
+    if (!plan(copy, &push, &outer_rank))
         return S_FALSE;
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "transpose", NULL, kernel_features(copy->type), &kernel))
         return S_FALSE;
-    spec[TRANSPOSE_SPEC_ELEMENT_SIZE] = element_size;
-    /* 64 narrow elements per tile row: 128 bytes per row of 2-byte ones, as 32 of 4 bytes. */
-    spec[TRANSPOSE_SPEC_TILE] = element_size <= 2 ? 64 : 32;
-    tiles = vkdml_div_up(push.columns, spec[TRANSPOSE_SPEC_TILE]) * vkdml_div_up(push.rows, spec[TRANSPOSE_SPEC_TILE])
-            * (uint64_t)push.outer_count;
+    fill_spec(compile, &push, outer_rank, element_size, spec);
+    tile = TRANSPOSE_LANES * spec[TRANSPOSE_SPEC_VECTOR];
+    tiles = vkdml_div_up(push.columns, tile) * vkdml_div_up(push.rows, tile) * (uint64_t)push.outer_count;
     if (FAILED(hr = vkdml_spread_groups(compile, tiles, groups)))
         return hr;
-    TRACE("Tiled transpose: %u-byte elements, %u columns x %u rows x %u, %" PRIu64 " tiles of %u.", element_size,
-            push.columns, push.rows, push.outer_count, tiles, spec[TRANSPOSE_SPEC_TILE]);
+    TRACE("Tiled transpose: %u-byte elements by %u, %u columns x %u rows x %u, %" PRIu64 " tiles of %u.",
+            element_size, spec[TRANSPOSE_SPEC_VECTOR], push.columns, push.rows, push.outer_count, tiles, tile);
     return vkdml_compile_add_dispatch(compile, kernel, spec, TRANSPOSE_SPEC_COUNT, &push, sizeof(push), groups, false);
 }

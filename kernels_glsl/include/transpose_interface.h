@@ -19,9 +19,23 @@
 #define TRANSPOSE_THREADS 256
 #define TRANSPOSE_MAX_OUTER 6
 
+#define TRANSPOSE_LANES 32              /* invocations along a tile row (or column) */
+#define TRANSPOSE_STEP (TRANSPOSE_THREADS / TRANSPOSE_LANES)
+
 #define TRANSPOSE_SPEC_ELEMENT_SIZE 0                           /* bytes: 1, 2, 4, 8 */
-#define TRANSPOSE_SPEC_TILE (TRANSPOSE_SPEC_ELEMENT_SIZE + 1)   /* 32 or 64; divides TRANSPOSE_THREADS */
-#define TRANSPOSE_SPEC_COUNT (TRANSPOSE_SPEC_TILE + 1)
+/* Elements an invocation moves as one access (1, or 2 for 2-byte elements: a word); the tile is
+ * TRANSPOSE_LANES * VECTOR elements square. 2 requires every word to be 4-byte aligned: even
+ * strides outside the contiguous dimensions, offsets multiple of 4 bytes. */
+#define TRANSPOSE_SPEC_VECTOR (TRANSPOSE_SPEC_ELEMENT_SIZE + 1)
+/* GPUs: the divisors of the workgroup's decomposition as constants (divisions become
+ * multiplications); 0 on CPU devices, where they are read from the push constants so that
+ * shapes share pipelines (docs/kernels.md, "Specialization vs push constants"). */
+#define TRANSPOSE_SPEC_SPECIALIZED (TRANSPOSE_SPEC_VECTOR + 1)
+#define TRANSPOSE_SPEC_OUTER_RANK (TRANSPOSE_SPEC_SPECIALIZED + 1)      /* outer dimensions used */
+#define TRANSPOSE_SPEC_COLUMN_TILES (TRANSPOSE_SPEC_OUTER_RANK + 1)
+#define TRANSPOSE_SPEC_ROW_TILES (TRANSPOSE_SPEC_COLUMN_TILES + 1)
+#define TRANSPOSE_SPEC_OUTER_SIZES (TRANSPOSE_SPEC_ROW_TILES + 1)       /* TRANSPOSE_MAX_OUTER */
+#define TRANSPOSE_SPEC_COUNT (TRANSPOSE_SPEC_OUTER_SIZES + TRANSPOSE_MAX_OUTER)
 
 #ifdef VULKAN
 

@@ -20,6 +20,7 @@ struct transpose_case
     UINT input_strides[8];              /* the input's strides, in output dimension order */
     const UINT *output_strides;         /* NULL: packed */
     bool tiled;                         /* the tiled kernel must take it */
+    bool pairs;                         /* 2-byte types must move in pairs (aligned words) */
     bool scale_bias, activation;        /* IDENTITY with ScaleBias 1, 0; ACTIVATION_IDENTITY */
     UINT64 input_offset, output_offset; /* bytes */
 };
@@ -77,6 +78,8 @@ static void run_case(struct dml_test_context *context, const struct transpose_ca
     /* Without TRACE messages compiled in (-Dtrace-messages=false) nothing tells. */
     if (trace[0] || !c->tiled)
         assert_int_equal(trace[0] != 0, c->tiled);
+    if (trace[0] && c->pairs && size == 2 && !strstr(trace, "elements by 2"))
+        fail_msg("%s %s: not moved in pairs: %s", c->name, dml_test_type_name(type), trace);
 
     source = malloc(in.buffer.TotalTensorSizeInBytes);
     expected = malloc(out.buffer.TotalTensorSizeInBytes);
@@ -194,6 +197,28 @@ static void test_high_rank(void **state)
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT64);
 }
 
+/* 2-byte elements in pairs: even strides, partial tiles, and rows and columns of odd length
+ * (padded strides keep the words aligned), whose last element moves alone. */
+static void test_pairs(void **state)
+{
+    static const UINT nchw[] = {2, 34, 5, 14}, to_nhwc[] = {0, 2, 3, 1};
+    static const UINT padded_out[] = {38, 1};
+    struct transpose_case c = {"pairs NCHW->NHWC"};
+
+    c.tiled = c.pairs = true;
+    set_permuted(&c, 4, nchw, to_nhwc);
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT16);
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_INT16);
+    c.name = "pairs odd 33x37";
+    c.rank = 2;
+    c.sizes[0] = 33, c.sizes[1] = 37;
+    c.input_strides[0] = 1, c.input_strides[1] = 34;
+    c.output_strides = padded_out;
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT16);
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_UINT16);
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT32);
+}
+
 /* Padded output rows, and what stays on the element-wise kernel. */
 static void test_padded_and_fallbacks(void **state)
 {
@@ -235,6 +260,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nchw_nhwc, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_matrix, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_high_rank, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_pairs, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_padded_and_fallbacks, dml_test_setup, dml_test_teardown),
     };
 
