@@ -4,7 +4,7 @@
  * The tiled transpose (include/transpose_interface.h): a TILE x TILE tile per workgroup, read
  * along the source's contiguous dimension into shared memory, written along the destination's.
  * Rows of the shared tile are padded by one word, so that reading a column touches 32 banks
- * (2-byte elements moved in pairs: two-way conflicts). 8-byte elements keep their high words in a
+ * (2-byte elements move in pairs, packed in a word of the shared tile too: two-way conflicts). 8-byte elements keep their high words in a
  * second array. Every invocation issues all its loads before its first shared store.
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage 1- and 2-byte elements need;
@@ -31,7 +31,8 @@ layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 4) const uint OUTER_SIZE_4 = 1
 layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 5) const uint OUTER_SIZE_5 = 1;
 
 const uint TILE = TRANSPOSE_LANES * VECTOR;
-const uint PITCH = TILE + 1;
+/* Words per shared row: a tile row of words (pairs of 2-byte elements packed), plus one. */
+const uint PITCH = TRANSPOSE_LANES + 1;
 /* Tile rows (or columns) per invocation. */
 const uint PER_THREAD = TILE / TRANSPOSE_STEP;
 const bool WIDE = ELEMENT_SIZE == 8;
@@ -49,26 +50,14 @@ uint outer_size(uint d)
             : d == 4u ? OUTER_SIZE_4 : OUTER_SIZE_5;
 }
 
-/* Element `index` as bits; `count` (< VECTOR) elements from it where the pair is not whole. */
-uvec2 load_element(uvec2 base, uint index)
+/* VECTOR elements from `index` (fewer, `count`, at the end of a row) as bits: 2-byte pairs packed
+ * in the low word, 8-byte elements in both. */
+uvec2 load_vector(uvec2 base, uint index, uint count)
 {
     if (WIDE)
         return TioPair(tio_element_address(base, index, 8u)).v;
-    return uvec2(tio_load_bits(BITS_TYPE, base, index), 0u);
-}
-
-/* VECTOR elements from `index` (fewer, `count`, at the end of a row), as VECTOR words. */
-uvec2 load_vector(uvec2 base, uint index, uint count)
-{
-    uint word;
-
-    if (VECTOR == 1u)
-        return load_element(base, index);
-    if (count >= 2u)
-    {
-        word = TioWord(tio_element_address(base, index, 2u)).v;
-        return uvec2(word & 0xffffu, word >> 16u);
-    }
+    if (VECTOR == 2u && count >= 2u)
+        return uvec2(TioWord(tio_element_address(base, index, 2u)).v, 0u);
     return uvec2(tio_load_bits(BITS_TYPE, base, index), 0u);
 }
 
@@ -121,25 +110,26 @@ void main()
     if (column0 + lane * VECTOR < push.columns)
     {
         uint column = column0 + lane * VECTOR, index = source + row0 * push.source_row_stride + column;
-        uvec2 v[PER_THREAD];
+        uint lo[PER_THREAD], hi[WIDE ? PER_THREAD : 1];
 
         [[unroll]] for (uint k = 0u; k < PER_THREAD; ++k)
         {
             uint r = first + k * TRANSPOSE_STEP;
+            uvec2 v = uvec2(0u);
 
-            v[k] = uvec2(0u);
             if (row0 + r < push.rows)
-                v[k] = load_vector(source_base, index + r * push.source_row_stride, push.columns - column);
+                v = load_vector(source_base, index + r * push.source_row_stride, push.columns - column);
+            lo[k] = v.x;
+            if (WIDE)
+                hi[k] = v.y;
         }
         [[unroll]] for (uint k = 0u; k < PER_THREAD; ++k)
         {
-            uint slot = (first + k * TRANSPOSE_STEP) * PITCH + lane * VECTOR;
+            uint slot = (first + k * TRANSPOSE_STEP) * PITCH + lane;
 
-            tile_lo[slot] = v[k].x;
+            tile_lo[slot] = lo[k];
             if (WIDE)
-                tile_hi[slot] = v[k].y;
-            else if (VECTOR == 2u)
-                tile_lo[slot + 1u] = v[k].y;
+                tile_hi[slot] = hi[k];
         }
     }
     barrier();
@@ -151,15 +141,17 @@ void main()
 
         [[unroll]] for (uint k = 0u; k < PER_THREAD; ++k)
         {
-            uint c = first + k * TRANSPOSE_STEP, slot = lane * VECTOR * PITCH + c;
+            uint c = first + k * TRANSPOSE_STEP, slot = lane * VECTOR * PITCH + c / VECTOR;
             uvec2 v;
 
             if (column0 + c >= push.columns)
                 continue;
             if (WIDE)
                 v = uvec2(tile_lo[slot], tile_hi[slot]);
+            else if (VECTOR == 2u)
+                v = (uvec2(tile_lo[slot], tile_lo[slot + PITCH]) >> (16u * (c & 1u))) & 0xffffu;
             else
-                v = uvec2(tile_lo[slot], VECTOR == 2u ? tile_lo[slot + PITCH] : 0u);
+                v = uvec2(tile_lo[slot], 0u);
             store_vector(destination_base, index + c * push.destination_column_stride, push.rows - row, v);
         }
     }

@@ -100,6 +100,7 @@ static void run(void **state)
         {"NHWC->NCHW fp16 tiled", IDENTITY, F16, F16, 4, {N, C, HW, HW}, {HW * HW * C, 1, HW * C, C}},
         {"transpose 8192^2 fp32 tiled", IDENTITY, F32, F32, 2, {8192, 8192}, {1, 8192}},
         {"transpose 8192^2 fp32 ScaleBias (element-wise)", IDENTITY, F32, F32, 2, {8192, 8192}, {1, 8192}, true},
+        {"transpose 8192^2 fp16 tiled", IDENTITY, F16, F16, 2, {8192, 8192}, {1, 8192}},
         {"odd NCHW->NHWC 31x255x57x57 fp32 tiled", IDENTITY, F32, F32, 4, {31, 57, 57, 255},
                 {255 * 57 * 57, 57, 1, 57 * 57}},
         /* SPACE_TO_DEPTH (DCR, block 2) of 32x64x112x112 as a rank-6 permutation: input
