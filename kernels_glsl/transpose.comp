@@ -19,6 +19,7 @@ layout(local_size_x = TRANSPOSE_THREADS, local_size_y = 1, local_size_z = 1) in;
 
 layout(constant_id = TRANSPOSE_SPEC_ELEMENT_SIZE) const uint ELEMENT_SIZE = 4;
 layout(constant_id = TRANSPOSE_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = TRANSPOSE_SPEC_SPAN) const uint SPAN = 1;
 layout(constant_id = TRANSPOSE_SPEC_SPECIALIZED) const bool SPECIALIZED = false;
 layout(constant_id = TRANSPOSE_SPEC_OUTER_RANK) const uint OUTER_RANK = TRANSPOSE_MAX_OUTER;
 layout(constant_id = TRANSPOSE_SPEC_COLUMN_TILES) const uint COLUMN_TILES = 1;
@@ -30,11 +31,14 @@ layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 3) const uint OUTER_SIZE_3 = 1
 layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 4) const uint OUTER_SIZE_4 = 1;
 layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 5) const uint OUTER_SIZE_5 = 1;
 
+/* A tile is TILE rows of TILE_COLUMNS elements. */
 const uint TILE = TRANSPOSE_LANES * VECTOR;
+const uint TILE_COLUMNS = TILE * SPAN;
 /* Words per shared row: a tile row of words (pairs of 2-byte elements packed), plus one. */
-const uint PITCH = TRANSPOSE_LANES + 1;
-/* Tile rows (or columns) per invocation. */
-const uint PER_THREAD = TILE / TRANSPOSE_STEP;
+const uint PITCH = TRANSPOSE_LANES * SPAN + 1;
+/* Accesses per invocation on each side. */
+const uint PER_THREAD = TILE / TRANSPOSE_STEP * SPAN;
+const uint ROWS_PER_THREAD = TILE / TRANSPOSE_STEP;
 const bool WIDE = ELEMENT_SIZE == 8;
 /* The tensor_io type that moves ELEMENT_SIZE bytes (up to 4) as bits. */
 const uint BITS_TYPE = ELEMENT_SIZE == 1 ? TIO_TYPE_UINT8 : (ELEMENT_SIZE == 2 ? TIO_TYPE_UINT16 : TIO_TYPE_UINT32);
@@ -76,14 +80,14 @@ void store_vector(uvec2 base, uint index, uint count, uvec2 v)
 void main()
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint column_tiles = SPECIALIZED ? COLUMN_TILES : (push.columns + TILE - 1u) / TILE;
+    uint column_tiles = SPECIALIZED ? COLUMN_TILES : (push.columns + TILE_COLUMNS - 1u) / TILE_COLUMNS;
     uint row_tiles = SPECIALIZED ? ROW_TILES : (push.rows + TILE - 1u) / TILE;
     uint lane = gl_LocalInvocationIndex % TRANSPOSE_LANES, first = gl_LocalInvocationIndex / TRANSPOSE_LANES;
     uint source = 0u, destination = 0u, column0, row0, outer;
     VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
     uvec2 source_base, destination_base;
 
-    column0 = (group % column_tiles) * TILE;
+    column0 = (group % column_tiles) * TILE_COLUMNS;
     group /= column_tiles;
     row0 = (group % row_tiles) * TILE;
     outer = group / row_tiles;
@@ -106,26 +110,28 @@ void main()
     destination_base = vkdml_binding_address(table, push.destination_slot, push.destination_offset.x,
             push.destination_offset.y);
 
-    /* Tile row r is source row row0 + r: consecutive lanes read consecutive source elements. */
-    if (column0 + lane * VECTOR < push.columns)
+    /* Tile row r is source row row0 + r: consecutive lanes read consecutive source elements,
+     * SPAN runs of TRANSPOSE_LANES accesses per row. */
     {
-        uint column = column0 + lane * VECTOR, index = source + row0 * push.source_row_stride + column;
         uint lo[PER_THREAD], hi[WIDE ? PER_THREAD : 1];
 
         [[unroll]] for (uint k = 0u; k < PER_THREAD; ++k)
         {
-            uint r = first + k * TRANSPOSE_STEP;
+            uint r = first + (k % ROWS_PER_THREAD) * TRANSPOSE_STEP;
+            uint column = column0 + (lane + k / ROWS_PER_THREAD * TRANSPOSE_LANES) * VECTOR;
             uvec2 v = uvec2(0u);
 
-            if (row0 + r < push.rows)
-                v = load_vector(source_base, index + r * push.source_row_stride, push.columns - column);
+            if (row0 + r < push.rows && column < push.columns)
+                v = load_vector(source_base, source + (row0 + r) * push.source_row_stride + column,
+                        push.columns - column);
             lo[k] = v.x;
             if (WIDE)
                 hi[k] = v.y;
         }
         [[unroll]] for (uint k = 0u; k < PER_THREAD; ++k)
         {
-            uint slot = (first + k * TRANSPOSE_STEP) * PITCH + lane;
+            uint r = first + (k % ROWS_PER_THREAD) * TRANSPOSE_STEP;
+            uint slot = r * PITCH + lane + k / ROWS_PER_THREAD * TRANSPOSE_LANES;
 
             tile_lo[slot] = lo[k];
             if (WIDE)

@@ -5,7 +5,8 @@
  * A copy whose source is contiguous along one dimension ("columns", source stride 1) and whose
  * destination is contiguous along another ("rows", destination stride 1): a workgroup moves a
  * TILE x TILE tile through shared memory, reading rows of the tile along the source's contiguous
- * dimension and writing columns of it along the destination's, both coalesced. The other
+ * dimension and writing columns of it along the destination's, both coalesced (a tile row may
+ * span SPAN tiles' width). The other
  * dimensions (at most TRANSPOSE_MAX_OUTER, innermost first, size 1 when unused) are walked by the
  * workgroup grid: group g is column tile g % column_tiles, then row tile, then outer index.
  *
@@ -27,10 +28,12 @@
  * TRANSPOSE_LANES * VECTOR elements square. 2 requires every word to be 4-byte aligned: even
  * strides outside the contiguous dimensions, offsets multiple of 4 bytes. */
 #define TRANSPOSE_SPEC_VECTOR (TRANSPOSE_SPEC_ELEMENT_SIZE + 1)
+/* Tile columns per tile row, in units of the tile's height (1 or 2): more bytes per workgroup. */
+#define TRANSPOSE_SPEC_SPAN (TRANSPOSE_SPEC_VECTOR + 1)
 /* GPUs: the divisors of the workgroup's decomposition as constants (divisions become
  * multiplications); 0 on CPU devices, where they are read from the push constants so that
  * shapes share pipelines (docs/kernels.md, "Specialization vs push constants"). */
-#define TRANSPOSE_SPEC_SPECIALIZED (TRANSPOSE_SPEC_VECTOR + 1)
+#define TRANSPOSE_SPEC_SPECIALIZED (TRANSPOSE_SPEC_SPAN + 1)
 #define TRANSPOSE_SPEC_OUTER_RANK (TRANSPOSE_SPEC_SPECIALIZED + 1)      /* outer dimensions used */
 #define TRANSPOSE_SPEC_COLUMN_TILES (TRANSPOSE_SPEC_OUTER_RANK + 1)
 #define TRANSPOSE_SPEC_ROW_TILES (TRANSPOSE_SPEC_COLUMN_TILES + 1)
