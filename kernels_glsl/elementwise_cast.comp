@@ -15,12 +15,6 @@
  */
 #include "elementwise_core.glsl"
 
-/* The cast kernel has no per-domain operations: core items other than its own are never run. */
-float ew_float_value(float x0, float x1, float x2) { return x0; }
-uint ew_float_predicate(float x0, float x1) { return 0u; }
-uint ew_uint_value(uint x0, uint x1, uint x2) { return x0; }
-uint ew_uint_predicate(uint x0, uint x1) { return 0u; }
-
 /* ---- 64-bit words ---- */
 
 uvec2 cast_shl(uvec2 v, uint s)

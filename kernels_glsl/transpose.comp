@@ -1,11 +1,12 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 /*
- * The tiled transpose (include/transpose_interface.h): a TILE x TILE tile per workgroup, read
- * along the source's contiguous dimension into shared memory, written along the destination's.
- * Rows of the shared tile are padded by one word, so that reading a column touches 32 banks
- * (2-byte elements move in pairs, packed in a word of the shared tile too: two-way conflicts). 8-byte elements keep their high words in a
- * second array. Every invocation issues all its loads before its first shared store.
+ * The tiled transpose (include/transpose_interface.h): a tile per workgroup, read along the
+ * source's contiguous dimension into shared memory, written along the destination's. Rows of the
+ * shared tile are padded by one word, so that reading a column touches 32 banks (2-byte elements
+ * move in pairs, packed in a word of the shared tile too: two-way conflicts). 8-byte elements
+ * keep their high words in a second array. Every invocation issues all its loads before its
+ * first shared store.
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage 1- and 2-byte elements need;
  * 4- and 8-byte elements, and 2-byte ones in pairs, move as words through any variant.

@@ -190,7 +190,8 @@ static const double edge_doubles[] =
 static const int64_t edge_integers[] =
 {
     INT64_MIN, INT64_MIN + 1, INT64_MAX, -1, 1, 2049, 4097, 65519, 65520, -65521, 16777217, -16777219,
-    (INT64_C(1) << 53) + 1, (INT64_C(1) << 54) + 6, (INT64_C(1) << 62) + 1, 0x7fffff7fffffffff, (int64_t)0x8000008000000001u,
+    (INT64_C(1) << 53) + 1, (INT64_C(1) << 54) + 6, (INT64_C(1) << 62) + 1, 0x7fffff7fffffffff,
+    (int64_t)0x8000008000000001u,
     (int64_t)0xffffffffffffffffu, 0xffffffff, 0x80000000, 0x7fffffff, 0x8000, 0x7fff, 0xffff, 0x80, 0xff, 0x7f,
 };
 
