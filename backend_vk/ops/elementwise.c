@@ -1,8 +1,10 @@
 /*
  * The element-wise family: every ELEMENT_WISE_* operator but the quantized ones and CLIP_GRAD*,
- * and the element-wise ACTIVATION_* operators, as one dispatch of kernels_glsl/
- * elementwise_unary.comp or elementwise_binary.comp (include/elementwise_interface.h describes
- * the kernels, their variants, domains and constants).
+ * the element-wise ACTIVATION_* operators and CAST, as one dispatch of kernels_glsl/
+ * elementwise_unary.comp, elementwise_binary.comp or elementwise_cast.comp
+ * (include/elementwise_interface.h describes the kernels, their variants, domains and
+ * constants; README "CAST: decisions" the conversions). IDENTITY copies that transpose take the
+ * tiled transpose instead (transpose.c).
  *
  * DirectML's rules for these operators: every tensor has the output's DimensionCount and Sizes
  * (broadcasting is expressed with 0-strides, never with size-1 dimensions); the data types and
@@ -41,6 +43,7 @@ enum ew_kind
     EW_KIND_PREDICATE,          /* inputs share a type; the output is UINT8/UINT32 */
     EW_KIND_POW,                /* ExponentTensor: any of the operator's types */
     EW_KIND_IF,                 /* ConditionTensor UINT8; A, B, output share a type */
+    EW_KIND_CAST,               /* any input type to any output type (elementwise_cast.comp) */
 };
 
 /* Which compute domain the operand type maps to. */
@@ -118,6 +121,7 @@ static const struct ew_operator ops[] =
     SAME(LOGICAL_NOT),
     BITWISE(BIT_NOT),
     {DML_OPERATOR_ELEMENT_WISE_BIT_COUNT, EW_OP_BIT_COUNT, EW_KIND_PREDICATE, EW_RULE_BITS, false, NULL},
+    {DML_OPERATOR_CAST, EW_OP_CAST, EW_KIND_CAST, EW_RULE_BITS, false, NULL},
 
     SAME(ADD),
     {DML_OPERATOR_ELEMENT_WISE_ADD1, EW_OP_ADD, EW_KIND_SAME, EW_RULE_VALUE, false, NULL},
@@ -562,6 +566,8 @@ static const char *op_group(uint32_t op, bool float_activation)
             return "exp";
         case EW_OP_POW: case EW_OP_CONSTANT_POW:
             return "pow";
+        case EW_OP_CAST:
+            return "cast";
         default:
             /* ACTIVATION_* on floats, ADD1's FusedActivation */
             return float_activation ? "activation" : "basic";
@@ -588,6 +594,23 @@ static uint32_t tensor_features(const DML_TENSOR_DATA_TYPE *types, uint32_t coun
     for (i = 0; i < count; ++i)
         features |= type_features(types[i], domain);
     return features;
+}
+
+/* CAST moves 64-bit elements as word pairs and converts them with 32-bit arithmetic. */
+static uint32_t cast_features(const DML_TENSOR_DATA_TYPE *types, uint32_t count)
+{
+    uint32_t features = 0, i;
+
+    for (i = 0; i < count; ++i)
+        features |= vkdml_element_size(types[i]) == 8 ? 0 : vkdml_type_kernel_features(types[i], false);
+    return features;
+}
+
+static const char *kernel_family(const struct ew_operator *info)
+{
+    if (info->kind == EW_KIND_CAST)
+        return "elementwise_cast";
+    return info->op >= EW_OP_ADD ? "elementwise_binary" : "elementwise_unary";
 }
 
 /* ---- Compilation ---- */
@@ -816,12 +839,11 @@ static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct e
         if (dispatch_tensor(op, t))
             types[count++] = dispatch_tensor(op, t)->DataType;
     }
-    features = tensor_features(types, count, domain);
+    features = info->kind == EW_KIND_CAST ? cast_features(types, count) : tensor_features(types, count, domain);
     if (!vkdml_caps_have_kernel_features(&compile->vk->caps, features))
         return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
                 debugstr_data_type(operand_type(info, op)));
-    if (!vkdml_find_kernel_variant(&compile->vk->caps, info->op >= EW_OP_ADD ? "elementwise_binary"
-            : "elementwise_unary", group, features, kernel))
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, kernel_family(info), group, features, kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
     return S_OK;
 }
@@ -847,6 +869,32 @@ static HRESULT set_op_spec(uint32_t *spec, const struct ew_operator *info, const
     return info->attributes(op, operand_type(info, op), &spec[EW_SPEC_ATTRIBUTES]);
 }
 
+/* A pure move (IDENTITY without ScaleBias, ACTIVATION_IDENTITY) as a strided copy, for the tiled
+ * transpose (README, "Transposes"): S_FALSE when it is not one. */
+static HRESULT add_transpose(struct vkdml_compile *compile, const struct ew_operator *info)
+{
+    const DML_BUFFER_TENSOR_DESC *input = compile->op->inputs[0], *output = compile->op->outputs[0];
+    struct vkdml_strided_copy copy = {0};
+    uint32_t d;
+
+    if (info->rule != EW_RULE_MOVE || info->op != EW_OP_IDENTITY || op_scale_bias(compile->op)
+            || input->DataType != output->DataType)
+        return S_FALSE;
+    copy.type = output->DataType;
+    copy.rank = output->DimensionCount;
+    copy.source = compile->inputs[0];
+    copy.destination = compile->outputs[0];
+    for (d = 0; d < copy.rank; ++d)
+    {
+        if (vkdml_tensor_stride(input, d) > INT32_MAX || vkdml_tensor_stride(output, d) > INT32_MAX)
+            return S_FALSE;
+        copy.sizes[d] = output->Sizes[d];
+        copy.source_strides[d] = (int32_t)vkdml_tensor_stride(input, d);
+        copy.destination_strides[d] = (int32_t)vkdml_tensor_stride(output, d);
+    }
+    return vkdml_transpose_add_dispatch(compile, &copy);
+}
+
 HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 {
     const struct vkdml_operator_view *op = compile->op;
@@ -860,6 +908,8 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 
     if (!info)
         return vkdml_op_error(op, E_NOTIMPL, "not an element-wise operator vkdml implements.");
+    if ((hr = add_transpose(compile, info)) != S_FALSE)
+        return hr;
     domain = compute_domain(info, operand_type(info, op), op_scale_bias(op) != NULL);
     if (FAILED(hr = set_op_spec(spec, info, op, domain)))
         return hr;

@@ -585,12 +585,19 @@ void ew_item_double(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
 }
 #endif
 
+#ifdef EW_GROUP_CAST
+/* elementwise_cast.comp: input type -> output type, whatever the domain. */
+void ew_item_cast(EwTensors t, uint o0, uint o3, uint count);
+#endif
+
 /* The 64-bit variants are chosen only for their own domains (the C side picks the variant from
  * the tensor types, and a 64-bit operand type means a 64-bit domain), so each variant compiles
  * only the domains it can meet. */
 void ew_item(EwTensors t, uint o0, uint o1, uint o2, uint o3, uint count)
 {
-#if defined(VKDML_INT64)
+#if defined(EW_GROUP_CAST)
+    ew_item_cast(t, o0, o3, count);
+#elif defined(VKDML_INT64)
     ew_item_long(t, o0, o1, o2, o3, count);
 #elif defined(VKDML_FLOAT64)
     ew_item_double(t, o0, o1, o2, o3, count);

@@ -111,6 +111,7 @@
 #define EW_OP_IS_NAN 28                 /* predicate */
 #define EW_OP_IS_INFINITY 29            /* predicate; attribute 0: DML_IS_INFINITY_MODE */
 #define EW_OP_BIT_COUNT 30              /* predicate: the number of bits set */
+#define EW_OP_CAST 31                   /* elementwise_cast.comp: input type -> output type (EW_GROUP_CAST) */
 
 /* elementwise_binary.comp: y = f(a, b) (IF: f(condition, a, b)). */
 #define EW_OP_ADD 64
