@@ -15,6 +15,7 @@
 #define SOFTMAX {vkdml_softmax_validate, vkdml_softmax_compile}
 #define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
 #define GENERATOR {vkdml_generator_validate, vkdml_generator_compile}
+#define RANDOM {vkdml_random_validate, vkdml_random_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -117,4 +118,7 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_ARGMAX] = REDUCE,
     [DML_OPERATOR_FILL_VALUE_CONSTANT] = GENERATOR,
     [DML_OPERATOR_FILL_VALUE_SEQUENCE] = GENERATOR,
+    [DML_OPERATOR_DIAGONAL_MATRIX] = GENERATOR,
+    [DML_OPERATOR_DIAGONAL_MATRIX1] = GENERATOR,
+    [DML_OPERATOR_RANDOM_GENERATOR] = RANDOM,
 };

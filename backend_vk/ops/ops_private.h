@@ -161,6 +161,7 @@ VKDML_OP_FAMILY(topk)
 VKDML_OP_FAMILY(softmax)
 VKDML_OP_FAMILY(reduce)
 VKDML_OP_FAMILY(generator)
+VKDML_OP_FAMILY(random)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
