@@ -16,6 +16,7 @@
 #define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
 #define GENERATOR {vkdml_generator_validate, vkdml_generator_compile}
 #define RANDOM {vkdml_random_validate, vkdml_random_compile}
+#define REVERSE {vkdml_reverse_validate, vkdml_reverse_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -121,4 +122,5 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_DIAGONAL_MATRIX] = GENERATOR,
     [DML_OPERATOR_DIAGONAL_MATRIX1] = GENERATOR,
     [DML_OPERATOR_RANDOM_GENERATOR] = RANDOM,
+    [DML_OPERATOR_REVERSE_SUBSEQUENCES] = REVERSE,
 };

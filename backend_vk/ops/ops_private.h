@@ -162,6 +162,7 @@ VKDML_OP_FAMILY(softmax)
 VKDML_OP_FAMILY(reduce)
 VKDML_OP_FAMILY(generator)
 VKDML_OP_FAMILY(random)
+VKDML_OP_FAMILY(reverse)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
