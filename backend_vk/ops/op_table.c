@@ -17,6 +17,7 @@
 #define GENERATOR {vkdml_generator_validate, vkdml_generator_compile}
 #define RANDOM {vkdml_random_validate, vkdml_random_compile}
 #define REVERSE {vkdml_reverse_validate, vkdml_reverse_compile}
+#define VALUE_SCALE {vkdml_value_scale_validate, vkdml_value_scale_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -123,4 +124,5 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_DIAGONAL_MATRIX1] = GENERATOR,
     [DML_OPERATOR_RANDOM_GENERATOR] = RANDOM,
     [DML_OPERATOR_REVERSE_SUBSEQUENCES] = REVERSE,
+    [DML_OPERATOR_VALUE_SCALE_2D] = VALUE_SCALE,
 };

@@ -163,6 +163,7 @@ VKDML_OP_FAMILY(reduce)
 VKDML_OP_FAMILY(generator)
 VKDML_OP_FAMILY(random)
 VKDML_OP_FAMILY(reverse)
+VKDML_OP_FAMILY(value_scale)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
