@@ -173,19 +173,6 @@ static void fill_push(const struct vkdml_compile *compile, struct generator_push
         set_scalar(push->delta, &desc->ValueDelta, type);
 }
 
-/* Whether `tensor`'s strides are row-major over its sizes (size-1 dimensions aside). */
-static bool is_packed(const DML_BUFFER_TENSOR_DESC *tensor)
-{
-    uint32_t packed_stride = 1, i;
-    bool packed = true;
-
-    for (i = tensor->DimensionCount; i-- > 0;)
-    {
-        packed = packed && (tensor->Sizes[i] == 1 || vkdml_tensor_stride(tensor, i) == packed_stride);
-        packed_stride *= tensor->Sizes[i];
-    }
-    return packed;
-}
 
 /* Dimension i of the output is kernel dimension GENERATOR_MAX_RANK - rank + i; leading ones have
  * size 1. Packed when the strides are row-major (no Strides, or equal ones). */
@@ -193,7 +180,7 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[GENERAT
 {
     const DML_BUFFER_TENSOR_DESC *output = compile->op->outputs[0], *input = diagonal_input(compile->op);
     uint32_t first = GENERATOR_MAX_RANK - output->DimensionCount, i;
-    bool packed = is_packed(output);
+    bool packed = vkdml_tensor_is_packed(output);
 
     for (i = 0; i < GENERATOR_MAX_RANK; ++i)
         spec[GENERATOR_SPEC_SIZES + i] = 1;
@@ -206,7 +193,7 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[GENERAT
     }
     spec[GENERATOR_SPEC_DIAGONAL] = is_diagonal(compile->op);
     spec[GENERATOR_SPEC_HAS_INPUT] = !!input;
-    spec[GENERATOR_SPEC_IN_PACKED] = input && is_packed(input);
+    spec[GENERATOR_SPEC_IN_PACKED] = input && vkdml_tensor_is_packed(input);
     if (input)
         vkdml_set_location(&spec[GENERATOR_SPEC_IN_LOCATION], &compile->inputs[0]);
     spec[GENERATOR_SPEC_TYPE] = output->DataType;   /* TIO_TYPE_* are DML's values (tensor_io.glsl) */

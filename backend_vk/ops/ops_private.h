@@ -177,6 +177,9 @@ HRESULT vkdml_spread_groups(const struct vkdml_compile *compile, uint64_t count,
 void vkdml_set_location(uint32_t spec[3], const struct vkdml_tensor_location *location);
 /* The element stride of dimension `dim`; packed (row-major) when the desc has no Strides. */
 uint32_t vkdml_tensor_stride(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t dim);
+/* Whether element i (row-major logical index) is at element offset i: no Strides, or row-major
+ * ones (size-1 dimensions' strides aside). */
+bool vkdml_tensor_is_packed(const DML_BUFFER_TENSOR_DESC *tensor);
 /* The element offset of a tensor's last element: sum of (size - 1) * stride. */
 uint64_t vkdml_tensor_last_element(const DML_BUFFER_TENSOR_DESC *tensor);
 /* The kernels index elements with 32-bit signed SPIR-V access chains: E_NOTIMPL (logged, naming

@@ -50,22 +50,17 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[RANDOM_
 {
     const DML_BUFFER_TENSOR_DESC *output = compile->op->outputs[0], *input_state = compile->op->inputs[0];
     const DML_BUFFER_TENSOR_DESC *output_state = compile->op->outputs[1];
-    uint32_t first = RANDOM_MAX_RANK - output->DimensionCount, packed_stride = 1, i;
-    bool packed = true;
+    uint32_t first = RANDOM_MAX_RANK - output->DimensionCount, i;
 
     for (i = 0; i < RANDOM_MAX_RANK; ++i)
         spec[RANDOM_SPEC_SIZES + i] = 1;
-    for (i = output->DimensionCount; i-- > 0;)
+    for (i = 0; i < output->DimensionCount; ++i)
     {
-        uint32_t stride = vkdml_tensor_stride(output, i);
-
         spec[RANDOM_SPEC_SIZES + first + i] = output->Sizes[i];
-        spec[RANDOM_SPEC_STRIDES + first + i] = stride;
-        packed = packed && (output->Sizes[i] == 1 || stride == packed_stride);
-        packed_stride *= output->Sizes[i];
+        spec[RANDOM_SPEC_STRIDES + first + i] = vkdml_tensor_stride(output, i);
     }
     spec[RANDOM_SPEC_COUNT_ELEMENTS] = (uint32_t)vkdml_tensor_element_count(output);
-    spec[RANDOM_SPEC_PACKED] = packed;
+    spec[RANDOM_SPEC_PACKED] = vkdml_tensor_is_packed(output);
     vkdml_set_location(&spec[RANDOM_SPEC_OUT_LOCATION], &compile->outputs[0]);
     /* The state's words lie along its last dimension (the others have size 1). */
     vkdml_set_location(&spec[RANDOM_SPEC_IN_STATE_LOCATION], &compile->inputs[0]);

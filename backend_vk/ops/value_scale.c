@@ -31,24 +31,11 @@ HRESULT vkdml_value_scale_validate(struct vkdml_backend_device *device, const st
     return vkdml_check_index_range(op, output, "OutputTensor");
 }
 
-static bool is_packed(const DML_BUFFER_TENSOR_DESC *tensor)
-{
-    uint32_t packed_stride = 1, i;
-    bool packed = true;
-
-    for (i = 4; i-- > 0;)
-    {
-        packed = packed && (tensor->Sizes[i] == 1 || vkdml_tensor_stride(tensor, i) == packed_stride);
-        packed_stride *= tensor->Sizes[i];
-    }
-    return packed;
-}
-
 static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[VALUE_SCALE_SPEC_COUNT])
 {
     const DML_BUFFER_TENSOR_DESC *input = compile->op->inputs[0], *output = compile->op->outputs[0];
     uint32_t i, vector = 16 / vkdml_element_size(input->DataType);
-    bool packed = is_packed(input) && is_packed(output);
+    bool packed = vkdml_tensor_is_packed(input) && vkdml_tensor_is_packed(output);
 
     for (i = 0; i < 4; ++i)
     {
