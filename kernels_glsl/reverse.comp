@@ -1,11 +1,13 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 /*
- * DML_OPERATOR_REVERSE_SUBSEQUENCES (reverse_interface.h): one invocation per output element,
- * consecutive invocations on consecutive logical elements, so stores are coalesced and loads
- * too (a reversed run of a row still covers the same lines). Each reads its sequence's length
- * (include/indices.glsl: 64-bit lengths as words), clamps it to the axis and gathers the source
- * element's bits: no address comes from an unclamped length.
+ * DML_OPERATOR_REVERSE_SUBSEQUENCES (reverse_interface.h): a packed output gives each invocation
+ * 16 bytes of elements, gathered one by one and stored as one uvec4 where the output is 16-byte
+ * aligned; a strided one, one element. Consecutive invocations take consecutive logical
+ * elements, so stores are coalesced and loads too (a reversed run of a row still covers the same
+ * lines). Each element reads its sequence's length (include/indices.glsl: 64-bit lengths as
+ * words), clamps it to the axis and gathers its source's bits: no address comes from an
+ * unclamped length.
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the tensor type needs; 64-bit
  * elements move as uvec2 through any variant.
@@ -22,6 +24,8 @@ layout(constant_id = REVERSE_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
 layout(constant_id = REVERSE_SPEC_LENGTH_TYPE) const uint LENGTH_TYPE = TIO_TYPE_UINT32;
 layout(constant_id = REVERSE_SPEC_AXIS) const int AXIS = REVERSE_MAX_RANK - 1;
 layout(constant_id = REVERSE_SPEC_COUNT_ELEMENTS) const uint COUNT = 1;
+layout(constant_id = REVERSE_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = REVERSE_SPEC_OUT_PACKED) const bool OUT_PACKED = false;
 layout(constant_id = REVERSE_SPEC_SIZES + 0) const uint SIZE_0 = 1;
 layout(constant_id = REVERSE_SPEC_SIZES + 1) const uint SIZE_1 = 1;
 layout(constant_id = REVERSE_SPEC_SIZES + 2) const uint SIZE_2 = 1;
@@ -72,16 +76,15 @@ const bool WIDE = TYPE == TIO_TYPE_FLOAT64 || TYPE == TIO_TYPE_UINT64 || TYPE ==
 const uint AXIS_SIZE = DIM(SIZE, AXIS);
 const uint AXIS_IN_STRIDE = DIM(IN_STRIDE, AXIS);
 
-void main()
-{
-    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint index = group * REVERSE_THREADS + gl_LocalInvocationIndex, rest = index, coordinate, axis_coordinate = 0;
-    uint input_offset = 0, output_offset = 0, length_offset = 0, length, source;
-    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    uvec2 input_base, output_base, length_words;
+uvec2 input_base, output_base, length_base;
 
-    if (index >= COUNT)
-        return;
+/* Output element `index`: its offset in the output and its source's in the input. */
+uint source_offset(uint index, out uint output_offset)
+{
+    uint rest = index, coordinate, axis_coordinate = 0, input_offset = 0, length_offset = 0, length;
+    uvec2 length_words;
+
+    output_offset = 0;
     [[unroll]] for (int d = REVERSE_MAX_RANK - 1; d >= 0; --d)
     {
         coordinate = rest % DIM(SIZE, d);
@@ -95,18 +98,71 @@ void main()
         input_offset += coordinate * DIM(IN_STRIDE, d);
         length_offset += coordinate * DIM(LENGTH_STRIDE, d);
     }
-    length_words = idx_load_words(LENGTH_TYPE,
-            vkdml_binding_address(table, LENGTH_SLOT, LENGTH_OFFSET_LO, LENGTH_OFFSET_HI), length_offset);
+    if (OUT_PACKED)
+        output_offset = index;
+    length_words = idx_load_words(LENGTH_TYPE, length_base, length_offset);
     /* Lengths past the axis (high word set included) count as the axis size. */
     length = length_words.y != 0u || length_words.x > AXIS_SIZE ? AXIS_SIZE : length_words.x;
-    source = axis_coordinate < length ? length - 1u - axis_coordinate : axis_coordinate;
-    input_offset += source * AXIS_IN_STRIDE;
+    return input_offset + (axis_coordinate < length ? length - 1u - axis_coordinate : axis_coordinate) * AXIS_IN_STRIDE;
+}
 
-    input_base = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
-    output_base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+void move_element(uint index)
+{
+    uint output_offset, input_offset = source_offset(index, output_offset);
+
     if (WIDE)
         TioPair(tio_element_address(output_base, output_offset, 8u)).v
                 = TioPair(tio_element_address(input_base, input_offset, 8u)).v;
     else
         tio_store_bits(TYPE, output_base, output_offset, tio_load_bits(TYPE, input_base, input_offset));
+}
+
+/* VECTOR (16 bytes' worth) consecutive output elements from `first`, packed into words. */
+uvec4 vector_words(uint first)
+{
+    uint size = tio_element_size(TYPE), output_offset, input_offset;
+    uvec4 words = uvec4(0u);
+
+    [[unroll]] for (uint k = 0; k < VECTOR; ++k)
+    {
+        input_offset = source_offset(first + k, output_offset);
+        if (WIDE)
+        {
+            uvec2 value = TioPair(tio_element_address(input_base, input_offset, 8u)).v;
+
+            words[2u * k] = value.x;
+            words[2u * k + 1u] = value.y;
+        }
+        else
+        {
+            words[k * size / 4u] |= (tio_load_bits(TYPE, input_base, input_offset) & tio_type_mask(TYPE))
+                    << (8u * (k * size % 4u));
+        }
+    }
+    return words;
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint first = (group * REVERSE_THREADS + gl_LocalInvocationIndex) * VECTOR;
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+
+    if (first >= COUNT)
+        return;
+    input_base = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    output_base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    length_base = vkdml_binding_address(table, LENGTH_SLOT, LENGTH_OFFSET_LO, LENGTH_OFFSET_HI);
+    /* A packed output: one 16-byte store where it starts 16-byte aligned (uniform) and the vector
+     * is whole. */
+    if (VECTOR > 1u && (output_base.x & 15u) == 0u && first + VECTOR <= COUNT)
+    {
+        TioVector(tio_element_address(output_base, first, tio_element_size(TYPE))).v = vector_words(first);
+        return;
+    }
+    [[unroll]] for (uint k = 0; k < VECTOR; ++k)
+    {
+        if (first + k < COUNT)
+            move_element(first + k);
+    }
 }

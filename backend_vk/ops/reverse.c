@@ -44,6 +44,7 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[REVERSE
     const DML_BUFFER_TENSOR_DESC *input = compile->op->inputs[0], *lengths = compile->op->inputs[1];
     const DML_BUFFER_TENSOR_DESC *output = compile->op->outputs[0];
     uint32_t first = REVERSE_MAX_RANK - input->DimensionCount, i;
+    bool packed = vkdml_tensor_is_packed(output);
 
     for (i = 0; i < REVERSE_MAX_RANK; ++i)
         spec[REVERSE_SPEC_SIZES + i] = 1;
@@ -58,6 +59,9 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[REVERSE
     spec[REVERSE_SPEC_LENGTH_TYPE] = lengths->DataType;
     spec[REVERSE_SPEC_AXIS] = first + desc->Axis;
     spec[REVERSE_SPEC_COUNT_ELEMENTS] = (uint32_t)vkdml_tensor_element_count(input);
+    spec[REVERSE_SPEC_OUT_PACKED] = packed;
+    /* Packed: 16 bytes per invocation (one vector store). */
+    spec[REVERSE_SPEC_VECTOR] = packed ? 16 / vkdml_element_size(input->DataType) : 1;
     vkdml_set_location(&spec[REVERSE_SPEC_IN_LOCATION], &compile->inputs[0]);
     vkdml_set_location(&spec[REVERSE_SPEC_LENGTH_LOCATION], &compile->inputs[1]);
     vkdml_set_location(&spec[REVERSE_SPEC_OUT_LOCATION], &compile->outputs[0]);
@@ -80,8 +84,8 @@ HRESULT vkdml_reverse_compile(struct vkdml_compile *compile)
         return vkdml_op_error(compile->op, E_NOTIMPL, "no reverse.comp variant holds %s tensors on this device.",
                 debugstr_data_type(type));
     fill_spec(compile, spec);
-    if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(spec[REVERSE_SPEC_COUNT_ELEMENTS], REVERSE_THREADS),
-            groups)))
+    if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(vkdml_div_up(spec[REVERSE_SPEC_COUNT_ELEMENTS],
+            spec[REVERSE_SPEC_VECTOR]), REVERSE_THREADS), groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, REVERSE_SPEC_COUNT, NULL, 0, groups, false);
 }

@@ -6,7 +6,8 @@
  * through its element strides; the lengths' stride on the axis is unused (its size there is 1).
  * Output element c gets input element c with c[axis] replaced by length - 1 - c[axis] where
  * c[axis] < length, the length (the lengths tensor's element at c, axis coordinate 0) clamped
- * to the axis size (README "Reverse subsequences"). Elements move as bits.
+ * to the axis size (README "Reverse subsequences"). Elements move as bits; a packed output
+ * takes 16 bytes of them per invocation (VECTOR).
  */
 #ifndef VKDML_REVERSE_INTERFACE_H
 #define VKDML_REVERSE_INTERFACE_H
@@ -18,7 +19,9 @@
 #define REVERSE_SPEC_LENGTH_TYPE        (REVERSE_SPEC_TYPE + 1)     /* UINT32 or UINT64 */
 #define REVERSE_SPEC_AXIS               (REVERSE_SPEC_LENGTH_TYPE + 1)  /* kernel dimension */
 #define REVERSE_SPEC_COUNT_ELEMENTS     (REVERSE_SPEC_AXIS + 1)
-#define REVERSE_SPEC_SIZES              (REVERSE_SPEC_COUNT_ELEMENTS + 1)   /* REVERSE_MAX_RANK */
+#define REVERSE_SPEC_VECTOR             (REVERSE_SPEC_COUNT_ELEMENTS + 1)   /* output elements per invocation */
+#define REVERSE_SPEC_OUT_PACKED         (REVERSE_SPEC_VECTOR + 1)   /* 1: output element i is at offset i */
+#define REVERSE_SPEC_SIZES              (REVERSE_SPEC_OUT_PACKED + 1)   /* REVERSE_MAX_RANK */
 #define REVERSE_SPEC_IN_STRIDES         (REVERSE_SPEC_SIZES + REVERSE_MAX_RANK)
 #define REVERSE_SPEC_OUT_STRIDES        (REVERSE_SPEC_IN_STRIDES + REVERSE_MAX_RANK)
 #define REVERSE_SPEC_LENGTH_STRIDES     (REVERSE_SPEC_OUT_STRIDES + REVERSE_MAX_RANK)
