@@ -629,6 +629,69 @@ static const char *build_fold(struct workload *w)
     return NULL;
 }
 
+/* RANDOM_GENERATOR: the shape is the UINT32 output's; the state {1,1,1,6} holds pseudo-random
+ * words; the output state is the second output (index_output's slot). */
+static const char *build_random(struct workload *w)
+{
+    static const UINT state[4] = {1, 1, 1, 6};
+
+    if (w->dim_count > MAX_RANK)
+        return "shapes have 1 to 8 dimensions";
+    tensor_init(&w->inputs[0], DML_TENSOR_DATA_TYPE_UINT32, 4, state, NULL);
+    tensor_init(&w->output, DML_TENSOR_DATA_TYPE_UINT32, w->dim_count, w->dims, NULL);
+    tensor_init(&w->index_output, DML_TENSOR_DATA_TYPE_UINT32, 4, state, NULL);
+    w->flops = 0.0;
+    return NULL;
+}
+
+/* DIAGONAL_MATRIX and DIAGONAL_MATRIX1 (no input): the output's 2 to 4 dimensions; DIAGONAL_MATRIX1
+ * fills the main diagonal. */
+static const char *build_diagonal(struct workload *w)
+{
+    if (w->dim_count < 2 || w->dim_count > 4)
+        return "diagonal matrices have 2 to 4 dimensions";
+    tensor_init(&w->output, w->type, w->dim_count, w->dims, NULL);
+    set_uint_field(w, "DiagonalFillEnd", 1);
+    w->flops = 0.0;
+    return NULL;
+}
+
+/* REVERSE_SUBSEQUENCES along the shape's axis (default the last); UINT32 lengths, uploaded as
+ * small pseudo-random values (most shorter than the axis). */
+static const char *build_reverse(struct workload *w)
+{
+    UINT lengths[MAX_RANK];
+    const char *why;
+
+    if ((why = reduction_axes(w)))
+        return why;
+    if (w->axis_count != 1)
+        return "REVERSE_SUBSEQUENCES takes one axis";
+    memcpy(lengths, w->dims, w->dim_count * sizeof(*lengths));
+    lengths[w->axes[0]] = 1;
+    tensor_init(&w->inputs[0], w->type, w->dim_count, w->dims, NULL);
+    tensor_init(&w->inputs[1], DML_TENSOR_DATA_TYPE_UINT32, w->dim_count, lengths, NULL);
+    tensor_init(&w->output, w->type, w->dim_count, w->dims, NULL);
+    set_uint_field(w, "Axis", w->axes[0]);
+    w->flops = 0.0;
+    return NULL;
+}
+
+/* VALUE_SCALE_2D: NCHW with 1 or 3 channels, fixed biases. */
+static const char *build_value_scale(struct workload *w)
+{
+    static const FLOAT bias[3] = {0.25f, -0.5f, 0.125f};
+
+    if (w->dim_count != 4 || (w->dims[1] != 1 && w->dims[1] != 3))
+        return "VALUE_SCALE_2D shapes are NxCxHxW with C 1 or 3";
+    tensor_init(&w->inputs[0], w->type, 4, w->dims, NULL);
+    tensor_init(&w->output, w->type, 4, w->dims, NULL);
+    set_uint_field(w, "ChannelCount", w->dims[1]);
+    *(const FLOAT **)(w->desc.bytes + field_named(w->op->schema, "Bias")->offset) = bias;
+    w->flops = (double)tensor_elements(&w->output);
+    return NULL;
+}
+
 #define FLOAT_TYPES ((1u << FP32) | (1u << FP16))
 #define INT32_TYPES ((1u << DML_TENSOR_DATA_TYPE_INT32) | (1u << DML_TENSOR_DATA_TYPE_UINT32))
 
@@ -660,6 +723,18 @@ static const struct family fold_family =
 static const struct family generator_family =
         {"generator", "N or DxDx... (1 to 8 dimensions)", "16777216", "5x7x9", false, false, build_elementwise, 0};
 
+static const struct family random_family =
+        {"random", "N or DxDx... (the UINT32 output)", "16777216", "5x7x9", false, false, build_random, 0};
+static const struct family diagonal_family =
+        {"diagonal", "DxD, up to 4 dimensions (batches of matrices)", "8192x8192", "3x5x7", false, false,
+        build_diagonal, 0};
+static const struct family reverse_family =
+        {"reverse", "DxDx...[:AXIS] (first, last or A; default last)", "8192x8192", "7x33:0", false, false,
+        build_reverse, 0, SUFFIX_AXES};
+static const struct family value_scale_family =
+        {"value-scale", "NxCxHxW (C: 1 or 3)", "32x3x512x512", "2x3x5x7", false, false, build_value_scale,
+        FLOAT_TYPES};
+
 /* Operators outside the element-wise family; ELEMENT_WISE_* and ACTIVATION_* not named here have
  * tensors of one shape. The quantized ones have none: their scale and zero-point tensors need
  * types and shapes of their own. */
@@ -678,6 +753,9 @@ named_families[] =
     {"TOP_K", &top_k_family}, {"TOP_K1", &top_k_family},
     {"CUMULATIVE_SUMMATION", &scan_family}, {"CUMULATIVE_PRODUCT", &scan_family},
     {"FILL_VALUE_CONSTANT", &generator_family}, {"FILL_VALUE_SEQUENCE", &generator_family},
+    {"RANDOM_GENERATOR", &random_family}, {"DIAGONAL_MATRIX", &diagonal_family},
+    {"DIAGONAL_MATRIX1", &diagonal_family}, {"REVERSE_SUBSEQUENCES", &reverse_family},
+    {"VALUE_SCALE_2D", &value_scale_family},
     {"ELEMENT_WISE_QUANTIZE_LINEAR", NULL}, {"ELEMENT_WISE_DEQUANTIZE_LINEAR", NULL},
     {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD", NULL},
 };
