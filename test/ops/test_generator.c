@@ -5,8 +5,8 @@
  * integer wrap-around and FLOAT16 rounding; DML_OPERATOR_DIAGONAL_MATRIX and DIAGONAL_MATRIX1
  * likewise (every type, batches, non-square matrices, negative offsets, inverted and empty spans,
  * FLOAT values truncated and saturated, with and without an input, strided and broadcast);
- * then the desc rules, with their error code and log line. Every test ends with every object's final Release returning 0 and no
- * validation message.
+ * then the desc rules, with their error code and log line. Every test ends with every object's
+ * final Release returning 0 and no validation message.
  */
 #include <inttypes.h>
 #include <math.h>

@@ -2,7 +2,8 @@
  * DML_OPERATOR_VALUE_SCALE_2D through the public API against a C reference (fp32 arithmetic as
  * written, FLOAT16 rounded once at the store): FLOAT32 and FLOAT16, 1 and 3 channels, planes
  * that hold whole 16-byte vectors (the vector path) and odd ones, padded and broadcast (0-stride)
- * tensors, NaN and infinities; then the desc rules, with their error code and log line.
+ * tensors, NaN and infinities, an OWNED_BY_DML input; then the desc rules, with their error code
+ * and log line.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -140,6 +141,55 @@ static void test_value_scale(void **state)
     }
 }
 
+/* An OWNED_BY_DML input: read from the persistent resource, the upload buffer overwritten. */
+static void test_owned_input(void **state)
+{
+    static const UINT sizes[4] = {2, 3, 4, 9};
+    static const float bias[3] = {0.5f, -1.0f, 2.0f};
+    struct dml_test_binding inputs[1] = {{NULL}}, owned[1] = {{NULL}}, output = {NULL};
+    struct dml_test_context *context = *state;
+    const struct dml_test_float_tensor *tensors[1];
+    DML_VALUE_SCALE_2D_OPERATOR_DESC desc;
+    struct dml_test_float_tensor in;
+    IDMLCompiledOperator *compiled;
+    ID3D12Resource *persistent;
+    struct dml_test_tensor out;
+    volatile float product, sum;
+    float values[2 * 3 * 4 * 9];
+    size_t i;
+
+    dml_test_float_tensor_init(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes, NULL, DML_TENSOR_FLAG_OWNED_BY_DML, 7);
+    dml_test_tensor_init(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes, NULL);
+    desc.InputTensor = &in.t.desc;
+    desc.OutputTensor = &out.desc;
+    desc.Scale = 3.0f;
+    desc.ChannelCount = 3;
+    desc.Bias = bias;
+    compiled = dml_test_compile(context, DML_OPERATOR_VALUE_SCALE_2D, &desc, DML_EXECUTION_FLAG_NONE);
+    tensors[0] = &in;
+    dml_test_create_input_buffers(context, tensors, 1, inputs, owned);
+    persistent = dml_test_initialize(context, compiled, owned, 1);
+    dml_test_scribble_owned(owned, tensors, 1);
+    output.buffer = dml_test_create_buffer(context, sizeof(values), NULL);
+    dml_test_execute(context, compiled, persistent, inputs, 1, &output, 1);
+    dml_test_read_buffer(context, output.buffer, 0, values, sizeof(values));
+    for (i = 0; i < ARRAY_SIZE(values); ++i)
+    {
+        product = 3.0f * in.values[i];
+        sum = product + bias[i / 36 % 3];
+        if (values[i] != sum)
+            fail_msg("element %zu = %.9g, expected %.9g", i, values[i], sum);
+    }
+    dml_test_release_bindings(owned, 1);
+    dml_test_release_bindings(inputs, 1);
+    release_last(output.buffer);
+    if (persistent)
+        release_last(persistent);
+    release_last(compiled);
+    dml_test_float_tensor_cleanup(&in);
+    assert_no_log_errors();
+}
+
 static void test_invalid(void **state)
 {
     static const UINT sizes[4] = {1, 3, 2, 5};
@@ -177,6 +227,7 @@ int main(void)
     const struct CMUnitTest tests[] =
     {
         cmocka_unit_test_setup_teardown(test_value_scale, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_owned_input, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 
