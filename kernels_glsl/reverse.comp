@@ -75,40 +75,57 @@ layout(constant_id = REVERSE_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0
 const bool WIDE = TYPE == TIO_TYPE_FLOAT64 || TYPE == TIO_TYPE_UINT64 || TYPE == TIO_TYPE_INT64;
 const uint AXIS_SIZE = DIM(SIZE, AXIS);
 const uint AXIS_IN_STRIDE = DIM(IN_STRIDE, AXIS);
+/* Vectors never straddle two innermost rows. */
+const bool ROW_VECTORS = SIZE_7 % VECTOR == 0u;
 
 uvec2 input_base, output_base, length_base;
 
-/* Output element `index`: its offset in the output and its source's in the input. */
-uint source_offset(uint index, out uint output_offset)
+/* Where output element `index` is: its output offset, its input offset without the axis term,
+ * its sequence's offset in the lengths and its coordinate on the axis. */
+struct Place
 {
-    uint rest = index, coordinate, axis_coordinate = 0, input_offset = 0, length_offset = 0, length;
-    uvec2 length_words;
+    uint output_offset, input_offset, length_offset, axis_coordinate;
+};
 
-    output_offset = 0;
+Place locate(uint index)
+{
+    Place place = Place(0u, 0u, 0u, 0u);
+    uint rest = index, coordinate;
+
     [[unroll]] for (int d = REVERSE_MAX_RANK - 1; d >= 0; --d)
     {
         coordinate = rest % DIM(SIZE, d);
         rest /= DIM(SIZE, d);
-        output_offset += coordinate * DIM(OUT_STRIDE, d);
+        place.output_offset += coordinate * DIM(OUT_STRIDE, d);
         if (d == AXIS)
         {
-            axis_coordinate = coordinate;
+            place.axis_coordinate = coordinate;
             continue;
         }
-        input_offset += coordinate * DIM(IN_STRIDE, d);
-        length_offset += coordinate * DIM(LENGTH_STRIDE, d);
+        place.input_offset += coordinate * DIM(IN_STRIDE, d);
+        place.length_offset += coordinate * DIM(LENGTH_STRIDE, d);
     }
     if (OUT_PACKED)
-        output_offset = index;
-    length_words = idx_load_words(LENGTH_TYPE, length_base, length_offset);
+        place.output_offset = index;
+    return place;
+}
+
+/* The input offset of the source of the element at `place`. */
+uint source_of(Place place)
+{
+    uvec2 length_words = idx_load_words(LENGTH_TYPE, length_base, place.length_offset);
     /* Lengths past the axis (high word set included) count as the axis size. */
-    length = length_words.y != 0u || length_words.x > AXIS_SIZE ? AXIS_SIZE : length_words.x;
-    return input_offset + (axis_coordinate < length ? length - 1u - axis_coordinate : axis_coordinate) * AXIS_IN_STRIDE;
+    uint length = length_words.y != 0u || length_words.x > AXIS_SIZE ? AXIS_SIZE : length_words.x;
+    uint axis_coordinate = place.axis_coordinate;
+
+    return place.input_offset
+            + (axis_coordinate < length ? length - 1u - axis_coordinate : axis_coordinate) * AXIS_IN_STRIDE;
 }
 
 void move_element(uint index)
 {
-    uint output_offset, input_offset = source_offset(index, output_offset);
+    Place place = locate(index);
+    uint output_offset = place.output_offset, input_offset = source_of(place);
 
     if (WIDE)
         TioPair(tio_element_address(output_base, output_offset, 8u)).v
@@ -117,15 +134,24 @@ void move_element(uint index)
         tio_store_bits(TYPE, output_base, output_offset, tio_load_bits(TYPE, input_base, input_offset));
 }
 
-/* VECTOR (16 bytes' worth) consecutive output elements from `first`, packed into words. */
+/* VECTOR (16 bytes' worth) consecutive output elements from `first`, packed into words. Where
+ * every vector lies in one innermost row, the first element's place gives the others'. */
 uvec4 vector_words(uint first)
 {
-    uint size = tio_element_size(TYPE), output_offset, input_offset;
+    uint size = tio_element_size(TYPE), input_offset;
+    Place place = locate(first), element;
     uvec4 words = uvec4(0u);
 
     [[unroll]] for (uint k = 0; k < VECTOR; ++k)
     {
-        input_offset = source_offset(first + k, output_offset);
+        element = place;
+        if (!ROW_VECTORS)
+            element = locate(first + k);
+        else if (AXIS == REVERSE_MAX_RANK - 1)
+            element.axis_coordinate += k;
+        else
+            element.input_offset += k * IN_STRIDE_7, element.length_offset += k * LENGTH_STRIDE_7;
+        input_offset = source_of(element);
         if (WIDE)
         {
             uvec2 value = TioPair(tio_element_address(input_base, input_offset, 8u)).v;

@@ -1,9 +1,10 @@
 /*
  * DML_OPERATOR_REVERSE_SUBSEQUENCES through the public API against a C reference, bit for bit:
- * DirectML's two examples, every data type on the innermost, a middle and the outermost axis,
- * UINT32 and UINT64 lengths (0, 1, the axis size, past it, a UINT64 with its high word set),
- * ranks 1 and 8, padded outputs and a broadcast (0-stride) input, an output between guard
- * regions; then the desc rules, with their error code and log line.
+ * DirectML's two examples, every data type on the innermost, a middle and the outermost axis
+ * (rows of whole 16-byte vectors and odd ones), UINT32 and UINT64 lengths (0, 1, the axis size,
+ * past it, a UINT64 with its high word set), ranks 1 and 8, padded outputs and a broadcast
+ * (0-stride) input, an output between guard regions; then the desc rules, with their error code
+ * and log line.
  */
 #include <inttypes.h>
 
@@ -205,6 +206,21 @@ static void test_types(void **state)
                 c.out_strided = true;
                 c.out_strides[0] = 5 * 40 + 3, c.out_strides[1] = 40, c.out_strides[2] = 1;
             }
+            run_case(*state, &c);
+        }
+        /* {2,3,48}: rows of whole 16-byte vectors (every element's place from the first's), on
+         * the innermost axis and across it. */
+        for (axis = 1; axis < 3; ++axis)
+        {
+            memset(&c, 0, sizeof(c));
+            c.type = all_types[t];
+            c.length_type = t % 2 ? DML_TENSOR_DATA_TYPE_UINT32 : DML_TENSOR_DATA_TYPE_UINT64;
+            c.rank = 3;
+            c.sizes[0] = 2, c.sizes[1] = 3, c.sizes[2] = 48;
+            c.axis = axis;
+            set_lengths(lengths, 2 * 3 * 48 / c.sizes[axis], c.sizes[axis],
+                    c.length_type == DML_TENSOR_DATA_TYPE_UINT64);
+            c.lengths = lengths;
             run_case(*state, &c);
         }
     }
