@@ -102,17 +102,22 @@ static void set_float_value(uint32_t words[2], float value, DML_TENSOR_DATA_TYPE
     unsigned int bits = 8 * vkdml_element_size(type);
     uint64_t result;
 
-    if (type == DML_TENSOR_DATA_TYPE_FLOAT32 || type == DML_TENSOR_DATA_TYPE_FLOAT64
-            || type == DML_TENSOR_DATA_TYPE_FLOAT16)
+    if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
+    {
+        uint32_t single;
+
+        memcpy(&single, &value, sizeof(single));
+        result = single;
+    }
+    else if (type == DML_TENSOR_DATA_TYPE_FLOAT64)
     {
         double wide = value;
 
-        if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
-            memcpy(&result, &value, 4), result &= 0xffffffff;
-        else if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
-            result = half_bits(value);
-        else
-            memcpy(&result, &wide, 8);
+        memcpy(&result, &wide, sizeof(result));
+    }
+    else if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
+    {
+        result = half_bits(value);
     }
     else if (type == DML_TENSOR_DATA_TYPE_INT8 || type == DML_TENSOR_DATA_TYPE_INT16
             || type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64)
