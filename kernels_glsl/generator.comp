@@ -1,13 +1,16 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 /*
- * DML_OPERATOR_FILL_VALUE_CONSTANT and DML_OPERATOR_FILL_VALUE_SEQUENCE (generator_interface.h):
+ * DML_OPERATOR_FILL_VALUE_CONSTANT, DML_OPERATOR_FILL_VALUE_SEQUENCE, DML_OPERATOR_DIAGONAL_MATRIX
+ * and DIAGONAL_MATRIX1 (generator_interface.h):
  * one invocation per output element (strided outputs) or per 16 bytes of elements (packed ones,
  * which skip the coordinate arithmetic and store uvec4s where the tensor is 16-byte aligned),
  * consecutive invocations on consecutive logical elements: coalesced stores. CONSTANT stores
  * the value's bits; SEQUENCE computes ValueStart + i * ValueDelta: floats in fp32 as
  * start + float(i) * delta (not a running sum; FLOAT16 rounded once at the store), integers
  * with wrap-around in the type's width, 64-bit ones on uvec2 words (no shaderInt64 needed).
+ * DIAGONAL stores Value on the span of diagonals, elsewhere the input element's bits (moved, not
+ * converted) or zero.
  *
  * The values come in push constants; the type, shape and strides are specialization constants.
  *
@@ -45,12 +48,29 @@ layout(constant_id = GENERATOR_SPEC_STRIDES + 7) const uint STRIDE_7 = 1;
 layout(constant_id = GENERATOR_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
 layout(constant_id = GENERATOR_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
 layout(constant_id = GENERATOR_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+layout(constant_id = GENERATOR_SPEC_DIAGONAL) const bool DIAGONAL = false;
+layout(constant_id = GENERATOR_SPEC_HAS_INPUT) const bool HAS_INPUT = false;
+layout(constant_id = GENERATOR_SPEC_IN_PACKED) const bool IN_PACKED = true;
+layout(constant_id = GENERATOR_SPEC_IN_STRIDES + 0) const uint IN_STRIDE_0 = 0;
+layout(constant_id = GENERATOR_SPEC_IN_STRIDES + 1) const uint IN_STRIDE_1 = 0;
+layout(constant_id = GENERATOR_SPEC_IN_STRIDES + 2) const uint IN_STRIDE_2 = 0;
+layout(constant_id = GENERATOR_SPEC_IN_STRIDES + 3) const uint IN_STRIDE_3 = 0;
+layout(constant_id = GENERATOR_SPEC_IN_STRIDES + 4) const uint IN_STRIDE_4 = 0;
+layout(constant_id = GENERATOR_SPEC_IN_STRIDES + 5) const uint IN_STRIDE_5 = 0;
+layout(constant_id = GENERATOR_SPEC_IN_STRIDES + 6) const uint IN_STRIDE_6 = 0;
+layout(constant_id = GENERATOR_SPEC_IN_STRIDES + 7) const uint IN_STRIDE_7 = 1;
+layout(constant_id = GENERATOR_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
+layout(constant_id = GENERATOR_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
+layout(constant_id = GENERATOR_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
 
 /* Dimension constant `d` (DIM(SIZE, d) is SIZE_d); `d` is a constant in the unrolled loop. */
 #define DIM(name, d) ((d) == 0 ? name##_0 : (d) == 1 ? name##_1 : (d) == 2 ? name##_2 : (d) == 3 ? name##_3 \
         : (d) == 4 ? name##_4 : (d) == 5 ? name##_5 : (d) == 6 ? name##_6 : name##_7)
 
 const bool WIDE = TYPE == TIO_TYPE_FLOAT64 || TYPE == TIO_TYPE_UINT64 || TYPE == TIO_TYPE_INT64;
+
+/* DIAGONAL_MATRIX1's input tensor (main sets it). */
+uvec2 input_base;
 
 /* The element offset of logical element `index` (row-major over the sizes). */
 uint element_offset(uint index)
@@ -67,11 +87,36 @@ uint element_offset(uint index)
     return offset;
 }
 
+uint input_offset(uint index)
+{
+    uint offset = 0;
+
+    if (IN_PACKED)
+        return index;
+    [[unroll]] for (int d = GENERATOR_MAX_RANK - 1; d >= 0; --d)
+    {
+        offset += (index % DIM(SIZE, d)) * DIM(IN_STRIDE, d);
+        index /= DIM(SIZE, d);
+    }
+    return offset;
+}
+
+/* DIAGONAL: whether element `index` (x, y its last two coordinates) gets Value. */
+bool on_diagonal(uint index)
+{
+    int x = int(index % SIZE_7), y = int((index / SIZE_7) % SIZE_6);
+    bool inside = x - y >= push.diagonal.x && x - y <= push.diagonal.y;
+
+    return inside != (push.diagonal_invert != 0u);
+}
+
 /* VALUE + index * DELTA modulo 2^64, on (low, high) words. */
 uvec2 wide_value(uint index)
 {
     uint carry, hi, lo;
 
+    if (DIAGONAL && !on_diagonal(index))
+        return HAS_INPUT ? TioPair(tio_element_address(input_base, input_offset(index), 8u)).v : uvec2(0u);
     if (!SEQUENCE)
         return push.value;
     umulExtended(index, push.delta.x, hi, lo);
@@ -85,6 +130,8 @@ uint narrow_value(uint index)
 {
     precise float value;
 
+    if (DIAGONAL && !on_diagonal(index))
+        return HAS_INPUT ? tio_load_bits(TYPE, input_base, input_offset(index)) : 0u;
     if (!SEQUENCE)
         return push.value.x;
     if (TYPE == TIO_TYPE_FLOAT32)
@@ -137,6 +184,9 @@ void main()
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
     uint first = (group * GENERATOR_THREADS + gl_LocalInvocationIndex) * VECTOR;
     uvec2 base = vkdml_binding_address(VkdmlDescriptorTable(push.table), OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+
+    if (HAS_INPUT)
+        input_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
 
     if (first >= COUNT)
         return;

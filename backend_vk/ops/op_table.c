@@ -18,6 +18,9 @@
 #define GATHER {vkdml_gather_validate, vkdml_gather_compile}
 #define SCATTER {vkdml_scatter_validate, vkdml_scatter_compile}
 #define NONZERO {vkdml_nonzero_validate, vkdml_nonzero_compile}
+#define RANDOM {vkdml_random_validate, vkdml_random_compile}
+#define REVERSE {vkdml_reverse_validate, vkdml_reverse_compile}
+#define VALUE_SCALE {vkdml_value_scale_validate, vkdml_value_scale_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -129,4 +132,9 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_SCATTER_ELEMENTS] = SCATTER,
     [DML_OPERATOR_SCATTER_ND] = SCATTER,
     [DML_OPERATOR_NONZERO_COORDINATES] = NONZERO,
+    [DML_OPERATOR_DIAGONAL_MATRIX] = GENERATOR,
+    [DML_OPERATOR_DIAGONAL_MATRIX1] = GENERATOR,
+    [DML_OPERATOR_RANDOM_GENERATOR] = RANDOM,
+    [DML_OPERATOR_REVERSE_SUBSEQUENCES] = REVERSE,
+    [DML_OPERATOR_VALUE_SCALE_2D] = VALUE_SCALE,
 };

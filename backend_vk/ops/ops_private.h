@@ -164,6 +164,9 @@ VKDML_OP_FAMILY(generator)
 VKDML_OP_FAMILY(gather)
 VKDML_OP_FAMILY(scatter)
 VKDML_OP_FAMILY(nonzero)
+VKDML_OP_FAMILY(random)
+VKDML_OP_FAMILY(reverse)
+VKDML_OP_FAMILY(value_scale)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
@@ -177,6 +180,9 @@ HRESULT vkdml_spread_groups(const struct vkdml_compile *compile, uint64_t count,
 void vkdml_set_location(uint32_t spec[3], const struct vkdml_tensor_location *location);
 /* The element stride of dimension `dim`; packed (row-major) when the desc has no Strides. */
 uint32_t vkdml_tensor_stride(const DML_BUFFER_TENSOR_DESC *tensor, uint32_t dim);
+/* Whether element i (row-major logical index) is at element offset i: no Strides, or row-major
+ * ones (size-1 dimensions' strides aside). */
+bool vkdml_tensor_is_packed(const DML_BUFFER_TENSOR_DESC *tensor);
 /* The element offset of a tensor's last element: sum of (size - 1) * stride. */
 uint64_t vkdml_tensor_last_element(const DML_BUFFER_TENSOR_DESC *tensor);
 /* The kernels index elements with 32-bit signed SPIR-V access chains: E_NOTIMPL (logged, naming

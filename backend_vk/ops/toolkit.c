@@ -57,6 +57,20 @@ uint64_t vkdml_tensor_last_element(const DML_BUFFER_TENSOR_DESC *tensor)
     return last;
 }
 
+bool vkdml_tensor_is_packed(const DML_BUFFER_TENSOR_DESC *tensor)
+{
+    uint64_t packed_stride = 1;
+    uint32_t i;
+
+    for (i = tensor->DimensionCount; i-- > 0;)
+    {
+        if (tensor->Sizes[i] != 1 && vkdml_tensor_stride(tensor, i) != packed_stride)
+            return false;
+        packed_stride *= tensor->Sizes[i];
+    }
+    return true;
+}
+
 HRESULT vkdml_check_index_range(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
         const char *name)
 {

@@ -2,11 +2,14 @@
  * DML_OPERATOR_FILL_VALUE_CONSTANT and DML_OPERATOR_FILL_VALUE_SEQUENCE through the public API,
  * checked bit for bit against a C reference: every data type, ranks 1 and 8, odd sizes, padded
  * strides (the padding keeps its bytes), a 0-stride output, 100000 elements, negative deltas,
- * integer wrap-around and FLOAT16 rounding; then the desc rule (ValueDataType), with its error
- * code and log line. Every test ends with every object's final Release returning 0 and no
- * validation message.
+ * integer wrap-around and FLOAT16 rounding; DML_OPERATOR_DIAGONAL_MATRIX and DIAGONAL_MATRIX1
+ * likewise (every type, batches, non-square matrices, negative offsets, inverted and empty spans,
+ * FLOAT values truncated and saturated, with and without an input, strided and broadcast);
+ * then the desc rules, with their error code and log line. Every test ends with every object's
+ * final Release returning 0 and no validation message.
  */
 #include <inttypes.h>
+#include <math.h>
 
 #include "dml_test_utils.h"
 
@@ -280,6 +283,208 @@ static void test_sequence_large(void **state)
     run_case(*state, &c);
 }
 
+/* ---- DIAGONAL_MATRIX and DIAGONAL_MATRIX1 ---- */
+
+struct diagonal_case
+{
+    DML_OPERATOR_TYPE op;
+    DML_TENSOR_DATA_TYPE type;
+    UINT rank, sizes[4], strides[4], in_strides[4];
+    bool strided, has_input, in_strided;
+    float value;                        /* DIAGONAL_MATRIX */
+    uint64_t value_bits;                /* DIAGONAL_MATRIX1 */
+    INT begin, end;                     /* DIAGONAL_MATRIX: begin is Offset */
+};
+
+/* DIAGONAL_MATRIX's FLOAT Value in `type` (README "Generators"): truncated toward zero and
+ * saturated for integers, NaN 0. */
+static uint64_t converted_value(DML_TENSOR_DATA_TYPE type, float value)
+{
+    unsigned int bits = 8 * dml_test_element_size(type);
+    double v = isnan(value) ? 0.0 : trunc(value), wide = value;
+    bool is_signed = type == DML_TENSOR_DATA_TYPE_INT8 || type == DML_TENSOR_DATA_TYPE_INT16
+            || type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
+    uint64_t result, mask = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+    uint32_t single;
+
+    if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
+        return memcpy(&single, &value, 4), single;
+    if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
+        return ref_float_to_half(value);
+    if (type == DML_TENSOR_DATA_TYPE_FLOAT64)
+        return memcpy(&result, &wide, 8), result;
+    if (is_signed)
+    {
+        double limit = ldexp(1.0, bits - 1);
+
+        result = v <= -limit ? (uint64_t)1 << (bits - 1) : v >= limit ? ((uint64_t)1 << (bits - 1)) - 1
+                : (uint64_t)(int64_t)v;
+    }
+    else
+    {
+        result = v <= 0.0 ? 0 : v >= ldexp(1.0, bits) ? ~(uint64_t)0 : (uint64_t)v;
+    }
+    return result & mask;
+}
+
+static void run_diagonal_case(struct dml_test_context *context, const struct diagonal_case *c)
+{
+    struct dml_test_binding input = {NULL}, output = {NULL};
+    unsigned int size = dml_test_element_size(c->type);
+    DML_DIAGONAL_MATRIX1_OPERATOR_DESC desc1;
+    DML_DIAGONAL_MATRIX_OPERATOR_DESC desc;
+    uint8_t *bytes, *expected, *in_bytes = NULL;
+    uint64_t i, count, bits, value;
+    IDMLCompiledOperator *compiled;
+    struct dml_test_tensor out, in;
+    int64_t x, y, top_x;
+    size_t total, in_total = 0;
+    bool use;
+
+    if (!dml_test_data_type_supported(context, c->type))
+    {
+        print_message("%s: not supported by the device, skipped.\n", dml_test_type_name(c->type));
+        return;
+    }
+    dml_test_tensor_init(&out, c->type, c->rank, c->sizes, c->strided ? c->strides : NULL);
+    dml_test_tensor_init(&in, c->type, c->rank, c->sizes, c->in_strided ? c->in_strides : NULL);
+    if (c->op == DML_OPERATOR_DIAGONAL_MATRIX)
+    {
+        desc.OutputTensor = &out.desc;
+        desc.Offset = c->begin;
+        desc.Value = c->value;
+        compiled = dml_test_compile(context, c->op, &desc, DML_EXECUTION_FLAG_NONE);
+        value = converted_value(c->type, c->value);
+    }
+    else
+    {
+        desc1.InputTensor = c->has_input ? &in.desc : NULL;
+        desc1.OutputTensor = &out.desc;
+        desc1.ValueDataType = c->type;
+        memset(&desc1.Value, 0xcc, sizeof(desc1.Value));
+        memcpy(desc1.Value.Bytes, &c->value_bits, size);
+        desc1.DiagonalFillBegin = c->begin;
+        desc1.DiagonalFillEnd = c->end;
+        compiled = dml_test_compile(context, c->op, &desc1, DML_EXECUTION_FLAG_NONE);
+        value = c->value_bits;
+    }
+    if (c->has_input)
+    {
+        in_total = in.buffer.TotalTensorSizeInBytes;
+        in_bytes = malloc(in_total);
+        assert_non_null(in_bytes);
+        for (i = 0; i < in_total; ++i)
+            in_bytes[i] = (uint8_t)(i * 37 + 11);
+        input.buffer = dml_test_create_buffer(context, in_total, in_bytes);
+    }
+    total = out.buffer.TotalTensorSizeInBytes;
+    bytes = malloc(total);
+    expected = malloc(total);
+    assert_true(bytes && expected);
+    memset(expected, SENTINEL, total);
+    output.buffer = dml_test_create_buffer(context, total, expected);
+    dml_test_run(context, compiled, &input, c->op == DML_OPERATOR_DIAGONAL_MATRIX1, &output, 1);
+    dml_test_read_buffer(context, output.buffer, 0, bytes, total);
+    count = dml_test_element_count(&out);
+    for (i = 0; i < count; ++i)
+    {
+        /* DirectML's pseudocode for DIAGONAL_MATRIX1 (DIAGONAL_MATRIX: the span [Offset, Offset + 1)). */
+        x = i % c->sizes[c->rank - 1];
+        y = i / c->sizes[c->rank - 1] % c->sizes[c->rank - 2];
+        top_x = x - y;
+        if (c->op == DML_OPERATOR_DIAGONAL_MATRIX)
+            use = top_x == c->begin;
+        else
+            use = (c->end >= c->begin) ^ (top_x >= c->begin) ^ (top_x < c->end);
+        bits = 0;
+        if (use)
+            bits = value;
+        else if (c->has_input)
+            memcpy(&bits, in_bytes + dml_test_element_offset(&in, i) * size, size);
+        memcpy(expected + dml_test_element_offset(&out, i) * size, &bits, size);
+    }
+    for (i = 0; i < total; ++i)
+    {
+        if (bytes[i] != expected[i])
+            fail_msg("%s %s {%u,..,%u} [%d, %d): byte %" PRIu64 " = %#x, expected %#x",
+                    c->op == DML_OPERATOR_DIAGONAL_MATRIX ? "DIAGONAL_MATRIX" : "DIAGONAL_MATRIX1",
+                    dml_test_type_name(c->type), c->sizes[0], c->sizes[c->rank - 1], c->begin, c->end, i,
+                    bytes[i], expected[i]);
+    }
+    free(bytes);
+    free(expected);
+    free(in_bytes);
+    if (input.buffer)
+        release_last(input.buffer);
+    release_last(output.buffer);
+    release_last(compiled);
+    assert_no_log_errors();
+}
+
+static void test_diagonal_matrix(void **state)
+{
+    static const float values[] = {1.0f, 10.6f, -3.7f, 1e30f, NAN};
+    static const INT offsets[] = {0, 2, -3, 40, -2147483647 - 1};
+    struct diagonal_case c;
+    size_t t, i;
+
+    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    {
+        /* A batch of non-square matrices, several workgroups. */
+        memset(&c, 0, sizeof(c));
+        c.op = DML_OPERATOR_DIAGONAL_MATRIX;
+        c.type = all_types[t];
+        c.rank = 4;
+        c.sizes[0] = 2, c.sizes[1] = 3, c.sizes[2] = 7, c.sizes[3] = 33;
+        for (i = 0; i < ARRAY_SIZE(values); ++i)
+        {
+            c.value = values[i];
+            c.begin = offsets[i];
+            run_diagonal_case(*state, &c);
+        }
+        /* Rank 2, taller than wide, padded rows. */
+        c.rank = 2;
+        c.sizes[0] = 9, c.sizes[1] = 5;
+        c.strided = true;
+        c.strides[0] = 7, c.strides[1] = 1;
+        c.value = -2.5f;
+        c.begin = -1;
+        run_diagonal_case(*state, &c);
+    }
+}
+
+static void test_diagonal_matrix1(void **state)
+{
+    static const INT spans[][2] = {{0, 1}, {-2, 3}, {3, -2}, {4, 4}, {-2147483647 - 1, 2147483647}, {1, 0}};
+    struct diagonal_case c;
+    size_t t, i;
+
+    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    {
+        memset(&c, 0, sizeof(c));
+        c.op = DML_OPERATOR_DIAGONAL_MATRIX1;
+        c.type = all_types[t];
+        c.rank = 3;
+        c.sizes[0] = 3, c.sizes[1] = 6, c.sizes[2] = 37;
+        c.value_bits = 0x3c003f800000ull ^ 0x8877665544332211ull;
+        for (i = 0; i < ARRAY_SIZE(spans); ++i)
+        {
+            c.begin = spans[i][0];
+            c.end = spans[i][1];
+            c.has_input = i % 2 == 0;
+            run_diagonal_case(*state, &c);
+        }
+        /* A padded output over a broadcast input (one row for every batch and row). */
+        c.has_input = true;
+        c.strided = true;
+        c.strides[0] = 6 * 40, c.strides[1] = 40, c.strides[2] = 1;
+        c.in_strided = true;
+        c.in_strides[0] = 0, c.in_strides[1] = 0, c.in_strides[2] = 1;
+        c.begin = -1, c.end = 2;
+        run_diagonal_case(*state, &c);
+    }
+}
+
 static void test_invalid(void **state)
 {
     static const UINT sizes[2] = {3, 5};
@@ -303,6 +508,32 @@ static void test_invalid(void **state)
     vkdml_test_log_reset();
 }
 
+static void test_diagonal_invalid(void **state)
+{
+    static const UINT sizes[4] = {1, 2, 3, 5};
+    struct dml_test_context *context = *state;
+    DML_DIAGONAL_MATRIX1_OPERATOR_DESC desc;
+    struct dml_test_tensor in, out;
+    struct dml_test_tensor *tensors[] = {&in, &out};
+
+    dml_test_tensor_init(&in, DML_TENSOR_DATA_TYPE_INT32, 4, sizes, NULL);
+    dml_test_tensor_init(&out, DML_TENSOR_DATA_TYPE_INT32, 4, sizes, NULL);
+    memset(&desc, 0, sizeof(desc));
+    desc.InputTensor = &in.desc;
+    desc.OutputTensor = &out.desc;
+    desc.ValueDataType = DML_TENSOR_DATA_TYPE_INT32;
+    check_hr(dml_test_try_create(context, DML_OPERATOR_DIAGONAL_MATRIX1, &desc, tensors, 2), S_OK);
+    assert_no_log_errors();
+    desc.ValueDataType = DML_TENSOR_DATA_TYPE_UINT32;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_DIAGONAL_MATRIX1, &desc, tensors, 2),
+            "ValueDataType=UINT32 must equal OutputTensor.DataType=INT32");
+    desc.ValueDataType = DML_TENSOR_DATA_TYPE_INT32;
+    in.sizes[2] = 4;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_DIAGONAL_MATRIX1, &desc, tensors, 2),
+            "InputTensor");
+    vkdml_test_log_reset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -311,7 +542,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_constant_special, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_sequence, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_sequence_large, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_diagonal_matrix, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_diagonal_matrix1, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_diagonal_invalid, dml_test_setup, dml_test_teardown),
     };
 
     /* Logging first: it keeps the Vulkan driver loaded for LeakSanitizer (test_utils.c). */
