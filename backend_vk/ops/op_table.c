@@ -15,6 +15,7 @@
 #define SOFTMAX {vkdml_softmax_validate, vkdml_softmax_compile}
 #define REDUCE {vkdml_reduce_validate, vkdml_reduce_compile}
 #define GENERATOR {vkdml_generator_validate, vkdml_generator_compile}
+#define MOVEMENT {vkdml_movement_validate, vkdml_movement_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -117,4 +118,15 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_ARGMAX] = REDUCE,
     [DML_OPERATOR_FILL_VALUE_CONSTANT] = GENERATOR,
     [DML_OPERATOR_FILL_VALUE_SEQUENCE] = GENERATOR,
+    [DML_OPERATOR_SLICE] = MOVEMENT,
+    [DML_OPERATOR_SLICE1] = MOVEMENT,
+    [DML_OPERATOR_SPLIT] = MOVEMENT,
+    [DML_OPERATOR_JOIN] = MOVEMENT,
+    [DML_OPERATOR_PADDING] = MOVEMENT,
+    [DML_OPERATOR_PADDING1] = MOVEMENT,
+    [DML_OPERATOR_TILE] = MOVEMENT,
+    [DML_OPERATOR_SPACE_TO_DEPTH] = MOVEMENT,
+    [DML_OPERATOR_SPACE_TO_DEPTH1] = MOVEMENT,
+    [DML_OPERATOR_DEPTH_TO_SPACE] = MOVEMENT,
+    [DML_OPERATOR_DEPTH_TO_SPACE1] = MOVEMENT,
 };

@@ -1,0 +1,208 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+/*
+ * The strided-copy service (movement_interface.h; backend_vk/ops/movement.c): SLICE, SLICE1,
+ * SPLIT, JOIN, PADDING, PADDING1, TILE, SPACE_TO_DEPTH and DEPTH_TO_SPACE as copies of bits,
+ * never converted (64-bit elements as uvec2 words: no shaderInt64 needed).
+ *
+ * Element path: invocation i writes destination element i (row-major), so a subgroup's stores
+ * are consecutive. Row path (the innermost dimension contiguous and unbounded on both sides):
+ * invocation i moves the i-th 16-byte chunk of its row, one uvec4 load and store where both
+ * addresses are 16-byte aligned, else 8- or 4-byte words, else element by element (a row's
+ * last, partial chunk). PADDING's CONSTANT value is written by the same invocations (one pass
+ * over the output).
+ *
+ * Shapes, strides and locations are specialization constants (divisions by them fold into
+ * multiplies); the padding value is pushed.
+ *
+ * Variants (kernels_glsl/meson.build, typed_kernels): the storage that 8- and 16-bit elements
+ * need; 32- and 64-bit elements move as words through any variant.
+ */
+#include "common.glsl"
+#include "dml_interface.h"
+#include "tensor_io.glsl"
+#include "movement_interface.h"
+
+layout(local_size_x = MOVEMENT_THREADS, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = MOVEMENT_SPEC_ELEMENT_SIZE) const uint ELEMENT_SIZE = 4;
+layout(constant_id = MOVEMENT_SPEC_VECTOR) const bool VECTOR = false;
+layout(constant_id = MOVEMENT_SPEC_MODE) const uint MODE = MOVEMENT_MODE_NONE;
+layout(constant_id = MOVEMENT_SPEC_INVOCATIONS) const uint INVOCATIONS = 1;
+layout(constant_id = MOVEMENT_SPEC_ROW_CHUNKS) const uint ROW_CHUNKS = 1;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_FIRST) const uint SOURCE_FIRST = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_FIRST) const uint DESTINATION_FIRST = 0;
+layout(constant_id = MOVEMENT_SPEC_SIZES + 0) const uint SIZE_0 = 1;
+layout(constant_id = MOVEMENT_SPEC_SIZES + 1) const uint SIZE_1 = 1;
+layout(constant_id = MOVEMENT_SPEC_SIZES + 2) const uint SIZE_2 = 1;
+layout(constant_id = MOVEMENT_SPEC_SIZES + 3) const uint SIZE_3 = 1;
+layout(constant_id = MOVEMENT_SPEC_SIZES + 4) const uint SIZE_4 = 1;
+layout(constant_id = MOVEMENT_SPEC_SIZES + 5) const uint SIZE_5 = 1;
+layout(constant_id = MOVEMENT_SPEC_SIZES + 6) const uint SIZE_6 = 1;
+layout(constant_id = MOVEMENT_SPEC_SIZES + 7) const uint SIZE_7 = 1;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_STRIDES + 0) const uint SOURCE_STRIDE_0 = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_STRIDES + 1) const uint SOURCE_STRIDE_1 = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_STRIDES + 2) const uint SOURCE_STRIDE_2 = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_STRIDES + 3) const uint SOURCE_STRIDE_3 = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_STRIDES + 4) const uint SOURCE_STRIDE_4 = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_STRIDES + 5) const uint SOURCE_STRIDE_5 = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_STRIDES + 6) const uint SOURCE_STRIDE_6 = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_STRIDES + 7) const uint SOURCE_STRIDE_7 = 1;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_STRIDES + 0) const uint DESTINATION_STRIDE_0 = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_STRIDES + 1) const uint DESTINATION_STRIDE_1 = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_STRIDES + 2) const uint DESTINATION_STRIDE_2 = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_STRIDES + 3) const uint DESTINATION_STRIDE_3 = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_STRIDES + 4) const uint DESTINATION_STRIDE_4 = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_STRIDES + 5) const uint DESTINATION_STRIDE_5 = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_STRIDES + 6) const uint DESTINATION_STRIDE_6 = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_STRIDES + 7) const uint DESTINATION_STRIDE_7 = 1;
+layout(constant_id = MOVEMENT_SPEC_BOUND_SIZES + 0) const uint BOUND_SIZE_0 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_SIZES + 1) const uint BOUND_SIZE_1 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_SIZES + 2) const uint BOUND_SIZE_2 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_SIZES + 3) const uint BOUND_SIZE_3 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_SIZES + 4) const uint BOUND_SIZE_4 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_SIZES + 5) const uint BOUND_SIZE_5 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_SIZES + 6) const uint BOUND_SIZE_6 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_SIZES + 7) const uint BOUND_SIZE_7 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 0) const uint BOUND_START_0 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 1) const uint BOUND_START_1 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 2) const uint BOUND_START_2 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 3) const uint BOUND_START_3 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 4) const uint BOUND_START_4 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 5) const uint BOUND_START_5 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 6) const uint BOUND_START_6 = 0;
+layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 7) const uint BOUND_START_7 = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_LOCATION + 0) const uint SOURCE_SLOT = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_LOCATION + 1) const uint SOURCE_OFFSET_LO = 0;
+layout(constant_id = MOVEMENT_SPEC_SOURCE_LOCATION + 2) const uint SOURCE_OFFSET_HI = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_LOCATION + 0) const uint DESTINATION_SLOT = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_LOCATION + 1) const uint DESTINATION_OFFSET_LO = 0;
+layout(constant_id = MOVEMENT_SPEC_DESTINATION_LOCATION + 2) const uint DESTINATION_OFFSET_HI = 0;
+
+/* Dimension constant `d` (DIM(SIZE, d) is SIZE_d); `d` is a constant in the unrolled loops. */
+#define DIM(name, d) ((d) == 0 ? name##_0 : (d) == 1 ? name##_1 : (d) == 2 ? name##_2 : (d) == 3 ? name##_3 \
+        : (d) == 4 ? name##_4 : (d) == 5 ? name##_5 : (d) == 6 ? name##_6 : name##_7)
+
+/* The type whose bits an element of ELEMENT_SIZE bytes (up to 4) moves as. */
+const uint BITS_TYPE = ELEMENT_SIZE == 1u ? TIO_TYPE_UINT8 : ELEMENT_SIZE == 2u ? TIO_TYPE_UINT16 : TIO_TYPE_UINT32;
+/* Elements per 16-byte chunk (row path). */
+const uint CHUNK = 16u / ELEMENT_SIZE;
+
+/* The source coordinate of destination coordinate `c` on dimension `d`; `inside` becomes false
+ * where CONSTANT's value goes. Descs are validated so that one fold lands inside (README, "Data
+ * movement"); the clamp keeps every address in the source anyway. */
+uint source_coordinate(uint c, int d, inout bool inside)
+{
+    int n = int(DIM(BOUND_SIZE, d)), s;
+
+    if (MODE == MOVEMENT_MODE_NONE || n == 0)
+        return c;
+    s = int(c) - int(DIM(BOUND_START, d));
+    if (s >= 0 && s < n)
+        return uint(s);
+    if (MODE == MOVEMENT_MODE_CONSTANT)
+    {
+        inside = false;
+        return 0u;
+    }
+    if (MODE == MOVEMENT_MODE_REFLECTION)
+        s = s < 0 ? -s : 2 * (n - 1) - s;
+    else if (MODE == MOVEMENT_MODE_SYMMETRIC)
+        s = s < 0 ? -s - 1 : 2 * n - 1 - s;
+    else if (MODE == MOVEMENT_MODE_WRAP)
+        s = s < 0 ? n - 1 - int(uint(-s - 1) % uint(n)) : int(uint(s) % uint(n));
+    return uint(clamp(s, 0, n - 1));
+}
+
+/* The destination and source element offsets of the element (row path: the row) with
+ * row-major index `index`; the row path's innermost dimension is the row itself. */
+void element_offsets(uint index, out uint destination, out uint source, out bool inside)
+{
+    destination = DESTINATION_FIRST;
+    source = SOURCE_FIRST;
+    inside = true;
+    [[unroll]] for (int d = MOVEMENT_MAX_RANK - 1; d >= 0; --d)
+    {
+        uint c;
+
+        if (VECTOR && d == MOVEMENT_MAX_RANK - 1)
+            continue;
+        c = index % DIM(SIZE, d);
+        index /= DIM(SIZE, d);
+        destination += c * DIM(DESTINATION_STRIDE, d);
+        /* Wrapping uint arithmetic: negative strides are two's complement. */
+        source += source_coordinate(c, d, inside) * DIM(SOURCE_STRIDE, d);
+    }
+}
+
+void copy_element(uvec2 source_base, uint source, uvec2 destination_base, uint destination, bool inside)
+{
+    if (ELEMENT_SIZE == 8u)
+    {
+        TioPair(tio_element_address(destination_base, destination, 8u)).v = inside
+                ? TioPair(tio_element_address(source_base, source, 8u)).v : push.value;
+        return;
+    }
+    tio_store_bits(BITS_TYPE, destination_base, destination,
+            inside ? tio_load_bits(BITS_TYPE, source_base, source) : push.value.x);
+}
+
+/* The row path: chunk `index` of the rows, 16 bytes (or the row's rest). */
+void copy_chunk(uvec2 source_base, uvec2 destination_base, uint index)
+{
+    uint row = index / ROW_CHUNKS, first = (index % ROW_CHUNKS) * CHUNK, count, destination, source, k;
+    uvec2 destination_address, source_address;
+    uint alignment;
+    bool inside;
+
+    element_offsets(row, destination, source, inside);
+    destination += first;
+    source += first;
+    count = min(CHUNK, SIZE_7 - first);
+    destination_address = tio_element_address(destination_base, destination, ELEMENT_SIZE);
+    source_address = tio_element_address(source_base, source, ELEMENT_SIZE);
+    alignment = destination_address.x | (inside ? source_address.x : 0u);
+    if (count == CHUNK && (alignment & 15u) == 0u)
+    {
+        TioVector(destination_address).v = inside ? TioVector(source_address).v : push.value.xyxy;
+        return;
+    }
+    if (count == CHUNK && (alignment & 7u) == 0u)
+    {
+        [[unroll]] for (k = 0; k < 2u; ++k)
+            TioPair(tio_add64(destination_address, 8u * k, 0u)).v = inside
+                    ? TioPair(tio_add64(source_address, 8u * k, 0u)).v : push.value;
+        return;
+    }
+    if (count == CHUNK && (alignment & 3u) == 0u)
+    {
+        [[unroll]] for (k = 0; k < 4u; ++k)
+            TioWord(tio_add64(destination_address, 4u * k, 0u)).v = inside
+                    ? TioWord(tio_add64(source_address, 4u * k, 0u)).v : push.value[k % 2u];
+        return;
+    }
+    for (k = 0; k < count; ++k)
+        copy_element(source_base, source + k, destination_base, destination + k, inside);
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint index = group * MOVEMENT_THREADS + gl_LocalInvocationIndex;
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    uvec2 source_base = vkdml_binding_address(table, SOURCE_SLOT, SOURCE_OFFSET_LO, SOURCE_OFFSET_HI);
+    uvec2 destination_base = vkdml_binding_address(table, DESTINATION_SLOT, DESTINATION_OFFSET_LO,
+            DESTINATION_OFFSET_HI);
+    uint destination, source;
+    bool inside;
+
+    if (index >= INVOCATIONS)
+        return;
+    if (VECTOR)
+    {
+        copy_chunk(source_base, destination_base, index);
+        return;
+    }
+    element_offsets(index, destination, source, inside);
+    copy_element(source_base, source, destination_base, destination, inside);
+}
