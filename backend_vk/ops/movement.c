@@ -396,8 +396,6 @@ static HRESULT validate_padding(const struct vkdml_operator_view *op)
     UINT i;
 
     get_padding(op, &padding);
-    if (padding.mode > DML_PADDING_MODE_WRAP)
-        return vkdml_op_error(op, E_INVALIDARG, "PaddingMode=%#x is not a DML_PADDING_MODE.", padding.mode);
     if (op->type == DML_OPERATOR_PADDING1)
     {
         const DML_PADDING1_OPERATOR_DESC *desc = op->desc;
@@ -473,8 +471,6 @@ static HRESULT validate_depth_space(const struct vkdml_operator_view *op)
     UINT block;
 
     get_block(op, &block, &order);
-    if (order != DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW && order != DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH)
-        return vkdml_op_error(op, E_INVALIDARG, "Order=%#x is not a DML_DEPTH_SPACE_ORDER.", order);
     if (!block)
         return vkdml_op_error(op, E_INVALIDARG, "BlockSize must not be 0.");
     area = (uint64_t)block * block;
