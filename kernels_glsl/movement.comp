@@ -5,12 +5,13 @@
  * SPLIT, JOIN, PADDING, PADDING1, TILE, SPACE_TO_DEPTH and DEPTH_TO_SPACE as copies of bits,
  * never converted (64-bit elements as uvec2 words: no shaderInt64 needed).
  *
- * Element path: invocation i writes destination element i (row-major), so a subgroup's stores
- * are consecutive. Row path (the innermost dimension contiguous and unbounded on both sides):
- * invocation i moves the i-th 16-byte chunk of its row, one uvec4 load and store where both
- * addresses are 16-byte aligned, else 8- or 4-byte words, else element by element (a row's
- * last, partial chunk). PADDING's CONSTANT value is written by the same invocations (one pass
- * over the output).
+ * Row path (the innermost dimension contiguous and unbounded on both sides): invocation i moves
+ * the i-th 16-byte chunk of its row, one uvec4 load and store where both addresses are 16-byte
+ * aligned, else 8- or 4-byte words, else element by element (a row's last, partial chunk).
+ * Chunk path (a packed destination): invocation i gathers the 16 bytes of destination elements
+ * from 16 * i and stores them as one uvec4. Element path (the rest): invocation i writes
+ * destination element i (row-major). Consecutive invocations write consecutive bytes in each;
+ * PADDING's CONSTANT value is written by the same invocations (one pass over the output).
  *
  * Shapes, strides and locations are specialization constants (divisions by them fold into
  * multiplies); the padding value is pushed.
@@ -26,7 +27,7 @@
 layout(local_size_x = MOVEMENT_THREADS, local_size_y = 1, local_size_z = 1) in;
 
 layout(constant_id = MOVEMENT_SPEC_ELEMENT_SIZE) const uint ELEMENT_SIZE = 4;
-layout(constant_id = MOVEMENT_SPEC_VECTOR) const bool VECTOR = false;
+layout(constant_id = MOVEMENT_SPEC_PATH) const uint PATH = MOVEMENT_PATH_ELEMENTS;
 layout(constant_id = MOVEMENT_SPEC_MODE) const uint MODE = MOVEMENT_MODE_NONE;
 layout(constant_id = MOVEMENT_SPEC_INVOCATIONS) const uint INVOCATIONS = 1;
 layout(constant_id = MOVEMENT_SPEC_ROW_CHUNKS) const uint ROW_CHUNKS = 1;
@@ -85,8 +86,9 @@ layout(constant_id = MOVEMENT_SPEC_DESTINATION_LOCATION + 2) const uint DESTINAT
 
 /* The type whose bits an element of ELEMENT_SIZE bytes (up to 4) moves as. */
 const uint BITS_TYPE = ELEMENT_SIZE == 1u ? TIO_TYPE_UINT8 : ELEMENT_SIZE == 2u ? TIO_TYPE_UINT16 : TIO_TYPE_UINT32;
-/* Elements per 16-byte chunk (row path). */
+/* Elements per 16-byte chunk (row and chunk paths). */
 const uint CHUNK = 16u / ELEMENT_SIZE;
+const uint ELEMENTS = SIZE_0 * SIZE_1 * SIZE_2 * SIZE_3 * SIZE_4 * SIZE_5 * SIZE_6 * SIZE_7;
 
 /* The source coordinate of destination coordinate `c` on dimension `d`; `inside` becomes false
  * where CONSTANT's value goes. Descs are validated so that one fold lands inside (README, "Data
@@ -114,48 +116,57 @@ uint source_coordinate(uint c, int d, inout bool inside)
     return uint(clamp(s, 0, n - 1));
 }
 
-/* The destination and source element offsets of the element (row path: the row) with
- * row-major index `index`; the row path's innermost dimension is the row itself. */
-void element_offsets(uint index, out uint destination, out uint source, out bool inside)
+/* The destination and source element offsets of row `row` (dimensions 0 to 6; the innermost
+ * dimension, 7, is the row). */
+void row_offsets(uint row, out uint destination, out uint source, out bool inside)
 {
     destination = DESTINATION_FIRST;
     source = SOURCE_FIRST;
     inside = true;
-    [[unroll]] for (int d = MOVEMENT_MAX_RANK - 1; d >= 0; --d)
+    [[unroll]] for (int d = MOVEMENT_MAX_RANK - 2; d >= 0; --d)
     {
-        uint c;
+        uint c = row % DIM(SIZE, d);
 
-        if (VECTOR && d == MOVEMENT_MAX_RANK - 1)
-            continue;
-        c = index % DIM(SIZE, d);
-        index /= DIM(SIZE, d);
+        row /= DIM(SIZE, d);
         destination += c * DIM(DESTINATION_STRIDE, d);
         /* Wrapping uint arithmetic: negative strides are two's complement. */
         source += source_coordinate(c, d, inside) * DIM(SOURCE_STRIDE, d);
     }
 }
 
-void copy_element(uvec2 source_base, uint source, uvec2 destination_base, uint destination, bool inside)
+/* Element `c` of a row whose source starts at `source`. */
+uint row_source(uint source, uint c, inout bool inside)
+{
+    return source + source_coordinate(c, MOVEMENT_MAX_RANK - 1, inside) * SOURCE_STRIDE_7;
+}
+
+/* The element's bits (CONSTANT's value outside), zero-extended; 64-bit ones as (low, high). */
+uvec2 load_element(uvec2 source_base, uint source, bool inside)
+{
+    if (!inside)
+        return ELEMENT_SIZE == 8u ? push.value : uvec2(push.value.x & tio_type_mask(BITS_TYPE), 0u);
+    if (ELEMENT_SIZE == 8u)
+        return TioPair(tio_element_address(source_base, source, 8u)).v;
+    return uvec2(tio_load_bits(BITS_TYPE, source_base, source) & tio_type_mask(BITS_TYPE), 0u);
+}
+
+void store_element(uvec2 destination_base, uint destination, uvec2 bits)
 {
     if (ELEMENT_SIZE == 8u)
-    {
-        TioPair(tio_element_address(destination_base, destination, 8u)).v = inside
-                ? TioPair(tio_element_address(source_base, source, 8u)).v : push.value;
-        return;
-    }
-    tio_store_bits(BITS_TYPE, destination_base, destination,
-            inside ? tio_load_bits(BITS_TYPE, source_base, source) : push.value.x);
+        TioPair(tio_element_address(destination_base, destination, 8u)).v = bits;
+    else
+        tio_store_bits(BITS_TYPE, destination_base, destination, bits.x);
 }
 
 /* The row path: chunk `index` of the rows, 16 bytes (or the row's rest). */
-void copy_chunk(uvec2 source_base, uvec2 destination_base, uint index)
+void copy_row_chunk(uvec2 source_base, uvec2 destination_base, uint index)
 {
     uint row = index / ROW_CHUNKS, first = (index % ROW_CHUNKS) * CHUNK, count, destination, source, k;
     uvec2 destination_address, source_address;
     uint alignment;
     bool inside;
 
-    element_offsets(row, destination, source, inside);
+    row_offsets(row, destination, source, inside);
     destination += first;
     source += first;
     count = min(CHUNK, SIZE_7 - first);
@@ -182,7 +193,42 @@ void copy_chunk(uvec2 source_base, uvec2 destination_base, uint index)
         return;
     }
     for (k = 0; k < count; ++k)
-        copy_element(source_base, source + k, destination_base, destination + k, inside);
+        store_element(destination_base, destination + k, load_element(source_base, source + k, inside));
+}
+
+/* The chunk path (a packed destination): elements [first, first + CHUNK), gathered one by one,
+ * stored as one uvec4 where the destination is 16-byte aligned (the same for every invocation).
+ * Rows are followed incrementally; a row's end recomputes the outer offsets. */
+void copy_packed_chunk(uvec2 source_base, uvec2 destination_base, uint first)
+{
+    uint row = first / SIZE_7, c = first % SIZE_7, destination, source, k;
+    uvec2 address = tio_element_address(destination_base, DESTINATION_FIRST + first, ELEMENT_SIZE);
+    bool whole = first + CHUNK <= ELEMENTS && (address.x & 15u) == 0u, inside;
+    uvec4 words = uvec4(0u);
+
+    row_offsets(row, destination, source, inside);
+    [[unroll]] for (k = 0; k < CHUNK; ++k)
+    {
+        bool element_inside = inside;
+        uvec2 bits;
+
+        if (first + k >= ELEMENTS)
+            break;
+        bits = load_element(source_base, row_source(source, c, element_inside), element_inside);
+        if (!whole)
+            store_element(destination_base, DESTINATION_FIRST + first + k, bits);
+        else if (ELEMENT_SIZE == 8u)
+            words[2u * k] = bits.x, words[2u * k + 1u] = bits.y;
+        else
+            words[k * ELEMENT_SIZE / 4u] |= bits.x << (8u * (k * ELEMENT_SIZE % 4u));
+        if (++c == SIZE_7 && k + 1u < CHUNK)
+        {
+            c = 0u;
+            row_offsets(++row, destination, source, inside);
+        }
+    }
+    if (whole)
+        TioVector(address).v = words;
 }
 
 void main()
@@ -193,16 +239,23 @@ void main()
     uvec2 source_base = vkdml_binding_address(table, SOURCE_SLOT, SOURCE_OFFSET_LO, SOURCE_OFFSET_HI);
     uvec2 destination_base = vkdml_binding_address(table, DESTINATION_SLOT, DESTINATION_OFFSET_LO,
             DESTINATION_OFFSET_HI);
-    uint destination, source;
+    uint destination, source, c;
     bool inside;
 
     if (index >= INVOCATIONS)
         return;
-    if (VECTOR)
+    if (PATH == MOVEMENT_PATH_ROWS)
     {
-        copy_chunk(source_base, destination_base, index);
+        copy_row_chunk(source_base, destination_base, index);
         return;
     }
-    element_offsets(index, destination, source, inside);
-    copy_element(source_base, source, destination_base, destination, inside);
+    if (PATH == MOVEMENT_PATH_CHUNKS)
+    {
+        copy_packed_chunk(source_base, destination_base, index * CHUNK);
+        return;
+    }
+    c = index % SIZE_7;
+    row_offsets(index / SIZE_7, destination, source, inside);
+    source = row_source(source, c, inside);
+    store_element(destination_base, destination + c * DESTINATION_STRIDE_7, load_element(source_base, source, inside));
 }

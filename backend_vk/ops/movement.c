@@ -28,9 +28,12 @@ _Static_assert(MOVEMENT_MAX_RANK == VKDML_MAX_RANK, "copy rank");
 
 enum copy_path
 {
-    COPY_PATH_ELEMENTS,                 /* one destination element per invocation */
-    COPY_PATH_ROWS,                     /* contiguous rows, 16 bytes per invocation */
+    COPY_PATH_ELEMENTS = MOVEMENT_PATH_ELEMENTS,    /* one destination element per invocation */
+    COPY_PATH_ROWS = MOVEMENT_PATH_ROWS,            /* contiguous rows, 16 bytes per invocation */
+    COPY_PATH_CHUNKS = MOVEMENT_PATH_CHUNKS,        /* a packed destination, 16 bytes per invocation */
 };
+
+static const char *const copy_path_names[] = {"elements", "rows", "chunks"};
 
 static bool dimension_bounded(const struct vkdml_strided_copy *copy, uint32_t i)
 {
@@ -85,9 +88,23 @@ static void normalize_copy(const struct vkdml_strided_copy *copy, struct vkdml_s
     }
 }
 
+static bool destination_packed(const struct vkdml_strided_copy *shape)
+{
+    int64_t stride = 1;
+    uint32_t i;
+
+    for (i = shape->rank; i-- > 0; stride *= shape->sizes[i])
+    {
+        if (shape->destination_strides[i] != stride)
+            return false;
+    }
+    return true;
+}
+
 /* The kernel for a normalized copy. Rows where the innermost dimension is contiguous on both
- * sides, unbounded and at least one 16-byte chunk long; else element by element. (The tiled
- * transpose, transpose.c, goes first here once it exists.) */
+ * sides, unbounded and at least one 16-byte chunk long; else 16-byte chunks of a packed
+ * destination; else element by element. (The tiled transpose, transpose.c, goes first here
+ * once it exists.) */
 static enum copy_path choose_path(const struct vkdml_strided_copy *shape)
 {
     uint32_t last = shape->rank - 1;
@@ -95,6 +112,8 @@ static enum copy_path choose_path(const struct vkdml_strided_copy *shape)
     if (shape->source_strides[last] == 1 && shape->destination_strides[last] == 1 && !shape->source_bounds[last]
             && shape->sizes[last] >= 16 / vkdml_element_size(shape->type))
         return COPY_PATH_ROWS;
+    if (destination_packed(shape))
+        return COPY_PATH_CHUNKS;
     return COPY_PATH_ELEMENTS;
 }
 
@@ -131,7 +150,7 @@ static void fill_spec(const struct vkdml_strided_copy *shape, enum copy_path pat
         spec[MOVEMENT_SPEC_BOUND_STARTS + first + i] = shape->bound_starts[i];
     }
     spec[MOVEMENT_SPEC_ELEMENT_SIZE] = vkdml_element_size(shape->type);
-    spec[MOVEMENT_SPEC_VECTOR] = path == COPY_PATH_ROWS;
+    spec[MOVEMENT_SPEC_PATH] = path;
     spec[MOVEMENT_SPEC_MODE] = shape->bounds_mode;
     spec[MOVEMENT_SPEC_INVOCATIONS] = (uint32_t)invocations;
     spec[MOVEMENT_SPEC_ROW_CHUNKS] = path == COPY_PATH_ROWS
@@ -170,9 +189,10 @@ HRESULT vkdml_copy_add_dispatches(struct vkdml_compile *compile, const struct vk
         invocations *= shape.sizes[i];
     if (path == COPY_PATH_ROWS)
         invocations = invocations / shape.sizes[shape.rank - 1] * vkdml_div_up(shape.sizes[shape.rank - 1], chunk);
+    else if (path == COPY_PATH_CHUNKS)
+        invocations = vkdml_div_up(invocations, chunk);
     TRACE("Strided copy: %s, rank %u, %" PRIu64 " invocations, %u-byte elements, bounds %u.",
-            path == COPY_PATH_ROWS ? "rows" : "elements", shape.rank, invocations, vkdml_element_size(shape.type),
-            shape.bounds_mode);
+            copy_path_names[path], shape.rank, invocations, vkdml_element_size(shape.type), shape.bounds_mode);
     fill_spec(&shape, path, invocations, spec);
     memset(&push, 0, sizeof(push));
     fill_push(&shape, &push);

@@ -9,9 +9,11 @@
  * coordinate back (PADDING's modes; WRAP is TILE's too). Offsets count elements; 32-bit
  * arithmetic wraps, so negative strides (SLICE1) are two's complement.
  *
- * Two paths (MOVEMENT_SPEC_VECTOR): element by element, one invocation per destination element
- * in row-major order (coalesced writes); or rows, where the innermost dimension is contiguous
- * and unbounded on both sides, 16 bytes per invocation (ROW_CHUNKS of them per row).
+ * Three paths (MOVEMENT_SPEC_PATH, MOVEMENT_PATH_*): rows, where the innermost dimension is
+ * contiguous and unbounded on both sides, 16 bytes per invocation (ROW_CHUNKS of them per row);
+ * chunks, where the destination is packed, 16 bytes of consecutive destination elements per
+ * invocation (sources gathered element by element); else one destination element per
+ * invocation. Consecutive invocations write consecutive destination bytes in each.
  */
 #ifndef VKDML_MOVEMENT_INTERFACE_H
 #define VKDML_MOVEMENT_INTERFACE_H
@@ -26,9 +28,13 @@
 #define MOVEMENT_MODE_SYMMETRIC 4
 #define MOVEMENT_MODE_WRAP 5
 
+#define MOVEMENT_PATH_ELEMENTS 0
+#define MOVEMENT_PATH_ROWS 1
+#define MOVEMENT_PATH_CHUNKS 2
+
 #define MOVEMENT_SPEC_ELEMENT_SIZE 0                                        /* bytes: 1, 2, 4, 8 */
-#define MOVEMENT_SPEC_VECTOR            (MOVEMENT_SPEC_ELEMENT_SIZE + 1)    /* 1: the row path */
-#define MOVEMENT_SPEC_MODE              (MOVEMENT_SPEC_VECTOR + 1)          /* MOVEMENT_MODE_* */
+#define MOVEMENT_SPEC_PATH              (MOVEMENT_SPEC_ELEMENT_SIZE + 1)    /* MOVEMENT_PATH_* */
+#define MOVEMENT_SPEC_MODE              (MOVEMENT_SPEC_PATH + 1)            /* MOVEMENT_MODE_* */
 #define MOVEMENT_SPEC_INVOCATIONS       (MOVEMENT_SPEC_MODE + 1)
 #define MOVEMENT_SPEC_ROW_CHUNKS        (MOVEMENT_SPEC_INVOCATIONS + 1)     /* row path: 16-byte chunks a row */
 #define MOVEMENT_SPEC_SOURCE_FIRST      (MOVEMENT_SPEC_ROW_CHUNKS + 1)
