@@ -497,7 +497,7 @@ static void padded(struct layout *layout, UINT rank, const UINT *sizes, UINT pad
 static void test_slice(void **state)
 {
     static const UINT in4[4] = {2, 3, 5, 33}, out4[4] = {1, 3, 2, 10};
-    static const UINT in1[1] = {1000}, out1[1] = {980};
+    static const UINT in1[1] = {5000}, out1[1] = {4980};
     static const UINT in8[8] = {2, 1, 3, 2, 1, 3, 2, 5}, out8[8] = {1, 1, 2, 1, 1, 2, 1, 3};
     struct movement_case c;
 
@@ -517,7 +517,7 @@ static void test_slice(void **state)
     run_case(*state, &c, false);
     /* One long contiguous row (several workgroups of 16-byte chunks), misaligned start. */
     memset(&c, 0, sizeof(c));
-    c.name = "rank 1 of 1000";
+    c.name = "rank 1 of 5000";
     c.op = DML_OPERATOR_SLICE;
     c.rank = 1, c.input_count = 1, c.output_count = 1;
     packed(&c.inputs[0], 1, in1);
@@ -614,6 +614,21 @@ static void test_split_join(void **state)
     padded(&c.inputs[1], 3, f, 2);
     packed(&c.inputs[2], 3, g);
     packed(&c.outputs[0], 3, whole2);
+    run_case(*state, &c, false);
+    /* Rank 8, a middle axis, both ways. */
+    memset(&c, 0, sizeof(c));
+    c.name = "rank 8, axis 5";
+    c.op = DML_OPERATOR_JOIN;
+    c.rank = 8, c.input_count = 2, c.output_count = 1, c.axis = 5;
+    packed(&c.inputs[0], 8, (UINT[]){2, 1, 3, 1, 2, 1, 3, 5});
+    packed(&c.inputs[1], 8, (UINT[]){2, 1, 3, 1, 2, 4, 3, 5});
+    packed(&c.outputs[0], 8, (UINT[]){2, 1, 3, 1, 2, 5, 3, 5});
+    run_case(*state, &c, false);
+    c.op = DML_OPERATOR_SPLIT;
+    c.input_count = 1, c.output_count = 2;
+    packed(&c.outputs[0], 8, (UINT[]){2, 1, 3, 1, 2, 1, 3, 5});
+    packed(&c.outputs[1], 8, (UINT[]){2, 1, 3, 1, 2, 4, 3, 5});
+    packed(&c.inputs[0], 8, (UINT[]){2, 1, 3, 1, 2, 5, 3, 5});
     run_case(*state, &c, false);
     /* One input, axis 0 (a plain copy). */
     memset(&c, 0, sizeof(c));
@@ -768,26 +783,53 @@ static void test_depth_space(void **state)
 
 /* ---- Bad descs ---- */
 
-static void check_bad_case(struct dml_test_context *context, const struct movement_case *c, const char *message)
+/* CreateOperator of `c` on FLOAT32 tensors, with the desc's DimensionCount / RepeatsCount set to
+ * `count` (0: the rank) and PADDING1's PaddingValueDataType to `value_type` (0: FLOAT32):
+ * S_OK for a NULL `message`, else E_INVALIDARG with one log line containing it. */
+static void check_bad_desc(struct dml_test_context *context, const struct movement_case *c, UINT count,
+        DML_TENSOR_DATA_TYPE value_type, const char *message)
 {
     struct part_data inputs[MAX_PARTS], outputs[MAX_PARTS];
     DML_TENSOR_DESC in_descs[MAX_PARTS], out_descs[MAX_PARTS];
     struct dml_test_tensor *tensors[2 * MAX_PARTS];
     union any_desc desc;
-    UINT i, count = 0;
+    UINT i, n = 0;
 
     for (i = 0; i < c->input_count; ++i)
-        init_part(&inputs[i], F32, c->rank, &c->inputs[i]), tensors[count++] = &inputs[i].tensor;
+        init_part(&inputs[i], F32, c->rank, &c->inputs[i]), tensors[n++] = &inputs[i].tensor;
     for (i = 0; i < c->output_count; ++i)
-        init_part(&outputs[i], F32, c->rank, &c->outputs[i]), tensors[count++] = &outputs[i].tensor;
+        init_part(&outputs[i], F32, c->rank, &c->outputs[i]), tensors[n++] = &outputs[i].tensor;
     memset(&desc, 0, sizeof(desc));
     make_desc(c, F32, inputs, outputs, in_descs, out_descs, &desc);
-    /* make_desc copied the tensor descs: the arrays point at the copies, which share the buffers. */
+    if (count && c->op == DML_OPERATOR_SLICE)
+        desc.slice.DimensionCount = count;
+    if (count && c->op == DML_OPERATOR_TILE)
+        desc.tile.RepeatsCount = count;
+    if (value_type)
+        desc.padding1.PaddingValueDataType = value_type;
+    /* The tensor descs in the arrays are copies that share the tensors' buffers (sizes updated). */
     if (message)
-        dml_test_check_bad(dml_test_try_create(context, c->op, &desc, tensors, count), message);
+        dml_test_check_bad(dml_test_try_create(context, c->op, &desc, tensors, n), message);
     else
-        check_hr(dml_test_try_create(context, c->op, &desc, tensors, count), S_OK);
+        check_hr(dml_test_try_create(context, c->op, &desc, tensors, n), S_OK);
     vkdml_test_log_reset();
+}
+
+static void check_bad_case(struct dml_test_context *context, const struct movement_case *c, const char *message)
+{
+    check_bad_desc(context, c, 0, 0, message);
+}
+
+static void check_bad_case_counted(struct dml_test_context *context, const struct movement_case *c, UINT count,
+        const char *message)
+{
+    check_bad_desc(context, c, count, 0, message);
+}
+
+static void check_bad_case_typed(struct dml_test_context *context, const struct movement_case *c,
+        DML_TENSOR_DATA_TYPE value_type, const char *message)
+{
+    check_bad_desc(context, c, 0, value_type, message);
 }
 
 static void test_invalid(void **state)
@@ -808,6 +850,10 @@ static void test_invalid(void **state)
     check_bad_case(context, &c, NULL);
     c.offsets[1] = 2;
     check_bad_case(context, &c, "Offsets[1]=2 + (Sizes[1]=2 - 1) * Strides[1]=2 reads past InputTensor.Sizes[1]=4");
+    c.offsets[1] = 0;
+    check_bad_case_counted(context, &c, 2, "DimensionCount=2 must equal the tensors' DimensionCount=3");
+    c.strides[1] = 0;
+    check_bad_case(context, &c, "Strides[1] must not be 0");
     /* SLICE1: a window past the input; more outputs than the window holds; stride 0. */
     memset(&c, 0, sizeof(c));
     c.op = DML_OPERATOR_SLICE1;
@@ -867,6 +913,11 @@ static void test_invalid(void **state)
     c.mode = DML_PADDING_MODE_CONSTANT;
     c.outputs[0].sizes[0] = 8;
     check_bad_case(context, &c, "OutputTensor.Sizes[0]=8 must be InputTensor.Sizes[0]=3 + StartPadding[0]=4");
+    c.outputs[0].sizes[0] = 7;
+    c.op = DML_OPERATOR_PADDING1;
+    check_bad_case(context, &c, NULL);
+    check_bad_case_typed(context, &c, DML_TENSOR_DATA_TYPE_INT32,
+            "PaddingValueDataType=INT32 must equal OutputTensor.DataType=FLOAT32");
     /* TILE: the output size. */
     memset(&c, 0, sizeof(c));
     c.op = DML_OPERATOR_TILE;
@@ -875,6 +926,7 @@ static void test_invalid(void **state)
     packed(&c.outputs[0], 3, s689);
     memcpy(c.repeats, (UINT[]){2, 2, 2}, 3 * sizeof(UINT));
     check_bad_case(context, &c, "OutputTensor.Sizes[2]=9 must be InputTensor.Sizes[2]=5 * Repeats[2]=2");
+    check_bad_case_counted(context, &c, 4, "RepeatsCount=4 must equal the tensors' DimensionCount=3");
     /* DEPTH_TO_SPACE: a block that does not divide; a bad order. */
     memset(&c, 0, sizeof(c));
     c.op = DML_OPERATOR_DEPTH_TO_SPACE1;
