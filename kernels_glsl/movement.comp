@@ -90,12 +90,19 @@ const uint BITS_TYPE = ELEMENT_SIZE == 1u ? TIO_TYPE_UINT8 : ELEMENT_SIZE == 2u 
 const uint CHUNK = 16u / ELEMENT_SIZE;
 const uint ELEMENTS = SIZE_0 * SIZE_1 * SIZE_2 * SIZE_3 * SIZE_4 * SIZE_5 * SIZE_6 * SIZE_7;
 
+/* `s` modulo `period`, in [0, period). */
+uint positive_modulo(int s, uint period)
+{
+    return s >= 0 ? uint(s) % period : period - 1u - uint(-s - 1) % period;
+}
+
 /* The source coordinate of destination coordinate `c` on dimension `d`; `inside` becomes false
- * where CONSTANT's value goes. Descs are validated so that one fold lands inside (README, "Data
- * movement"); the clamp keeps every address in the source anyway. */
+ * where CONSTANT's value goes. REFLECTION and SYMMETRIC fold periodically (pads may exceed the
+ * input: README, "Data movement"); the clamp keeps every address in the source whatever comes. */
 uint source_coordinate(uint c, int d, inout bool inside)
 {
     int n = int(DIM(BOUND_SIZE, d)), s;
+    uint u;
 
     if (MODE == MOVEMENT_MODE_NONE || n == 0)
         return c;
@@ -107,13 +114,23 @@ uint source_coordinate(uint c, int d, inout bool inside)
         inside = false;
         return 0u;
     }
+    if (MODE == MOVEMENT_MODE_EDGE || n == 1)
+        return s < 0 ? 0u : uint(n - 1);
     if (MODE == MOVEMENT_MODE_REFLECTION)
-        s = s < 0 ? -s : 2 * (n - 1) - s;
+    {
+        u = positive_modulo(s, uint(2 * n - 2));
+        u = u < uint(n) ? u : uint(2 * n - 2) - u;
+    }
     else if (MODE == MOVEMENT_MODE_SYMMETRIC)
-        s = s < 0 ? -s - 1 : 2 * n - 1 - s;
-    else if (MODE == MOVEMENT_MODE_WRAP)
-        s = s < 0 ? n - 1 - int(uint(-s - 1) % uint(n)) : int(uint(s) % uint(n));
-    return uint(clamp(s, 0, n - 1));
+    {
+        u = positive_modulo(s, uint(2 * n));
+        u = u < uint(n) ? u : uint(2 * n - 1) - u;
+    }
+    else
+    {
+        u = positive_modulo(s, uint(n));
+    }
+    return min(u, uint(n - 1));
 }
 
 /* The destination and source element offsets of row `row` (dimensions 0 to 6; the innermost

@@ -394,20 +394,6 @@ static void get_padding(const struct vkdml_operator_view *op, struct padding_vie
     }
 }
 
-/* REFLECTION mirrors around the edge element (pads below the size), SYMMETRIC includes it (pads
- * up to the size): one fold then lands inside. */
-static HRESULT check_pad_reach(const struct vkdml_operator_view *op, DML_PADDING_MODE mode, const char *field,
-        UINT i, UINT pad, UINT size)
-{
-    if (mode == DML_PADDING_MODE_REFLECTION && pad >= size)
-        return vkdml_op_error(op, E_INVALIDARG, "REFLECTION: %s[%u]=%u must be below InputTensor.Sizes[%u]=%u.",
-                field, i, pad, i, size);
-    if (mode == DML_PADDING_MODE_SYMMETRIC && pad > size)
-        return vkdml_op_error(op, E_INVALIDARG, "SYMMETRIC: %s[%u]=%u must not exceed InputTensor.Sizes[%u]=%u.",
-                field, i, pad, i, size);
-    return S_OK;
-}
-
 static HRESULT validate_padding(const struct vkdml_operator_view *op)
 {
     const DML_BUFFER_TENSOR_DESC *input = op->inputs[0], *output = op->outputs[0];
@@ -432,9 +418,6 @@ static HRESULT validate_padding(const struct vkdml_operator_view *op)
             return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[%u]=%u must be InputTensor.Sizes[%u]=%u + "
                     "StartPadding[%u]=%u + EndPadding[%u]=%u.", i, output->Sizes[i], i, input->Sizes[i], i,
                     padding.start[i], i, padding.end[i]);
-        if (FAILED(hr = check_pad_reach(op, padding.mode, "StartPadding", i, padding.start[i], input->Sizes[i]))
-                || FAILED(hr = check_pad_reach(op, padding.mode, "EndPadding", i, padding.end[i], input->Sizes[i])))
-            return hr;
     }
     return S_OK;
 }

@@ -109,17 +109,21 @@ static uint64_t padding_bits(float value, DML_TENSOR_DATA_TYPE type)
 /* ---- The reference: output element (part `o`, coordinates c) -> input part and coordinates,
  * false for the padding value. ---- */
 
+/* Folded at the edges again and again, as DirectML's PADDING1 page's examples 3 and 4 show. */
 static int64_t fold(DML_PADDING_MODE mode, int64_t s, int64_t n)
 {
-    if (s >= 0 && s < n)
-        return s;
-    switch (mode)
+    while (s < 0 || s >= n)
     {
-        case DML_PADDING_MODE_EDGE: return s < 0 ? 0 : n - 1;
-        case DML_PADDING_MODE_REFLECTION: return s < 0 ? -s : 2 * n - 2 - s;
-        case DML_PADDING_MODE_SYMMETRIC: return s < 0 ? -s - 1 : 2 * n - 1 - s;
-        default: return ((s % n) + n) % n;
+        if (mode == DML_PADDING_MODE_EDGE || n == 1)
+            return s < 0 ? 0 : n - 1;
+        if (mode == DML_PADDING_MODE_WRAP)
+            s = s < 0 ? s + n : s - n;
+        else if (mode == DML_PADDING_MODE_REFLECTION)
+            s = s < 0 ? -s : 2 * n - 2 - s;
+        else
+            s = s < 0 ? -s - 1 : 2 * n - 1 - s;
     }
+    return s;
 }
 
 static bool source_of(const struct movement_case *c, UINT o, const UINT *out, UINT *part, UINT *in)
@@ -690,10 +694,22 @@ static void test_padding(void **state)
     memcpy(c.start, (UINT[]){0, 7, 1}, 3 * sizeof(UINT));
     memcpy(c.end, (UINT[]){5, 0, 9}, 3 * sizeof(UINT));
     memcpy(c.outputs[0].sizes, (UINT[]){8, 11, 15}, 3 * sizeof(UINT));
-    c.mode = DML_PADDING_MODE_WRAP;
-    run_case(*state, &c, false);
-    c.mode = DML_PADDING_MODE_EDGE;
-    run_case(*state, &c, false);
+    for (m = 1; m < ARRAY_SIZE(modes); ++m)
+    {
+        c.mode = modes[m];
+        run_case(*state, &c, false);
+    }
+    /* DirectML's PADDING1 examples 3 and 4 (REFLECTION, SYMMETRIC), and pads around a size 1. */
+    c.name = "DirectML's examples";
+    packed(&c.inputs[0], 3, (UINT[]){1, 4, 4});
+    packed(&c.outputs[0], 3, (UINT[]){3, 8, 10});
+    memcpy(c.start, (UINT[]){1, 1, 2}, 3 * sizeof(UINT));
+    memcpy(c.end, (UINT[]){1, 3, 4}, 3 * sizeof(UINT));
+    for (m = 0; m < ARRAY_SIZE(modes); ++m)
+    {
+        c.mode = modes[m];
+        run_case(*state, &c, false);
+    }
     /* Long rows (the row path with padded outer dimensions). */
     memset(&c, 0, sizeof(c));
     c.name = "outer pads, long rows";
@@ -902,14 +918,11 @@ static void test_invalid(void **state)
     packed(&c.outputs[0], 3, s689);
     memcpy(c.start, (UINT[]){3, 4, 0}, 3 * sizeof(UINT));
     memcpy(c.end, (UINT[]){0, 0, 4}, 3 * sizeof(UINT));
-    c.mode = DML_PADDING_MODE_SYMMETRIC;
-    check_bad_case(context, &c, NULL);
+    /* Pads past the input are valid in every mode (DirectML folds REFLECTION and SYMMETRIC again). */
     c.mode = DML_PADDING_MODE_REFLECTION;
-    check_bad_case(context, &c, "REFLECTION: StartPadding[0]=3 must be below InputTensor.Sizes[0]=3");
-    c.mode = DML_PADDING_MODE_SYMMETRIC;
     c.start[0] = 4, c.end[0] = 0;
     c.outputs[0].sizes[0] = 7;
-    check_bad_case(context, &c, "SYMMETRIC: StartPadding[0]=4 must not exceed InputTensor.Sizes[0]=3");
+    check_bad_case(context, &c, NULL);
     c.mode = DML_PADDING_MODE_CONSTANT;
     c.outputs[0].sizes[0] = 8;
     check_bad_case(context, &c, "OutputTensor.Sizes[0]=8 must be InputTensor.Sizes[0]=3 + StartPadding[0]=4");
