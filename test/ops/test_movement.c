@@ -797,6 +797,53 @@ static void test_depth_space(void **state)
     }
 }
 
+/* DirectML's DEPTH_TO_SPACE1 page, examples 1 (DCR) and 2 (CRD), word for word: the order
+ * mapping checked against the page itself, not against this file's reference. */
+static void test_depth_space_page(void **state)
+{
+    static const UINT depth_sizes[4] = {1, 8, 2, 3}, space_sizes[4] = {1, 2, 4, 6};
+    static const uint32_t dcr[48] =
+    {
+        0, 18, 1, 19, 2, 20, 36, 54, 37, 55, 38, 56, 3, 21, 4, 22, 5, 23, 39, 57, 40, 58, 41, 59,
+        9, 27, 10, 28, 11, 29, 45, 63, 46, 64, 47, 65, 12, 30, 13, 31, 14, 32, 48, 66, 49, 67, 50, 68,
+    };
+    static const uint32_t crd[48] =
+    {
+        0, 9, 1, 10, 2, 11, 18, 27, 19, 28, 20, 29, 3, 12, 4, 13, 5, 14, 21, 30, 22, 31, 23, 32,
+        36, 45, 37, 46, 38, 47, 54, 63, 55, 64, 56, 65, 39, 48, 40, 49, 41, 50, 57, 66, 58, 67, 59, 68,
+    };
+    struct dml_test_context *context = *state;
+    struct dml_test_binding input = {NULL}, output = {NULL};
+    DML_DEPTH_TO_SPACE1_OPERATOR_DESC desc;
+    struct dml_test_tensor in, out;
+    IDMLCompiledOperator *compiled;
+    uint32_t values[48], result[48];
+    unsigned int order, i;
+
+    for (i = 0; i < 48; ++i)
+        values[i] = 9 * (i / 6) + i % 6;
+    dml_test_tensor_init(&in, DML_TENSOR_DATA_TYPE_UINT32, 4, depth_sizes, NULL);
+    dml_test_tensor_init(&out, DML_TENSOR_DATA_TYPE_UINT32, 4, space_sizes, NULL);
+    for (order = 0; order < 2; ++order)
+    {
+        desc.InputTensor = &in.desc;
+        desc.OutputTensor = &out.desc;
+        desc.BlockSize = 2;
+        desc.Order = order ? DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH : DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW;
+        compiled = dml_test_compile(context, DML_OPERATOR_DEPTH_TO_SPACE1, &desc, DML_EXECUTION_FLAG_NONE);
+        input.buffer = dml_test_create_buffer(context, sizeof(values), values);
+        output.buffer = dml_test_create_buffer(context, sizeof(result), NULL);
+        dml_test_run(context, compiled, &input, 1, &output, 1);
+        dml_test_read_buffer(context, output.buffer, 0, result, sizeof(result));
+        for (i = 0; i < 48; ++i)
+            assert_int_equal(result[i], order ? crd[i] : dcr[i]);
+        release_last(input.buffer);
+        release_last(output.buffer);
+        release_last(compiled);
+    }
+    assert_no_log_errors();
+}
+
 /* ---- Bad descs ---- */
 
 /* CreateOperator of `c` on FLOAT32 tensors, with the desc's DimensionCount / RepeatsCount set to
@@ -971,6 +1018,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_padding, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_tile, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_depth_space, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_depth_space_page, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 
