@@ -13,8 +13,8 @@
  * destination element i (row-major). Consecutive invocations write consecutive bytes in each;
  * PADDING's CONSTANT value is written by the same invocations (one pass over the output).
  *
- * Shapes, strides and locations are specialization constants (divisions by them fold into
- * multiplies); the padding value is pushed.
+ * Shapes and strides are specialization constants (divisions by them fold into multiplies);
+ * the locations and the padding value are pushed.
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage that 8- and 16-bit elements
  * need; 32- and 64-bit elements move as words through any variant.
@@ -31,8 +31,6 @@ layout(constant_id = MOVEMENT_SPEC_PATH) const uint PATH = MOVEMENT_PATH_ELEMENT
 layout(constant_id = MOVEMENT_SPEC_MODE) const uint MODE = MOVEMENT_MODE_NONE;
 layout(constant_id = MOVEMENT_SPEC_INVOCATIONS) const uint INVOCATIONS = 1;
 layout(constant_id = MOVEMENT_SPEC_ROW_CHUNKS) const uint ROW_CHUNKS = 1;
-layout(constant_id = MOVEMENT_SPEC_SOURCE_FIRST) const uint SOURCE_FIRST = 0;
-layout(constant_id = MOVEMENT_SPEC_DESTINATION_FIRST) const uint DESTINATION_FIRST = 0;
 layout(constant_id = MOVEMENT_SPEC_SIZES + 0) const uint SIZE_0 = 1;
 layout(constant_id = MOVEMENT_SPEC_SIZES + 1) const uint SIZE_1 = 1;
 layout(constant_id = MOVEMENT_SPEC_SIZES + 2) const uint SIZE_2 = 1;
@@ -73,12 +71,6 @@ layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 4) const uint BOUND_START_4 = 
 layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 5) const uint BOUND_START_5 = 0;
 layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 6) const uint BOUND_START_6 = 0;
 layout(constant_id = MOVEMENT_SPEC_BOUND_STARTS + 7) const uint BOUND_START_7 = 0;
-layout(constant_id = MOVEMENT_SPEC_SOURCE_LOCATION + 0) const uint SOURCE_SLOT = 0;
-layout(constant_id = MOVEMENT_SPEC_SOURCE_LOCATION + 1) const uint SOURCE_OFFSET_LO = 0;
-layout(constant_id = MOVEMENT_SPEC_SOURCE_LOCATION + 2) const uint SOURCE_OFFSET_HI = 0;
-layout(constant_id = MOVEMENT_SPEC_DESTINATION_LOCATION + 0) const uint DESTINATION_SLOT = 0;
-layout(constant_id = MOVEMENT_SPEC_DESTINATION_LOCATION + 1) const uint DESTINATION_OFFSET_LO = 0;
-layout(constant_id = MOVEMENT_SPEC_DESTINATION_LOCATION + 2) const uint DESTINATION_OFFSET_HI = 0;
 
 /* Dimension constant `d` (DIM(SIZE, d) is SIZE_d); `d` is a constant in the unrolled loops. */
 #define DIM(name, d) ((d) == 0 ? name##_0 : (d) == 1 ? name##_1 : (d) == 2 ? name##_2 : (d) == 3 ? name##_3 \
@@ -137,8 +129,8 @@ uint source_coordinate(uint c, int d, inout bool inside)
  * dimension, 7, is the row). */
 void row_offsets(uint row, out uint destination, out uint source, out bool inside)
 {
-    destination = DESTINATION_FIRST;
-    source = SOURCE_FIRST;
+    destination = push.destination.w;
+    source = push.source.w;
     inside = true;
     [[unroll]] for (int d = MOVEMENT_MAX_RANK - 2; d >= 0; --d)
     {
@@ -219,7 +211,7 @@ void copy_row_chunk(uvec2 source_base, uvec2 destination_base, uint index)
 void copy_packed_chunk(uvec2 source_base, uvec2 destination_base, uint first)
 {
     uint row = first / SIZE_7, c = first % SIZE_7, destination, source, k;
-    uvec2 address = tio_element_address(destination_base, DESTINATION_FIRST + first, ELEMENT_SIZE);
+    uvec2 address = tio_element_address(destination_base, push.destination.w + first, ELEMENT_SIZE);
     bool whole = first + CHUNK <= ELEMENTS && (address.x & 15u) == 0u, inside;
     uvec4 words = uvec4(0u);
 
@@ -233,7 +225,7 @@ void copy_packed_chunk(uvec2 source_base, uvec2 destination_base, uint first)
             break;
         bits = load_element(source_base, row_source(source, c, element_inside), element_inside);
         if (!whole)
-            store_element(destination_base, DESTINATION_FIRST + first + k, bits);
+            store_element(destination_base, push.destination.w + first + k, bits);
         else if (ELEMENT_SIZE == 8u)
             words[2u * k] = bits.x, words[2u * k + 1u] = bits.y;
         else
@@ -253,9 +245,9 @@ void main()
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
     uint index = group * MOVEMENT_THREADS + gl_LocalInvocationIndex;
     VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    uvec2 source_base = vkdml_binding_address(table, SOURCE_SLOT, SOURCE_OFFSET_LO, SOURCE_OFFSET_HI);
-    uvec2 destination_base = vkdml_binding_address(table, DESTINATION_SLOT, DESTINATION_OFFSET_LO,
-            DESTINATION_OFFSET_HI);
+    uvec2 source_base = vkdml_binding_address(table, push.source.x, push.source.y, push.source.z);
+    uvec2 destination_base = vkdml_binding_address(table, push.destination.x, push.destination.y,
+            push.destination.z);
     uint destination, source, c;
     bool inside;
 

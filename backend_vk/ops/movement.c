@@ -117,18 +117,25 @@ static enum copy_path choose_path(const struct vkdml_strided_copy *shape)
     return COPY_PATH_ELEMENTS;
 }
 
-/* 8 bytes of the element's bits repeated: the kernel stores any part of it. */
+/* The locations and, for CONSTANT, 8 bytes of the element's bits repeated (the kernel stores
+ * any part of it). */
 static void fill_push(const struct vkdml_strided_copy *shape, struct movement_push *push)
 {
     unsigned int size = vkdml_element_size(shape->type), i;
     uint64_t bits = 0, element = shape->constant_bits;
 
+    memset(push, 0, sizeof(*push));
     if (size < 8)
         element &= ((uint64_t)1 << (8 * size)) - 1;
     for (i = 0; i < 8; i += size)
         bits |= element << (8 * i);
     push->value[0] = (uint32_t)bits;
     push->value[1] = (uint32_t)(bits >> 32);
+    vkdml_set_location(push->source, &shape->source);
+    vkdml_set_location(push->destination, &shape->destination);
+    /* Below 2^31 elements (vkdml_check_index_range): 32-bit offsets are exact. */
+    push->source[3] = (uint32_t)shape->source_first;
+    push->destination[3] = (uint32_t)shape->destination_first;
 }
 
 /* Dimension i of the copy is kernel dimension MOVEMENT_MAX_RANK - rank + i; leading ones have
@@ -137,7 +144,6 @@ static void fill_spec(const struct vkdml_strided_copy *shape, enum copy_path pat
         uint32_t spec[MOVEMENT_SPEC_COUNT])
 {
     uint32_t first = MOVEMENT_MAX_RANK - shape->rank, i, chunk = 16 / vkdml_element_size(shape->type);
-    struct vkdml_tensor_location location;
 
     for (i = 0; i < MOVEMENT_MAX_RANK; ++i)
         spec[MOVEMENT_SPEC_SIZES + i] = 1;
@@ -155,13 +161,6 @@ static void fill_spec(const struct vkdml_strided_copy *shape, enum copy_path pat
     spec[MOVEMENT_SPEC_INVOCATIONS] = (uint32_t)invocations;
     spec[MOVEMENT_SPEC_ROW_CHUNKS] = path == COPY_PATH_ROWS
             ? (uint32_t)vkdml_div_up(shape->sizes[shape->rank - 1], chunk) : 1;
-    /* Below 2^31 elements (vkdml_check_index_range): 32-bit offsets are exact. */
-    spec[MOVEMENT_SPEC_SOURCE_FIRST] = (uint32_t)shape->source_first;
-    spec[MOVEMENT_SPEC_DESTINATION_FIRST] = (uint32_t)shape->destination_first;
-    location = shape->source;
-    vkdml_set_location(&spec[MOVEMENT_SPEC_SOURCE_LOCATION], &location);
-    location = shape->destination;
-    vkdml_set_location(&spec[MOVEMENT_SPEC_DESTINATION_LOCATION], &location);
 }
 
 /* 8- and 16-bit elements need their storage; wider ones move as words through any variant. */
@@ -194,7 +193,6 @@ HRESULT vkdml_copy_add_dispatches(struct vkdml_compile *compile, const struct vk
     TRACE("Strided copy: %s, rank %u, %" PRIu64 " invocations, %u-byte elements, bounds %u.",
             copy_path_names[path], shape.rank, invocations, vkdml_element_size(shape.type), shape.bounds_mode);
     fill_spec(&shape, path, invocations, spec);
-    memset(&push, 0, sizeof(push));
     fill_push(&shape, &push);
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(invocations, MOVEMENT_THREADS), groups)))
         return hr;

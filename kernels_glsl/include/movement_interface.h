@@ -3,7 +3,7 @@
  * shared by C and GLSL.
  *
  * One copy of rank 1 to 8 (leading dimensions of size 1 added): destination element c (index 0
- * outermost) gets source element SOURCE_FIRST + sum s_i * SOURCE_STRIDE_i, where s_i is c_i, or,
+ * outermost) gets source element source.w + sum s_i * SOURCE_STRIDE_i, where s_i is c_i, or,
  * on a bounded dimension (BOUND_SIZE_i > 0), c_i - BOUND_START_i mapped into [0, BOUND_SIZE_i)
  * by MODE (MOVEMENT_MODE_*): CONSTANT writes the pushed value outside, the others fold the
  * coordinate back (PADDING's modes; WRAP is TILE's too). Offsets count elements; 32-bit
@@ -37,25 +37,24 @@
 #define MOVEMENT_SPEC_MODE              (MOVEMENT_SPEC_PATH + 1)            /* MOVEMENT_MODE_* */
 #define MOVEMENT_SPEC_INVOCATIONS       (MOVEMENT_SPEC_MODE + 1)
 #define MOVEMENT_SPEC_ROW_CHUNKS        (MOVEMENT_SPEC_INVOCATIONS + 1)     /* row path: 16-byte chunks a row */
-#define MOVEMENT_SPEC_SOURCE_FIRST      (MOVEMENT_SPEC_ROW_CHUNKS + 1)
-#define MOVEMENT_SPEC_DESTINATION_FIRST (MOVEMENT_SPEC_SOURCE_FIRST + 1)
-#define MOVEMENT_SPEC_SIZES             (MOVEMENT_SPEC_DESTINATION_FIRST + 1)               /* MOVEMENT_MAX_RANK */
+#define MOVEMENT_SPEC_SIZES             (MOVEMENT_SPEC_ROW_CHUNKS + 1)      /* MOVEMENT_MAX_RANK */
 #define MOVEMENT_SPEC_SOURCE_STRIDES    (MOVEMENT_SPEC_SIZES + MOVEMENT_MAX_RANK)
 #define MOVEMENT_SPEC_DESTINATION_STRIDES (MOVEMENT_SPEC_SOURCE_STRIDES + MOVEMENT_MAX_RANK)
 #define MOVEMENT_SPEC_BOUND_SIZES       (MOVEMENT_SPEC_DESTINATION_STRIDES + MOVEMENT_MAX_RANK)
 #define MOVEMENT_SPEC_BOUND_STARTS      (MOVEMENT_SPEC_BOUND_SIZES + MOVEMENT_MAX_RANK)
-/* Locations: descriptor slot, then the byte offset in the binding as low, high words. */
-#define MOVEMENT_SPEC_SOURCE_LOCATION   (MOVEMENT_SPEC_BOUND_STARTS + MOVEMENT_MAX_RANK)
-#define MOVEMENT_SPEC_DESTINATION_LOCATION (MOVEMENT_SPEC_SOURCE_LOCATION + 3)
-#define MOVEMENT_SPEC_COUNT             (MOVEMENT_SPEC_DESTINATION_LOCATION + 3)
+#define MOVEMENT_SPEC_COUNT             (MOVEMENT_SPEC_BOUND_STARTS + MOVEMENT_MAX_RANK)
 
 #ifdef VULKAN
 
-/* Bytes [0, 8): the descriptor table's device address (ops_private.h); then struct movement_push. */
+/* Bytes [0, 8): the descriptor table's device address (ops_private.h); then struct movement_push.
+ * Locations are pushed, not specialized: the copies of a JOIN or SPLIT of equal shapes share one
+ * pipeline. */
 layout(push_constant, std430) uniform MovementPush
 {
     uvec2 table;
     uvec2 value;        /* CONSTANT: 8 bytes of the value's bits repeated (low, high word) */
+    uvec4 source;       /* descriptor slot, byte offset in the binding (low, high), first element */
+    uvec4 destination;
 } push;
 
 #else
@@ -65,6 +64,8 @@ layout(push_constant, std430) uniform MovementPush
 struct movement_push
 {
     uint32_t value[2];
+    uint32_t source[4];
+    uint32_t destination[4];
 };
 
 #endif
