@@ -476,7 +476,8 @@ static HRESULT validate_depth_space(const struct vkdml_operator_view *op)
         return vkdml_op_error(op, E_INVALIDARG, "BlockSize must not be 0.");
     area = (uint64_t)block * block;
     if (depth->Sizes[0] != space->Sizes[0] || depth->Sizes[1] != space->Sizes[1] * area
-            || space->Sizes[2] != (uint64_t)depth->Sizes[2] * block || space->Sizes[3] != (uint64_t)depth->Sizes[3] * block)
+            || space->Sizes[2] != (uint64_t)depth->Sizes[2] * block
+            || space->Sizes[3] != (uint64_t)depth->Sizes[3] * block)
         return vkdml_op_error(op, E_INVALIDARG, "with BlockSize=%u, the depth tensor {%u,%u,%u,%u} must be the space "
                 "tensor {%u,%u,%u,%u} as [N, C * %" PRIu64 ", H / %u, W / %u].", block, depth->Sizes[0],
                 depth->Sizes[1], depth->Sizes[2], depth->Sizes[3], space->Sizes[0], space->Sizes[1], space->Sizes[2],

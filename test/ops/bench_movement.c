@@ -50,8 +50,8 @@ static double bench(struct dml_test_context *context, const struct bench_op *b)
         bd[i] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &bb[i]};
         bytes += tensor_bytes(b->read_as_written && i < b->input_count ? b->outputs[0] : t);
     }
-    table_desc = (DML_BINDING_TABLE_DESC){(IDMLDispatchable *)compiled, cpu_handle(context->heap, context->increment, 0),
-            gpu_handle(context->heap, context->increment, 0), 16};
+    table_desc = (DML_BINDING_TABLE_DESC){(IDMLDispatchable *)compiled,
+            cpu_handle(context->heap, context->increment, 0), gpu_handle(context->heap, context->increment, 0), 16};
     check_hr(IDMLDevice_CreateBindingTable(context->dml, &table_desc, &IID_IDMLBindingTable, (void **)&table), S_OK);
     IDMLBindingTable_BindInputs(table, b->input_count, bd);
     IDMLBindingTable_BindOutputs(table, b->output_count, &bd[b->input_count]);
@@ -83,7 +83,8 @@ static void run(void **state)
     UINT part_sizes[2] = {rows, columns}, joined_sizes[2] = {rows, 4 * columns}, flat[1] = {4 * rows * columns};
     UINT square[2] = {side, side}, sliced[2] = {side, side / 2};
     UINT slice_offsets[2] = {0, side / 8}, slice_strides[2] = {1, 1};
-    UINT resnet[4] = {batch, 64, hw, hw}, padded[4] = {batch, 64, hw + 2, hw + 2}, tiled[4] = {batch, 64, 2 * hw, 2 * hw};
+    UINT resnet[4] = {batch, 64, hw, hw}, padded[4] = {batch, 64, hw + 2, hw + 2};
+    UINT tiled[4] = {batch, 64, 2 * hw, 2 * hw};
     UINT pads[4] = {0, 0, 1, 1}, repeats[4] = {1, 1, 2, 2};
     UINT d2s_in[4] = {batch, 256, hw / 2, hw / 2}, d2s_out[4] = {batch, 64, hw, hw};
     struct dml_test_tensor parts[4], joined, copy_in, copy_out, square_t, sliced_t, resnet_t, padded_t, tiled_t;
@@ -122,8 +123,8 @@ static void run(void **state)
     join0 = join;
     join0.Axis = 0;
     {
-        struct bench_op copy_op = {"copy: IDENTITY fp32, 4 x 64 MiB", DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity, 1, 1,
-                {&copy_in}, {&copy_out}};
+        struct bench_op copy_op = {"copy: IDENTITY fp32, 4 x 64 MiB", DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity,
+                1, 1, {&copy_in}, {&copy_out}};
         struct bench_op copy_resnet = {"copy: IDENTITY fp32 32x64x112x112", DML_OPERATOR_ELEMENT_WISE_IDENTITY,
                 &identity_resnet, 1, 1, {&resnet_t}, {&resnet_copy}};
         struct bench_op join_op = {"JOIN 4 x 64 MiB fp32, axis 1", DML_OPERATOR_JOIN, &join, 4, 1,
