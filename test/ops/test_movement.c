@@ -46,6 +46,7 @@ struct movement_case
     UINT block;
     DML_DEPTH_SPACE_ORDER order;
     bool owned;                         /* input 0 OWNED_BY_DML */
+    bool specials;                      /* float inputs: NaN payloads, signalling NaN, ±inf, -0 */
 };
 
 static const DML_TENSOR_DATA_TYPE all_types[] =
@@ -374,6 +375,26 @@ static void check_output(const struct movement_case *c, DML_TENSOR_DATA_TYPE typ
     }
 }
 
+/* Special values' bits, one after the other: the operators must move them unchanged. */
+static void fill_specials(uint8_t *bytes, size_t total, DML_TENSOR_DATA_TYPE type)
+{
+    static const uint32_t single[] = {0x7fc01234, 0x7f800001, 0x7f800000, 0xff800000, 0x80000000, 0xffffffff};
+    static const uint16_t half[] = {0x7e12, 0x7c01, 0x7c00, 0xfc00, 0x8000, 0xffff};
+    static const uint64_t wide[] = {0x7ff8000000001234ull, 0x7ff0000000000001ull, 0x7ff0000000000000ull,
+            0xfff0000000000000ull, 0x8000000000000000ull, ~0ull};
+    size_t i, size = dml_test_element_size(type);
+
+    for (i = 0; i + size <= total; i += size)
+    {
+        if (type == DML_TENSOR_DATA_TYPE_FLOAT32)
+            memcpy(bytes + i, &single[i / size % ARRAY_SIZE(single)], size);
+        else if (type == DML_TENSOR_DATA_TYPE_FLOAT16)
+            memcpy(bytes + i, &half[i / size % ARRAY_SIZE(half)], size);
+        else if (type == DML_TENSOR_DATA_TYPE_FLOAT64)
+            memcpy(bytes + i, &wide[i / size % ARRAY_SIZE(wide)], size);
+    }
+}
+
 static void run_case_type(struct dml_test_context *context, const struct movement_case *c, DML_TENSOR_DATA_TYPE type)
 {
     struct part_data inputs[MAX_PARTS], outputs[MAX_PARTS];
@@ -401,6 +422,8 @@ static void run_case_type(struct dml_test_context *context, const struct movemen
         assert_non_null(inputs[i].bytes = malloc(total));
         for (k = 0; k < total; ++k)
             inputs[i].bytes[k] = (uint8_t)(ref_random(&seed) >> 24);
+        if (c->specials)
+            fill_specials(inputs[i].bytes, total, type);
         if (i == 0 && c->owned)
         {
             inputs[i].tensor.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
@@ -634,6 +657,16 @@ static void test_split_join(void **state)
     packed(&c.outputs[1], 8, (UINT[]){2, 1, 3, 1, 2, 4, 3, 5});
     packed(&c.inputs[0], 8, (UINT[]){2, 1, 3, 1, 2, 5, 3, 5});
     run_case(*state, &c, false);
+    /* Special float values, moved as bits (rows and chunks paths). */
+    memset(&c, 0, sizeof(c));
+    c.name = "special values";
+    c.op = DML_OPERATOR_JOIN;
+    c.rank = 2, c.input_count = 2, c.output_count = 1, c.axis = 1;
+    c.specials = true;
+    packed(&c.inputs[0], 2, (UINT[]){3, 17});
+    packed(&c.inputs[1], 2, (UINT[]){3, 6});
+    packed(&c.outputs[0], 2, (UINT[]){3, 23});
+    run_case(*state, &c, true);
     /* One input, axis 0 (a plain copy). */
     memset(&c, 0, sizeof(c));
     c.name = "one input";
@@ -747,6 +780,15 @@ static void test_tile(void **state)
     packed(&c.inputs[0], 8, in8);
     packed(&c.outputs[0], 8, out8);
     memcpy(c.repeats, (UINT[]){2, 2, 2, 2, 2, 2, 2, 2}, 8 * sizeof(UINT));
+    run_case(*state, &c, false);
+    /* A 0-stride (broadcast) input. */
+    c.name = "broadcast input";
+    c.rank = 3;
+    packed(&c.inputs[0], 3, in);
+    c.inputs[0].strided = true;
+    memcpy(c.inputs[0].strides, (UINT[]){5, 0, 1}, 3 * sizeof(UINT));
+    packed(&c.outputs[0], 3, out);
+    memcpy(c.repeats, (UINT[]){2, 1, 3}, 3 * sizeof(UINT));
     run_case(*state, &c, false);
     /* 2x2 of long rows (the row path). */
     c.name = "2x2 rows";
