@@ -9,7 +9,9 @@
  * the i-th 16-byte chunk of its row, one uvec4 load and store where both addresses are 16-byte
  * aligned, else 8- or 4-byte words, else element by element (a row's last, partial chunk).
  * Chunk path (a packed destination): invocation i gathers the 16 bytes of destination elements
- * from 16 * i and stores them as one uvec4. Element path (the rest): invocation i writes
+ * from 16 * i and stores them as one uvec4. Gathered-row path (only the destination's rows
+ * contiguous): the row path's chunks, gathered like the chunk path's. Element path (the rest):
+ * invocation i writes
  * destination element i (row-major). Consecutive invocations write consecutive bytes in each;
  * PADDING's CONSTANT value is written by the same invocations (one pass over the output).
  *
@@ -205,6 +207,39 @@ void copy_row_chunk(uvec2 source_base, uvec2 destination_base, uint index)
         store_element(destination_base, destination + k, load_element(source_base, source + k, inside));
 }
 
+/* The gathered-row path (the destination's rows contiguous, the source's not): chunk `index`
+ * of the rows, gathered element by element, one uvec4 store where the destination is 16-byte
+ * aligned and the chunk whole. */
+void gather_row_chunk(uvec2 source_base, uvec2 destination_base, uint index)
+{
+    uint row = index / ROW_CHUNKS, first = (index % ROW_CHUNKS) * CHUNK, count, destination, source, k;
+    uvec2 address;
+    uvec4 words = uvec4(0u);
+    bool inside, whole;
+
+    row_offsets(row, destination, source, inside);
+    count = min(CHUNK, SIZE_7 - first);
+    address = tio_element_address(destination_base, destination + first, ELEMENT_SIZE);
+    whole = count == CHUNK && (address.x & 15u) == 0u;
+    [[unroll]] for (k = 0; k < CHUNK; ++k)
+    {
+        bool element_inside = inside;
+        uvec2 bits;
+
+        if (k >= count)
+            break;
+        bits = load_element(source_base, row_source(source, first + k, element_inside), element_inside);
+        if (!whole)
+            store_element(destination_base, destination + first + k, bits);
+        else if (ELEMENT_SIZE == 8u)
+            words[2u * k] = bits.x, words[2u * k + 1u] = bits.y;
+        else
+            words[k * ELEMENT_SIZE / 4u] |= bits.x << (8u * (k * ELEMENT_SIZE % 4u));
+    }
+    if (whole)
+        TioVector(address).v = words;
+}
+
 /* The chunk path (a packed destination): elements [first, first + CHUNK), gathered one by one,
  * stored as one uvec4 where the destination is 16-byte aligned (the same for every invocation).
  * Rows are followed incrementally; a row's end recomputes the outer offsets. */
@@ -256,6 +291,11 @@ void main()
     if (PATH == MOVEMENT_PATH_ROWS)
     {
         copy_row_chunk(source_base, destination_base, index);
+        return;
+    }
+    if (PATH == MOVEMENT_PATH_GATHER_ROWS)
+    {
+        gather_row_chunk(source_base, destination_base, index);
         return;
     }
     if (PATH == MOVEMENT_PATH_CHUNKS)

@@ -31,9 +31,10 @@ enum copy_path
     COPY_PATH_ELEMENTS = MOVEMENT_PATH_ELEMENTS,    /* one destination element per invocation */
     COPY_PATH_ROWS = MOVEMENT_PATH_ROWS,            /* contiguous rows, 16 bytes per invocation */
     COPY_PATH_CHUNKS = MOVEMENT_PATH_CHUNKS,        /* a packed destination, 16 bytes per invocation */
+    COPY_PATH_GATHER_ROWS = MOVEMENT_PATH_GATHER_ROWS,  /* contiguous destination rows, 16 bytes per invocation */
 };
 
-static const char *const copy_path_names[] = {"elements", "rows", "chunks"};
+static const char *const copy_path_names[] = {"elements", "rows", "chunks", "gathered rows"};
 
 static bool dimension_bounded(const struct vkdml_strided_copy *copy, uint32_t i)
 {
@@ -103,17 +104,21 @@ static bool destination_packed(const struct vkdml_strided_copy *shape)
 
 /* The kernel for a normalized copy. Rows where the innermost dimension is contiguous on both
  * sides, unbounded and at least one 16-byte chunk long; else 16-byte chunks of a packed
- * destination; else element by element. (The tiled transpose, transpose.c, goes first here
- * once it exists.) */
+ * destination; else gathered rows where the destination's rows are contiguous and that long;
+ * else element by element. (The tiled transpose, transpose.c, goes first here once it
+ * exists.) */
 static enum copy_path choose_path(const struct vkdml_strided_copy *shape)
 {
     uint32_t last = shape->rank - 1;
+    bool long_rows = shape->sizes[last] >= 16 / vkdml_element_size(shape->type);
 
     if (shape->source_strides[last] == 1 && shape->destination_strides[last] == 1 && !shape->source_bounds[last]
-            && shape->sizes[last] >= 16 / vkdml_element_size(shape->type))
+            && long_rows)
         return COPY_PATH_ROWS;
     if (destination_packed(shape))
         return COPY_PATH_CHUNKS;
+    if (shape->destination_strides[last] == 1 && long_rows)
+        return COPY_PATH_GATHER_ROWS;
     return COPY_PATH_ELEMENTS;
 }
 
@@ -159,7 +164,7 @@ static void fill_spec(const struct vkdml_strided_copy *shape, enum copy_path pat
     spec[MOVEMENT_SPEC_PATH] = path;
     spec[MOVEMENT_SPEC_MODE] = shape->bounds_mode;
     spec[MOVEMENT_SPEC_INVOCATIONS] = (uint32_t)invocations;
-    spec[MOVEMENT_SPEC_ROW_CHUNKS] = path == COPY_PATH_ROWS
+    spec[MOVEMENT_SPEC_ROW_CHUNKS] = path == COPY_PATH_ROWS || path == COPY_PATH_GATHER_ROWS
             ? (uint32_t)vkdml_div_up(shape->sizes[shape->rank - 1], chunk) : 1;
 }
 
@@ -186,7 +191,7 @@ HRESULT vkdml_copy_add_dispatches(struct vkdml_compile *compile, const struct vk
     path = choose_path(&shape);
     for (i = 0; i < shape.rank; ++i)
         invocations *= shape.sizes[i];
-    if (path == COPY_PATH_ROWS)
+    if (path == COPY_PATH_ROWS || path == COPY_PATH_GATHER_ROWS)
         invocations = invocations / shape.sizes[shape.rank - 1] * vkdml_div_up(shape.sizes[shape.rank - 1], chunk);
     else if (path == COPY_PATH_CHUNKS)
         invocations = vkdml_div_up(invocations, chunk);

@@ -12,8 +12,10 @@
  * Three paths (MOVEMENT_SPEC_PATH, MOVEMENT_PATH_*): rows, where the innermost dimension is
  * contiguous and unbounded on both sides, 16 bytes per invocation (ROW_CHUNKS of them per row);
  * chunks, where the destination is packed, 16 bytes of consecutive destination elements per
- * invocation (sources gathered element by element); else one destination element per
- * invocation. Consecutive invocations write consecutive destination bytes in each.
+ * invocation (sources gathered element by element); gathered rows, where only the destination's
+ * innermost dimension is contiguous, 16 bytes of a row per invocation (ROW_CHUNKS of them per
+ * row, sources gathered); else one destination element per invocation. Consecutive
+ * invocations write consecutive destination bytes in each.
  */
 #ifndef VKDML_MOVEMENT_INTERFACE_H
 #define VKDML_MOVEMENT_INTERFACE_H
@@ -31,6 +33,7 @@
 #define MOVEMENT_PATH_ELEMENTS 0
 #define MOVEMENT_PATH_ROWS 1
 #define MOVEMENT_PATH_CHUNKS 2
+#define MOVEMENT_PATH_GATHER_ROWS 3
 
 #define MOVEMENT_SPEC_ELEMENT_SIZE 0                                        /* bytes: 1, 2, 4, 8 */
 #define MOVEMENT_SPEC_PATH              (MOVEMENT_SPEC_ELEMENT_SIZE + 1)    /* MOVEMENT_PATH_* */

@@ -657,6 +657,17 @@ static void test_split_join(void **state)
     packed(&c.outputs[1], 8, (UINT[]){2, 1, 3, 1, 2, 4, 3, 5});
     packed(&c.inputs[0], 8, (UINT[]){2, 1, 3, 1, 2, 5, 3, 5});
     run_case(*state, &c, false);
+    /* A transposed input (innermost stride 5) into its slab of the rows: gathered rows. */
+    memset(&c, 0, sizeof(c));
+    c.name = "transposed input";
+    c.op = DML_OPERATOR_JOIN;
+    c.rank = 3, c.input_count = 2, c.output_count = 1, c.axis = 2;
+    packed(&c.inputs[0], 3, (UINT[]){3, 5, 20});
+    c.inputs[0].strided = true;
+    memcpy(c.inputs[0].strides, (UINT[]){100, 1, 5}, 3 * sizeof(UINT));
+    packed(&c.inputs[1], 3, (UINT[]){3, 5, 13});
+    packed(&c.outputs[0], 3, (UINT[]){3, 5, 33});
+    run_case(*state, &c, true);
     /* Special float values, moved as bits (rows and chunks paths). */
     memset(&c, 0, sizeof(c));
     c.name = "special values";
