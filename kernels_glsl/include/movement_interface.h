@@ -9,7 +9,7 @@
  * coordinate back (PADDING's modes; WRAP is TILE's too). Offsets count elements; 32-bit
  * arithmetic wraps, so negative strides (SLICE1) are two's complement.
  *
- * Three paths (MOVEMENT_SPEC_PATH, MOVEMENT_PATH_*): rows, where the innermost dimension is
+ * Four paths (MOVEMENT_SPEC_PATH, MOVEMENT_PATH_*): rows, where the innermost dimension is
  * contiguous and unbounded on both sides, 16 bytes per invocation (ROW_CHUNKS of them per row);
  * chunks, where the destination is packed, 16 bytes of consecutive destination elements per
  * invocation (sources gathered element by element); gathered rows, where only the destination's
