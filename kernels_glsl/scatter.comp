@@ -19,7 +19,7 @@
 
 layout(local_size_x = SCATTER_THREADS, local_size_y = 1, local_size_z = 1) in;
 
-layout(constant_id = SCATTER_SPEC_MODE) const uint MODE = SCATTER_MODE_COPY;
+layout(constant_id = SCATTER_SPEC_MODE) const uint MODE = SCATTER_MODE_WRITE;
 layout(constant_id = SCATTER_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
 layout(constant_id = SCATTER_SPEC_INDEX_TYPE) const uint INDEX_TYPE = TIO_TYPE_UINT32;
 layout(constant_id = SCATTER_SPEC_DEDUP) const bool DEDUP = false;
@@ -66,7 +66,6 @@ layout(constant_id = SCATTER_SPEC_SLOT_LOCATION + 2) const uint WINNER_OFFSET_HI
         : (d) == 4 ? name##_4 : (d) == 5 ? name##_5 : (d) == 6 ? name##_6 : name##_7)
 
 const bool WIDE = TYPE == TIO_TYPE_FLOAT64 || TYPE == TIO_TYPE_UINT64 || TYPE == TIO_TYPE_INT64;
-const bool PACKED_COPY = MODE == SCATTER_MODE_COPY && VECTOR > 1u;
 /* ND's WRITE with contiguous slice rows: VECTOR consecutive elements of one row (scatter.c). */
 const bool VECTOR_WRITE = MODE == SCATTER_MODE_WRITE && VECTOR > 1u;
 
@@ -135,29 +134,6 @@ void write_update(uvec2 source, uvec2 output_base, Place p)
         move_element(source, p.source + k, output_base, p.target + k);
 }
 
-void copy_elements(uvec2 source, uvec2 output_base, uint first)
-{
-    /* Both packed: 16 bytes per store where both tensors start 16-byte aligned (uniform) and
-     * the vector is whole. */
-    if (PACKED_COPY && ((source.x | output_base.x) & 15u) == 0u && first + VECTOR <= COUNT)
-    {
-        uint size = tio_element_size(TYPE);
-
-        TioVector(tio_element_address(output_base, first, size)).v
-                = TioVector(tio_element_address(source, first, size)).v;
-        return;
-    }
-    [[unroll]] for (uint k = 0u; k < VECTOR; ++k)
-    {
-        if (first + k < COUNT)
-        {
-            Place p = PACKED_COPY ? Place(first + k, first + k, 0u, 0u, 0u) : place_of(first + k);
-
-            move_element(source, p.source, output_base, p.target);
-        }
-    }
-}
-
 void main()
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
@@ -170,11 +146,6 @@ void main()
 
     if (linear >= COUNT)
         return;
-    if (MODE == SCATTER_MODE_COPY)
-    {
-        copy_elements(source, output_base, linear);
-        return;
-    }
     indices = vkdml_binding_address(table, INDEX_SLOT, INDEX_OFFSET_LO, INDEX_OFFSET_HI);
     winners = vkdml_binding_address(table, WINNER_SLOT, WINNER_OFFSET_LO, WINNER_OFFSET_HI);
     p = place_of(linear);

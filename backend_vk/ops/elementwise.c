@@ -874,24 +874,18 @@ static HRESULT set_op_spec(uint32_t *spec, const struct ew_operator *info, const
 static HRESULT add_transpose(struct vkdml_compile *compile, const struct ew_operator *info)
 {
     const DML_BUFFER_TENSOR_DESC *input = compile->op->inputs[0], *output = compile->op->outputs[0];
-    struct vkdml_strided_copy copy = {0};
+    struct vkdml_strided_copy copy;
     uint32_t d;
 
     if (info->rule != EW_RULE_MOVE || info->op != EW_OP_IDENTITY || op_scale_bias(compile->op)
             || input->DataType != output->DataType)
         return S_FALSE;
-    copy.type = output->DataType;
-    copy.rank = output->DimensionCount;
-    copy.source = compile->inputs[0];
-    copy.destination = compile->outputs[0];
-    for (d = 0; d < copy.rank; ++d)
+    for (d = 0; d < output->DimensionCount; ++d)
     {
         if (vkdml_tensor_stride(input, d) > INT32_MAX || vkdml_tensor_stride(output, d) > INT32_MAX)
             return S_FALSE;
-        copy.sizes[d] = output->Sizes[d];
-        copy.source_strides[d] = (int32_t)vkdml_tensor_stride(input, d);
-        copy.destination_strides[d] = (int32_t)vkdml_tensor_stride(output, d);
     }
+    vkdml_strided_copy_init(&copy, output, input, &compile->inputs[0], output, &compile->outputs[0]);
     return vkdml_transpose_add_dispatch(compile, &copy);
 }
 

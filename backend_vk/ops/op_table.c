@@ -21,6 +21,7 @@
 #define RANDOM {vkdml_random_validate, vkdml_random_compile}
 #define REVERSE {vkdml_reverse_validate, vkdml_reverse_compile}
 #define VALUE_SCALE {vkdml_value_scale_validate, vkdml_value_scale_compile}
+#define MOVEMENT {vkdml_movement_validate, vkdml_movement_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -137,4 +138,15 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_RANDOM_GENERATOR] = RANDOM,
     [DML_OPERATOR_REVERSE_SUBSEQUENCES] = REVERSE,
     [DML_OPERATOR_VALUE_SCALE_2D] = VALUE_SCALE,
+    [DML_OPERATOR_SLICE] = MOVEMENT,
+    [DML_OPERATOR_SLICE1] = MOVEMENT,
+    [DML_OPERATOR_SPLIT] = MOVEMENT,
+    [DML_OPERATOR_JOIN] = MOVEMENT,
+    [DML_OPERATOR_PADDING] = MOVEMENT,
+    [DML_OPERATOR_PADDING1] = MOVEMENT,
+    [DML_OPERATOR_TILE] = MOVEMENT,
+    [DML_OPERATOR_SPACE_TO_DEPTH] = MOVEMENT,
+    [DML_OPERATOR_SPACE_TO_DEPTH1] = MOVEMENT,
+    [DML_OPERATOR_DEPTH_TO_SPACE] = MOVEMENT,
+    [DML_OPERATOR_DEPTH_TO_SPACE1] = MOVEMENT,
 };

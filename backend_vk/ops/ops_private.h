@@ -167,6 +167,7 @@ VKDML_OP_FAMILY(nonzero)
 VKDML_OP_FAMILY(random)
 VKDML_OP_FAMILY(reverse)
 VKDML_OP_FAMILY(value_scale)
+VKDML_OP_FAMILY(movement)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
@@ -291,11 +292,25 @@ HRESULT vkdml_softmax_add_fused(struct vkdml_compile *compile, const DML_OPERATO
 
 /* ---- Strided copies as a service (movement.c, transpose.c): the data-movement operators ---- */
 
+/* What a bounded dimension of a strided copy does outside its source range (PADDING's modes;
+ * WRAP is TILE's too). Values as MOVEMENT_MODE_* (movement_interface.h). */
+enum vkdml_copy_bounds
+{
+    VKDML_COPY_BOUNDS_NONE,             /* a plain copy */
+    VKDML_COPY_BOUNDS_CONSTANT,         /* constant_bits */
+    VKDML_COPY_BOUNDS_EDGE,
+    VKDML_COPY_BOUNDS_REFLECTION,
+    VKDML_COPY_BOUNDS_SYMMETRIC,
+    VKDML_COPY_BOUNDS_WRAP,
+};
+
 /* A box of `sizes` elements of one type copied between two strided views: element c (c_i <
  * sizes[i], index 0 outermost) goes from source element source_first + sum c_i * source_strides[i]
  * to destination element destination_first + sum c_i * destination_strides[i]. Offsets count
  * elements from the tensor locations; the caller has checked that every address stays inside
- * its binding. */
+ * its binding. With bounds_mode, a dimension with source_bounds[i] > 0 reads source coordinate
+ * c_i - bound_starts[i] instead of c_i, folded into [0, source_bounds[i]) by the mode (CONSTANT:
+ * the element gets constant_bits); zero fields are a plain copy. */
 struct vkdml_strided_copy
 {
     DML_TENSOR_DATA_TYPE type;
@@ -305,8 +320,17 @@ struct vkdml_strided_copy
     uint64_t source_first, destination_first;
     int32_t source_strides[VKDML_MAX_RANK];         /* negative: reversed (SLICE1) */
     int32_t destination_strides[VKDML_MAX_RANK];
+    enum vkdml_copy_bounds bounds_mode;
+    uint32_t source_bounds[VKDML_MAX_RANK];         /* 0: unbounded */
+    uint32_t bound_starts[VKDML_MAX_RANK];
+    uint64_t constant_bits;                         /* the element's bits (CONSTANT) */
 };
 
+/* A plain copy of `sizes`'s sizes from `source` to `destination`, each through its own strides
+ * (below 2^31: vkdml_check_index_range), of the destination's type. */
+void vkdml_strided_copy_init(struct vkdml_strided_copy *copy, const DML_BUFFER_TENSOR_DESC *sizes,
+        const DML_BUFFER_TENSOR_DESC *source, const struct vkdml_tensor_location *source_location,
+        const DML_BUFFER_TENSOR_DESC *destination, const struct vkdml_tensor_location *destination_location);
 /* Adds the dispatch(es) of one strided copy, the kernel chosen by its shape (movement.c): packed
  * runs as vectors, a transposed pair of dimensions through shared memory (transpose.c), the rest
  * element by element. Does not wait for earlier dispatches. */

@@ -172,37 +172,6 @@ static void set_sizes(uint32_t spec[SCATTER_SPEC_COUNT], const UINT *sizes, uint
     spec[SCATTER_SPEC_COUNT_ELEMENTS] = product(sizes, 0, rank);
 }
 
-static bool is_packed(const DML_BUFFER_TENSOR_DESC *tensor)
-{
-    uint32_t packed_stride = 1, i;
-
-    for (i = tensor->DimensionCount; i-- > 0;)
-    {
-        if (tensor->Sizes[i] != 1 && vkdml_tensor_stride(tensor, i) != packed_stride)
-            return false;
-        packed_stride *= tensor->Sizes[i];
-    }
-    return true;
-}
-
-/* COPY: output = input through both tensors' strides. */
-static void copy_spec(const struct vkdml_compile *compile, uint32_t spec[SCATTER_SPEC_COUNT])
-{
-    const DML_BUFFER_TENSOR_DESC *input = compile->op->inputs[SCATTER_INPUT], *output = compile->op->outputs[0];
-    uint32_t rank = output->DimensionCount, i;
-
-    spec[SCATTER_SPEC_MODE] = SCATTER_MODE_COPY;
-    set_sizes(spec, output->Sizes, rank);
-    for (i = 0; i < rank; ++i)
-    {
-        spec[SCATTER_SPEC_SOURCE_STRIDES + kernel_dim(rank, i)] = vkdml_tensor_stride(input, i);
-        spec[SCATTER_SPEC_OUT_STRIDES + kernel_dim(rank, i)] = vkdml_tensor_stride(output, i);
-    }
-    if (is_packed(input) && is_packed(output))
-        spec[SCATTER_SPEC_VECTOR] = 16 / vkdml_element_size(output->DataType);
-    vkdml_set_location(&spec[SCATTER_SPEC_SOURCE_LOCATION], &compile->inputs[SCATTER_INPUT]);
-}
-
 /* The indexed output dimension j of a tuple: output dimension `dim`, slot stride `slot_stride`. */
 static void set_axis(uint32_t spec[SCATTER_SPEC_COUNT], uint32_t j, const DML_BUFFER_TENSOR_DESC *output,
         uint32_t dim, uint32_t slot_stride)
@@ -340,7 +309,9 @@ static void candidate_sizes(const struct vkdml_compile *compile, uint32_t spec[S
 HRESULT vkdml_scatter_compile(struct vkdml_compile *compile)
 {
     DML_TENSOR_DATA_TYPE type = compile->op->outputs[0]->DataType;
-    uint32_t copy[SCATTER_SPEC_COUNT] = {0}, spec[SCATTER_SPEC_COUNT] = {0}, pass[SCATTER_SPEC_COUNT];
+    const DML_BUFFER_TENSOR_DESC *input = compile->op->inputs[SCATTER_INPUT], *output = compile->op->outputs[0];
+    uint32_t spec[SCATTER_SPEC_COUNT] = {0}, pass[SCATTER_SPEC_COUNT];
+    struct vkdml_strided_copy copy;
     struct vkdml_tensor_location winners = {compile->temporary_slot};
     enum vkdml_kernel_id kernel;
     uint32_t slots;
@@ -349,12 +320,12 @@ HRESULT vkdml_scatter_compile(struct vkdml_compile *compile)
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "scatter", NULL, kernel_features(type), &kernel))
         return vkdml_op_error(compile->op, E_NOTIMPL, "no scatter.comp variant holds %s tensors on this device.",
                 debugstr_data_type(type));
-    copy[SCATTER_SPEC_TYPE] = spec[SCATTER_SPEC_TYPE] = type;  /* TIO_TYPE_* are DML's values */
-    copy[SCATTER_SPEC_VECTOR] = spec[SCATTER_SPEC_VECTOR] = 1;
-    vkdml_set_location(&copy[SCATTER_SPEC_OUT_LOCATION], &compile->outputs[0]);
-    copy_spec(compile, copy);
-    if (FAILED(hr = add_dispatch(compile, kernel, copy, false)))
+    /* output = input first; the updates overwrite it after a barrier. */
+    vkdml_strided_copy_init(&copy, output, input, &compile->inputs[SCATTER_INPUT], output, &compile->outputs[0]);
+    if (FAILED(hr = vkdml_copy_add_dispatches(compile, &copy)))
         return hr;
+    spec[SCATTER_SPEC_TYPE] = type;     /* TIO_TYPE_* are DML's values */
+    spec[SCATTER_SPEC_VECTOR] = 1;
 
     spec[SCATTER_SPEC_MODE] = SCATTER_MODE_WRITE;
     spec[SCATTER_SPEC_INDEX_TYPE] = compile->op->inputs[SCATTER_INDICES]->DataType;
@@ -372,7 +343,7 @@ HRESULT vkdml_scatter_compile(struct vkdml_compile *compile)
         candidate_sizes(compile, pass);
         pass[SCATTER_SPEC_VECTOR] = 1;
         pass[SCATTER_SPEC_MODE] = SCATTER_MODE_CLEAR;
-        /* CLEAR touches only the temporary resource: it runs beside COPY. */
+        /* CLEAR touches only the temporary resource: it runs beside the copy. */
         if (FAILED(hr = add_dispatch(compile, kernel, pass, false)))
             return hr;
         pass[SCATTER_SPEC_MODE] = SCATTER_MODE_CLAIM;

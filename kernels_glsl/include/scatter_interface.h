@@ -2,9 +2,8 @@
  * Interface of kernels_glsl/scatter.comp (DML_OPERATOR_SCATTER_ELEMENTS, DML_OPERATOR_SCATTER_ND),
  * shared by C (backend_vk/ops/scatter.c) and GLSL.
  *
- * One operator is up to four dispatches of this kernel (docs/kernels.md, "Scatter"):
- *     COPY   output = input, element by element through both tensors' strides (16 bytes per
- *            invocation where both are packed);
+ * One operator is output = input (a strided copy: vkdml_copy_add_dispatches()), then up to
+ * three dispatches of this kernel (docs/kernels.md, "Scatter"):
  *     CLEAR  per candidate: its target's winner slot (a word of the temporary resource) = 0;
  *     CLAIM  per candidate: atomicMax(slot, candidate + 1): the highest candidate wins;
  *     WRITE  per update element: stored where its candidate won (every candidate wins when no
@@ -24,17 +23,16 @@
 #define SCATTER_MAX_RANK 8
 #define SCATTER_THREADS 256
 
-#define SCATTER_MODE_COPY 0
-#define SCATTER_MODE_CLEAR 1
-#define SCATTER_MODE_CLAIM 2
-#define SCATTER_MODE_WRITE 3
+#define SCATTER_MODE_CLEAR 0
+#define SCATTER_MODE_CLAIM 1
+#define SCATTER_MODE_WRITE 2
 
 #define SCATTER_SPEC_MODE 0
 #define SCATTER_SPEC_TYPE               (SCATTER_SPEC_MODE + 1)         /* TIO_TYPE_* of the data */
 #define SCATTER_SPEC_INDEX_TYPE         (SCATTER_SPEC_TYPE + 1)         /* TIO_TYPE_* of the indices */
 #define SCATTER_SPEC_DEDUP              (SCATTER_SPEC_INDEX_TYPE + 1)   /* WRITE checks the winner slot */
 #define SCATTER_SPEC_COUNT_ELEMENTS     (SCATTER_SPEC_DEDUP + 1)        /* the dispatch's elements */
-#define SCATTER_SPEC_VECTOR             (SCATTER_SPEC_COUNT_ELEMENTS + 1)   /* COPY, WRITE: elements per invocation */
+#define SCATTER_SPEC_VECTOR             (SCATTER_SPEC_COUNT_ELEMENTS + 1)   /* WRITE: elements per invocation */
 #define SCATTER_SPEC_TUPLE              (SCATTER_SPEC_VECTOR + 1)       /* indices per tuple, 1 to 8 */
 #define SCATTER_SPEC_TUPLE_STRIDE       (SCATTER_SPEC_TUPLE + 1)        /* between a tuple's indices */
 /* SCATTER_MAX_RANK values each: per dispatch dimension ... */
@@ -48,7 +46,7 @@
 #define SCATTER_SPEC_AXIS_SIZES         (SCATTER_SPEC_CANDIDATE_STRIDES + SCATTER_MAX_RANK)
 #define SCATTER_SPEC_AXIS_OUT_STRIDES   (SCATTER_SPEC_AXIS_SIZES + SCATTER_MAX_RANK)
 #define SCATTER_SPEC_AXIS_SLOT_STRIDES  (SCATTER_SPEC_AXIS_OUT_STRIDES + SCATTER_MAX_RANK)
-/* Locations (descriptor slot, byte offset low, high): the source (COPY: input; WRITE: updates),
+/* Locations (descriptor slot, byte offset low, high): the source (WRITE: updates),
  * the indices, the output and the winner slots. */
 #define SCATTER_SPEC_SOURCE_LOCATION    (SCATTER_SPEC_AXIS_SLOT_STRIDES + SCATTER_MAX_RANK)
 #define SCATTER_SPEC_INDEX_LOCATION     (SCATTER_SPEC_SOURCE_LOCATION + 3)

@@ -110,7 +110,7 @@ struct result
     bool broadcast;
     enum status status;
     char reason[256];
-    bool strict, pending;               /* a preset's: E_NOTIMPL fails it / skips it as issue 19's */
+    bool strict;                        /* a preset's: E_NOTIMPL fails it */
     unsigned int iterations, warmup;
     double gpu_min_us, gpu_median_us, gpu_p90_us;
     double record_us;                   /* CPU, one RecordDispatch */
@@ -249,7 +249,6 @@ const char *job_shape(const struct bench *b, const struct selection *s, const st
 const struct preset *find_preset(const char *name);
 /* Whether the preset's operator is still being written (presets.c's list): E_NOTIMPL skips such a
  * preset and fails any other. */
-bool preset_pending(const struct preset *p);
 
 /* ---- Running workloads (runner.c) ---- */
 

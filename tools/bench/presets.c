@@ -211,26 +211,6 @@ const struct preset presets[] =
 
 const size_t preset_count = ARRAY_SIZE(presets);
 
-/* Issue 19's operators (--op names) still being written in other branches: their presets answer
- * E_NOTIMPL until the branch is merged, which skips them with a line naming the issue, where it
- * fails every other preset. Delete each name as its branch is merged; the list ends as {NULL}. */
-static const char *const issue19_pending[] =
-{
-    "slice", "slice1", "split", "join", "padding", "padding1", "tile", "space-to-depth", "space-to-depth1",
-    "depth-to-space", "depth-to-space1", NULL,
-};
-
-bool preset_pending(const struct preset *p)
-{
-    size_t i;
-
-    for (i = 0; issue19_pending[i]; ++i)
-    {
-        if (!strcmp(issue19_pending[i], p->op))
-            return true;
-    }
-    return false;
-}
 _Static_assert(ARRAY_SIZE(presets) <= MAX_PRESETS, "struct selection has room for MAX_PRESETS presets");
 
 const struct preset *find_preset(const char *name)

@@ -238,8 +238,7 @@ static bool prepare_run(struct bench *b, struct workload *w, struct run *run, st
     }
     hr = compile_workload(b, w, &run->compiled);
     if (hr == E_NOTIMPL && !r->strict)
-        return skip(r, "%s is not implemented in vkdml yet (E_NOTIMPL)%s", w->op->schema->name,
-                r->pending ? ": issue 19's, pending (tools/bench/presets.c, issue19_pending)" : "");
+        return skip(r, "%s is not implemented in vkdml yet (E_NOTIMPL)", w->op->schema->name);
     if (hr == E_NOTIMPL)
         return fail(r, "%s answers E_NOTIMPL: the preset's operator is implemented (the log says which path is "
                 "not)", w->op->schema->name);
@@ -578,8 +577,8 @@ static const char *unfit(const struct op_info *op, DML_TENSOR_DATA_TYPE type, st
 }
 
 /* One workload of `op_name`, of `preset` or of --op (NULL); `function`: its mode (NULL: its default);
- * `lenient` as unfit() takes it. E_NOTIMPL skips --op workloads and pending presets, and fails
- * the others. */
+ * `lenient` as unfit() takes it. E_NOTIMPL skips --op workloads and fails
+ * presets. */
 static void run_one(struct bench *b, const struct preset *preset, const char *name, const char *op_name,
         DML_TENSOR_DATA_TYPE type, const char *shape, const char *function, bool broadcast, bool lenient)
 {
@@ -590,8 +589,7 @@ static void run_one(struct bench *b, const struct preset *preset, const char *na
     bool refused;
     char why[256];
 
-    r->strict = preset && !preset_pending(preset);
-    r->pending = preset && preset_pending(preset);
+    r->strict = preset != NULL;
     progress_begin(b, name);
     if (!w)
         fail(r, "out of memory");
