@@ -938,10 +938,13 @@ const char *build_workload(struct workload *w)
     w->bytes = 0.0;
     if ((why = w->op->family->build(w)) || (why = write_tensor_fields(w)))
         return why;
-    for (i = 0; w->bytes == 0.0 && i < w->output_count; ++i)
-        w->bytes += output_tensor(w, i)->buffer.TotalTensorSizeInBytes;
-    for (i = 0; w->bytes == 0.0 && i < w->input_count; ++i)
-        w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
+    if (w->bytes == 0.0)    /* a family that moves less than its whole tensors set its own */
+    {
+        for (i = 0; i < w->output_count; ++i)
+            w->bytes += output_tensor(w, i)->buffer.TotalTensorSizeInBytes;
+        for (i = 0; i < w->input_count; ++i)
+            w->bytes += w->inputs[i].buffer.TotalTensorSizeInBytes;
+    }
     w->reference = find_reference(w);
     return NULL;
 }
