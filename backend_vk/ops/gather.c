@@ -362,14 +362,15 @@ static DML_TENSOR_DATA_TYPE bits_type(unsigned int element_size)
     }
 }
 
-/* Items per invocation: about GATHER_UNROLL_BYTES each, so an invocation has several loads in
- * flight before its first store, but never so many that the dispatch falls below
- * GATHER_MIN_GROUPS workgroups (a big GPU's cores stay busy). docs/kernels.md has the figures. */
-static uint32_t choose_unroll(uint64_t invocations, uint32_t item_bytes)
+/* Items per invocation: about GATHER_UNROLL_BYTES (ONE_HOT, which only stores, twice that) each,
+ * so an invocation has several loads or stores in flight, but never so many that the dispatch
+ * falls below GATHER_MIN_GROUPS workgroups (a big GPU's cores stay busy). docs/kernels.md has
+ * the figures. */
+static uint32_t choose_unroll(uint64_t invocations, uint32_t item_bytes, bool one_hot)
 {
-    uint32_t unroll = GATHER_MAX_UNROLL;
+    uint32_t unroll = GATHER_MAX_UNROLL, bytes = one_hot ? 2 * GATHER_UNROLL_BYTES : GATHER_UNROLL_BYTES;
 
-    while (unroll > 1 && (unroll * item_bytes > GATHER_UNROLL_BYTES
+    while (unroll > 1 && (unroll * item_bytes > bytes
             || invocations < (uint64_t)unroll * GATHER_THREADS * GATHER_MIN_GROUPS))
         unroll /= 2;
     return unroll;
@@ -429,7 +430,7 @@ HRESULT vkdml_gather_compile(struct vkdml_compile *compile)
     normalize(&layout, !one_hot);
     vector = choose_vector(&layout, element_size, one_hot);
     invocations = vkdml_tensor_element_count(op->outputs[0]) / vector;
-    unroll = choose_unroll(invocations, vector * element_size);
+    unroll = choose_unroll(invocations, vector * element_size, one_hot);
     fill_spec(compile, &layout, type, vector, unroll, spec);
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(invocations, GATHER_THREADS * unroll), groups)))
         return hr;
