@@ -197,8 +197,8 @@ bool resolve_tuple(uvec2 indices, uint index_offset, inout uint in_offset)
     return valid;
 }
 
-/* Output elements `first` .. + VECTOR - 1 element by element (bases not 16-byte aligned). */
-void gather_elements(uvec2 source, uvec2 target, uint in_offset, uint out_offset, bool valid)
+/* An item's VECTOR elements one by one (the bases are not 16-byte aligned). */
+void move_elements(uvec2 source, uvec2 target, uint in_offset, uint out_offset, bool valid)
 {
     [[unroll]] for (uint k = 0; k < VECTOR; ++k)
     {
@@ -271,6 +271,6 @@ void main()
         else if (VECTOR == 1u)
             store_element(target, out_offsets[u], bits[u]);
         else
-            gather_elements(source, target, in_offsets[u], out_offsets[u], valid[u]);
+            move_elements(source, target, in_offsets[u], out_offsets[u], valid[u]);
     }
 }
