@@ -1,15 +1,17 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 /*
- * GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 and ONE_HOT (gather_interface.h): one invocation
- * per output element, or per 16 bytes of a packed output row (VECTOR > 1: an embedding lookup's
- * rows), consecutive invocations on consecutive output elements, so stores coalesce and a row's
- * reads are contiguous. Each invocation decomposes its output index over 8 dimensions of
- * specialization constants, loads its index tuple (the lanes of one row load the same words) and
- * resolves each component (indices.glsl) before any input address is formed from it: an index out
- * of range stores zeros (ONE_HOT: OffValue), never reads outside the input (README, "Indices out
- * of range"). Elements move as bits (64-bit ones as uvec2 words: no shaderInt64). ONE_HOT's
- * packed rows are written 16 bytes per invocation too, from OffValue and OnValue.
+ * GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 and ONE_HOT (gather_interface.h): items of one
+ * output element, or of 16 bytes of a packed output row (VECTOR > 1: an embedding lookup's rows),
+ * consecutive invocations on consecutive items, so stores coalesce and a row's reads are
+ * contiguous; each invocation moves UNROLL items GATHER_THREADS apart, all loads first, so
+ * several are in flight (docs/kernels.md). Each item decomposes its output index over 8
+ * dimensions of specialization constants, loads its index tuple (the lanes of one row load the
+ * same words) and resolves each component (indices.glsl) before any input address is formed from
+ * it: an index out of range stores zeros (ONE_HOT: OffValue), never reads outside the input
+ * (README, "Indices out of range"). Elements move as bits (64-bit ones as uvec2 words: no
+ * shaderInt64). ONE_HOT's packed rows are written 16 bytes per item too, from OffValue and
+ * OnValue.
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the element size needs.
  */
@@ -26,6 +28,7 @@ layout(constant_id = GATHER_SPEC_TYPE) const uint TYPE = TIO_TYPE_UINT32;
 layout(constant_id = GATHER_SPEC_INDEX_TYPE) const uint INDEX_TYPE = TIO_TYPE_UINT32;
 layout(constant_id = GATHER_SPEC_COUNT_ELEMENTS) const uint COUNT = 1;
 layout(constant_id = GATHER_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = GATHER_SPEC_UNROLL) const uint UNROLL = 1;
 layout(constant_id = GATHER_SPEC_TUPLE) const uint TUPLE = 1;
 layout(constant_id = GATHER_SPEC_TUPLE_INDEX_STRIDE) const uint TUPLE_INDEX_STRIDE = 0;
 layout(constant_id = GATHER_SPEC_ONE_HOT_AXIS) const uint ONE_HOT_AXIS = 0;
@@ -150,20 +153,16 @@ void one_hot(uvec2 values, uvec2 indices, uvec2 target, uint index_offset, uint 
         TioVector(tio_element_address(target, out_offset, tio_element_size(TYPE))).v = words;
 }
 
-void main()
+/* Output element `first`'s offsets: output, input (before the index tuple) and index elements,
+ * and its coordinate along ONE_HOT's axis. */
+void locate(uint first, out uint out_offset, out uint in_offset, out uint index_offset, out uint axis_coordinate)
 {
-    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint first = (group * GATHER_THREADS + gl_LocalInvocationIndex) * VECTOR;
-    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    uvec2 source, indices, target;
-    uint rest = first, out_offset = 0u, in_offset = 0u, index_offset = 0u, axis_coordinate = 0u, resolved;
-    bool valid = true;
+    uint rest = first;
 
-    if (first >= COUNT)
-        return;
-    source = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
-    indices = vkdml_binding_address(table, INDEX_SLOT, INDEX_OFFSET_LO, INDEX_OFFSET_HI);
-    target = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    out_offset = 0u;
+    in_offset = 0u;
+    index_offset = 0u;
+    axis_coordinate = 0u;
     [[unroll]] for (int d = GATHER_MAX_RANK - 1; d >= 0; --d)
     {
         uint coordinate = rest % DIM(SIZE, d);
@@ -175,18 +174,19 @@ void main()
         if (d == int(ONE_HOT_AXIS))
             axis_coordinate = coordinate;
     }
+}
 
-    if (MODE == GATHER_MODE_ONE_HOT)
-    {
-        one_hot(source, indices, target, index_offset, axis_coordinate, out_offset);
-        return;
-    }
+/* Adds the index tuple's part to `in_offset`; false where a component is out of range, then
+ * `in_offset` means nothing. */
+bool resolve_tuple(uvec2 indices, uint index_offset, inout uint in_offset)
+{
+    bool valid = true;
+    uint resolved;
 
     [[unroll]] for (uint t = 0; t < GATHER_MAX_RANK; ++t)
     {
         if (t < TUPLE)
         {
-            /* `resolved` means nothing where the index is out of range. */
             if (idx_resolve(INDEX_TYPE, indices, index_offset + t * TUPLE_INDEX_STRIDE, DIM(TUPLE_SIZE, t), true,
                     resolved))
                 in_offset += resolved * DIM(TUPLE_IN_STRIDE, t);
@@ -194,18 +194,12 @@ void main()
                 valid = false;
         }
     }
+    return valid;
+}
 
-    /* Whole 16-byte vectors where both tensors start 16-byte aligned (uniform: the bases are
-     * the dispatch's); VECTOR divides the row and every offset, so they stay aligned. */
-    if (VECTOR > 1u && ((source.x | target.x) & 15u) == 0u)
-    {
-        uvec4 words = uvec4(0u);
-
-        if (valid)
-            words = TioVector(tio_element_address(source, in_offset, tio_element_size(TYPE))).v;
-        TioVector(tio_element_address(target, out_offset, tio_element_size(TYPE))).v = words;
-        return;
-    }
+/* An item's VECTOR elements one by one (the bases are not 16-byte aligned). */
+void move_elements(uvec2 source, uvec2 target, uint in_offset, uint out_offset, bool valid)
+{
     [[unroll]] for (uint k = 0; k < VECTOR; ++k)
     {
         uvec2 bits = uvec2(0u);
@@ -213,5 +207,70 @@ void main()
         if (valid)
             bits = load_element(source, in_offset + k);
         store_element(target, out_offset + k, bits);
+    }
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint first_item = group * GATHER_THREADS * UNROLL + gl_LocalInvocationIndex, items = COUNT / VECTOR;
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    uint out_offsets[GATHER_MAX_UNROLL], in_offsets[GATHER_MAX_UNROLL];
+    bool live[GATHER_MAX_UNROLL], valid[GATHER_MAX_UNROLL];
+    uvec2 source, indices, target, bits[GATHER_MAX_UNROLL];
+    uvec4 words[GATHER_MAX_UNROLL];
+    bool vector;
+
+    if (first_item >= items)
+        return;
+    source = vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    indices = vkdml_binding_address(table, INDEX_SLOT, INDEX_OFFSET_LO, INDEX_OFFSET_HI);
+    target = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    /* UNROLL items per invocation, GATHER_THREADS apart so each stays coalesced: every index and
+     * input load is issued before the first store, which the compiler may not move loads across
+     * (device addresses may alias). */
+    [[unroll]] for (uint u = 0; u < GATHER_MAX_UNROLL; ++u)
+    {
+        uint index_offset, axis_coordinate;
+
+        live[u] = u < UNROLL && first_item + u * GATHER_THREADS < items;
+        valid[u] = false;
+        if (!live[u])
+            continue;
+        locate((first_item + u * GATHER_THREADS) * VECTOR, out_offsets[u], in_offsets[u], index_offset,
+                axis_coordinate);
+        if (MODE == GATHER_MODE_ONE_HOT)
+        {
+            one_hot(source, indices, target, index_offset, axis_coordinate, out_offsets[u]);
+            live[u] = false;
+            continue;
+        }
+        valid[u] = resolve_tuple(indices, index_offset, in_offsets[u]);
+    }
+
+    /* Whole 16-byte vectors where both tensors start 16-byte aligned (uniform: the bases are
+     * the dispatch's); VECTOR divides the row and every offset, so they stay aligned. */
+    vector = VECTOR > 1u && ((source.x | target.x) & 15u) == 0u;
+    [[unroll]] for (uint u = 0; u < GATHER_MAX_UNROLL; ++u)
+    {
+        words[u] = uvec4(0u);
+        bits[u] = uvec2(0u);
+        if (!live[u] || !valid[u])
+            continue;
+        if (vector)
+            words[u] = TioVector(tio_element_address(source, in_offsets[u], tio_element_size(TYPE))).v;
+        else if (VECTOR == 1u)
+            bits[u] = load_element(source, in_offsets[u]);
+    }
+    [[unroll]] for (uint u = 0; u < GATHER_MAX_UNROLL; ++u)
+    {
+        if (!live[u])
+            continue;
+        if (vector)
+            TioVector(tio_element_address(target, out_offsets[u], tio_element_size(TYPE))).v = words[u];
+        else if (VECTOR == 1u)
+            store_element(target, out_offsets[u], bits[u]);
+        else
+            move_elements(source, target, in_offsets[u], out_offsets[u], valid[u]);
     }
 }

@@ -19,6 +19,10 @@
 #include "ops_private.h"
 #include "gather_interface.h"
 
+/* Unrolled dispatches keep at least this many workgroups: 2 per core of a 132-core GPU. */
+#define GATHER_MIN_GROUPS 264
+#define GATHER_UNROLL_BYTES 32
+
 /* The operator on the output's dimensions (gather_interface.h), index 0 outermost. */
 struct gather_layout
 {
@@ -358,8 +362,22 @@ static DML_TENSOR_DATA_TYPE bits_type(unsigned int element_size)
     }
 }
 
+/* Items per invocation: about GATHER_UNROLL_BYTES (ONE_HOT, which only stores, twice that) each,
+ * so an invocation has several loads or stores in flight, but never so many that the dispatch
+ * falls below GATHER_MIN_GROUPS workgroups (a big GPU's cores stay busy). docs/kernels.md has
+ * the figures. */
+static uint32_t choose_unroll(uint64_t invocations, uint32_t item_bytes, bool one_hot)
+{
+    uint32_t unroll = GATHER_MAX_UNROLL, bytes = one_hot ? 2 * GATHER_UNROLL_BYTES : GATHER_UNROLL_BYTES;
+
+    while (unroll > 1 && (unroll * item_bytes > bytes
+            || invocations < (uint64_t)unroll * GATHER_THREADS * GATHER_MIN_GROUPS))
+        unroll /= 2;
+    return unroll;
+}
+
 static void fill_spec(const struct vkdml_compile *compile, const struct gather_layout *layout,
-        DML_TENSOR_DATA_TYPE type, uint32_t vector, uint32_t spec[GATHER_SPEC_COUNT])
+        DML_TENSOR_DATA_TYPE type, uint32_t vector, uint32_t unroll, uint32_t spec[GATHER_SPEC_COUNT])
 {
     const struct vkdml_operator_view *op = compile->op;
     bool one_hot = op->type == DML_OPERATOR_ONE_HOT;
@@ -370,6 +388,7 @@ static void fill_spec(const struct vkdml_compile *compile, const struct gather_l
     spec[GATHER_SPEC_INDEX_TYPE] = op->inputs[one_hot ? 0 : 1]->DataType;
     spec[GATHER_SPEC_COUNT_ELEMENTS] = (uint32_t)vkdml_tensor_element_count(op->outputs[0]);
     spec[GATHER_SPEC_VECTOR] = vector;
+    spec[GATHER_SPEC_UNROLL] = unroll;
     spec[GATHER_SPEC_TUPLE] = layout->tuple;
     spec[GATHER_SPEC_TUPLE_INDEX_STRIDE] = layout->tuple_index_stride;
     spec[GATHER_SPEC_ONE_HOT_AXIS] = one_hot ? layout->one_hot_axis : 0;
@@ -395,7 +414,7 @@ HRESULT vkdml_gather_compile(struct vkdml_compile *compile)
     unsigned int element_size = vkdml_element_size(op->outputs[0]->DataType);
     DML_TENSOR_DATA_TYPE type = bits_type(element_size);
     bool one_hot = op->type == DML_OPERATOR_ONE_HOT;
-    uint32_t spec[GATHER_SPEC_COUNT] = {0}, groups[3], features, vector;
+    uint32_t spec[GATHER_SPEC_COUNT] = {0}, groups[3], features, vector, unroll;
     struct gather_layout layout;
     enum vkdml_kernel_id kernel;
     uint64_t invocations;
@@ -410,9 +429,10 @@ HRESULT vkdml_gather_compile(struct vkdml_compile *compile)
                 debugstr_data_type(op->outputs[0]->DataType));
     normalize(&layout, !one_hot);
     vector = choose_vector(&layout, element_size, one_hot);
-    fill_spec(compile, &layout, type, vector, spec);
     invocations = vkdml_tensor_element_count(op->outputs[0]) / vector;
-    if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(invocations, GATHER_THREADS), groups)))
+    unroll = choose_unroll(invocations, vector * element_size, one_hot);
+    fill_spec(compile, &layout, type, vector, unroll, spec);
+    if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(invocations, GATHER_THREADS * unroll), groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, GATHER_SPEC_COUNT, NULL, 0, groups, false);
 }

@@ -13,14 +13,15 @@
  *
  * Elements move as bits: TYPE is the unsigned type of the element's size (64-bit ones as uvec2
  * words). VECTOR > 1: the last dimension is packed in the output (and, but for ONE_HOT, in the
- * input), its size and every other offset a multiple of VECTOR, so each invocation moves 16 bytes
- * of one row.
+ * input), its size and every other offset a multiple of VECTOR, so each item moves 16 bytes of
+ * one row; else an item is one element. Each invocation moves UNROLL items, GATHER_THREADS apart.
  */
 #ifndef VKDML_GATHER_INTERFACE_H
 #define VKDML_GATHER_INTERFACE_H
 
 #define GATHER_MAX_RANK 8
 #define GATHER_THREADS 256
+#define GATHER_MAX_UNROLL 8
 
 #define GATHER_MODE_GATHER 0            /* GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 */
 #define GATHER_MODE_ONE_HOT 1
@@ -29,8 +30,9 @@
 #define GATHER_SPEC_TYPE                (GATHER_SPEC_MODE + 1)          /* TIO_TYPE_UINT8 ... UINT64 */
 #define GATHER_SPEC_INDEX_TYPE          (GATHER_SPEC_TYPE + 1)          /* INT32, UINT32, INT64, UINT64 */
 #define GATHER_SPEC_COUNT_ELEMENTS      (GATHER_SPEC_INDEX_TYPE + 1)    /* the output's */
-#define GATHER_SPEC_VECTOR              (GATHER_SPEC_COUNT_ELEMENTS + 1)        /* elements per invocation */
-#define GATHER_SPEC_TUPLE               (GATHER_SPEC_VECTOR + 1)        /* index components, 1 to 8 */
+#define GATHER_SPEC_VECTOR              (GATHER_SPEC_COUNT_ELEMENTS + 1)        /* elements per item */
+#define GATHER_SPEC_UNROLL              (GATHER_SPEC_VECTOR + 1)        /* items per invocation: 1, 2, 4 or 8 */
+#define GATHER_SPEC_TUPLE               (GATHER_SPEC_UNROLL + 1)        /* index components, 1 to 8 */
 #define GATHER_SPEC_TUPLE_INDEX_STRIDE  (GATHER_SPEC_TUPLE + 1)
 #define GATHER_SPEC_ONE_HOT_AXIS        (GATHER_SPEC_TUPLE_INDEX_STRIDE + 1)    /* kernel dimension */
 #define GATHER_SPEC_ON_OFFSET           (GATHER_SPEC_ONE_HOT_AXIS + 1)  /* OnValue's element in ValuesTensor */

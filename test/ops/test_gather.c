@@ -562,6 +562,26 @@ static void test_one_hot(void **state)
     run_case(*state, &c, 161);
 }
 
+/* Dispatches big enough for several items per invocation (gather.c, choose_unroll), their last
+ * workgroup partly outside the output: 2 row vectors (136750 of them), 8 elements (547000). */
+static void test_unrolled(void **state)
+{
+    struct gather_case c = {GATHER, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT32, 2, SIZES(300, 1000),
+            SIZES(1, 547), SIZES(547, 1000), .axis = 0, .index_dims = 1};
+
+    run_case(*state, &c, 170);
+    c = (struct gather_case){GATHER_ELEMENTS, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT64, 2,
+            SIZES(547, 33), SIZES(547, 1000), SIZES(547, 1000), .axis = 1};
+    run_case(*state, &c, 171);
+    c.type = DML_TENSOR_DATA_TYPE_FLOAT16;
+    c.index_type = DML_TENSOR_DATA_TYPE_UINT32;
+    run_case(*state, &c, 172);
+    /* ONE_HOT: 4 row vectors (273250). */
+    c = (struct gather_case){ONE_HOT, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT64, 2, SIZES(1, 2),
+            SIZES(1093, 1), SIZES(1093, 1000), .axis = 1};
+    run_case(*state, &c, 173);
+}
+
 /* A page example: FLOAT32 data, 32-bit indices, the output compared with `expected`. */
 static void run_example(struct dml_test_context *context, DML_OPERATOR_TYPE op, const void *desc,
         const struct dml_test_tensor *first, const void *first_data, const struct dml_test_tensor *second,
@@ -769,6 +789,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gather_elements, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_gather_nd, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_one_hot, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_unrolled, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_examples, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
