@@ -423,7 +423,7 @@ HRESULT vkdml_gather_compile(struct vkdml_compile *compile)
     if (FAILED(hr = describe(op, &layout)))
         return hr;
     /* 64-bit elements move as pairs of 32-bit words: no shaderInt64 needed. */
-    features = element_size == 8 ? 0 : vkdml_type_kernel_features(type, false);
+    features = vkdml_move_kernel_features(type);
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "gather", NULL, features, &kernel))
         return vkdml_op_error(op, E_NOTIMPL, "no gather.comp variant holds %s tensors on this device.",
                 debugstr_data_type(op->outputs[0]->DataType));

@@ -210,12 +210,6 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[GENERAT
     vkdml_set_location(&spec[GENERATOR_SPEC_OUT_LOCATION], &compile->outputs[0]);
 }
 
-/* 64-bit elements are stored as pairs of 32-bit words: no shaderInt64 needed. */
-static uint32_t kernel_features(DML_TENSOR_DATA_TYPE type)
-{
-    return vkdml_element_size(type) == 8 ? 0 : vkdml_type_kernel_features(type, false);
-}
-
 HRESULT vkdml_generator_compile(struct vkdml_compile *compile)
 {
     DML_TENSOR_DATA_TYPE type = compile->op->outputs[0]->DataType;
@@ -225,7 +219,7 @@ HRESULT vkdml_generator_compile(struct vkdml_compile *compile)
     uint64_t invocations;
     HRESULT hr;
 
-    if (!vkdml_find_kernel_variant(&compile->vk->caps, "generator", NULL, kernel_features(type), &kernel))
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, "generator", NULL, vkdml_move_kernel_features(type), &kernel))
         return vkdml_op_error(compile->op, E_NOTIMPL, "no generator.comp variant holds %s tensors on this device.",
                 debugstr_data_type(type));
     fill_spec(compile, spec);

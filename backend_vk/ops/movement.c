@@ -582,13 +582,15 @@ static HRESULT compile_parts(struct vkdml_compile *compile, UINT axis)
     {
         if (split)
         {
-            vkdml_strided_copy_init(&copy, op->outputs[i], whole, &compile->inputs[0], op->outputs[i], &compile->outputs[i]);
+            vkdml_strided_copy_init(&copy, op->outputs[i], whole, &compile->inputs[0], op->outputs[i],
+                    &compile->outputs[i]);
             copy.source_first = slab * axis_stride;
             slab += op->outputs[i]->Sizes[axis];
         }
         else
         {
-            vkdml_strided_copy_init(&copy, op->inputs[i], op->inputs[i], &compile->inputs[i], whole, &compile->outputs[0]);
+            vkdml_strided_copy_init(&copy, op->inputs[i], op->inputs[i], &compile->inputs[i], whole,
+                    &compile->outputs[0]);
             copy.destination_first = slab * axis_stride;
             slab += op->inputs[i]->Sizes[axis];
         }

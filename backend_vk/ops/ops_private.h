@@ -201,6 +201,9 @@ bool vkdml_half_compute(const struct vkdml_compile *compile);
 /* What loading and storing `type` needs (VKDML_KERNEL_FEATURE_*: kernels_glsl/include/tensor_io.glsl);
  * FLOAT64 needs FLOAT64 arithmetic with `double_arithmetic`, else INT64 (moved as bits). */
 uint32_t vkdml_type_kernel_features(DML_TENSOR_DATA_TYPE type, bool double_arithmetic);
+/* What moving elements of `type` as bits needs: 8- or 16-bit storage for narrow types; 32- and
+ * 64-bit elements move as 32-bit words (64-bit ones as uvec2), which needs nothing. */
+uint32_t vkdml_move_kernel_features(DML_TENSOR_DATA_TYPE type);
 bool vkdml_caps_have_kernel_features(const struct vkdml_vk_caps *caps, uint32_t features);
 /* The registry's variant of `family` (and `group`, unless NULL) with the fewest features that
  * holds `features` and runs on the device (kernels_glsl/meson.build declares variants); false

@@ -272,12 +272,6 @@ static uint32_t nd_spec(const struct vkdml_compile *compile, uint32_t spec[SCATT
     return product(output->Sizes, first_indexed, first_indexed + tuple);
 }
 
-/* 64-bit elements move as pairs of 32-bit words: no shaderInt64 needed. */
-static uint32_t kernel_features(DML_TENSOR_DATA_TYPE type)
-{
-    return vkdml_element_size(type) == 8 ? 0 : vkdml_type_kernel_features(type, false);
-}
-
 static HRESULT add_dispatch(struct vkdml_compile *compile, enum vkdml_kernel_id kernel, const uint32_t *spec,
         bool barrier_before)
 {
@@ -317,7 +311,7 @@ HRESULT vkdml_scatter_compile(struct vkdml_compile *compile)
     uint32_t slots;
     HRESULT hr;
 
-    if (!vkdml_find_kernel_variant(&compile->vk->caps, "scatter", NULL, kernel_features(type), &kernel))
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, "scatter", NULL, vkdml_move_kernel_features(type), &kernel))
         return vkdml_op_error(compile->op, E_NOTIMPL, "no scatter.comp variant holds %s tensors on this device.",
                 debugstr_data_type(type));
     /* output = input first; the updates overwrite it after a barrier. */

@@ -195,6 +195,11 @@ uint32_t vkdml_type_kernel_features(DML_TENSOR_DATA_TYPE type, bool double_arith
     }
 }
 
+uint32_t vkdml_move_kernel_features(DML_TENSOR_DATA_TYPE type)
+{
+    return vkdml_element_size(type) == 8 ? 0 : vkdml_type_kernel_features(type, false);
+}
+
 bool vkdml_caps_have_kernel_features(const struct vkdml_vk_caps *caps, uint32_t features)
 {
     return (!(features & VKDML_KERNEL_FEATURE_STORAGE16) || caps->storage_16bit)

@@ -236,12 +236,6 @@ static uint32_t choose_parts(const struct topk_attributes *a, uint32_t length, u
     return parts;
 }
 
-/* 64-bit elements and indices move as pairs of 32-bit words: no shaderInt64 needed. */
-static uint32_t kernel_features(DML_TENSOR_DATA_TYPE type)
-{
-    return vkdml_element_size(type) == 8 ? 0 : vkdml_type_kernel_features(type, false);
-}
-
 static HRESULT add_dispatch(struct vkdml_compile *compile, enum vkdml_kernel_id kernel, const uint32_t *spec,
         uint64_t groups, bool barrier_before)
 {
@@ -287,7 +281,7 @@ HRESULT vkdml_topk_compile(struct vkdml_compile *compile)
     uint64_t rows;
     HRESULT hr;
 
-    if (!vkdml_find_kernel_variant(&compile->vk->caps, "top_k", NULL, kernel_features(type), &kernel))
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, "top_k", NULL, vkdml_move_kernel_features(type), &kernel))
         return vkdml_op_error(compile->op, E_NOTIMPL, "no top_k.comp variant holds %s tensors on this device.",
                 debugstr_data_type(type));
     fill_spec(compile, &a, spec, &rows);
