@@ -9,7 +9,12 @@
  * the i-th 16-byte chunk of its row, one uvec4 load and store where both addresses are 16-byte
  * aligned, else 8- or 4-byte words, else element by element (a row's last, partial chunk).
  * Chunk path (a packed destination): invocation i gathers the 16 bytes of destination elements
- * from 16 * i and stores them as one uvec4. Gathered-row path (only the destination's rows
+ * from 16 * i and stores them as one uvec4. Padded-chunk path (PADDING, TILE: the innermost
+ * dimension bounded and contiguous in the source): the chunk path, but a chunk inside one row
+ * whose sources are one run (the interior, a TILE period) is one run load, and CONSTANT's chunks
+ * wholly outside store the value without loading. Padded-row path (PADDING's modes but WRAP): the
+ * interior's aligned chunks (one run load each) and the rows' other elements are separate
+ * invocations, so that no subgroup runs both. Gathered-row path (only the destination's rows
  * contiguous): the row path's chunks, gathered like the chunk path's. Element path (the rest):
  * invocation i writes
  * destination element i (row-major). Consecutive invocations write consecutive bytes in each;
@@ -275,6 +280,103 @@ void copy_packed_chunk(uvec2 source_base, uvec2 destination_base, uint first)
         TioVector(address).v = words;
 }
 
+/* The CHUNK elements from source element `source` (one run) as 16 bytes: one uvec4 load where
+ * 16-byte aligned, else the 4-byte words holding the run (funnel-shifted for 8- and 16-bit
+ * elements). Bound ranges start 16-byte aligned and span whole words (README, "Data
+ * movement"): a word holding one of the run's bytes is inside the binding. */
+uvec4 load_run(uvec2 source_base, uint source)
+{
+    uvec2 address = tio_element_address(source_base, source, ELEMENT_SIZE);
+    uint shift = 8u * (address.x & 3u), word, next, k;
+    uvec4 words;
+
+    if ((address.x & 15u) == 0u)
+        return TioVector(address).v;
+    if (ELEMENT_SIZE >= 4u || shift == 0u)
+    {
+        [[unroll]] for (k = 0; k < 4u; ++k)
+            words[k] = TioWord(tio_add64(address, 4u * k, 0u)).v;
+        return words;
+    }
+    /* Clearing the low bits carries into no high word. */
+    address.x &= ~3u;
+    next = TioWord(address).v;
+    [[unroll]] for (k = 0; k < 4u; ++k)
+    {
+        word = next;
+        next = TioWord(tio_add64(address, 4u * (k + 1u), 0u)).v;
+        words[k] = (word >> shift) | (next << (32u - shift));
+    }
+    return words;
+}
+
+/* The padded-chunk path: destination elements [first, first + CHUNK); whole chunks inside one
+ * row that are one source run or (CONSTANT) all value take one load and store, the others the
+ * chunk path. */
+void copy_padded_chunk(uvec2 source_base, uvec2 destination_base, uint first)
+{
+    uint row = first / SIZE_7, c = first % SIZE_7, destination, source;
+    uvec2 address = tio_element_address(destination_base, push.destination.w + first, ELEMENT_SIZE);
+    int s = int(c) - int(BOUND_START_7), n = int(BOUND_SIZE_7);
+    bool inside;
+
+    if (c + CHUNK <= SIZE_7 && (address.x & 15u) == 0u)
+    {
+        row_offsets(row, destination, source, inside);
+        if (MODE == MOVEMENT_MODE_WRAP)
+            s = int(positive_modulo(s, uint(n)));
+        if (!inside || (MODE == MOVEMENT_MODE_CONSTANT && (s + int(CHUNK) <= 0 || s >= n)))
+        {
+            TioVector(address).v = push.value.xyxy;
+            return;
+        }
+        if (s >= 0 && s + int(CHUNK) <= n)
+        {
+            TioVector(address).v = load_run(source_base, source + uint(s));
+            return;
+        }
+    }
+    copy_packed_chunk(source_base, destination_base, first);
+}
+
+/* The padded-row path: chunks of the interior (the first 16-byte aligned one at or after
+ * BOUND_START_7, ROW_CHUNKS of them in the interior), then the elements around them. */
+const uint ROWS = ELEMENTS / SIZE_7;
+const uint EDGE_ELEMENTS = SIZE_7 - ROW_CHUNKS * CHUNK;
+
+/* A row's first interior chunk's column (elements are aligned to their size). */
+uint interior_column(uvec2 destination_base, uint destination)
+{
+    uint misalignment = tio_element_address(destination_base, destination + BOUND_START_7, ELEMENT_SIZE).x & 15u;
+
+    return BOUND_START_7 + (misalignment == 0u ? 0u : (16u - misalignment) / ELEMENT_SIZE);
+}
+
+void copy_padded_row_part(uvec2 source_base, uvec2 destination_base, uint index)
+{
+    uint row, column, destination, source;
+    uvec2 address;
+    bool inside;
+
+    if (index < ROWS * ROW_CHUNKS)
+    {
+        row = index / ROW_CHUNKS;
+        row_offsets(row, destination, source, inside);
+        column = interior_column(destination_base, destination) + index % ROW_CHUNKS * CHUNK;
+        address = tio_element_address(destination_base, destination + column, ELEMENT_SIZE);
+        TioVector(address).v = inside ? load_run(source_base, source + column - BOUND_START_7) : push.value.xyxy;
+        return;
+    }
+    index -= ROWS * ROW_CHUNKS;
+    row = index / EDGE_ELEMENTS;
+    column = index % EDGE_ELEMENTS;
+    row_offsets(row, destination, source, inside);
+    if (column >= interior_column(destination_base, destination))
+        column += ROW_CHUNKS * CHUNK;
+    source = row_source(source, column, inside);
+    store_element(destination_base, destination + column, load_element(source_base, source, inside));
+}
+
 void main()
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
@@ -296,6 +398,16 @@ void main()
     if (PATH == MOVEMENT_PATH_GATHER_ROWS)
     {
         gather_row_chunk(source_base, destination_base, index);
+        return;
+    }
+    if (PATH == MOVEMENT_PATH_PADDED_ROWS)
+    {
+        copy_padded_row_part(source_base, destination_base, index);
+        return;
+    }
+    if (PATH == MOVEMENT_PATH_PADDED_CHUNKS)
+    {
+        copy_padded_chunk(source_base, destination_base, index * CHUNK);
         return;
     }
     if (PATH == MOVEMENT_PATH_CHUNKS)
