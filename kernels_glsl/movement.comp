@@ -12,9 +12,8 @@
  * from 16 * i and stores them as one uvec4. Padded-chunk path (PADDING, TILE: the innermost
  * dimension bounded and contiguous in the source): the chunk path, but a chunk inside one row
  * whose sources are one run (the interior, a TILE period) is one run load, and CONSTANT's chunks
- * wholly outside store the value without loading. Padded-row path (PADDING's modes but WRAP): the
- * interior's aligned chunks (one run load each) and the rows' other elements are separate
- * invocations, so that no subgroup runs both. Gathered-row path (only the destination's rows
+ * wholly outside store the value without loading. The other chunks gather their elements
+ * from the one or two rows they span, with the row offsets computed once. Gathered-row path (only the destination's rows
  * contiguous): the row path's chunks, gathered like the chunk path's. Element path (the rest):
  * invocation i writes
  * destination element i (row-major). Consecutive invocations write consecutive bytes in each;
@@ -310,71 +309,63 @@ uvec4 load_run(uvec2 source_base, uint source)
     return words;
 }
 
-/* The padded-chunk path: destination elements [first, first + CHUNK); whole chunks inside one
- * row that are one source run or (CONSTANT) all value take one load and store, the others the
- * chunk path. */
+/* Adds element `k`'s bits to a chunk's words. */
+void pack_element(inout uvec4 words, uint k, uvec2 bits)
+{
+    if (ELEMENT_SIZE == 8u)
+        words[2u * k] = bits.x, words[2u * k + 1u] = bits.y;
+    else
+        words[k * ELEMENT_SIZE / 4u] |= bits.x << (8u * (k * ELEMENT_SIZE % 4u));
+}
+
+/* The CHUNK elements from column `c` of row `row` (whose offsets are `source`, `inside`), the
+ * next row's first ones after the row's end (rows are at least CHUNK long). */
+uvec4 gather_padded_words(uvec2 source_base, uint row, uint c, uint source, bool inside)
+{
+    uint next_destination, next_source, k;
+    uvec4 words = uvec4(0u);
+    bool next_inside;
+
+    row_offsets(row + 1u, next_destination, next_source, next_inside);
+    [[unroll]] for (k = 0; k < CHUNK; ++k)
+    {
+        bool wrap = c + k >= SIZE_7, element_inside = wrap ? next_inside : inside;
+        uint element = row_source(wrap ? next_source : source, wrap ? c + k - SIZE_7 : c + k, element_inside);
+
+        pack_element(words, k, load_element(source_base, element, element_inside));
+    }
+    return words;
+}
+
+/* The padded-chunk path: destination elements [first, first + CHUNK), one uvec4 store; a chunk
+ * inside one row whose sources are one run is one run load, CONSTANT's chunks wholly outside
+ * load nothing, the others gather. The tensor's last, partial chunk (or a misaligned
+ * destination) as the chunk path. */
 void copy_padded_chunk(uvec2 source_base, uvec2 destination_base, uint first)
 {
     uint row = first / SIZE_7, c = first % SIZE_7, destination, source;
     uvec2 address = tio_element_address(destination_base, push.destination.w + first, ELEMENT_SIZE);
     int s = int(c) - int(BOUND_START_7), n = int(BOUND_SIZE_7);
+    uvec4 words;
     bool inside;
 
-    if (c + CHUNK <= SIZE_7 && (address.x & 15u) == 0u)
+    if (first + CHUNK > ELEMENTS || (address.x & 15u) != 0u)
     {
-        row_offsets(row, destination, source, inside);
-        if (MODE == MOVEMENT_MODE_WRAP)
-            s = int(positive_modulo(s, uint(n)));
-        if (!inside || (MODE == MOVEMENT_MODE_CONSTANT && (s + int(CHUNK) <= 0 || s >= n)))
-        {
-            TioVector(address).v = push.value.xyxy;
-            return;
-        }
-        if (s >= 0 && s + int(CHUNK) <= n)
-        {
-            TioVector(address).v = load_run(source_base, source + uint(s));
-            return;
-        }
-    }
-    copy_packed_chunk(source_base, destination_base, first);
-}
-
-/* The padded-row path: chunks of the interior (the first 16-byte aligned one at or after
- * BOUND_START_7, ROW_CHUNKS of them in the interior), then the elements around them. */
-const uint ROWS = ELEMENTS / SIZE_7;
-const uint EDGE_ELEMENTS = SIZE_7 - ROW_CHUNKS * CHUNK;
-
-/* A row's first interior chunk's column (elements are aligned to their size). */
-uint interior_column(uvec2 destination_base, uint destination)
-{
-    uint misalignment = tio_element_address(destination_base, destination + BOUND_START_7, ELEMENT_SIZE).x & 15u;
-
-    return BOUND_START_7 + (misalignment == 0u ? 0u : (16u - misalignment) / ELEMENT_SIZE);
-}
-
-void copy_padded_row_part(uvec2 source_base, uvec2 destination_base, uint index)
-{
-    uint row, column, destination, source;
-    uvec2 address;
-    bool inside;
-
-    if (index < ROWS * ROW_CHUNKS)
-    {
-        row = index / ROW_CHUNKS;
-        row_offsets(row, destination, source, inside);
-        column = interior_column(destination_base, destination) + index % ROW_CHUNKS * CHUNK;
-        address = tio_element_address(destination_base, destination + column, ELEMENT_SIZE);
-        TioVector(address).v = inside ? load_run(source_base, source + column - BOUND_START_7) : push.value.xyxy;
+        copy_packed_chunk(source_base, destination_base, first);
         return;
     }
-    index -= ROWS * ROW_CHUNKS;
-    row = index / EDGE_ELEMENTS;
-    column = index % EDGE_ELEMENTS;
     row_offsets(row, destination, source, inside);
-    if (column >= interior_column(destination_base, destination))
-        column += ROW_CHUNKS * CHUNK;
-    source = row_source(source, column, inside);
-    store_element(destination_base, destination + column, load_element(source_base, source, inside));
+    if (MODE == MOVEMENT_MODE_WRAP)
+        s = int(positive_modulo(s, uint(n)));
+    if (c + CHUNK > SIZE_7)
+        words = gather_padded_words(source_base, row, c, source, inside);
+    else if (!inside || (MODE == MOVEMENT_MODE_CONSTANT && (s + int(CHUNK) <= 0 || s >= n)))
+        words = push.value.xyxy;
+    else if (s >= 0 && s + int(CHUNK) <= n)
+        words = load_run(source_base, source + uint(s));
+    else
+        words = gather_padded_words(source_base, row, c, source, inside);
+    TioVector(address).v = words;
 }
 
 void main()
@@ -398,11 +389,6 @@ void main()
     if (PATH == MOVEMENT_PATH_GATHER_ROWS)
     {
         gather_row_chunk(source_base, destination_base, index);
-        return;
-    }
-    if (PATH == MOVEMENT_PATH_PADDED_ROWS)
-    {
-        copy_padded_row_part(source_base, destination_base, index);
         return;
     }
     if (PATH == MOVEMENT_PATH_PADDED_CHUNKS)

@@ -33,11 +33,9 @@ enum copy_path
     COPY_PATH_CHUNKS = MOVEMENT_PATH_CHUNKS,        /* a packed destination, 16 bytes per invocation */
     COPY_PATH_GATHER_ROWS = MOVEMENT_PATH_GATHER_ROWS,  /* contiguous destination rows, 16 bytes per invocation */
     COPY_PATH_PADDED_CHUNKS = MOVEMENT_PATH_PADDED_CHUNKS,  /* chunks, runs of bounded rows moved whole */
-    COPY_PATH_PADDED_ROWS = MOVEMENT_PATH_PADDED_ROWS,  /* interior chunks of bounded rows, then their edges */
 };
 
-static const char *const copy_path_names[] = {"elements", "rows", "chunks", "gathered rows", "padded chunks",
-        "padded rows"};
+static const char *const copy_path_names[] = {"elements", "rows", "chunks", "gathered rows", "padded chunks"};
 
 static bool dimension_bounded(const struct vkdml_strided_copy *copy, uint32_t i)
 {
@@ -108,33 +106,22 @@ static bool destination_packed(const struct vkdml_strided_copy *shape)
 /* The kernel for a normalized copy. Rows where the innermost dimension is contiguous on both
  * sides, unbounded and at least one 16-byte chunk long; else 16-byte chunks of a packed
  * destination (padded chunks where the innermost dimension is bounded, contiguous in the source
- * and that long; padded rows where, besides, the mode is not WRAP and the source row holds an
- * aligned chunk wherever it starts); else gathered rows where the destination's rows are contiguous and that long;
+ * and that long); else gathered rows where the destination's rows are contiguous and that long;
  * else element by element. (vkdml_copy_add_dispatches() tries the tiled transpose first.) */
 static enum copy_path choose_path(const struct vkdml_strided_copy *shape)
 {
-    uint32_t last = shape->rank - 1, chunk = 16 / vkdml_element_size(shape->type);
-    bool long_rows = shape->sizes[last] >= chunk;
+    uint32_t last = shape->rank - 1;
+    bool long_rows = shape->sizes[last] >= 16 / vkdml_element_size(shape->type);
 
     if (shape->source_strides[last] == 1 && shape->destination_strides[last] == 1 && !shape->source_bounds[last]
             && long_rows)
         return COPY_PATH_ROWS;
-    if (destination_packed(shape) && shape->source_strides[last] == 1 && shape->source_bounds[last] && long_rows)
-        return shape->bounds_mode != VKDML_COPY_BOUNDS_WRAP && shape->source_bounds[last] >= 2 * chunk - 1
-                ? COPY_PATH_PADDED_ROWS : COPY_PATH_PADDED_CHUNKS;
     if (destination_packed(shape))
-        return COPY_PATH_CHUNKS;
+        return shape->source_strides[last] == 1 && shape->source_bounds[last] && long_rows
+                ? COPY_PATH_PADDED_CHUNKS : COPY_PATH_CHUNKS;
     if (shape->destination_strides[last] == 1 && long_rows)
         return COPY_PATH_GATHER_ROWS;
     return COPY_PATH_ELEMENTS;
-}
-
-/* The padded-row path's aligned chunks in a row's interior, wherever it starts. */
-static uint32_t interior_chunks(const struct vkdml_strided_copy *shape)
-{
-    uint32_t chunk = 16 / vkdml_element_size(shape->type);
-
-    return (shape->source_bounds[shape->rank - 1] - (chunk - 1)) / chunk;
 }
 
 /* The locations and, for CONSTANT, 8 bytes of the element's bits repeated (the kernel stores
@@ -181,8 +168,6 @@ static void fill_spec(const struct vkdml_strided_copy *shape, enum copy_path pat
     spec[MOVEMENT_SPEC_INVOCATIONS] = (uint32_t)invocations;
     spec[MOVEMENT_SPEC_ROW_CHUNKS] = path == COPY_PATH_ROWS || path == COPY_PATH_GATHER_ROWS
             ? (uint32_t)vkdml_div_up(shape->sizes[shape->rank - 1], chunk) : 1;
-    if (path == COPY_PATH_PADDED_ROWS)
-        spec[MOVEMENT_SPEC_ROW_CHUNKS] = interior_chunks(shape);
 }
 
 /* 8- and 16-bit elements need their storage; wider ones move as words through any variant. */
@@ -215,9 +200,6 @@ HRESULT vkdml_copy_add_dispatches(struct vkdml_compile *compile, const struct vk
         invocations = invocations / shape.sizes[shape.rank - 1] * vkdml_div_up(shape.sizes[shape.rank - 1], chunk);
     else if (path == COPY_PATH_CHUNKS || path == COPY_PATH_PADDED_CHUNKS)
         invocations = vkdml_div_up(invocations, chunk);
-    else if (path == COPY_PATH_PADDED_ROWS)
-        invocations = invocations / shape.sizes[shape.rank - 1]
-                * (shape.sizes[shape.rank - 1] - interior_chunks(&shape) * (chunk - 1));
     TRACE("Strided copy: %s, rank %u, %" PRIu64 " invocations, %u-byte elements, bounds %u.",
             copy_path_names[path], shape.rank, invocations, vkdml_element_size(shape.type), shape.bounds_mode);
     fill_spec(&shape, path, invocations, spec);

@@ -9,14 +9,12 @@
  * coordinate back (PADDING's modes; WRAP is TILE's too). Offsets count elements; 32-bit
  * arithmetic wraps, so negative strides (SLICE1) are two's complement.
  *
- * Six paths (MOVEMENT_SPEC_PATH, MOVEMENT_PATH_*): rows, where the innermost dimension is
+ * Five paths (MOVEMENT_SPEC_PATH, MOVEMENT_PATH_*): rows, where the innermost dimension is
  * contiguous and unbounded on both sides, 16 bytes per invocation (ROW_CHUNKS of them per row);
  * chunks, where the destination is packed, 16 bytes of consecutive destination elements per
  * invocation (sources gathered element by element); padded chunks, the chunks of a packed
  * destination whose innermost dimension is bounded and contiguous in the source (PADDING, TILE),
- * a chunk whose sources are one run moved as one (the others as the chunk path); padded rows,
- * the same where the mode is not WRAP: first ROW_CHUNKS 16-byte chunks of each row's interior
- * (one source run each), then the rows' other elements, one per invocation; gathered rows,
+ * a chunk whose sources are one run moved as one (the others gathered); gathered rows,
  * where only the destination's innermost dimension is contiguous, 16 bytes of a row per
  * invocation (ROW_CHUNKS of them per row, sources gathered); else one destination element per
  * invocation. Consecutive
@@ -40,7 +38,6 @@
 #define MOVEMENT_PATH_CHUNKS 2
 #define MOVEMENT_PATH_GATHER_ROWS 3
 #define MOVEMENT_PATH_PADDED_CHUNKS 4
-#define MOVEMENT_PATH_PADDED_ROWS 5
 
 #define MOVEMENT_SPEC_ELEMENT_SIZE 0                                        /* bytes: 1, 2, 4, 8 */
 #define MOVEMENT_SPEC_PATH              (MOVEMENT_SPEC_ELEMENT_SIZE + 1)    /* MOVEMENT_PATH_* */
