@@ -9,11 +9,7 @@
  * the i-th 16-byte chunk of its row, one uvec4 load and store where both addresses are 16-byte
  * aligned, else 8- or 4-byte words, else element by element (a row's last, partial chunk).
  * Chunk path (a packed destination): invocation i gathers the 16 bytes of destination elements
- * from 16 * i and stores them as one uvec4. Padded-chunk path (PADDING, TILE: the innermost
- * dimension bounded and contiguous in the source): the chunk path, but a chunk inside one row
- * whose sources are one run (the interior, a TILE period) is one run load, and CONSTANT's chunks
- * wholly outside store the value without loading. The other chunks gather their elements
- * from the one or two rows they span, with the row offsets computed once. Gathered-row path (only the destination's rows
+ * from 16 * i and stores them as one uvec4. Gathered-row path (only the destination's rows
  * contiguous): the row path's chunks, gathered like the chunk path's. Element path (the rest):
  * invocation i writes
  * destination element i (row-major). Consecutive invocations write consecutive bytes in each;
@@ -279,95 +275,6 @@ void copy_packed_chunk(uvec2 source_base, uvec2 destination_base, uint first)
         TioVector(address).v = words;
 }
 
-/* The CHUNK elements from source element `source` (one run) as 16 bytes: one uvec4 load where
- * 16-byte aligned, else the 4-byte words holding the run (funnel-shifted for 8- and 16-bit
- * elements). Bound ranges start 16-byte aligned and span whole words (README, "Data
- * movement"): a word holding one of the run's bytes is inside the binding. */
-uvec4 load_run(uvec2 source_base, uint source)
-{
-    uvec2 address = tio_element_address(source_base, source, ELEMENT_SIZE);
-    uint shift = 8u * (address.x & 3u), word, next, k;
-    uvec4 words;
-
-    if ((address.x & 15u) == 0u)
-        return TioVector(address).v;
-    if (ELEMENT_SIZE >= 4u || shift == 0u)
-    {
-        [[unroll]] for (k = 0; k < 4u; ++k)
-            words[k] = TioWord(tio_add64(address, 4u * k, 0u)).v;
-        return words;
-    }
-    /* Clearing the low bits carries into no high word. */
-    address.x &= ~3u;
-    next = TioWord(address).v;
-    [[unroll]] for (k = 0; k < 4u; ++k)
-    {
-        word = next;
-        next = TioWord(tio_add64(address, 4u * (k + 1u), 0u)).v;
-        words[k] = (word >> shift) | (next << (32u - shift));
-    }
-    return words;
-}
-
-/* Adds element `k`'s bits to a chunk's words. */
-void pack_element(inout uvec4 words, uint k, uvec2 bits)
-{
-    if (ELEMENT_SIZE == 8u)
-        words[2u * k] = bits.x, words[2u * k + 1u] = bits.y;
-    else
-        words[k * ELEMENT_SIZE / 4u] |= bits.x << (8u * (k * ELEMENT_SIZE % 4u));
-}
-
-/* The CHUNK elements from column `c` of row `row` (whose offsets are `source`, `inside`), the
- * next row's first ones after the row's end (rows are at least CHUNK long). */
-uvec4 gather_padded_words(uvec2 source_base, uint row, uint c, uint source, bool inside)
-{
-    uint next_destination, next_source, k;
-    uvec4 words = uvec4(0u);
-    bool next_inside;
-
-    row_offsets(row + 1u, next_destination, next_source, next_inside);
-    [[unroll]] for (k = 0; k < CHUNK; ++k)
-    {
-        bool wrap = c + k >= SIZE_7, element_inside = wrap ? next_inside : inside;
-        uint element = row_source(wrap ? next_source : source, wrap ? c + k - SIZE_7 : c + k, element_inside);
-
-        pack_element(words, k, load_element(source_base, element, element_inside));
-    }
-    return words;
-}
-
-/* The padded-chunk path: destination elements [first, first + CHUNK), one uvec4 store; a chunk
- * inside one row whose sources are one run is one run load, CONSTANT's chunks wholly outside
- * load nothing, the others gather. The tensor's last, partial chunk (or a misaligned
- * destination) as the chunk path. */
-void copy_padded_chunk(uvec2 source_base, uvec2 destination_base, uint first)
-{
-    uint row = first / SIZE_7, c = first % SIZE_7, destination, source;
-    uvec2 address = tio_element_address(destination_base, push.destination.w + first, ELEMENT_SIZE);
-    int s = int(c) - int(BOUND_START_7), n = int(BOUND_SIZE_7);
-    uvec4 words;
-    bool inside;
-
-    if (first + CHUNK > ELEMENTS || (address.x & 15u) != 0u)
-    {
-        copy_packed_chunk(source_base, destination_base, first);
-        return;
-    }
-    row_offsets(row, destination, source, inside);
-    if (MODE == MOVEMENT_MODE_WRAP)
-        s = int(positive_modulo(s, uint(n)));
-    if (c + CHUNK > SIZE_7)
-        words = gather_padded_words(source_base, row, c, source, inside);
-    else if (!inside || (MODE == MOVEMENT_MODE_CONSTANT && (s + int(CHUNK) <= 0 || s >= n)))
-        words = push.value.xyxy;
-    else if (s >= 0 && s + int(CHUNK) <= n)
-        words = load_run(source_base, source + uint(s));
-    else
-        words = gather_padded_words(source_base, row, c, source, inside);
-    TioVector(address).v = words;
-}
-
 void main()
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
@@ -389,11 +296,6 @@ void main()
     if (PATH == MOVEMENT_PATH_GATHER_ROWS)
     {
         gather_row_chunk(source_base, destination_base, index);
-        return;
-    }
-    if (PATH == MOVEMENT_PATH_PADDED_CHUNKS)
-    {
-        copy_padded_chunk(source_base, destination_base, index * CHUNK);
         return;
     }
     if (PATH == MOVEMENT_PATH_CHUNKS)

@@ -32,10 +32,9 @@ enum copy_path
     COPY_PATH_ROWS = MOVEMENT_PATH_ROWS,            /* contiguous rows, 16 bytes per invocation */
     COPY_PATH_CHUNKS = MOVEMENT_PATH_CHUNKS,        /* a packed destination, 16 bytes per invocation */
     COPY_PATH_GATHER_ROWS = MOVEMENT_PATH_GATHER_ROWS,  /* contiguous destination rows, 16 bytes per invocation */
-    COPY_PATH_PADDED_CHUNKS = MOVEMENT_PATH_PADDED_CHUNKS,  /* chunks, runs of bounded rows moved whole */
 };
 
-static const char *const copy_path_names[] = {"elements", "rows", "chunks", "gathered rows", "padded chunks"};
+static const char *const copy_path_names[] = {"elements", "rows", "chunks", "gathered rows"};
 
 static bool dimension_bounded(const struct vkdml_strided_copy *copy, uint32_t i)
 {
@@ -105,8 +104,7 @@ static bool destination_packed(const struct vkdml_strided_copy *shape)
 
 /* The kernel for a normalized copy. Rows where the innermost dimension is contiguous on both
  * sides, unbounded and at least one 16-byte chunk long; else 16-byte chunks of a packed
- * destination (padded chunks where the innermost dimension is bounded, contiguous in the source
- * and that long); else gathered rows where the destination's rows are contiguous and that long;
+ * destination; else gathered rows where the destination's rows are contiguous and that long;
  * else element by element. (vkdml_copy_add_dispatches() tries the tiled transpose first.) */
 static enum copy_path choose_path(const struct vkdml_strided_copy *shape)
 {
@@ -117,8 +115,7 @@ static enum copy_path choose_path(const struct vkdml_strided_copy *shape)
             && long_rows)
         return COPY_PATH_ROWS;
     if (destination_packed(shape))
-        return shape->source_strides[last] == 1 && shape->source_bounds[last] && long_rows
-                ? COPY_PATH_PADDED_CHUNKS : COPY_PATH_CHUNKS;
+        return COPY_PATH_CHUNKS;
     if (shape->destination_strides[last] == 1 && long_rows)
         return COPY_PATH_GATHER_ROWS;
     return COPY_PATH_ELEMENTS;
@@ -198,7 +195,7 @@ HRESULT vkdml_copy_add_dispatches(struct vkdml_compile *compile, const struct vk
         invocations *= shape.sizes[i];
     if (path == COPY_PATH_ROWS || path == COPY_PATH_GATHER_ROWS)
         invocations = invocations / shape.sizes[shape.rank - 1] * vkdml_div_up(shape.sizes[shape.rank - 1], chunk);
-    else if (path == COPY_PATH_CHUNKS || path == COPY_PATH_PADDED_CHUNKS)
+    else if (path == COPY_PATH_CHUNKS)
         invocations = vkdml_div_up(invocations, chunk);
     TRACE("Strided copy: %s, rank %u, %" PRIu64 " invocations, %u-byte elements, bounds %u.",
             copy_path_names[path], shape.rank, invocations, vkdml_element_size(shape.type), shape.bounds_mode);

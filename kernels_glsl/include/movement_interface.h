@@ -9,15 +9,12 @@
  * coordinate back (PADDING's modes; WRAP is TILE's too). Offsets count elements; 32-bit
  * arithmetic wraps, so negative strides (SLICE1) are two's complement.
  *
- * Five paths (MOVEMENT_SPEC_PATH, MOVEMENT_PATH_*): rows, where the innermost dimension is
+ * Four paths (MOVEMENT_SPEC_PATH, MOVEMENT_PATH_*): rows, where the innermost dimension is
  * contiguous and unbounded on both sides, 16 bytes per invocation (ROW_CHUNKS of them per row);
  * chunks, where the destination is packed, 16 bytes of consecutive destination elements per
- * invocation (sources gathered element by element); padded chunks, the chunks of a packed
- * destination whose innermost dimension is bounded and contiguous in the source (PADDING, TILE),
- * a chunk whose sources are one run moved as one (the others gathered); gathered rows,
- * where only the destination's innermost dimension is contiguous, 16 bytes of a row per
- * invocation (ROW_CHUNKS of them per row, sources gathered); else one destination element per
- * invocation. Consecutive
+ * invocation (sources gathered element by element); gathered rows, where only the destination's
+ * innermost dimension is contiguous, 16 bytes of a row per invocation (ROW_CHUNKS of them per
+ * row, sources gathered); else one destination element per invocation. Consecutive
  * invocations write consecutive destination bytes in each.
  */
 #ifndef VKDML_MOVEMENT_INTERFACE_H
@@ -37,7 +34,6 @@
 #define MOVEMENT_PATH_ROWS 1
 #define MOVEMENT_PATH_CHUNKS 2
 #define MOVEMENT_PATH_GATHER_ROWS 3
-#define MOVEMENT_PATH_PADDED_CHUNKS 4
 
 #define MOVEMENT_SPEC_ELEMENT_SIZE 0                                        /* bytes: 1, 2, 4, 8 */
 #define MOVEMENT_SPEC_PATH              (MOVEMENT_SPEC_ELEMENT_SIZE + 1)    /* MOVEMENT_PATH_* */
