@@ -754,6 +754,18 @@ static void test_padding(void **state)
         c.mode = modes[m];
         run_case(*state, &c, false);
     }
+    /* Rows long enough for 16-byte interior chunks at every shift (the padded-row path). */
+    c.name = "long padded rows";
+    c.value = -7.0f;
+    packed(&c.inputs[0], 3, (UINT[]){2, 3, 37});
+    packed(&c.outputs[0], 3, (UINT[]){2, 6, 41});
+    memcpy(c.start, (UINT[]){0, 1, 3}, 3 * sizeof(UINT));
+    memcpy(c.end, (UINT[]){0, 2, 1}, 3 * sizeof(UINT));
+    for (m = 0; m < ARRAY_SIZE(modes); ++m)
+    {
+        c.mode = modes[m];
+        run_case(*state, &c, m == 0);
+    }
     /* Long rows (the row path with padded outer dimensions). */
     memset(&c, 0, sizeof(c));
     c.name = "outer pads, long rows";
