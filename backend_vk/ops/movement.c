@@ -167,12 +167,6 @@ static void fill_spec(const struct vkdml_strided_copy *shape, enum copy_path pat
             ? (uint32_t)vkdml_div_up(shape->sizes[shape->rank - 1], chunk) : 1;
 }
 
-/* 8- and 16-bit elements need their storage; wider ones move as words through any variant. */
-static uint32_t kernel_features(DML_TENSOR_DATA_TYPE type)
-{
-    return vkdml_element_size(type) >= 4 ? 0 : vkdml_type_kernel_features(type, false);
-}
-
 HRESULT vkdml_copy_add_dispatches(struct vkdml_compile *compile, const struct vkdml_strided_copy *copy)
 {
     uint32_t spec[MOVEMENT_SPEC_COUNT] = {0}, groups[3], chunk = 16 / vkdml_element_size(copy->type), i;
@@ -186,7 +180,8 @@ HRESULT vkdml_copy_add_dispatches(struct vkdml_compile *compile, const struct vk
     /* Transposed innermost dimensions: tiles through shared memory (docs/kernels.md). */
     if (copy->bounds_mode == VKDML_COPY_BOUNDS_NONE && (hr = vkdml_transpose_add_dispatch(compile, copy)) != S_FALSE)
         return hr;
-    if (!vkdml_find_kernel_variant(&compile->vk->caps, "movement", NULL, kernel_features(copy->type), &kernel))
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, "movement", NULL, vkdml_move_kernel_features(copy->type),
+            &kernel))
         return vkdml_op_error(compile->op, E_NOTIMPL, "no movement.comp variant holds %s tensors on this device.",
                 debugstr_data_type(copy->type));
     normalize_copy(copy, &shape);
