@@ -44,8 +44,18 @@ const bool WIDE = ELEMENT_SIZE == 8;
 /* The tensor_io type that moves ELEMENT_SIZE bytes (up to 4) as bits. */
 const uint BITS_TYPE = ELEMENT_SIZE == 1 ? TIO_TYPE_UINT8 : (ELEMENT_SIZE == 2 ? TIO_TYPE_UINT16 : TIO_TYPE_UINT32);
 
-shared uint tile_lo[TILE * PITCH];
+/* 2-byte elements in pairs: both sides move words, and an invocation turns two words of two
+ * adjacent tile rows (a 2x2 block) into two words of two adjacent tile columns. */
+const bool PAIRS = ELEMENT_SIZE == 2 && VECTOR == 2;
+/* Words per tile row in pair mode. */
+const uint ROW_WORDS = TRANSPOSE_LANES * SPAN;
+/* Pair mode's shared tile: a row of uvec2 per pair of tile rows (word w of row 2p in .x, of row
+ * 2p + 1 in .y), padded by one uvec2 so that the 64-bit reads of a column are conflict-free. */
+const uint PAIR_PITCH = ROW_WORDS + 1;
+
+shared uint tile_lo[PAIRS ? 1 : TILE * PITCH];
 shared uint tile_hi[WIDE ? TILE * PITCH : 1];
+shared uvec2 tile_pairs[PAIRS ? TILE / 2 * PAIR_PITCH : 1];
 
 uint outer_size(uint d)
 {
@@ -76,6 +86,66 @@ void store_vector(uvec2 base, uint index, uint count, uvec2 v)
         TioWord(tio_element_address(base, index, 2u)).v = v.x | (v.y << 16u);
     else
         tio_store_bits(BITS_TYPE, base, index, v.x);
+}
+
+/* Two 2-byte elements packed in `word` at `index`, or the low one alone at the end of a column. */
+void store_pair(uvec2 base, uint index, bool both, uint word)
+{
+    if (both)
+        TioWord(tio_element_address(base, index, 2u)).v = word;
+    else
+        tio_store_bits(BITS_TYPE, base, index, word & 0xffffu);
+}
+
+/* Pair mode (PAIRS): the tile is TILE rows of ROW_WORDS words. Loading, lanes 0-15 read 16 words
+ * of an even tile row and lanes 16-31 the same words of the next row, so that their shared stores
+ * (interleaved in tile_pairs) touch 32 banks; storing, lane l holds tile rows 2l and 2l + 1 and
+ * writes two destination words per uvec2 it reads. */
+void move_pairs(uvec2 source_base, uint source, uvec2 destination_base, uint destination, uint column0, uint row0)
+{
+    const uint HALF = TRANSPOSE_LANES / 2u, PAIR_ROWS = TILE / 2u / TRANSPOSE_STEP, RUNS = ROW_WORDS / HALF;
+    uint lane = gl_LocalInvocationIndex % TRANSPOSE_LANES, first = gl_LocalInvocationIndex / TRANSPOSE_LANES;
+
+    {
+        uint half_lane = lane % HALF, odd = lane / HALF, words[PAIR_ROWS * RUNS];
+
+        [[unroll]] for (uint k = 0u; k < PAIR_ROWS * RUNS; ++k)
+        {
+            uint row = row0 + 2u * (first + (k % PAIR_ROWS) * TRANSPOSE_STEP) + odd;
+            uint column = column0 + 2u * (half_lane + k / PAIR_ROWS * HALF);
+
+            words[k] = 0u;
+            if (row < push.rows && column < push.columns)
+                words[k] = load_vector(source_base, source + row * push.source_row_stride + column,
+                        push.columns - column).x;
+        }
+        [[unroll]] for (uint k = 0u; k < PAIR_ROWS * RUNS; ++k)
+        {
+            uint pair = first + (k % PAIR_ROWS) * TRANSPOSE_STEP, w = half_lane + k / PAIR_ROWS * HALF;
+
+            tile_pairs[pair * PAIR_PITCH + w][odd] = words[k];
+        }
+    }
+    barrier();
+    if (row0 + 2u * lane < push.rows)
+    {
+        uint row = row0 + 2u * lane, index = destination + column0 * push.destination_column_stride + row;
+        bool both_rows = row + 1u < push.rows;
+
+        [[unroll]] for (uint k = 0u; k < ROW_WORDS / TRANSPOSE_STEP; ++k)
+        {
+            uint w = first + k * TRANSPOSE_STEP, c = 2u * w;
+            uvec2 rows = tile_pairs[lane * PAIR_PITCH + w];
+            /* Tile columns c and c + 1 of the two rows. */
+            uint even = bitfieldInsert(rows.x, rows.y, 16, 16), odd = (rows.x >> 16u) | (rows.y & 0xffff0000u);
+
+            if (column0 + c >= push.columns)
+                continue;
+            store_pair(destination_base, index + c * push.destination_column_stride, both_rows, even);
+            if (column0 + c + 1u < push.columns)
+                store_pair(destination_base, index + (c + 1u) * push.destination_column_stride, both_rows, odd);
+        }
+    }
 }
 
 void main()
@@ -110,6 +180,11 @@ void main()
     source_base = vkdml_binding_address(table, push.source_slot, push.source_offset.x, push.source_offset.y);
     destination_base = vkdml_binding_address(table, push.destination_slot, push.destination_offset.x,
             push.destination_offset.y);
+    if (PAIRS)
+    {
+        move_pairs(source_base, source, destination_base, destination, column0, row0);
+        return;
+    }
 
     /* Tile row r is source row row0 + r: consecutive lanes read consecutive source elements,
      * SPAN runs of TRANSPOSE_LANES accesses per row. */

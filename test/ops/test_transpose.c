@@ -197,18 +197,22 @@ static void test_high_rank(void **state)
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT64);
 }
 
-/* 2-byte elements in pairs: even strides, partial tiles, and rows and columns of odd length
+/* 2-byte elements in pairs: even strides, several and partial tiles, and rows and columns of odd length
  * (padded strides keep the words aligned), whose last element moves alone. */
 static void test_pairs(void **state)
 {
     static const UINT nchw[] = {2, 34, 5, 14}, to_nhwc[] = {0, 2, 3, 1};
     static const UINT padded_out[] = {38, 1};
+    static const UINT wide[] = {130, 132}, swap[] = {1, 0};
     struct transpose_case c = {"pairs NCHW->NHWC"};
 
     c.tiled = c.pairs = true;
     set_permuted(&c, 4, nchw, to_nhwc);
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT16);
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_INT16);
+    c.name = "pairs 130x132";
+    set_permuted(&c, 2, wide, swap);
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT16);
     c.name = "pairs odd 33x37";
     c.rank = 2;
     c.sizes[0] = 33, c.sizes[1] = 37;
