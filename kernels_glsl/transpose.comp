@@ -32,9 +32,10 @@ layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 3) const uint OUTER_SIZE_3 = 1
 layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 4) const uint OUTER_SIZE_4 = 1;
 layout(constant_id = TRANSPOSE_SPEC_OUTER_SIZES + 5) const uint OUTER_SIZE_5 = 1;
 
-/* A tile is TILE rows of TILE_COLUMNS elements. */
+/* A tile is TILE_ROWS rows of TILE_COLUMNS elements (TILE square but in quad mode). */
 const uint TILE = TRANSPOSE_LANES * VECTOR;
-const uint TILE_COLUMNS = TILE * SPAN;
+const uint TILE_ROWS = TRANSPOSE_TILE_ROWS(VECTOR);
+const uint TILE_COLUMNS = TRANSPOSE_TILE_COLUMNS(VECTOR, SPAN);
 /* Words per shared row: a tile row of words (pairs of 2-byte elements packed), plus one. */
 const uint PITCH = TRANSPOSE_LANES * SPAN + 1;
 /* Accesses per invocation on each side. */
@@ -44,18 +45,15 @@ const bool WIDE = ELEMENT_SIZE == 8;
 /* The tensor_io type that moves ELEMENT_SIZE bytes (up to 4) as bits. */
 const uint BITS_TYPE = ELEMENT_SIZE == 1 ? TIO_TYPE_UINT8 : (ELEMENT_SIZE == 2 ? TIO_TYPE_UINT16 : TIO_TYPE_UINT32);
 
-/* 2-byte elements in pairs: both sides move words, and an invocation turns two words of two
- * adjacent tile rows (a 2x2 block) into two words of two adjacent tile columns. */
-const bool PAIRS = ELEMENT_SIZE == 2 && VECTOR == 2;
-/* Words per tile row in pair mode. */
-const uint ROW_WORDS = TRANSPOSE_LANES * SPAN;
-/* Pair mode's shared tile: a row of uvec2 per pair of tile rows (word w of row 2p in .x, of row
- * 2p + 1 in .y), padded by one uvec2 so that the 64-bit reads of a column are conflict-free. */
-const uint PAIR_PITCH = ROW_WORDS + 1;
+/* Quad mode: 2-byte elements by 4 (8-byte accesses) along the source's rows, in pairs (words)
+ * along the destination's columns. */
+const bool QUADS = ELEMENT_SIZE == 2 && VECTOR == 4;
+/* uvec2 per quad-mode tile row. */
+const uint QUAD_ROW = TRANSPOSE_LANES;
 
-shared uint tile_lo[PAIRS ? 1 : TILE * PITCH];
+shared uint tile_lo[QUADS ? 1 : TILE * PITCH];
 shared uint tile_hi[WIDE ? TILE * PITCH : 1];
-shared uvec2 tile_pairs[PAIRS ? TILE / 2 * PAIR_PITCH : 1];
+shared uvec2 tile_quads[QUADS ? TILE_ROWS * QUAD_ROW : 1];
 
 uint outer_size(uint d)
 {
@@ -88,62 +86,74 @@ void store_vector(uvec2 base, uint index, uint count, uvec2 v)
         tio_store_bits(BITS_TYPE, base, index, v.x);
 }
 
+/* Up to 4 elements from `index` (`count` left in the row), packed in two words. */
+uvec2 load_quad(uvec2 base, uint index, uint count)
+{
+    uvec2 v = uvec2(0u);
+
+    if (count >= 4u)
+        return TioPair(tio_element_address(base, index, 2u)).v;
+    for (uint i = 0u; i < count; ++i)
+        v[i / 2u] |= tio_load_bits(TIO_TYPE_UINT16, base, index + i) << (16u * (i & 1u));
+    return v;
+}
+
 /* Two 2-byte elements packed in `word` at `index`, or the low one alone at the end of a column. */
 void store_pair(uvec2 base, uint index, bool both, uint word)
 {
     if (both)
         TioWord(tio_element_address(base, index, 2u)).v = word;
     else
-        tio_store_bits(BITS_TYPE, base, index, word & 0xffffu);
+        tio_store_bits(TIO_TYPE_UINT16, base, index, word & 0xffffu);
 }
 
-/* Pair mode (PAIRS): the tile is TILE rows of ROW_WORDS words. Loading, lanes 0-15 read 16 words
- * of an even tile row and lanes 16-31 the same words of the next row, so that their shared stores
- * (interleaved in tile_pairs) touch 32 banks; storing, lane l holds tile rows 2l and 2l + 1 and
- * writes two destination words per uvec2 it reads. */
-void move_pairs(uvec2 source_base, uint source, uvec2 destination_base, uint destination, uint column0, uint row0)
+/* Quad mode: a warp reads a whole tile row (256 bytes) per access. The shared tile's rows are
+ * unpadded and swizzled (uvec2 j of row r at j ^ (r / 2 % 16)), so that both a row's 64-bit
+ * stores and the 64-bit reads of a column by a half-warp touch 32 banks. Lane l of the storing
+ * side holds tile rows 2l and 2l + 1: two uvec2 (a 2x4 block) make 4 destination words. */
+void move_quads(uvec2 source_base, uint source, uvec2 destination_base, uint destination, uint column0, uint row0)
 {
-    const uint HALF = TRANSPOSE_LANES / 2u, PAIR_ROWS = TILE / 2u / TRANSPOSE_STEP, RUNS = ROW_WORDS / HALF;
     uint lane = gl_LocalInvocationIndex % TRANSPOSE_LANES, first = gl_LocalInvocationIndex / TRANSPOSE_LANES;
 
     {
-        uint half_lane = lane % HALF, odd = lane / HALF, words[PAIR_ROWS * RUNS];
+        uint column = column0 + 4u * lane;
+        uvec2 v[TILE_ROWS / TRANSPOSE_STEP];
 
-        [[unroll]] for (uint k = 0u; k < PAIR_ROWS * RUNS; ++k)
+        [[unroll]] for (uint k = 0u; k < TILE_ROWS / TRANSPOSE_STEP; ++k)
         {
-            uint row = row0 + 2u * (first + (k % PAIR_ROWS) * TRANSPOSE_STEP) + odd;
-            uint column = column0 + 2u * (half_lane + k / PAIR_ROWS * HALF);
+            uint row = row0 + first + k * TRANSPOSE_STEP;
 
-            words[k] = 0u;
+            v[k] = uvec2(0u);
             if (row < push.rows && column < push.columns)
-                words[k] = load_vector(source_base, source + row * push.source_row_stride + column,
-                        push.columns - column).x;
+                v[k] = load_quad(source_base, source + row * push.source_row_stride + column, push.columns - column);
         }
-        [[unroll]] for (uint k = 0u; k < PAIR_ROWS * RUNS; ++k)
+        [[unroll]] for (uint k = 0u; k < TILE_ROWS / TRANSPOSE_STEP; ++k)
         {
-            uint pair = first + (k % PAIR_ROWS) * TRANSPOSE_STEP, w = half_lane + k / PAIR_ROWS * HALF;
+            uint r = first + k * TRANSPOSE_STEP;
 
-            tile_pairs[pair * PAIR_PITCH + w][odd] = words[k];
+            tile_quads[r * QUAD_ROW + (lane ^ (r / 2u % 16u))] = v[k];
         }
     }
     barrier();
     if (row0 + 2u * lane < push.rows)
     {
         uint row = row0 + 2u * lane, index = destination + column0 * push.destination_column_stride + row;
-        bool both_rows = row + 1u < push.rows;
+        uint slot = 2u * lane * QUAD_ROW;
+        bool both = row + 1u < push.rows;
 
-        [[unroll]] for (uint k = 0u; k < ROW_WORDS / TRANSPOSE_STEP; ++k)
+        [[unroll]] for (uint k = 0u; k < QUAD_ROW / TRANSPOSE_STEP; ++k)
         {
-            uint w = first + k * TRANSPOSE_STEP, c = 2u * w;
-            uvec2 rows = tile_pairs[lane * PAIR_PITCH + w];
-            /* Tile columns c and c + 1 of the two rows. */
-            uint even = bitfieldInsert(rows.x, rows.y, 16, 16), odd = (rows.x >> 16u) | (rows.y & 0xffff0000u);
+            uint j = first + k * TRANSPOSE_STEP, c = 4u * j;
+            uvec2 a = tile_quads[slot + (j ^ (lane % 16u))], b = tile_quads[slot + QUAD_ROW + (j ^ (lane % 16u))];
+            /* Tile columns c .. c + 3 of the two rows. */
+            uint words[4] = uint[4](bitfieldInsert(a.x, b.x, 16, 16), (a.x >> 16u) | (b.x & 0xffff0000u),
+                    bitfieldInsert(a.y, b.y, 16, 16), (a.y >> 16u) | (b.y & 0xffff0000u));
 
-            if (column0 + c >= push.columns)
-                continue;
-            store_pair(destination_base, index + c * push.destination_column_stride, both_rows, even);
-            if (column0 + c + 1u < push.columns)
-                store_pair(destination_base, index + (c + 1u) * push.destination_column_stride, both_rows, odd);
+            [[unroll]] for (uint i = 0u; i < 4u; ++i)
+            {
+                if (column0 + c + i < push.columns)
+                    store_pair(destination_base, index + (c + i) * push.destination_column_stride, both, words[i]);
+            }
         }
     }
 }
@@ -152,7 +162,7 @@ void main()
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
     uint column_tiles = SPECIALIZED ? COLUMN_TILES : (push.columns + TILE_COLUMNS - 1u) / TILE_COLUMNS;
-    uint row_tiles = SPECIALIZED ? ROW_TILES : (push.rows + TILE - 1u) / TILE;
+    uint row_tiles = SPECIALIZED ? ROW_TILES : (push.rows + TILE_ROWS - 1u) / TILE_ROWS;
     uint lane = gl_LocalInvocationIndex % TRANSPOSE_LANES, first = gl_LocalInvocationIndex / TRANSPOSE_LANES;
     uint source = 0u, destination = 0u, column0, row0, outer;
     VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
@@ -160,7 +170,7 @@ void main()
 
     column0 = (group % column_tiles) * TILE_COLUMNS;
     group /= column_tiles;
-    row0 = (group % row_tiles) * TILE;
+    row0 = (group % row_tiles) * TILE_ROWS;
     outer = group / row_tiles;
     /* Surplus groups of vkdml_spread_groups()' rounding (uniform per workgroup). */
     if (outer >= push.outer_count)
@@ -180,9 +190,9 @@ void main()
     source_base = vkdml_binding_address(table, push.source_slot, push.source_offset.x, push.source_offset.y);
     destination_base = vkdml_binding_address(table, push.destination_slot, push.destination_offset.x,
             push.destination_offset.y);
-    if (PAIRS)
+    if (QUADS)
     {
-        move_pairs(source_base, source, destination_base, destination, column0, row0);
+        move_quads(source_base, source, destination_base, destination, column0, row0);
         return;
     }
 

@@ -25,9 +25,13 @@
 
 #define TRANSPOSE_SPEC_ELEMENT_SIZE 0                           /* bytes: 1, 2, 4, 8 */
 /* Elements an invocation moves as one access (1, or 2 for 2-byte elements: a word); the tile is
- * TRANSPOSE_LANES * VECTOR elements square. 2 requires every word to be 4-byte aligned: even
+ * TRANSPOSE_LANES * VECTOR elements square (but see 4 below). 2 requires every word to be 4-byte aligned: even
  * strides outside the contiguous dimensions, offsets multiple of 4 bytes. */
 #define TRANSPOSE_SPEC_VECTOR (TRANSPOSE_SPEC_ELEMENT_SIZE + 1)
+/* 2-byte elements may also move by 4 (8-byte loads; every source stride a multiple of 4 and its
+ * offset of 8 bytes) in tiles of 64 rows x 128 columns: source rows of 256 bytes. */
+#define TRANSPOSE_TILE_ROWS(vector) (TRANSPOSE_LANES * ((vector) < 2 ? (vector) : 2))
+#define TRANSPOSE_TILE_COLUMNS(vector, span) (TRANSPOSE_LANES * (vector) * (span))
 /* Tile columns per tile row, in units of the tile's height (1 or 2): more bytes per workgroup. */
 #define TRANSPOSE_SPEC_SPAN (TRANSPOSE_SPEC_VECTOR + 1)
 /* GPUs: the divisors of the workgroup's decomposition as constants (divisions become
