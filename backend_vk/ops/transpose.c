@@ -134,22 +134,15 @@ static bool plan(const struct vkdml_strided_copy *copy, struct transpose_push *p
     return true;
 }
 
-/* 2-byte elements move in pairs (one word) where every pair is 4-byte aligned, and read by 4
- * (8 bytes) where the source's quads are 8-byte aligned too (transpose_interface.h). */
+/* 2-byte elements move in pairs (one word) where every pair is 4-byte aligned. */
 static uint32_t vector_width(const struct transpose_push *push, unsigned int element_size)
 {
     uint32_t odd = push->source_offset[0] % 4 | push->destination_offset[0] % 4
-            | push->source_row_stride % 2 | push->destination_column_stride % 2, source_misaligned, i;
+            | push->source_row_stride % 2 | push->destination_column_stride % 2, i;
 
-    source_misaligned = push->source_offset[0] % 8 | push->source_row_stride % 4;
     for (i = 0; i < TRANSPOSE_MAX_OUTER; ++i)
-    {
         odd |= push->outer_source_strides[i] % 2 | push->outer_destination_strides[i] % 2;
-        source_misaligned |= push->outer_source_strides[i] % 4;
-    }
-    if (element_size != 2 || odd)
-        return 1;
-    return source_misaligned ? 2 : 4;
+    return element_size == 2 && !odd ? 2 : 1;
 }
 
 /* Specialized shapes on GPUs, pushed ones on CPU devices, as element-wise shapes (elementwise.c,
@@ -164,7 +157,7 @@ static bool specialize_shapes(const struct vkdml_compile *compile)
 static void fill_spec(const struct vkdml_compile *compile, const struct transpose_push *push, uint32_t outer_rank,
         unsigned int element_size, uint32_t spec[TRANSPOSE_SPEC_COUNT])
 {
-    uint32_t i;
+    uint32_t tile, i;
 
     memset(spec, 0, TRANSPOSE_SPEC_COUNT * sizeof(*spec));
     spec[TRANSPOSE_SPEC_ELEMENT_SIZE] = element_size;
@@ -173,6 +166,7 @@ static void fill_spec(const struct vkdml_compile *compile, const struct transpos
      * twice the registers per access, lose occupancy with it (docs/kernels.md). */
     spec[TRANSPOSE_SPEC_SPAN] = element_size == 4 ? 2 : 1;
     spec[TRANSPOSE_SPEC_OUTER_RANK] = outer_rank;
+    tile = TRANSPOSE_LANES * spec[TRANSPOSE_SPEC_VECTOR];
     spec[TRANSPOSE_SPEC_COLUMN_TILES] = 1;
     spec[TRANSPOSE_SPEC_ROW_TILES] = 1;
     for (i = 0; i < TRANSPOSE_MAX_OUTER; ++i)
@@ -180,10 +174,8 @@ static void fill_spec(const struct vkdml_compile *compile, const struct transpos
     if (!specialize_shapes(compile))
         return;
     spec[TRANSPOSE_SPEC_SPECIALIZED] = 1;
-    spec[TRANSPOSE_SPEC_COLUMN_TILES] = (uint32_t)vkdml_div_up(push->columns,
-            TRANSPOSE_TILE_COLUMNS(spec[TRANSPOSE_SPEC_VECTOR], spec[TRANSPOSE_SPEC_SPAN]));
-    spec[TRANSPOSE_SPEC_ROW_TILES] = (uint32_t)vkdml_div_up(push->rows,
-            TRANSPOSE_TILE_ROWS(spec[TRANSPOSE_SPEC_VECTOR]));
+    spec[TRANSPOSE_SPEC_COLUMN_TILES] = (uint32_t)vkdml_div_up(push->columns, tile * spec[TRANSPOSE_SPEC_SPAN]);
+    spec[TRANSPOSE_SPEC_ROW_TILES] = (uint32_t)vkdml_div_up(push->rows, tile);
     for (i = 0; i < TRANSPOSE_MAX_OUTER; ++i)
         spec[TRANSPOSE_SPEC_OUTER_SIZES + i] = push->outer_sizes[i];
 }
@@ -197,7 +189,7 @@ static uint32_t kernel_features(DML_TENSOR_DATA_TYPE type)
 HRESULT vkdml_transpose_add_dispatch(struct vkdml_compile *compile, const struct vkdml_strided_copy *copy)
 {
     unsigned int element_size = vkdml_element_size(copy->type);
-    uint32_t spec[TRANSPOSE_SPEC_COUNT], groups[3], outer_rank, tile_rows, tile_columns;
+    uint32_t spec[TRANSPOSE_SPEC_COUNT], groups[3], outer_rank, tile;
     struct transpose_push push;
     enum vkdml_kernel_id kernel;
     uint64_t tiles;
@@ -208,13 +200,12 @@ HRESULT vkdml_transpose_add_dispatch(struct vkdml_compile *compile, const struct
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "transpose", NULL, kernel_features(copy->type), &kernel))
         return S_FALSE;
     fill_spec(compile, &push, outer_rank, element_size, spec);
-    tile_rows = TRANSPOSE_TILE_ROWS(spec[TRANSPOSE_SPEC_VECTOR]);
-    tile_columns = TRANSPOSE_TILE_COLUMNS(spec[TRANSPOSE_SPEC_VECTOR], spec[TRANSPOSE_SPEC_SPAN]);
-    tiles = vkdml_div_up(push.columns, tile_columns) * vkdml_div_up(push.rows, tile_rows) * (uint64_t)push.outer_count;
+    tile = TRANSPOSE_LANES * spec[TRANSPOSE_SPEC_VECTOR];
+    tiles = vkdml_div_up(push.columns, tile * spec[TRANSPOSE_SPEC_SPAN]) * vkdml_div_up(push.rows, tile)
+            * (uint64_t)push.outer_count;
     if (FAILED(hr = vkdml_spread_groups(compile, tiles, groups)))
         return hr;
-    TRACE("Tiled transpose: %u-byte elements by %u, %u columns x %u rows x %u, %" PRIu64 " tiles of %u x %u.",
-            element_size, spec[TRANSPOSE_SPEC_VECTOR], push.columns, push.rows, push.outer_count, tiles, tile_rows,
-            tile_columns);
+    TRACE("Tiled transpose: %u-byte elements by %u, %u columns x %u rows x %u, %" PRIu64 " tiles of %u.",
+            element_size, spec[TRANSPOSE_SPEC_VECTOR], push.columns, push.rows, push.outer_count, tiles, tile);
     return vkdml_compile_add_dispatch(compile, kernel, spec, TRANSPOSE_SPEC_COUNT, &push, sizeof(push), groups, false);
 }

@@ -8,7 +8,7 @@
  * dimension and writing columns of it along the destination's, both coalesced (a tile row may
  * span SPAN tiles' width). The other
  * dimensions (at most TRANSPOSE_MAX_OUTER, innermost first, size 1 when unused) are walked by the
- * workgroup grid: group g is column tile g % column_tiles, then row tile, then outer index.
+ * workgroup grid: group g is row tile g % row_tiles, then column tile, then outer index.
  *
  * Elements move as bits of 1, 2, 4 or 8 bytes (8: two 32-bit words). The shape is pushed: it is
  * read once per workgroup, so a division by it costs nothing per element, and every shape of an
@@ -25,13 +25,9 @@
 
 #define TRANSPOSE_SPEC_ELEMENT_SIZE 0                           /* bytes: 1, 2, 4, 8 */
 /* Elements an invocation moves as one access (1, or 2 for 2-byte elements: a word); the tile is
- * TRANSPOSE_LANES * VECTOR elements square (but see 4 below). 2 requires every word to be 4-byte aligned: even
+ * TRANSPOSE_LANES * VECTOR elements square. 2 requires every word to be 4-byte aligned: even
  * strides outside the contiguous dimensions, offsets multiple of 4 bytes. */
 #define TRANSPOSE_SPEC_VECTOR (TRANSPOSE_SPEC_ELEMENT_SIZE + 1)
-/* 2-byte elements may also move by 4 (8-byte loads; every source stride a multiple of 4 and its
- * offset of 8 bytes) in tiles of 64 rows x 128 columns: source rows of 256 bytes. */
-#define TRANSPOSE_TILE_ROWS(vector) (TRANSPOSE_LANES * ((vector) < 2 ? (vector) : 2))
-#define TRANSPOSE_TILE_COLUMNS(vector, span) (TRANSPOSE_LANES * (vector) * (span))
 /* Tile columns per tile row, in units of the tile's height (1 or 2): more bytes per workgroup. */
 #define TRANSPOSE_SPEC_SPAN (TRANSPOSE_SPEC_VECTOR + 1)
 /* GPUs: the divisors of the workgroup's decomposition as constants (divisions become
