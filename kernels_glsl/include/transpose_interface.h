@@ -8,7 +8,7 @@
  * dimension and writing columns of it along the destination's, both coalesced (a tile row may
  * span SPAN tiles' width). The other
  * dimensions (at most TRANSPOSE_MAX_OUTER, innermost first, size 1 when unused) are walked by the
- * workgroup grid: group g is column tile g % column_tiles, then row tile, then outer index.
+ * workgroup grid: group g is row tile g % row_tiles, then column tile, then outer index.
  *
  * Elements move as bits of 1, 2, 4 or 8 bytes (8: two 32-bit words). The shape is pushed: it is
  * read once per workgroup, so a division by it costs nothing per element, and every shape of an

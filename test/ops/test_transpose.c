@@ -197,11 +197,13 @@ static void test_high_rank(void **state)
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT64);
 }
 
-/* 2-byte elements in pairs: even strides, partial tiles, and rows and columns of odd length
- * (padded strides keep the words aligned), whose last element moves alone. */
+/* 2-byte elements in pairs: even strides, several and partial tiles, and rows and columns of odd
+ * length (padded strides keep the words aligned), whose last element moves alone. */
 static void test_pairs(void **state)
 {
     static const UINT nchw[] = {2, 34, 5, 14}, to_nhwc[] = {0, 2, 3, 1};
+    static const UINT nchw_long[] = {2, 66, 6, 11};
+    static const UINT wide[] = {130, 132}, swap[] = {1, 0};
     static const UINT padded_out[] = {38, 1};
     struct transpose_case c = {"pairs NCHW->NHWC"};
 
@@ -209,6 +211,12 @@ static void test_pairs(void **state)
     set_permuted(&c, 4, nchw, to_nhwc);
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT16);
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_INT16);
+    c.name = "pairs NCHW->NHWC 66 channels";
+    set_permuted(&c, 4, nchw_long, to_nhwc);
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_UINT16);
+    c.name = "pairs 132x130";
+    set_permuted(&c, 2, wide, swap);
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT16);
     c.name = "pairs odd 33x37";
     c.rank = 2;
     c.sizes[0] = 33, c.sizes[1] = 37;
@@ -217,6 +225,11 @@ static void test_pairs(void **state)
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT16);
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_UINT16);
     run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT32);
+    c.name = "pairs offset 35x37";
+    c.sizes[0] = 35;
+    c.input_strides[1] = 36;
+    c.input_offset = 16;
+    run_case(*state, &c, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
 /* Padded output rows, and what stays on the element-wise kernel. */
