@@ -180,12 +180,6 @@ static void fill_spec(const struct vkdml_compile *compile, const struct transpos
         spec[TRANSPOSE_SPEC_OUTER_SIZES + i] = push->outer_sizes[i];
 }
 
-/* 1- and 2-byte elements need the storage of those types; wider ones move as 32-bit words. */
-static uint32_t kernel_features(DML_TENSOR_DATA_TYPE type)
-{
-    return vkdml_element_size(type) >= 4 ? 0 : vkdml_type_kernel_features(type, false);
-}
-
 HRESULT vkdml_transpose_add_dispatch(struct vkdml_compile *compile, const struct vkdml_strided_copy *copy)
 {
     unsigned int element_size = vkdml_element_size(copy->type);
@@ -197,7 +191,8 @@ HRESULT vkdml_transpose_add_dispatch(struct vkdml_compile *compile, const struct
 
     if (!plan(copy, &push, &outer_rank))
         return S_FALSE;
-    if (!vkdml_find_kernel_variant(&compile->vk->caps, "transpose", NULL, kernel_features(copy->type), &kernel))
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, "transpose", NULL, vkdml_move_kernel_features(copy->type),
+            &kernel))
         return S_FALSE;
     fill_spec(compile, &push, outer_rank, element_size, spec);
     tile = TRANSPOSE_LANES * spec[TRANSPOSE_SPEC_VECTOR];
