@@ -8,8 +8,8 @@
  * its size and its input and index strides, plus the index tuple (the input dimensions the
  * indices select). The list is right-aligned on the output: extra leading dimensions must have
  * size 1, missing ones count as 1 (DirectML's pages). Leading dimensions outside
- * InputDimensionCount, IndicesDimensionCount and GATHER's IndexDimensions are read at coordinate
- * 0. Signed indices may be negative (from the end, FL 3_0); indices out of range zero the output
+ * InputDimensionCount and IndicesDimensionCount must be 1 (vkdml_validate_real_rank); those
+ * outside GATHER's IndexDimensions are read at coordinate 0. Signed indices may be negative (from the end, FL 3_0); indices out of range zero the output
  * element (ONE_HOT: OffValue) and are never used to form an address (README, "Indices out of
  * range").
  */
@@ -126,15 +126,13 @@ static HRESULT describe_gather_nd(const struct vkdml_operator_view *op, struct s
     const DML_BUFFER_TENSOR_DESC *input = op->inputs[0], *indices = op->inputs[1];
     uint32_t rank = input->DimensionCount, input_dims = desc->InputDimensionCount;
     uint32_t index_dims = desc->IndicesDimensionCount, batch, tuple, first_input, first_index, i;
+    HRESULT hr;
 
     /* GATHER_ND's desc is GATHER_ND1's without BatchDimensionCount. */
     batch = op->type == DML_OPERATOR_GATHER_ND1 ? desc->BatchDimensionCount : 0;
-    if (!input_dims || input_dims > rank)
-        return vkdml_op_error(op, E_INVALIDARG, "InputDimensionCount=%u must be in [1, InputTensor.DimensionCount=%u].",
-                input_dims, rank);
-    if (!index_dims || index_dims > indices->DimensionCount)
-        return vkdml_op_error(op, E_INVALIDARG, "IndicesDimensionCount=%u must be in [1, "
-                "IndicesTensor.DimensionCount=%u].", index_dims, indices->DimensionCount);
+    if (FAILED(hr = vkdml_validate_real_rank(op, input, "InputTensor", input_dims, "InputDimensionCount"))
+            || FAILED(hr = vkdml_validate_real_rank(op, indices, "IndicesTensor", index_dims, "IndicesDimensionCount")))
+        return hr;
     if (batch >= index_dims)
         return vkdml_op_error(op, E_INVALIDARG, "BatchDimensionCount=%u must be less than IndicesDimensionCount=%u.",
                 batch, index_dims);

@@ -58,23 +58,6 @@ static HRESULT validate_elements(const struct vkdml_operator_view *op)
 }
 
 /* The leading sizes of `tensor` before its last `real_rank` dimensions are 1. */
-static HRESULT validate_real_rank(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
-        const char *name, uint32_t real_rank, const char *field)
-{
-    uint32_t i;
-
-    if (!real_rank || real_rank > tensor->DimensionCount)
-        return vkdml_op_error(op, E_INVALIDARG, "%s=%u must be 1 to %s.DimensionCount=%u.", field, real_rank,
-                name, tensor->DimensionCount);
-    for (i = 0; i < tensor->DimensionCount - real_rank; ++i)
-    {
-        if (tensor->Sizes[i] != 1)
-            return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must be 1 (before the last %s=%u).",
-                    name, i, tensor->Sizes[i], field, real_rank);
-    }
-    return S_OK;
-}
-
 static HRESULT validate_nd(const struct vkdml_operator_view *op)
 {
     const DML_SCATTER_ND_OPERATOR_DESC *desc = op->desc;
@@ -84,9 +67,9 @@ static HRESULT validate_nd(const struct vkdml_operator_view *op)
     UINT expected[VKDML_MAX_RANK];
     HRESULT hr;
 
-    if (FAILED(hr = validate_real_rank(op, input, "InputTensor", desc->InputDimensionCount, "InputDimensionCount")))
+    if (FAILED(hr = vkdml_validate_real_rank(op, input, "InputTensor", desc->InputDimensionCount, "InputDimensionCount")))
         return hr;
-    if (FAILED(hr = validate_real_rank(op, indices, "IndicesTensor", desc->IndicesDimensionCount,
+    if (FAILED(hr = vkdml_validate_real_rank(op, indices, "IndicesTensor", desc->IndicesDimensionCount,
             "IndicesDimensionCount")))
         return hr;
     if (tuple > desc->InputDimensionCount)

@@ -277,6 +277,23 @@ HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank,
     return S_OK;
 }
 
+HRESULT vkdml_validate_real_rank(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
+        const char *name, uint32_t real_rank, const char *field)
+{
+    uint32_t i;
+
+    if (!real_rank || real_rank > tensor->DimensionCount)
+        return vkdml_op_error(op, E_INVALIDARG, "%s=%u must be 1 to %s.DimensionCount=%u.", field, real_rank,
+                name, tensor->DimensionCount);
+    for (i = 0; i < tensor->DimensionCount - real_rank; ++i)
+    {
+        if (tensor->Sizes[i] != 1)
+            return vkdml_op_error(op, E_INVALIDARG, "%s.Sizes[%u]=%u must be 1 (before the last %s=%u).",
+                    name, i, tensor->Sizes[i], field, real_rank);
+    }
+    return S_OK;
+}
+
 HRESULT vkdml_validate_same_sizes(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
         const char *name, const DML_BUFFER_TENSOR_DESC *reference, const char *reference_name)
 {

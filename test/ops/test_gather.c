@@ -662,6 +662,7 @@ static void test_invalid(void **state)
     static const UINT in_sizes[3] = {1, 7, 6}, index_sizes[3] = {1, 3, 4}, out_sizes[3] = {3, 4, 6};
     static const UINT wide_in[3] = {2, 7, 6}, elements_index[3] = {5, 7, 6}, short_out[3] = {3, 4, 5};
     static const UINT nd_in[4] = {3, 4, 5, 6}, nd_index[4] = {1, 2, 3, 2}, nd_out[4] = {2, 3, 5, 6};
+    static const UINT nd_in_rank1[4] = {1, 1, 1, 6}, nd_batch_in[4] = {1, 4, 5, 6};
     static const UINT nd_batch_index[4] = {1, 4, 3, 1}, nd_batch_out[4] = {1, 4, 3, 6};
     static const UINT hot_index[3] = {3, 1, 4}, hot_values[3] = {1, 1, 2}, hot_out[3] = {3, 6, 4};
     static const UINT hot_one_value[3] = {1, 1, 1}, hot_bad_index[3] = {3, 2, 4}, hot_bad_out[3] = {3, 6, 5};
@@ -724,14 +725,18 @@ static void test_invalid(void **state)
     assert_no_log_errors();
     nd.InputDimensionCount = 5;
     dml_test_check_bad(dml_test_try_create(context, GATHER_ND, &nd, tensors, 3),
-            "InputDimensionCount=5 must be in [1, InputTensor.DimensionCount=4]");
+            "InputDimensionCount=5 must be 1 to InputTensor.DimensionCount=4");
     nd.InputDimensionCount = 1;
     dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
+            "InputTensor.Sizes[0]=3 must be 1 (before the last InputDimensionCount=1)");
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_in_rank1);
+    dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
             "plus the index tuple's size 2 (the last of IndicesTensor.Sizes) must be at most InputDimensionCount=1");
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_in);
     nd.InputDimensionCount = 4;
     nd.IndicesDimensionCount = 0;
     dml_test_check_bad(dml_test_try_create(context, GATHER_ND, &nd, tensors, 3),
-            "IndicesDimensionCount=0 must be in [1, IndicesTensor.DimensionCount=4]");
+            "IndicesDimensionCount=0 must be 1 to IndicesTensor.DimensionCount=4");
     nd.IndicesDimensionCount = 3;
     nd.BatchDimensionCount = 3;
     dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
@@ -740,6 +745,7 @@ static void test_invalid(void **state)
     dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
             "batch dimension 0: IndicesTensor.Sizes[1]=2 must equal InputTensor.Sizes[0]=3");
     /* One batch of {4}: {4,3} 1-tuples into {5,6}... */
+    set_sizes(&in, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_batch_in);
     set_sizes(&indices, DML_TENSOR_DATA_TYPE_INT64, 4, nd_batch_index);
     set_sizes(&out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, nd_batch_out);
     nd.InputDimensionCount = 3;
@@ -748,7 +754,7 @@ static void test_invalid(void **state)
     assert_no_log_errors();
     nd.IndicesDimensionCount = 2;
     dml_test_check_bad(dml_test_try_create(context, GATHER_ND1, &nd, tensors, 3),
-            "batch dimension 0: IndicesTensor.Sizes[2]=3 must equal InputTensor.Sizes[1]=4");
+            "IndicesTensor.Sizes[1]=4 must be 1 (before the last IndicesDimensionCount=2)");
 
     /* ONE_HOT */
     set_sizes(&indices, DML_TENSOR_DATA_TYPE_UINT32, 3, hot_index);
