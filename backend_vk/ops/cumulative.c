@@ -45,9 +45,8 @@ HRESULT vkdml_cumulative_validate(struct vkdml_backend_device *device, const str
     const DML_BUFFER_TENSOR_DESC *input = op->inputs[0];
     HRESULT hr;
 
-    if (desc->Axis >= input->DimensionCount)
-        return vkdml_op_error(op, E_INVALIDARG, "Axis=%u must be less than InputTensor.DimensionCount=%u.",
-                desc->Axis, input->DimensionCount);
+    if (FAILED(hr = vkdml_validate_axis(op, desc->Axis, input, "InputTensor")))
+        return hr;
     if (FAILED(hr = vkdml_validate_same_sizes(op, op->outputs[0], "OutputTensor", op->inputs[0], "InputTensor")))
         return hr;
     if (FAILED(hr = vkdml_check_subgroup_reductions(device, op)))

@@ -61,13 +61,6 @@ static void set_single_index(struct gather_layout *layout, const DML_BUFFER_TENS
     layout->tuple_in_strides[0] = vkdml_tensor_stride(input, axis);
 }
 
-static HRESULT check_axis(const struct vkdml_operator_view *op, uint32_t axis, const char *tensor, uint32_t rank)
-{
-    if (axis >= rank)
-        return vkdml_op_error(op, E_INVALIDARG, "Axis=%u must be less than %s.DimensionCount=%u.", axis, tensor, rank);
-    return S_OK;
-}
-
 /* GATHER: input dimensions before Axis, the last IndexDimensions of the indices, input
  * dimensions after Axis. */
 static HRESULT describe_gather(const struct vkdml_operator_view *op, struct source_dims *list,
@@ -78,7 +71,7 @@ static HRESULT describe_gather(const struct vkdml_operator_view *op, struct sour
     uint32_t rank = input->DimensionCount, i;
     HRESULT hr;
 
-    if (FAILED(hr = check_axis(op, desc->Axis, "InputTensor", rank)))
+    if (FAILED(hr = vkdml_validate_axis(op, desc->Axis, input, "InputTensor")))
         return hr;
     if (desc->IndexDimensions > indices->DimensionCount)
         return vkdml_op_error(op, E_INVALIDARG, "IndexDimensions=%u must be at most IndicesTensor.DimensionCount=%u.",
@@ -102,7 +95,7 @@ static HRESULT describe_gather_elements(const struct vkdml_operator_view *op, st
     uint32_t rank = input->DimensionCount, i;
     HRESULT hr;
 
-    if (FAILED(hr = check_axis(op, desc->Axis, "InputTensor", rank)))
+    if (FAILED(hr = vkdml_validate_axis(op, desc->Axis, input, "InputTensor")))
         return hr;
     for (i = 0; i < rank; ++i)
     {
@@ -173,7 +166,7 @@ static HRESULT describe_one_hot(const struct vkdml_operator_view *op, struct sou
     uint32_t rank = indices->DimensionCount, i;
     HRESULT hr;
 
-    if (FAILED(hr = check_axis(op, desc->Axis, "IndicesTensor", rank)))
+    if (FAILED(hr = vkdml_validate_axis(op, desc->Axis, indices, "IndicesTensor")))
         return hr;
     if (indices->Sizes[desc->Axis] != 1)
         return vkdml_op_error(op, E_INVALIDARG, "IndicesTensor.Sizes[Axis=%u]=%u must be 1.", desc->Axis,

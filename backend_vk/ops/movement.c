@@ -212,13 +212,6 @@ static HRESULT check_dimension_count(const struct vkdml_operator_view *op, const
     return S_OK;
 }
 
-static HRESULT check_axis(const struct vkdml_operator_view *op, UINT axis, UINT rank)
-{
-    if (axis >= rank)
-        return vkdml_op_error(op, E_INVALIDARG, "Axis=%u must be below the DimensionCount=%u.", axis, rank);
-    return S_OK;
-}
-
 /* `tensor` (named `name`) has `reference`'s sizes except along `axis`; its size there is added
  * to `*sum`. */
 static HRESULT check_slab(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
@@ -333,7 +326,7 @@ static HRESULT validate_split(const struct vkdml_operator_view *op)
     if (!desc->OutputCount || desc->OutputCount != op->output_count)
         return vkdml_op_error(op, E_INVALIDARG, "OutputCount=%u must be at least 1 and count the %u output tensors.",
                 desc->OutputCount, op->output_count);
-    if (FAILED(hr = check_axis(op, desc->Axis, input->DimensionCount)))
+    if (FAILED(hr = vkdml_validate_axis(op, desc->Axis, input, "InputTensor")))
         return hr;
     for (i = 0; i < op->output_count; ++i)
     {
@@ -354,7 +347,7 @@ static HRESULT validate_join(const struct vkdml_operator_view *op)
     if (!desc->InputCount || desc->InputCount != op->input_count)
         return vkdml_op_error(op, E_INVALIDARG, "InputCount=%u must be at least 1 and count the %u input tensors.",
                 desc->InputCount, op->input_count);
-    if (FAILED(hr = check_axis(op, desc->Axis, output->DimensionCount)))
+    if (FAILED(hr = vkdml_validate_axis(op, desc->Axis, output, "OutputTensor")))
         return hr;
     for (i = 0; i < op->input_count; ++i)
     {

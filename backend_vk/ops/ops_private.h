@@ -227,6 +227,9 @@ uint64_t vkdml_tensor_element_count(const DML_BUFFER_TENSOR_DESC *tensor);
  * axis i. */
 HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank, const UINT *axes, uint32_t count,
         const char *name, uint32_t *mask);
+/* An Axis field below `tensor`'s (named `name`) DimensionCount: E_INVALIDARG with one log line otherwise. */
+HRESULT vkdml_validate_axis(const struct vkdml_operator_view *op, uint32_t axis, const DML_BUFFER_TENSOR_DESC *tensor,
+        const char *name);
 /* A tensor's real rank `real_rank` (named `field`: GATHER_ND's and SCATTER_ND's InputDimensionCount,
  * IndicesDimensionCount) is 1 to its DimensionCount, and the dimensions before those are 1 (DirectML's
  * "irrelevant leading ones"): E_INVALIDARG with one log line otherwise. */

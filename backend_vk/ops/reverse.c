@@ -18,9 +18,8 @@ HRESULT vkdml_reverse_validate(struct vkdml_backend_device *device, const struct
     uint32_t i, expected;
     HRESULT hr;
 
-    if (desc->Axis >= input->DimensionCount)
-        return vkdml_op_error(op, E_INVALIDARG, "Axis=%u must be less than InputTensor.DimensionCount=%u.",
-                desc->Axis, input->DimensionCount);
+    if (FAILED(hr = vkdml_validate_axis(op, desc->Axis, input, "InputTensor")))
+        return hr;
     if (FAILED(hr = vkdml_validate_same_sizes(op, output, "OutputTensor", input, "InputTensor")))
         return hr;
     for (i = 0; i < lengths->DimensionCount; ++i)

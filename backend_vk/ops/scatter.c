@@ -44,10 +44,10 @@ static HRESULT validate_elements(const struct vkdml_operator_view *op)
     const DML_SCATTER_OPERATOR_DESC *desc = op->desc;
     const DML_BUFFER_TENSOR_DESC *input = op->inputs[SCATTER_INPUT], *indices = op->inputs[SCATTER_INDICES];
     uint32_t i;
+    HRESULT hr;
 
-    if (desc->Axis >= input->DimensionCount)
-        return vkdml_op_error(op, E_INVALIDARG, "Axis=%u must be less than InputTensor.DimensionCount=%u.",
-                desc->Axis, input->DimensionCount);
+    if (FAILED(hr = vkdml_validate_axis(op, desc->Axis, input, "InputTensor")))
+        return hr;
     for (i = 0; i < input->DimensionCount; ++i)
     {
         if (i != desc->Axis && indices->Sizes[i] != input->Sizes[i])

@@ -277,6 +277,15 @@ HRESULT vkdml_validate_axes(const struct vkdml_operator_view *op, uint32_t rank,
     return S_OK;
 }
 
+HRESULT vkdml_validate_axis(const struct vkdml_operator_view *op, uint32_t axis, const DML_BUFFER_TENSOR_DESC *tensor,
+        const char *name)
+{
+    if (axis >= tensor->DimensionCount)
+        return vkdml_op_error(op, E_INVALIDARG, "Axis=%u must be less than %s.DimensionCount=%u.", axis, name,
+                tensor->DimensionCount);
+    return S_OK;
+}
+
 HRESULT vkdml_validate_real_rank(const struct vkdml_operator_view *op, const DML_BUFFER_TENSOR_DESC *tensor,
         const char *name, uint32_t real_rank, const char *field)
 {

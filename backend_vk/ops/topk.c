@@ -55,10 +55,10 @@ static struct topk_attributes topk_attributes(const struct vkdml_operator_view *
 static HRESULT validate_attributes(const struct vkdml_operator_view *op, const struct topk_attributes *a)
 {
     const DML_BUFFER_TENSOR_DESC *input = op->inputs[0];
+    HRESULT hr;
 
-    if (a->axis >= input->DimensionCount)
-        return vkdml_op_error(op, E_INVALIDARG, "Axis=%u must be less than InputTensor.DimensionCount=%u.", a->axis,
-                input->DimensionCount);
+    if (FAILED(hr = vkdml_validate_axis(op, a->axis, input, "InputTensor")))
+        return hr;
     if (!a->k)
         return vkdml_op_error(op, E_INVALIDARG, "K=0 must be at least 1.");
     if (a->k > input->Sizes[a->axis])

@@ -1011,7 +1011,7 @@ static void test_invalid(void **state)
     c.outputs[1].sizes[2] = 4;
     check_bad_case(context, &c, "OutputTensors[1].Sizes[2]=4 must equal InputTensor.Sizes[2]=5");
     c.axis = 3;
-    check_bad_case(context, &c, "Axis=3 must be below the DimensionCount=3");
+    check_bad_case(context, &c, "Axis=3 must be less than InputTensor.DimensionCount=3");
     /* JOIN: sizes that do not add up. */
     memset(&c, 0, sizeof(c));
     c.op = DML_OPERATOR_JOIN;
