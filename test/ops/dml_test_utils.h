@@ -58,6 +58,10 @@ struct dml_test_tensor
  * DMLCalcBufferTensorSize's value. */
 void dml_test_tensor_init(struct dml_test_tensor *tensor, DML_TENSOR_DATA_TYPE type, UINT rank, const UINT *sizes,
         const UINT *strides);
+/* The 11 data types DirectML has, and the 4 types index tensors take (INT32, UINT32, INT64,
+ * UINT64): the loops of tests that cover every type. */
+extern const DML_TENSOR_DATA_TYPE dml_test_all_types[11];
+extern const DML_TENSOR_DATA_TYPE dml_test_index_types[4];
 /* Bytes per element (FLOAT16: 2, ...). */
 unsigned int dml_test_element_size(DML_TENSOR_DATA_TYPE type);
 UINT64 dml_test_element_count(const struct dml_test_tensor *tensor);

@@ -14,14 +14,6 @@
 #define F16 DML_TENSOR_DATA_TYPE_FLOAT16
 #define F64 DML_TENSOR_DATA_TYPE_FLOAT64
 
-static const DML_TENSOR_DATA_TYPE all_types[] =
-{
-    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32,
-    DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT32,
-    DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_FLOAT64,
-    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
-};
-
 /* ---- The reference ---- */
 
 static bool is_float(DML_TENSOR_DATA_TYPE type)
@@ -316,16 +308,16 @@ static void test_all_pairs(void **state)
     struct cast_layout layout = {1};
     size_t f, t, count;
 
-    for (f = 0; f < ARRAY_SIZE(all_types); ++f)
+    for (f = 0; f < ARRAY_SIZE(dml_test_all_types); ++f)
     {
-        if (!supported(context, all_types[f]))
+        if (!supported(context, dml_test_all_types[f]))
             continue;
-        count = make_inputs(all_types[f], values);
+        count = make_inputs(dml_test_all_types[f], values);
         layout.sizes[0] = (UINT)count;
-        for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+        for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
         {
-            if (supported(context, all_types[t]))
-                run_cast(context, all_types[f], all_types[t], &layout, values, count);
+            if (supported(context, dml_test_all_types[t]))
+                run_cast(context, dml_test_all_types[f], dml_test_all_types[t], &layout, values, count);
         }
     }
 }

@@ -34,20 +34,6 @@ struct gather_case
     bool in_range;                      /* only valid indices */
 };
 
-static const DML_TENSOR_DATA_TYPE all_types[] =
-{
-    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32,
-    DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT32,
-    DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_FLOAT64,
-    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
-};
-
-static const DML_TENSOR_DATA_TYPE index_types[] =
-{
-    DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT64,
-    DML_TENSOR_DATA_TYPE_UINT64,
-};
-
 static bool is_signed(DML_TENSOR_DATA_TYPE type)
 {
     return type == DML_TENSOR_DATA_TYPE_INT32 || type == DML_TENSOR_DATA_TYPE_INT64;
@@ -389,15 +375,15 @@ static void test_gather_types(void **state)
             .axis = 1, .index_dims = 2};
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         run_case(*state, &c, 1 + t);
     }
-    for (t = 1; t < ARRAY_SIZE(index_types); ++t)
+    for (t = 1; t < ARRAY_SIZE(dml_test_index_types); ++t)
     {
         c.type = DML_TENSOR_DATA_TYPE_FLOAT16;
-        c.index_type = index_types[t];
+        c.index_type = dml_test_index_types[t];
         run_case(*state, &c, 20 + t);
     }
 }
@@ -409,9 +395,9 @@ static void test_gather_rows(void **state)
             SIZES(1, 33), SIZES(33, 64), .axis = 0, .index_dims = 1};
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         run_case(*state, &c, 30 + t);
     }
     /* Rows longer than a workgroup, all indices valid; an OWNED_BY_DML table. */
@@ -462,9 +448,9 @@ static void test_gather_elements(void **state)
             SIZES(4, 9, 5), .axis = 1};
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         run_case(*state, &c, 70 + t);
     }
     c.type = DML_TENSOR_DATA_TYPE_FLOAT32;
@@ -489,9 +475,9 @@ static void test_gather_nd(void **state)
             SIZES(2, 3, 5, 6), .input_dims = 4, .index_dims = 3};
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         c.op = t % 2 ? GATHER_ND1 : GATHER_ND;
         run_case(*state, &c, 100 + t);
     }
@@ -526,15 +512,15 @@ static void test_one_hot(void **state)
             SIZES(3, 6, 4), .axis = 1};
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         run_case(*state, &c, 130 + t);
     }
-    for (t = 1; t < ARRAY_SIZE(index_types); ++t)
+    for (t = 1; t < ARRAY_SIZE(dml_test_index_types); ++t)
     {
         c.type = DML_TENSOR_DATA_TYPE_FLOAT32;
-        c.index_type = index_types[t];
+        c.index_type = dml_test_index_types[t];
         run_case(*state, &c, 150 + t);
     }
     /* Axis 0, values {2,1} strided {5,1}: OnValue is element 5. */

@@ -143,14 +143,6 @@ static void run_case(struct dml_test_context *context, const struct fill_case *c
     assert_no_log_errors();
 }
 
-static const DML_TENSOR_DATA_TYPE all_types[] =
-{
-    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32,
-    DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT32,
-    DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_FLOAT64,
-    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
-};
-
 /* Rank 8, odd sizes, every dimension padded. */
 static void set_rank8_padded(struct fill_case *c)
 {
@@ -169,11 +161,11 @@ static void test_constant(void **state)
     struct fill_case c;
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
         memset(&c, 0, sizeof(c));
         c.op = CONSTANT;
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         c.start = -2.75;
         c.start_bits = 0x8123456789abcdefull;
         set_rank8_padded(&c);
@@ -222,14 +214,14 @@ static void test_sequence(void **state)
     struct fill_case c;
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
-        if (all_types[t] == DML_TENSOR_DATA_TYPE_FLOAT64)
+        if (dml_test_all_types[t] == DML_TENSOR_DATA_TYPE_FLOAT64)
             continue;
         /* Rank 1 of 1000 (several workgroups), a negative delta: integers go below 0 and wrap. */
         memset(&c, 0, sizeof(c));
         c.op = SEQUENCE;
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         c.rank = 1;
         c.sizes[0] = 1000;
         c.start = 3.5;
@@ -428,12 +420,12 @@ static void test_diagonal_matrix(void **state)
     struct diagonal_case c;
     size_t t, i;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
         /* A batch of non-square matrices, several workgroups. */
         memset(&c, 0, sizeof(c));
         c.op = DML_OPERATOR_DIAGONAL_MATRIX;
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         c.rank = 4;
         c.sizes[0] = 2, c.sizes[1] = 3, c.sizes[2] = 7, c.sizes[3] = 33;
         for (i = 0; i < ARRAY_SIZE(values); ++i)
@@ -459,11 +451,11 @@ static void test_diagonal_matrix1(void **state)
     struct diagonal_case c;
     size_t t, i;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
         memset(&c, 0, sizeof(c));
         c.op = DML_OPERATOR_DIAGONAL_MATRIX1;
-        c.type = all_types[t];
+        c.type = dml_test_all_types[t];
         c.rank = 3;
         c.sizes[0] = 3, c.sizes[1] = 6, c.sizes[2] = 37;
         c.value_bits = 0x3c003f800000ull ^ 0x8877665544332211ull;

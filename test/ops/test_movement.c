@@ -49,14 +49,6 @@ struct movement_case
     bool specials;                      /* float inputs: NaN payloads, signalling NaN, ±inf, -0 */
 };
 
-static const DML_TENSOR_DATA_TYPE all_types[] =
-{
-    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32,
-    DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT32,
-    DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_FLOAT64,
-    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
-};
-
 static const char *op_name(DML_OPERATOR_TYPE op)
 {
     switch (op)
@@ -487,11 +479,11 @@ static void run_case(struct dml_test_context *context, const struct movement_cas
 
     if (every_type)
     {
-        for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+        for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
         {
-            if (c->op == DML_OPERATOR_TILE && all_types[t] == DML_TENSOR_DATA_TYPE_FLOAT64)
+            if (c->op == DML_OPERATOR_TILE && dml_test_all_types[t] == DML_TENSOR_DATA_TYPE_FLOAT64)
                 continue;       /* TILE lists no FLOAT64 */
-            run_case_type(context, c, all_types[t]);
+            run_case_type(context, c, dml_test_all_types[t]);
         }
         return;
     }

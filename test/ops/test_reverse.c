@@ -152,14 +152,6 @@ static void test_examples(void **state)
     run_case(*state, &c);
 }
 
-static const DML_TENSOR_DATA_TYPE all_types[] =
-{
-    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32,
-    DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT32,
-    DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_FLOAT64,
-    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
-};
-
 /* Lengths cycling through 0, 1, the axis size and past it (one UINT64 with its high word set). */
 static void set_lengths(uint64_t *lengths, size_t count, UINT axis_size, bool wide)
 {
@@ -186,13 +178,13 @@ static void test_types(void **state)
     size_t t;
     UINT axis;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
         /* {3,5,37}: each axis (outermost, middle, innermost: rows longer than many lengths). */
         for (axis = 0; axis < 3; ++axis)
         {
             memset(&c, 0, sizeof(c));
-            c.type = all_types[t];
+            c.type = dml_test_all_types[t];
             c.length_type = t % 2 ? DML_TENSOR_DATA_TYPE_UINT64 : DML_TENSOR_DATA_TYPE_UINT32;
             c.rank = 3;
             c.sizes[0] = 3, c.sizes[1] = 5, c.sizes[2] = 37;
@@ -213,7 +205,7 @@ static void test_types(void **state)
         for (axis = 1; axis < 3; ++axis)
         {
             memset(&c, 0, sizeof(c));
-            c.type = all_types[t];
+            c.type = dml_test_all_types[t];
             c.length_type = t % 2 ? DML_TENSOR_DATA_TYPE_UINT32 : DML_TENSOR_DATA_TYPE_UINT64;
             c.rank = 3;
             c.sizes[0] = 2, c.sizes[1] = 3, c.sizes[2] = 48;

@@ -300,20 +300,6 @@ static void run_case(struct dml_test_context *context, const struct scatter_case
     assert_no_log_errors();
 }
 
-static const DML_TENSOR_DATA_TYPE all_types[] =
-{
-    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32,
-    DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT32,
-    DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_FLOAT64,
-    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
-};
-
-static const DML_TENSOR_DATA_TYPE index_types[] =
-{
-    DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT64,
-    DML_TENSOR_DATA_TYPE_UINT64,
-};
-
 static void set_sizes(UINT *target, UINT rank, const UINT *sizes)
 {
     memcpy(target, sizes, rank * sizeof(*sizes));
@@ -327,12 +313,12 @@ static void test_elements_types(void **state)
     struct scatter_case c;
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
         memset(&c, 0, sizeof(c));
         c.op = ELEMENTS;
-        c.type = all_types[t];
-        c.index_type = index_types[t % ARRAY_SIZE(index_types)];
+        c.type = dml_test_all_types[t];
+        c.index_type = dml_test_index_types[t % ARRAY_SIZE(dml_test_index_types)];
         c.rank = 3;
         set_sizes(c.input_sizes, 3, input);
         set_sizes(c.indices_sizes, 3, indices);
@@ -353,13 +339,13 @@ static void test_nd_types(void **state)
     UINT row;
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
     {
         row = t % 2 ? 9 : 16;
         memset(&c, 0, sizeof(c));
         c.op = ND;
-        c.type = all_types[t];
-        c.index_type = index_types[(t + 1) % ARRAY_SIZE(index_types)];
+        c.type = dml_test_all_types[t];
+        c.index_type = dml_test_index_types[(t + 1) % ARRAY_SIZE(dml_test_index_types)];
         c.rank = 3;
         c.input_sizes[0] = 4, c.input_sizes[1] = 5, c.input_sizes[2] = row;
         set_sizes(c.indices_sizes, 3, indices);
@@ -380,12 +366,12 @@ static void test_elements_shapes(void **state)
     struct scatter_case c;
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(index_types); ++t)
+    for (t = 0; t < ARRAY_SIZE(dml_test_index_types); ++t)
     {
         memset(&c, 0, sizeof(c));
         c.op = ELEMENTS;
         c.type = DML_TENSOR_DATA_TYPE_FLOAT32;
-        c.index_type = index_types[t];
+        c.index_type = dml_test_index_types[t];
         c.rank = 1;
         c.input_sizes[0] = 1000;
         c.indices_sizes[0] = c.updates_sizes[0] = 700;

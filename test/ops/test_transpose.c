@@ -25,14 +25,6 @@ struct transpose_case
     UINT64 input_offset, output_offset; /* bytes */
 };
 
-static const DML_TENSOR_DATA_TYPE all_types[] =
-{
-    DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_UINT32,
-    DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT32,
-    DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_FLOAT64,
-    DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64,
-};
-
 static void fill_random(uint8_t *bytes, size_t size, uint32_t seed)
 {
     size_t i;
@@ -119,8 +111,8 @@ static void run_all_types(struct dml_test_context *context, const struct transpo
 {
     size_t t;
 
-    for (t = 0; t < ARRAY_SIZE(all_types); ++t)
-        run_case(context, c, all_types[t]);
+    for (t = 0; t < ARRAY_SIZE(dml_test_all_types); ++t)
+        run_case(context, c, dml_test_all_types[t]);
 }
 
 /* Input strides of a packed tensor of `sizes` (input order) read through `permutation`: output
