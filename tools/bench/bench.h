@@ -47,6 +47,7 @@ enum group
     GROUP_CONV = 0x8,
     GROUP_SMOKE = 0x10,                 /* tiny, for `meson test` on lavapipe */
     GROUP_MOVEMENT = 0x20,              /* issue 19's data movement, indexing and casting presets */
+    GROUP_POOLING_NORM = 0x40,          /* issue 20's pooling, normalization and resampling presets */
 };
 
 /* A --list/selection group: presets whose `groups` have a bit of `mask`. */

@@ -752,6 +752,17 @@ named_families[] =
     {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD", NULL},
 };
 
+/* Families in files of their own (operators.h lists them): one row each. */
+static const struct
+{
+    const struct family *(*family)(const char *schema_name);
+    const struct reference *(*reference)(DML_OPERATOR_TYPE type);
+}
+family_files[] =
+{
+    {movement_family, movement_reference},
+};
+
 static const struct family *family_of(const struct vkdml_op_schema *schema)
 {
     size_t i;
@@ -761,8 +772,11 @@ static const struct family *family_of(const struct vkdml_op_schema *schema)
         if (!strcmp(named_families[i].name, schema->name))
             return named_families[i].family;
     }
-    if (movement_family(schema->name))
-        return movement_family(schema->name);
+    for (i = 0; i < ARRAY_SIZE(family_files); ++i)
+    {
+        if (family_files[i].family(schema->name))
+            return family_files[i].family(schema->name);
+    }
     if (!strncmp(schema->name, "ELEMENT_WISE_", 13) || !strncmp(schema->name, "ACTIVATION_", 11))
         return &elementwise_family;
     return NULL;
@@ -1547,7 +1561,12 @@ static const struct reference *reference_of(DML_OPERATOR_TYPE type)
         if (references[i].type == type)
             return &references[i];
     }
-    return movement_reference(type);
+    for (i = 0; i < ARRAY_SIZE(family_files); ++i)
+    {
+        if (family_files[i].reference(type))
+            return family_files[i].reference(type);
+    }
+    return NULL;
 }
 
 /* The references compute in floats (the arg-reductions' UINT32 indices too): other types have none,

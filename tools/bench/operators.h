@@ -188,7 +188,7 @@ bool op_has_reference(const struct op_info *op);
 /* What --list says of it: "fp32 fp16", "all types" or "no reference". */
 const char *op_reference_types(const struct op_info *op);
 
-/* ---- For the families (operators.c, movement.c) ---- */
+/* ---- For the families (operators.c and the families' own files below) ---- */
 
 typedef double reference_fn(const struct workload *w, float *const *inputs, UINT output, UINT64 index,
         double *tolerance);
@@ -221,6 +221,9 @@ void set_uint_field(struct workload *w, const char *name, UINT value);
 const char *reduction_axes(struct workload *w);
 /* Rounds a reference value as the output type stores it, widening the tolerance by that rounding. */
 double output_rounding(const struct workload *w, double value, double *tolerance);
+
+/* The families' own files: the family of a schema name (NULL: not theirs) and the reference of an
+ * operator type (NULL: none), one row each in operators.c's family_files. */
 
 /* movement.c: issue 19's operators (data movement, indexing, casting, generators). */
 const struct family *movement_family(const char *schema_name);

@@ -9,7 +9,8 @@
 const struct preset_group groups[] =
 {
     {"gpu", GROUP_GPU}, {"memory", GROUP_MEMORY}, {"gemm", GROUP_GEMM}, {"conv", GROUP_CONV},
-    {"smoke", GROUP_SMOKE}, {"movement", GROUP_MOVEMENT}, {"all", ~0u},
+    {"smoke", GROUP_SMOKE}, {"movement", GROUP_MOVEMENT},
+    {"pooling-norm", GROUP_POOLING_NORM}, {"all", ~0u},
 };
 const size_t group_count = ARRAY_SIZE(groups);
 
