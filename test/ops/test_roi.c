@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "dml_test_utils.h"
+#include "reference/roi.h"
 
 #define F32 DML_TENSOR_DATA_TYPE_FLOAT32
 #define F16 DML_TENSOR_DATA_TYPE_FLOAT16
@@ -21,8 +22,6 @@
 #define NEAREST DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR
 #define LINEAR DML_INTERPOLATION_MODE_LINEAR
 #define SENTINEL 0x5a
-/* roi.comp's ROI_MAX_SAMPLES (README, "ROI pooling and ROI align"). */
-#define MAX_SAMPLES 65536u
 
 struct roi_case
 {
@@ -44,140 +43,39 @@ struct roi_case
     bool specials;                      /* NaN and infinities among the input values */
 };
 
-/* ---- The reference (README, "ROI pooling and ROI align") ---- */
-
-struct roi_reference
+/* The reference's input: channel `channel` of the input through its strides. */
+struct roi_input
 {
-    const struct roi_case *c;
-    const float *input;                 /* by element offset, as stored */
     const struct dml_test_tensor *in;
+    const float *values;                /* by element offset, as stored */
+    UINT channel;
 };
 
-static float input_at(const struct roi_reference *r, UINT b, UINT ch, UINT y, UINT x)
+static float input_at(const void *context, uint32_t batch, uint32_t y, uint32_t x)
 {
-    const struct dml_test_tensor *in = r->in;
-    UINT s[4], i;
+    const struct roi_input *input = context;
+    const struct dml_test_tensor *in = input->in;
+    UINT s[4];
 
-    for (i = 0; i < 4; ++i)
-        s[i] = in->buffer.Strides ? in->strides[i] : 0;
-    if (!in->buffer.Strides)
+    if (in->buffer.Strides)
+        memcpy(s, in->strides, sizeof(s));
+    else
         s[3] = 1, s[2] = in->sizes[3], s[1] = s[2] * in->sizes[2], s[0] = s[1] * in->sizes[1];
-    return r->input[b * s[0] + ch * s[1] + y * s[2] + x * s[3]];
+    return input->values[batch * s[0] + input->channel * s[1] + y * s[2] + x * s[3]];
 }
 
-static float max_nan(float current, float value)
+static void reference_params(const struct roi_case *c, struct ref_roi_params *p)
 {
-    return isnan(value) || value > current ? value : current;
-}
-
-static int pool_coordinate(float value)
-{
-    float rounded = roundf(value);
-
-    return (int)fminf(fmaxf(rounded, -536870912.0f), 536870912.0f);
-}
-
-static void pool_bin(UINT index, UINT bins, UINT size, int start, UINT limit, int bin[2])
-{
-    int64_t first = (int64_t)index * size / bins + start;
-    int64_t last = ((int64_t)(index + 1) * size + bins - 1) / bins + start;
-
-    bin[0] = (int)(first < 0 ? 0 : first > limit ? limit : first);
-    bin[1] = (int)(last < 0 ? 0 : last > limit ? limit : last);
-}
-
-static float reference_pool(const struct roi_reference *r, const float *roi, UINT ch, UINT y, UINT x)
-{
-    const struct roi_case *c = r->c;
-    int rounded[4], rows[2], columns[2], i, j;
-    float result = -INFINITY, corner;
-
-    for (i = 0; i < 4; ++i)
-    {
-        corner = roi[i + 1] * c->scale_x;
-        if (isnan(corner))
-            return 0.0f;
-        rounded[i] = pool_coordinate(corner);
-    }
-    if (!(roi[0] >= 0.0f && roi[0] < (float)c->in_sizes[0]))
-        return 0.0f;
-    pool_bin(y, c->out_h, (UINT)(rounded[3] - rounded[1] + 1 > 1 ? rounded[3] - rounded[1] + 1 : 1), rounded[1],
-            c->in_sizes[2], rows);
-    pool_bin(x, c->out_w, (UINT)(rounded[2] - rounded[0] + 1 > 1 ? rounded[2] - rounded[0] + 1 : 1), rounded[0],
-            c->in_sizes[3], columns);
-    if (rows[0] >= rows[1] || columns[0] >= columns[1])
-        return 0.0f;
-    for (i = rows[0]; i < rows[1]; ++i)
-    {
-        for (j = columns[0]; j < columns[1]; ++j)
-            result = max_nan(result, input_at(r, (UINT)roi[0], ch, i, j));
-    }
-    return result;
-}
-
-static UINT sample_count(const struct roi_case *c, float size, UINT outputs)
-{
-    UINT max = c->max_samples < MAX_SAMPLES ? c->max_samples : MAX_SAMPLES;
-    UINT min = c->min_samples < max ? c->min_samples : max, count;
-    float wanted = ceilf(fabsf(size) / (float)outputs);
-
-    count = wanted >= (float)max ? max : wanted >= (float)min ? (UINT)wanted : min;
-    return count ? count : 1;
-}
-
-static float sample_position(const struct roi_case *c, float start, float size, UINT outputs, UINT samples,
-        UINT index, UINT sample)
-{
-    float row = (float)outputs * (float)samples, step;
-
-    if (c->corners && row <= 1.0f)
-        return start + 0.5f * size - c->input_offset;
-    step = size / (c->corners ? row - 1.0f : row);
-    return start + ((float)index * (float)samples + (float)sample - c->output_offset) * step - c->input_offset;
-}
-
-static float interpolate(const struct roi_reference *r, UINT b, UINT ch, float y, float x)
-{
-    UINT h = r->c->in_sizes[2], w = r->c->in_sizes[3], y0, x0, y1, x1;
-    float ly, lx, hy, hx;
-
-    if (!(y >= -1.0f && y <= (float)h && x >= -1.0f && x <= (float)w))
-        return r->c->out_of_bounds;
-    y = fminf(fmaxf(y, 0.0f), (float)(h - 1));
-    x = fminf(fmaxf(x, 0.0f), (float)(w - 1));
-    if (r->c->interpolation == NEAREST)
-        return input_at(r, b, ch, (UINT)floorf(y + 0.5f) < h ? (UINT)floorf(y + 0.5f) : h - 1,
-                (UINT)floorf(x + 0.5f) < w ? (UINT)floorf(x + 0.5f) : w - 1);
-    y0 = (UINT)y, x0 = (UINT)x;
-    y1 = y0 + 1 < h ? y0 + 1 : h - 1;
-    x1 = x0 + 1 < w ? x0 + 1 : w - 1;
-    ly = y - (float)y0, lx = x - (float)x0;
-    hy = 1.0f - ly, hx = 1.0f - lx;
-    return hy * hx * input_at(r, b, ch, y0, x0) + hy * lx * input_at(r, b, ch, y0, x1)
-            + ly * hx * input_at(r, b, ch, y1, x0) + ly * lx * input_at(r, b, ch, y1, x1);
-}
-
-static float reference_align(const struct roi_reference *r, const float *roi, uint64_t batch, UINT ch, UINT y,
-        UINT x)
-{
-    const struct roi_case *c = r->c;
-    float x1 = roi[0] * c->scale_x, y1 = roi[1] * c->scale_y;
-    float width = roi[2] * c->scale_x - x1, height = roi[3] * c->scale_y - y1, value, sy;
-    UINT rows = sample_count(c, height, c->out_h), columns = sample_count(c, width, c->out_w), i, j;
-    float result = c->reduction == MAX ? -INFINITY : 0.0f;
-
-    if (batch >= c->in_sizes[0])
-        return c->out_of_bounds;
-    for (i = 0; i < rows; ++i)
-    {
-        sy = sample_position(c, y1, height, c->out_h, rows, y, i);
-        for (j = 0; j < columns; ++j)
-        {
-            value = interpolate(r, (UINT)batch, ch, sy, sample_position(c, x1, width, c->out_w, columns, x, j));
-            result = c->reduction == MAX ? max_nan(result, value) : result + value;
-        }
-    }
-    return c->reduction == MAX ? result : result / ((float)rows * (float)columns);
+    p->pooling = c->op == DML_OPERATOR_ROI_POOLING;
+    p->batches = c->in_sizes[0], p->height = c->in_sizes[2], p->width = c->in_sizes[3];
+    p->out_h = c->out_h, p->out_w = c->out_w;
+    p->reduce_max = c->reduction == MAX;
+    p->nearest = c->interpolation == NEAREST;
+    p->corners = c->corners;
+    p->scale_x = c->scale_x, p->scale_y = c->scale_y;
+    p->input_offset = c->input_offset, p->output_offset = c->output_offset;
+    p->out_of_bounds = c->out_of_bounds;
+    p->min_samples = c->min_samples, p->max_samples = c->max_samples;
 }
 
 /* ---- Running a case ---- */
@@ -281,7 +179,8 @@ static void run_case(struct dml_test_context *context, const struct roi_case *c)
     struct dml_test_binding bindings[3] = {{NULL}}, output = {NULL};
     struct dml_test_tensor in, rois, batches, out;
     DML_ROI_ALIGN1_OPERATOR_DESC desc;
-    struct roi_reference reference;
+    struct ref_roi_params params;
+    struct roi_input input;
     uint8_t *in_bytes, *roi_bytes, *batch_bytes, *out_bytes, *expected, *is_element;
     float *in_values, *roi_values, want, got, tolerance;
     IDMLCompiledOperator *compiled;
@@ -332,17 +231,17 @@ static void run_case(struct dml_test_context *context, const struct roi_case *c)
     dml_test_read_buffer(context, output.buffer, output.offset, out_bytes, total);
     dml_test_check_guards(context, &output);
 
-    reference.c = c;
-    reference.input = in_values;
-    reference.in = &in;
+    reference_params(c, &params);
+    input.in = &in;
+    input.values = in_values;
     for (index = 0; index < dml_test_element_count(&out); ++index)
     {
         x = index % c->out_w;
         y = index / c->out_w % c->out_h;
         ch = index / ((UINT64)c->out_w * c->out_h) % c->in_sizes[1];
         n = index / ((UINT64)c->out_w * c->out_h * c->in_sizes[1]);
-        want = pooling ? reference_pool(&reference, &roi_values[n * k], ch, y, x)
-                : reference_align(&reference, &roi_values[n * k], c->batches[n], ch, y, x);
+        input.channel = ch;
+        want = ref_roi_value(&params, &roi_values[n * k], pooling ? 0 : c->batches[n], y, x, input_at, &input);
         want = stored(c->type, want);
         offset = dml_test_element_offset(&out, index);
         memset(is_element + offset * element, 1, element);
