@@ -5,7 +5,7 @@
  * sample counts, regions inside, partly and wholly outside the image, inverted and empty ones,
  * UINT32 and UINT64 batch indices (out of range ones between guard regions), strided and
  * broadcast (0-stride) inputs, strided outputs, NaN and infinities, rows over several
- * workgroups; then the desc rules with their error code and log line.
+ * workgroups, OWNED_BY_DML inputs; then the desc rules with their error code and log line.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -41,6 +41,7 @@ struct roi_case
     UINT min_samples, max_samples;
     BOOL corners;
     bool specials;                      /* NaN and infinities among the input values */
+    bool owned;                         /* InputTensor and ROITensor are OWNED_BY_DML */
 };
 
 /* The reference's input: channel `channel` of the input through its strides. */
@@ -176,13 +177,14 @@ static void run_case(struct dml_test_context *context, const struct roi_case *c)
     static const float specials[] = {NAN, INFINITY, -INFINITY, 3.0f};
     bool pooling = c->op == DML_OPERATOR_ROI_POOLING;
     UINT k = pooling ? 5 : 4, element = c->type == F16 ? 2 : 4, batch_element;
-    struct dml_test_binding bindings[3] = {{NULL}}, output = {NULL};
+    struct dml_test_binding bindings[3] = {{NULL}}, owned[3] = {{NULL}}, output = {NULL};
     struct dml_test_tensor in, rois, batches, out;
     DML_ROI_ALIGN1_OPERATOR_DESC desc;
     struct ref_roi_params params;
     struct roi_input input;
     uint8_t *in_bytes, *roi_bytes, *batch_bytes, *out_bytes, *expected, *is_element;
     float *in_values, *roi_values, want, got, tolerance;
+    ID3D12Resource *persistent;
     IDMLCompiledOperator *compiled;
     UINT64 in_span, total, i, offset, index;
     uint32_t seed = 7;
@@ -191,6 +193,8 @@ static void run_case(struct dml_test_context *context, const struct roi_case *c)
     if (dml_test_skip_float16(context, c->type, op_name(c->op)))
         return;
     init_tensors(c, &in, &rois, &batches, &out);
+    if (c->owned)
+        in.buffer.Flags = rois.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
     fill_desc(c, &in, &rois, &batches, &out, &desc);
     compiled = dml_test_compile(context, c->op, &desc, DML_EXECUTION_FLAG_NONE);
 
@@ -221,13 +225,23 @@ static void run_case(struct dml_test_context *context, const struct roi_case *c)
     for (i = 0; !pooling && i < c->roi_count; ++i)
         memcpy(batch_bytes + i * batch_element, &c->batches[i], batch_element);
 
-    bindings[0].buffer = dml_test_create_buffer(context, in.buffer.TotalTensorSizeInBytes, in_bytes);
-    bindings[1].buffer = dml_test_create_buffer(context, rois.buffer.TotalTensorSizeInBytes, roi_bytes);
+    (c->owned ? owned : bindings)[0].buffer = dml_test_create_buffer(context, in.buffer.TotalTensorSizeInBytes,
+            in_bytes);
+    (c->owned ? owned : bindings)[1].buffer = dml_test_create_buffer(context, rois.buffer.TotalTensorSizeInBytes,
+            roi_bytes);
     if (!pooling)
         dml_test_create_guarded(context, batches.buffer.TotalTensorSizeInBytes, batch_bytes, &bindings[2]);
     memset(expected, SENTINEL, total);
     dml_test_create_guarded(context, total, expected, &output);
-    dml_test_run(context, compiled, bindings, pooling ? 2 : 3, &output, 1);
+    persistent = dml_test_initialize(context, compiled, c->owned ? owned : NULL, c->owned ? (pooling ? 2 : 3) : 0);
+    if (c->owned)   /* the inputs now live in the persistent resource: their sources may change */
+    {
+        memset(in_bytes, 0x77, in.buffer.TotalTensorSizeInBytes);
+        dml_test_write_buffer(context, owned[0].buffer, 0, in_bytes, in.buffer.TotalTensorSizeInBytes);
+        memset(roi_bytes, 0x77, rois.buffer.TotalTensorSizeInBytes);
+        dml_test_write_buffer(context, owned[1].buffer, 0, roi_bytes, rois.buffer.TotalTensorSizeInBytes);
+    }
+    dml_test_execute(context, compiled, persistent, bindings, pooling ? 2 : 3, &output, 1);
     dml_test_read_buffer(context, output.buffer, output.offset, out_bytes, total);
     dml_test_check_guards(context, &output);
 
@@ -268,7 +282,10 @@ static void run_case(struct dml_test_context *context, const struct roi_case *c)
     free(out_bytes);
     free(expected);
     free(is_element);
+    if (persistent)
+        release_last(persistent);
     dml_test_release_bindings(bindings, pooling ? 2 : 3);
+    dml_test_release_bindings(owned, 2);
     dml_test_release_bindings(&output, 1);
     release_last(compiled);
     assert_no_log_errors();
@@ -428,6 +445,11 @@ static void test_align_layouts(void **state)
         run_case(*state, &c);
         c.reduction = AVERAGE, c.interpolation = LINEAR;
         run_case(*state, &c);
+        /* OWNED_BY_DML input and regions. */
+        align_case(&c, DML_OPERATOR_ROI_ALIGN1, types[t]);
+        c.owned = true;
+        c.reduction = MAX;
+        run_case(*state, &c);
         /* Output rows of 1000 (several workgroups), a one-row image. */
         align_case(&c, DML_OPERATOR_ROI_ALIGN, types[t]);
         c.in_sizes[0] = 1, c.in_sizes[1] = 2, c.in_sizes[2] = 3, c.in_sizes[3] = 1000;
@@ -485,6 +507,9 @@ static void test_pooling(void **state)
         c.out_strided = true;
         c.out_strides[0] = 130, c.out_strides[1] = 1, c.out_strides[2] = 3 * 6, c.out_strides[3] = 3;
         run_case(*state, &c);
+        c.owned = true;
+        run_case(*state, &c);
+        c.owned = false;
         c.roi_count = 1;
         c.rois = nan_roi;
         run_case(*state, &c);
