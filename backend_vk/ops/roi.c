@@ -157,6 +157,7 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[ROI_SPE
     const struct vkdml_operator_view *op = compile->op;
     const DML_BUFFER_TENSOR_DESC *input = op->inputs[0], *rois = op->inputs[1], *output = op->outputs[0];
     bool pooling = op->type == DML_OPERATOR_ROI_POOLING;
+    struct roi_align_attributes a;
     uint32_t i;
 
     spec[ROI_SPEC_MODE] = pooling ? ROI_MODE_POOLING : ROI_MODE_ALIGN;
@@ -181,12 +182,16 @@ static void fill_spec(const struct vkdml_compile *compile, uint32_t spec[ROI_SPE
         spec[ROI_SPEC_BATCH_TYPE] = DML_TENSOR_DATA_TYPE_UINT32;
         return;
     }
+    get_align_attributes(op, &a);
+    spec[ROI_SPEC_MAX] = a.reduction == DML_REDUCE_FUNCTION_MAX;
+    spec[ROI_SPEC_NEAREST] = a.interpolation == DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR;
+    spec[ROI_SPEC_CORNERS] = a.corners;
     spec[ROI_SPEC_BATCH_TYPE] = op->inputs[2]->DataType;
     spec[ROI_SPEC_BATCH_STRIDE] = vkdml_tensor_stride(op->inputs[2], op->inputs[2]->DimensionCount - 1);
     vkdml_set_location(&spec[ROI_SPEC_BATCH_LOCATION], &compile->inputs[2]);
 }
 
-static void fill_push(const struct vkdml_compile *compile, uint32_t spec[ROI_SPEC_COUNT], struct roi_push *push)
+static void fill_push(const struct vkdml_compile *compile, struct roi_push *push)
 {
     const DML_ROI_POOLING_OPERATOR_DESC *pooling = compile->op->desc;
     struct roi_align_attributes a;
@@ -198,9 +203,6 @@ static void fill_push(const struct vkdml_compile *compile, uint32_t spec[ROI_SPE
         return;
     }
     get_align_attributes(compile->op, &a);
-    spec[ROI_SPEC_MAX] = a.reduction == DML_REDUCE_FUNCTION_MAX;
-    spec[ROI_SPEC_NEAREST] = a.interpolation == DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR;
-    spec[ROI_SPEC_CORNERS] = a.corners;
     push->spatial_scale[0] = a.scale_x;
     push->spatial_scale[1] = a.scale_y;
     push->input_offset = a.input_offset;
@@ -222,7 +224,7 @@ HRESULT vkdml_roi_compile(struct vkdml_compile *compile)
         return vkdml_op_error(compile->op, E_NOTIMPL, "no roi.comp variant holds %s tensors on this device.",
                 debugstr_data_type(type));
     fill_spec(compile, spec);
-    fill_push(compile, spec, &push);
+    fill_push(compile, &push);
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(spec[ROI_SPEC_COUNT_ELEMENTS], ROI_THREADS), groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, ROI_SPEC_COUNT, &push, sizeof(push), groups, false);
