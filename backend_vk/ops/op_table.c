@@ -22,6 +22,7 @@
 #define REVERSE {vkdml_reverse_validate, vkdml_reverse_compile}
 #define VALUE_SCALE {vkdml_value_scale_validate, vkdml_value_scale_compile}
 #define MOVEMENT {vkdml_movement_validate, vkdml_movement_compile}
+#define ROI {vkdml_roi_validate, vkdml_roi_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -149,4 +150,7 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_SPACE_TO_DEPTH1] = MOVEMENT,
     [DML_OPERATOR_DEPTH_TO_SPACE] = MOVEMENT,
     [DML_OPERATOR_DEPTH_TO_SPACE1] = MOVEMENT,
+    [DML_OPERATOR_ROI_POOLING] = ROI,
+    [DML_OPERATOR_ROI_ALIGN] = ROI,
+    [DML_OPERATOR_ROI_ALIGN1] = ROI,
 };

@@ -196,6 +196,10 @@ const struct preset presets[] =
     SMOKE("diagonal-matrix1-smoke", "diagonal-matrix1", INT32, "1x3x7x33", NULL),
     SMOKE("value-scale-2d-smoke", "value-scale-2d", FP32, "2x3x7x9", NULL),
     SMOKE("reverse-subsequences-smoke", "reverse-subsequences", FP32, "9x5x7", NULL),
+    /* Issue 20's ROI operators (no GPU preset: docs/kernels.md, "ROI pooling and ROI align"). */
+    SMOKE("roi-pooling-smoke", "roi-pooling", FP32, "2x3x9x11k5", NULL),
+    SMOKE("roi-align-smoke-fp16", "roi-align", FP16, "2x3x9x11k5", NULL),
+    SMOKE("roi-align1-smoke", "roi-align1", FP32, "2x5x16x13k7", NULL),
 };
 #undef GPU_MEM
 #undef GPU_GEMM
