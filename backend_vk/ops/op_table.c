@@ -22,6 +22,7 @@
 #define REVERSE {vkdml_reverse_validate, vkdml_reverse_compile}
 #define VALUE_SCALE {vkdml_value_scale_validate, vkdml_value_scale_compile}
 #define MOVEMENT {vkdml_movement_validate, vkdml_movement_compile}
+#define MVN {vkdml_mvn_validate, vkdml_mvn_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -149,4 +150,8 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_SPACE_TO_DEPTH1] = MOVEMENT,
     [DML_OPERATOR_DEPTH_TO_SPACE] = MOVEMENT,
     [DML_OPERATOR_DEPTH_TO_SPACE1] = MOVEMENT,
+    [DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION] = MVN,
+    [DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1] = MVN,
+    [DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2] = MVN,
+    [DML_OPERATOR_LP_NORMALIZATION] = MVN,
 };
