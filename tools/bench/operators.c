@@ -761,6 +761,7 @@ static const struct
 family_files[] =
 {
     {movement_family, movement_reference},
+    {mvn_family, mvn_reference},
 };
 
 static const struct family *family_of(const struct vkdml_op_schema *schema)

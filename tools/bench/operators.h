@@ -228,5 +228,8 @@ double output_rounding(const struct workload *w, double value, double *tolerance
 /* movement.c: issue 19's operators (data movement, indexing, casting, generators). */
 const struct family *movement_family(const char *schema_name);
 const struct reference *movement_reference(DML_OPERATOR_TYPE type);
+/* mvn.c: issue 20's mean-variance and Lp normalizations. */
+const struct family *mvn_family(const char *schema_name);
+const struct reference *mvn_reference(DML_OPERATOR_TYPE type);
 
 #endif /* VKDML_BENCH_OPERATORS_H */
