@@ -35,6 +35,7 @@ layout(constant_id = MVN_SPEC_USE_VARIANCE) const bool USE_VARIANCE = true;
 layout(constant_id = MVN_SPEC_EPSILON) const uint EPSILON_BITS = 0;
 layout(constant_id = MVN_SPEC_HAS_SCALE) const bool HAS_SCALE = false;
 layout(constant_id = MVN_SPEC_HAS_BIAS) const bool HAS_BIAS = false;
+layout(constant_id = MVN_SPEC_PARAMETER_VECTORS) const bool PARAMETER_VECTORS = false;
 
 #define DECLARE_DIMS(base, name, value) \
     layout(constant_id = base + 0) const uint name##_0 = value; \
@@ -76,6 +77,7 @@ layout(constant_id = MVN_SPEC_TEMP_LOCATION + 2) const uint TEMP_OFFSET_HI = 0;
 const uint THREADS = gl_WorkGroupSize.x;
 const uint LOADS = LENGTH / VECTOR;
 const bool IS_LP = FUNCTION != MVN_FUNCTION_MVN;
+#define MVN_MAX_VECTOR 8                /* 16 bytes of FLOAT16 */
 
 /* ---- Element offsets (input, output, scale, bias) of a row and of an entry of a row ---- */
 
@@ -107,52 +109,209 @@ uvec4 entry_offsets(uint entry)
 
 uvec2 in_base, out_base, scale_base, bias_base, temp_base;
 
-/* Entries v * VECTOR .. + VECTOR - 1 of a row into x[at ..]: one 16-byte load where VECTOR > 1
- * (the entries are packed then). */
-void load_entries(uvec4 row, uint v, inout float x[MVN_MAX_VALUES], uint at)
-{
-    uvec4 bits;
-    uint k;
+/* ---- Loads and stores of VECTOR entries (16 bytes where VECTOR > 1: the entries are packed) ---- */
 
-    if (VECTOR == 1u)
-    {
-        x[at] = tio_load_float(TYPE, in_base, row.x + entry_offsets(v).x);
-        return;
-    }
-    bits = TioVector(tio_element_address(in_base, row.x + v * VECTOR, tio_element_size(TYPE))).v;
-    [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        x[at + k] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u] : uintBitsToFloat(bits[k]);
+float unpack_entry(uvec4 bits, uint k)
+{
+    return TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(bits[k / 2u])[k % 2u] : uintBitsToFloat(bits[k % 4u]);
 }
 
-void store_entries(uvec4 row, uint v, float y[MVN_MAX_VALUES], uint at)
+/* The VECTOR entries (16 bytes) at element `first` of `base`. */
+void load_vector(uvec2 base, uint first, out float v[MVN_MAX_VECTOR])
+{
+    uvec4 bits = TioVector(tio_element_address(base, first, tio_element_size(TYPE))).v;
+    uint k;
+
+    [[unroll]] for (k = 0u; k < MVN_MAX_VECTOR; ++k)
+        v[k] = unpack_entry(bits, k);
+}
+
+/* Entries v * VECTOR .. + VECTOR - 1 of a row. */
+void load_entries(uvec4 row, uint v, out float x[MVN_MAX_VECTOR])
+{
+    if (VECTOR == 1u)
+        x[0] = tio_load_float(TYPE, in_base, row.x + entry_offsets(v).x);
+    else
+        load_vector(in_base, row.x + v * VECTOR, x);
+}
+
+void store_entries(uvec4 row, uint v, float y[MVN_MAX_VECTOR])
 {
     uvec4 bits = uvec4(0u);
     uint k;
 
     if (VECTOR == 1u)
     {
-        tio_store_float(TYPE, out_base, row.y + entry_offsets(v).y, y[at]);
+        tio_store_float(TYPE, out_base, row.y + entry_offsets(v).y, y[0]);
         return;
     }
     [[unroll]] for (k = 0u; k < 4u; ++k)
     {
         if (TYPE == TIO_TYPE_FLOAT16)
-            bits[k] = packHalf2x16(vec2(y[at + 2u * k], y[at + 2u * k + 1u]));
+            bits[k] = packHalf2x16(vec2(y[2u * k], y[2u * k + 1u]));
         else
-            bits[k] = floatBitsToUint(y[at + k]);
+            bits[k] = floatBitsToUint(y[k]);
     }
     TioVector(tio_element_address(out_base, row.y + v * VECTOR, tio_element_size(TYPE))).v = bits;
 }
 
-/* ---- Statistics: (count, mean, M2) for MVN, (count, sum, 0) for LP ---- */
-
-/* What LP sums: |x| (P 1) or x^2 (P 2). */
-float lp_term(float x)
+/* The scale's or bias's (`component` 2 or 3 of the offsets) values of entries v * VECTOR .. of a
+ * row: one 16-byte load where PARAMETER_VECTORS (their entries packed too); else the first
+ * entry's offset, then steps along the innermost reduced dimension where the vector stays in it
+ * (one load where the tensor broadcasts there: group normalization's per-channel weights). */
+void load_parameters(uvec2 base, uint row_offset, uint component, uint v, out float p[MVN_MAX_VECTOR])
 {
-    return FUNCTION == MVN_FUNCTION_LP1 ? abs(x) : x * x;
+    uint step = component == 2u ? REDUCED_SCALE_7 : REDUCED_BIAS_7, at, k;
+
+    if (PARAMETER_VECTORS && VECTOR > 1u)
+    {
+        load_vector(base, row_offset + v * VECTOR, p);
+        return;
+    }
+    if (REDUCED_SIZE_7 % VECTOR == 0u)
+    {
+        at = row_offset + entry_offsets(v * VECTOR)[component];
+        p[0] = tio_load_float(TYPE, base, at);
+        [[unroll]] for (k = 1u; k < MVN_MAX_VECTOR; ++k)
+        {
+            if (k < VECTOR)
+                p[k] = step == 0u ? p[0] : tio_load_float(TYPE, base, at + k * step);
+        }
+        return;
+    }
+    [[unroll]] for (k = 0u; k < MVN_MAX_VECTOR; ++k)
+    {
+        if (k < VECTOR)
+            p[k] = tio_load_float(TYPE, base, row_offset + entry_offsets(v * VECTOR + k)[component]);
+    }
 }
 
-/* Chan et al.'s pairwise merge; an empty side leaves the other unchanged. */
+/* ---- Statistics ---- */
+
+/* The row's (shift, factor) from its center (the mean, or 0) and its total (the sum of the squared
+ * deviations from the center; LP: of the terms): y = (x - shift) * factor, then scale, bias and
+ * the activation. */
+vec2 row_transform(float center, float total)
+{
+    float epsilon = uintBitsToFloat(EPSILON_BITS), norm;
+
+    if (IS_LP)
+    {
+        norm = FUNCTION == MVN_FUNCTION_LP1 ? total : sqrt(total);
+        /* max(norm, epsilon), a NaN norm kept. */
+        return vec2(0.0, 1.0 / (norm < epsilon ? epsilon : norm));
+    }
+    return vec2(center, USE_VARIANCE ? 1.0 / sqrt(total / float(LENGTH) + epsilon) : 1.0);
+}
+
+/* Entries v * VECTOR .. of a row written from their values (y holds them, then the results). */
+void write_entries(uvec4 row, uint v, inout float y[MVN_MAX_VECTOR], vec2 transform)
+{
+    float scale[MVN_MAX_VECTOR], bias[MVN_MAX_VECTOR];
+    uint k;
+
+    if (HAS_SCALE)
+        load_parameters(scale_base, row.z, 2u, v, scale);
+    if (HAS_BIAS)
+        load_parameters(bias_base, row.w, 3u, v, bias);
+    [[unroll]] for (k = 0u; k < VECTOR; ++k)
+    {
+        y[k] = (y[k] - transform.x) * transform.y;
+        if (HAS_SCALE)
+            y[k] *= scale[k];
+        if (HAS_BIAS)
+            y[k] += bias[k];
+        y[k] = vkdml_activation(y[k]);
+    }
+    store_entries(row, v, y);
+}
+
+/* What the reduction sums of x - center: |.| for LP 1, the square otherwise. */
+float term(float d)
+{
+    return FUNCTION == MVN_FUNCTION_LP1 ? abs(d) : d * d;
+}
+
+float add(float a, float b)
+{
+    return a + b;
+}
+
+VKDML_DEFINE_WORKGROUP_REDUCE(workgroup_sum, float, subgroupAdd, add, 0.0)
+
+/* ---- Rows path: a workgroup per row, held in registers ---- */
+
+/* The invocation's loads as stored (VECTOR > 1: FLOAT16 stays packed, half the registers), or
+ * its entries (VECTOR 1). Indexed by constants only once PER_THREAD loops unroll, so they stay
+ * in registers. */
+uvec4 held_loads[MVN_MAX_LOADS];
+float held_entries[MVN_MAX_VALUES];
+
+bool has_load(uint i)
+{
+    return gl_LocalInvocationIndex + i * THREADS < LOADS;
+}
+
+float held_value(uint i, uint k)
+{
+    return VECTOR == 1u ? held_entries[i] : unpack_entry(held_loads[i], k);
+}
+
+/* The invocation's sum of x - center (plain), or of its term. */
+float held_sum(float center, bool plain)
+{
+    float sum = 0.0, d;
+    uint i, k;
+
+    for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if (!has_load(i))
+            continue;
+        [[unroll]] for (k = 0u; k < VECTOR; ++k)
+        {
+            d = held_value(i, k) - center;
+            sum += plain ? d : term(d);
+        }
+    }
+    return sum;
+}
+
+/* Two exact passes over the registers: the mean, then the squared deviations from it. */
+void row_in_registers(uint row_index)
+{
+    uint tid = gl_LocalInvocationIndex, i, k;
+    uvec4 row = row_offsets(row_index);
+    float center = 0.0, total = 0.0, y[MVN_MAX_VECTOR];
+    vec2 transform;
+
+    for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if (!has_load(i))
+            continue;
+        if (VECTOR == 1u)
+            held_entries[i] = tio_load_float(TYPE, in_base, row.x + entry_offsets(tid + i * THREADS).x);
+        else
+            held_loads[i] = TioVector(tio_element_address(in_base, row.x + (tid + i * THREADS) * VECTOR,
+                    tio_element_size(TYPE))).v;
+    }
+    if (!IS_LP && USE_MEAN)
+        center = workgroup_sum(held_sum(0.0, true)) / float(LENGTH);
+    if (IS_LP || USE_VARIANCE)
+        total = workgroup_sum(held_sum(center, false));
+    transform = row_transform(center, total);
+    for (i = 0u; i < PER_THREAD; ++i)
+    {
+        if (!has_load(i))
+            continue;
+        [[unroll]] for (k = 0u; k < MVN_MAX_VECTOR; ++k)
+            y[k] = held_value(i, k);
+        write_entries(row, tid + i * THREADS, y, transform);
+    }
+}
+
+/* ---- Split paths: CHUNKS workgroups per row, the chunks' (count, mean, M2) through temp_base ---- */
+
+/* Chan et al.'s pairwise merge; an empty side leaves the other unchanged. LP: (count, sum). */
 vec3 merge_stats(vec3 a, vec3 b)
 {
     float n = a.x + b.x, delta, weight;
@@ -170,140 +329,37 @@ vec3 merge_stats(vec3 a, vec3 b)
 
 VKDML_DEFINE_WORKGROUP_COMBINE(workgroup_stats, vec3, merge_stats)
 
-/* The statistics of x[0 .. VECTOR - 1], exactly: the mean first, then the squared deviations. */
-vec3 vector_stats(float x[MVN_MAX_VALUES])
+/* The statistics of y[0 .. VECTOR - 1], exactly: the mean first, then the squared deviations. */
+vec3 vector_stats(float y[MVN_MAX_VECTOR])
 {
     float sum = 0.0, m2 = 0.0, mean;
     uint k;
 
     [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        sum += IS_LP ? lp_term(x[k]) : x[k];
+        sum += IS_LP ? term(y[k]) : y[k];
     if (IS_LP)
         return vec3(float(VECTOR), sum, 0.0);
     mean = sum / float(VECTOR);
     [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        m2 += (x[k] - mean) * (x[k] - mean);
+        m2 += (y[k] - mean) * (y[k] - mean);
     return vec3(float(VECTOR), mean, m2);
 }
-
-/* Whether the rows path's load i of the invocation is inside the row. */
-bool has_load(uint i)
-{
-    return gl_LocalInvocationIndex + i * THREADS < LOADS;
-}
-
-/* The statistics of the invocation's loads in the rows path, the same way. Loops over constants
- * only, so that x stays in registers. */
-vec3 held_stats(float x[MVN_MAX_VALUES])
-{
-    float sum = 0.0, m2 = 0.0, count = 0.0, mean;
-    uint i, k;
-
-    for (i = 0u; i < PER_THREAD; ++i)
-    {
-        if (!has_load(i))
-            continue;
-        count += float(VECTOR);
-        [[unroll]] for (k = 0u; k < VECTOR; ++k)
-            sum += IS_LP ? lp_term(x[i * VECTOR + k]) : x[i * VECTOR + k];
-    }
-    if (IS_LP || count == 0.0)
-        return vec3(count, sum, 0.0);
-    mean = sum / count;
-    for (i = 0u; i < PER_THREAD; ++i)
-    {
-        if (!has_load(i))
-            continue;
-        [[unroll]] for (k = 0u; k < VECTOR; ++k)
-            m2 += (x[i * VECTOR + k] - mean) * (x[i * VECTOR + k] - mean);
-    }
-    return vec3(count, mean, m2);
-}
-
-/* The row's (shift, factor): y = (x - shift) * factor, then scale, bias and the activation. */
-vec2 row_transform(vec3 stats)
-{
-    float epsilon = uintBitsToFloat(EPSILON_BITS), norm, variance;
-
-    if (IS_LP)
-    {
-        norm = FUNCTION == MVN_FUNCTION_LP1 ? stats.y : sqrt(stats.y);
-        /* max(norm, epsilon), a NaN norm kept. */
-        return vec2(0.0, 1.0 / (norm < epsilon ? epsilon : norm));
-    }
-    variance = stats.z / stats.x;
-    if (!USE_MEAN)
-        variance += stats.y * stats.y;
-    return vec2(USE_MEAN ? stats.y : 0.0, USE_VARIANCE ? 1.0 / sqrt(variance + epsilon) : 1.0);
-}
-
-float output_value(uvec4 row, uint entry, float x, vec2 transform)
-{
-    float y = (x - transform.x) * transform.y;
-    uvec4 at;
-
-    if (HAS_SCALE || HAS_BIAS)
-        at = row + entry_offsets(entry);
-    if (HAS_SCALE)
-        y *= tio_load_float(TYPE, scale_base, at.z);
-    if (HAS_BIAS)
-        y += tio_load_float(TYPE, bias_base, at.w);
-    return vkdml_activation(y);
-}
-
-/* Entries v * VECTOR .. of a row written from their values x[at ..]. */
-void write_entries(uvec4 row, uint v, inout float x[MVN_MAX_VALUES], uint at, vec2 transform)
-{
-    uint k;
-
-    [[unroll]] for (k = 0u; k < VECTOR; ++k)
-        x[at + k] = output_value(row, v * VECTOR + k, x[at + k], transform);
-    store_entries(row, v, x, at);
-}
-
-/* ---- Rows path: a workgroup per row, held in registers ---- */
-
-void row_in_registers(uint row_index)
-{
-    uint tid = gl_LocalInvocationIndex, i;
-    uvec4 row = row_offsets(row_index);
-    float x[MVN_MAX_VALUES];
-    vec2 transform;
-
-    for (i = 0u; i < PER_THREAD; ++i)
-    {
-        if (has_load(i))
-            load_entries(row, tid + i * THREADS, x, i * VECTOR);
-    }
-    transform = row_transform(workgroup_stats(held_stats(x)));
-    for (i = 0u; i < PER_THREAD; ++i)
-    {
-        if (has_load(i))
-            write_entries(row, tid + i * THREADS, x, i * VECTOR, transform);
-    }
-}
-
-/* ---- Split paths: CHUNKS workgroups per row, the chunks' triples through temp_base ---- */
 
 void split_stats(uint row_index, uint chunk)
 {
     uint tid = gl_LocalInvocationIndex, end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH) / VECTOR, v;
     uvec4 row = row_offsets(row_index);
     vec3 stats = vec3(0.0);
-    float x[MVN_MAX_VALUES];
+    float y[MVN_MAX_VECTOR];
 
     for (v = chunk * CHUNK_LENGTH / VECTOR + tid; v < end; v += THREADS)
     {
-        load_entries(row, v, x, 0u);
-        stats = merge_stats(stats, vector_stats(x));
+        load_entries(row, v, y);
+        stats = merge_stats(stats, vector_stats(y));
     }
     stats = workgroup_stats(stats);
     if (tid == 0u)
-    {
-        uvec4 words = uvec4(floatBitsToUint(stats), 0u);
-
-        TioVector(tio_element_address(temp_base, row_index * CHUNKS + chunk, 16u)).v = words;
-    }
+        TioVector(tio_element_address(temp_base, row_index * CHUNKS + chunk, 16u)).v = uvec4(floatBitsToUint(stats), 0u);
 }
 
 void split_normalize(uint row_index, uint chunk)
@@ -311,18 +367,22 @@ void split_normalize(uint row_index, uint chunk)
     uint tid = gl_LocalInvocationIndex, end = min(LENGTH, (chunk + 1u) * CHUNK_LENGTH) / VECTOR, v, c;
     uvec4 row = row_offsets(row_index);
     vec3 stats = vec3(0.0);
-    float x[MVN_MAX_VALUES];
+    float y[MVN_MAX_VECTOR];
     vec2 transform;
 
     /* Every invocation merges the row's chunks in chunk order: the same result everywhere. */
     for (c = 0u; c < CHUNKS; ++c)
         stats = merge_stats(stats, uintBitsToFloat(TioVector(tio_element_address(temp_base, row_index * CHUNKS + c,
                 16u)).v.xyz));
-    transform = row_transform(stats);
+    /* (count, mean, M2) as center and total (M2 + count * mean^2 about 0); LP: (count, sum of terms). */
+    if (IS_LP)
+        transform = row_transform(0.0, stats.y);
+    else
+        transform = row_transform(USE_MEAN ? stats.y : 0.0, USE_MEAN ? stats.z : stats.z + stats.x * stats.y * stats.y);
     for (v = chunk * CHUNK_LENGTH / VECTOR + tid; v < end; v += THREADS)
     {
-        load_entries(row, v, x, 0u);
-        write_entries(row, v, x, 0u, transform);
+        load_entries(row, v, y);
+        write_entries(row, v, y, transform);
     }
 }
 

@@ -7,20 +7,21 @@
  * bias broadcast with 0-strides. Both sides have MVN_MAX_DIMS dimensions, the layout's filling the
  * last slots (index 0 outermost), the leading ones of size 1.
  *
- * Each row's statistics are (count, mean, M2) triples (M2: the sum of squared deviations from the
- * mean), each invocation's exact from its values, merged in a fixed order (Chan et al.'s pairwise
- * formula): population variance M2 / count without the cancellation of E[x^2] - E[x]^2. LP
- * reduces |x| (P 1: the norm is count * mean) or x (P 2: M2 + count * mean^2 is the sum of squares).
- * Paths (MVN_SPEC_PATH):
+ * The variance is the mean of the squared deviations from the mean (population variance),
+ * computed without the cancellation of E[x^2] - E[x]^2; fp32 sums. Paths (MVN_SPEC_PATH):
  *   MVN_PATH_ROWS       a workgroup per row, the row held in registers (PER_THREAD loads of
- *                       VECTOR entries per invocation): one read, one write.
+ *                       VECTOR entries per invocation): one read, one write. Two exact passes over
+ *                       the registers, each a workgroup sum: the mean, then the squared deviations.
  *   MVN_PATH_SPLIT_*    rows too long for registers, or too few to fill the GPU: CHUNKS workgroups
  *                       per row, each over CHUNK_LENGTH entries. SPLIT_STATS writes each chunk's
- *                       triple into the temporary resource (four words); SPLIT_NORMALIZE, after a
- *                       barrier, merges the row's triples in chunk order (the same in every
- *                       workgroup), then reads its chunk again and writes it.
+ *                       (count, mean, M2) triple (M2: the sum of squared deviations from the mean,
+ *                       exact per load, merged by Chan et al.'s pairwise formula; LP: (count, sum
+ *                       of |x| or x^2)) into the temporary resource, four words each;
+ *                       SPLIT_NORMALIZE, after a barrier, merges the row's triples in chunk order
+ *                       (the same in every workgroup), then reads its chunk again and writes it.
  * VECTOR > 1 (16-byte loads and stores) where the reduced entries are packed in both the input
- * and the output and every row starts 16-byte aligned.
+ * and the output and every row starts 16-byte aligned; PARAMETER_VECTORS where the scale and bias
+ * are too (layer normalization's weights).
  */
 #ifndef VKDML_MVN_INTERFACE_H
 #define VKDML_MVN_INTERFACE_H
@@ -35,8 +36,10 @@
 #define MVN_PATH_SPLIT_STATS 1
 #define MVN_PATH_SPLIT_NORMALIZE 2
 
-/* Entries an invocation holds at most (PER_THREAD x VECTOR); invocations per workgroup at most. */
+/* Rows path: entries an invocation holds at most (PER_THREAD, VECTOR 1), 16-byte loads it holds at
+ * most (PER_THREAD, VECTOR > 1); invocations per workgroup at most. */
 #define MVN_MAX_VALUES 32
+#define MVN_MAX_LOADS 8
 #define MVN_MAX_THREADS 1024
 /* Words per chunk triple in the temporary resource (count, mean, M2, unused). */
 #define MVN_CHUNK_WORDS 4
@@ -57,9 +60,10 @@
 #define MVN_SPEC_EPSILON            (MVN_SPEC_USE_VARIANCE + 1)     /* float bits */
 #define MVN_SPEC_HAS_SCALE          (MVN_SPEC_EPSILON + 1)
 #define MVN_SPEC_HAS_BIAS           (MVN_SPEC_HAS_SCALE + 1)
+#define MVN_SPEC_PARAMETER_VECTORS  (MVN_SPEC_HAS_BIAS + 1)         /* scale and bias read in VECTORs too */
 /* Sizes, then element strides of the input, output, scale and bias, of the kept and the reduced
  * dimensions. */
-#define MVN_SPEC_KEPT_SIZES         (MVN_SPEC_HAS_BIAS + 1)
+#define MVN_SPEC_KEPT_SIZES         (MVN_SPEC_PARAMETER_VECTORS + 1)
 #define MVN_SPEC_KEPT_STRIDES       (MVN_SPEC_KEPT_SIZES + MVN_MAX_DIMS)
 #define MVN_SPEC_REDUCED_SIZES      (MVN_SPEC_KEPT_STRIDES + 4 * MVN_MAX_DIMS)
 #define MVN_SPEC_REDUCED_STRIDES    (MVN_SPEC_REDUCED_SIZES + MVN_MAX_DIMS)
