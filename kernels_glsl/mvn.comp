@@ -9,7 +9,8 @@
  *       UseMean (the variance then is the mean of x^2: RMS normalization), no division without
  *       UseVariance (NormalizeVariance); population variance.
  * LP:   y = x / max(norm, epsilon), norm the sum of |x| (P 1) or the square root of the sum of x^2.
- * A NaN or infinite entry makes its whole row NaN (README, "Mean-variance and Lp normalization").
+ * A NaN or infinite entry makes its whole MVN row NaN; LP divides by an infinite norm (README,
+ * "Mean-variance and Lp normalization").
  */
 #include "common.glsl"
 #include "dml_interface.h"
@@ -359,7 +360,8 @@ void split_stats(uint row_index, uint chunk)
     }
     stats = workgroup_stats(stats);
     if (tid == 0u)
-        TioVector(tio_element_address(temp_base, row_index * CHUNKS + chunk, 16u)).v = uvec4(floatBitsToUint(stats), 0u);
+        TioVector(tio_element_address(temp_base, row_index * CHUNKS + chunk, 16u)).v
+                = uvec4(floatBitsToUint(stats), 0u);
 }
 
 void split_normalize(uint row_index, uint chunk)
