@@ -211,6 +211,20 @@ def movement():
         nchw = torch.rand(32, 256, 56, 56, device="cuda", dtype=dtype)
         report("transpose-nchw-nhwc" + suffix, lambda nchw=nchw: nchw.permute(0, 2, 3, 1).contiguous())
 
+# Issue 20's mean-variance normalizations: layer norm of 8192^2 over the last axis and group norm
+# of 32x256x56x56 in 32 groups, each with per-element (layer) or per-channel (group) weights.
+def mvn():
+    for suffix, dtype in (("", torch.float32), ("-fp16", torch.float16)):
+        x = torch.rand(8192, 8192, device="cuda", dtype=dtype) * 2 - 1
+        w = torch.rand(8192, device="cuda", dtype=dtype)
+        b = torch.rand(8192, device="cuda", dtype=dtype)
+        report("layernorm-8192" + suffix, lambda x=x, w=w, b=b: F.layer_norm(x, (8192,), w, b))
+        image = torch.rand(32, 256, 56, 56, device="cuda", dtype=dtype) * 2 - 1
+        gw = torch.rand(256, device="cuda", dtype=dtype)
+        gb = torch.rand(256, device="cuda", dtype=dtype)
+        report("groupnorm-resnet" + suffix, lambda image=image, gw=gw, gb=gb: F.group_norm(image, 32, gw, gb))
+        del x, image
+
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -238,6 +252,7 @@ conv("conv-resnet50-stem", 32, 3, 224, 64, 7, 2, 3, torch.float32)
 conv("conv-resnet50-fp16", 32, 64, 56, 64, 3, 1, 1, torch.float16)
 conv("conv-resnet50-c256-fp16", 32, 256, 14, 256, 3, 1, 1, torch.float16)
 movement()
+mvn()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

@@ -23,6 +23,7 @@
 #define VALUE_SCALE {vkdml_value_scale_validate, vkdml_value_scale_compile}
 #define MOVEMENT {vkdml_movement_validate, vkdml_movement_compile}
 #define ROI {vkdml_roi_validate, vkdml_roi_compile}
+#define MVN {vkdml_mvn_validate, vkdml_mvn_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -153,4 +154,8 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_ROI_POOLING] = ROI,
     [DML_OPERATOR_ROI_ALIGN] = ROI,
     [DML_OPERATOR_ROI_ALIGN1] = ROI,
+    [DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION] = MVN,
+    [DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1] = MVN,
+    [DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2] = MVN,
+    [DML_OPERATOR_LP_NORMALIZATION] = MVN,
 };

@@ -169,6 +169,7 @@ VKDML_OP_FAMILY(reverse)
 VKDML_OP_FAMILY(value_scale)
 VKDML_OP_FAMILY(movement)
 VKDML_OP_FAMILY(roi)
+VKDML_OP_FAMILY(mvn)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
@@ -219,8 +220,8 @@ HRESULT vkdml_check_subgroup_reductions(struct vkdml_backend_device *device, con
 /* ---- Reduction axes (REDUCE, ARGMIN/ARGMAX, the softmax family, TOP_K, cumulative ops) ---- */
 
 #define VKDML_MAX_RANK 8
-/* The tensors a layout describes at most (input, outputs). */
-#define VKDML_AXES_LAYOUT_TENSORS 3
+/* The tensors a layout describes at most (input, outputs; MVN's scale and bias). */
+#define VKDML_AXES_LAYOUT_TENSORS 4
 
 uint64_t vkdml_tensor_element_count(const DML_BUFFER_TENSOR_DESC *tensor);
 /* Axes (named `name` in messages, ending in "Axes": "Axes", "FusedActivation.Axes") in [0, rank),

@@ -762,6 +762,7 @@ family_files[] =
 {
     {movement_family, movement_reference},
     {roi_family, roi_reference},
+    {mvn_family, mvn_reference},
 };
 
 static const struct family *family_of(const struct vkdml_op_schema *schema)

@@ -231,5 +231,8 @@ const struct reference *movement_reference(DML_OPERATOR_TYPE type);
 /* roi.c: ROI_POOLING, ROI_ALIGN, ROI_ALIGN1. */
 const struct family *roi_family(const char *schema_name);
 const struct reference *roi_reference(DML_OPERATOR_TYPE type);
+/* mvn.c: issue 20's mean-variance and Lp normalizations. */
+const struct family *mvn_family(const char *schema_name);
+const struct reference *mvn_reference(DML_OPERATOR_TYPE type);
 
 #endif /* VKDML_BENCH_OPERATORS_H */

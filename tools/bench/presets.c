@@ -31,6 +31,8 @@ const size_t group_count = ARRAY_SIZE(groups);
         {name, op, type, shape, false, GPU_MEM | GROUP_MOVEMENT, 0, NULL, MEMORY_RULE, mode}
 /* ... and their smoke presets, for --check on lavapipe. */
 #define SMOKE(name, op, type, shape, mode) {name, op, type, shape, false, GROUP_SMOKE, 0, NULL, 0, 0, mode}
+/* Issue 20's GPU presets: memory-bound, anchored by PyTorch in the same run. */
+#define NORM(name, op, type, shape) {name, op, type, shape, false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL, MEMORY_RULE}
 #define INT8 DML_TENSOR_DATA_TYPE_INT8
 #define INT32 DML_TENSOR_DATA_TYPE_INT32
 /* performance.md measured PyTorch's element-wise operators in fp32 only: fp16 and broadcast cases
@@ -200,6 +202,20 @@ const struct preset presets[] =
     SMOKE("roi-pooling-smoke", "roi-pooling", FP32, "2x3x9x11k5", NULL),
     SMOKE("roi-align-smoke-fp16", "roi-align", FP16, "2x3x9x11k5", NULL),
     SMOKE("roi-align1-smoke", "roi-align1", FP32, "2x5x16x13k7", NULL),
+    /* Issue 20's normalizations: layer norm of 8192^2 (one read, one write), group norm of ResNet's
+     * 32x256x56x56 in 32 groups (per-channel weights), PyTorch's F.layer_norm and F.group_norm in
+     * the same run. */
+    NORM("layernorm-8192", "mean-variance-normalization1", FP32, "8192x8192"),
+    NORM("layernorm-8192-fp16", "mean-variance-normalization1", FP16, "8192x8192"),
+    NORM("groupnorm-resnet", "mean-variance-normalization1", FP32, "32x32x8x3136k2:2,3"),
+    NORM("groupnorm-resnet-fp16", "mean-variance-normalization1", FP16, "32x32x8x3136k2:2,3"),
+    SMOKE("mvn-smoke", "mean-variance-normalization", FP32, "2x3x5x7", NULL),
+    SMOKE("mvn-smoke-cross-channel-fp16", "mean-variance-normalization", FP16, "2x3x5x7:1,2,3", NULL),
+    SMOKE("mvn1-smoke-layernorm", "mean-variance-normalization1", FP32, "7x1000", NULL),
+    SMOKE("mvn1-smoke-groupnorm-fp16", "mean-variance-normalization1", FP16, "2x4x3x25k2:2,3", NULL),
+    SMOKE("mvn2-smoke", "mean-variance-normalization2", FP32, "5x7x9:0,2", NULL),
+    SMOKE("lp-normalization-smoke", "lp-normalization", FP32, "7x33", NULL),
+    SMOKE("lp-normalization-smoke-p1-fp16", "lp-normalization", FP16, "9x33x5k1:1", NULL),
 };
 #undef GPU_MEM
 #undef GPU_GEMM
@@ -207,6 +223,7 @@ const struct preset presets[] =
 #undef MEMORY_RULE
 #undef MOVER
 #undef SMOKE
+#undef NORM
 #undef INT8
 #undef INT32
 #undef SUM_LAST
