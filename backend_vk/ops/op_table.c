@@ -22,6 +22,7 @@
 #define REVERSE {vkdml_reverse_validate, vkdml_reverse_compile}
 #define VALUE_SCALE {vkdml_value_scale_validate, vkdml_value_scale_compile}
 #define MOVEMENT {vkdml_movement_validate, vkdml_movement_compile}
+#define RESAMPLE {vkdml_resample_validate, vkdml_resample_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -149,4 +150,9 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_SPACE_TO_DEPTH1] = MOVEMENT,
     [DML_OPERATOR_DEPTH_TO_SPACE] = MOVEMENT,
     [DML_OPERATOR_DEPTH_TO_SPACE1] = MOVEMENT,
+    [DML_OPERATOR_UPSAMPLE_2D] = RESAMPLE,
+    [DML_OPERATOR_RESAMPLE] = RESAMPLE,
+    [DML_OPERATOR_RESAMPLE1] = RESAMPLE,
+    [DML_OPERATOR_RESAMPLE2] = RESAMPLE,
+    [DML_OPERATOR_RESAMPLE3] = RESAMPLE,
 };

@@ -1,0 +1,255 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+/*
+ * DML_OPERATOR_UPSAMPLE_2D, RESAMPLE, RESAMPLE1, RESAMPLE2 and RESAMPLE3 (resample_interface.h):
+ * one invocation per VECTOR consecutive outputs of a row (16 bytes of them where the output is
+ * packed: one vector store), consecutive invocations on consecutive outputs, so stores coalesce
+ * and the input rows they read stay in cache. The taps of the outer dimensions (their indices and
+ * weights) are found once per invocation; only the last dimension's vary along the row.
+ *
+ * Nearest (and copy) on every dimension moves bits, any type; otherwise values are summed in
+ * fp32 (FLOAT16 rounded once at the store). Coordinates are fp32 (README "Resampling").
+ *
+ * Variants (kernels_glsl/meson.build, typed_kernels): the storage the tensor type needs.
+ */
+#include "common.glsl"
+#include "dml_interface.h"
+#include "tensor_io.glsl"
+#include "resample_interface.h"
+
+layout(local_size_x = RESAMPLE_THREADS, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = RESAMPLE_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
+layout(constant_id = RESAMPLE_SPEC_ROUND_UP) const bool ROUND_UP = false;
+layout(constant_id = RESAMPLE_SPEC_VECTOR) const uint VECTOR = 1;
+layout(constant_id = RESAMPLE_SPEC_OUT_PACKED) const bool OUT_PACKED = true;
+layout(constant_id = RESAMPLE_SPEC_INVOCATIONS) const uint INVOCATIONS = 1;
+layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 0) const uint IN_SIZE_0 = 1;
+layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 1) const uint IN_SIZE_1 = 1;
+layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 2) const uint IN_SIZE_2 = 1;
+layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 3) const uint IN_SIZE_3 = 1;
+layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 4) const uint IN_SIZE_4 = 1;
+layout(constant_id = RESAMPLE_SPEC_OUT_SIZES + 0) const uint OUT_SIZE_0 = 1;
+layout(constant_id = RESAMPLE_SPEC_OUT_SIZES + 1) const uint OUT_SIZE_1 = 1;
+layout(constant_id = RESAMPLE_SPEC_OUT_SIZES + 2) const uint OUT_SIZE_2 = 1;
+layout(constant_id = RESAMPLE_SPEC_OUT_SIZES + 3) const uint OUT_SIZE_3 = 1;
+layout(constant_id = RESAMPLE_SPEC_OUT_SIZES + 4) const uint OUT_SIZE_4 = 1;
+layout(constant_id = RESAMPLE_SPEC_IN_STRIDES + 0) const uint IN_STRIDE_0 = 0;
+layout(constant_id = RESAMPLE_SPEC_IN_STRIDES + 1) const uint IN_STRIDE_1 = 0;
+layout(constant_id = RESAMPLE_SPEC_IN_STRIDES + 2) const uint IN_STRIDE_2 = 0;
+layout(constant_id = RESAMPLE_SPEC_IN_STRIDES + 3) const uint IN_STRIDE_3 = 0;
+layout(constant_id = RESAMPLE_SPEC_IN_STRIDES + 4) const uint IN_STRIDE_4 = 1;
+layout(constant_id = RESAMPLE_SPEC_OUT_STRIDES + 0) const uint OUT_STRIDE_0 = 0;
+layout(constant_id = RESAMPLE_SPEC_OUT_STRIDES + 1) const uint OUT_STRIDE_1 = 0;
+layout(constant_id = RESAMPLE_SPEC_OUT_STRIDES + 2) const uint OUT_STRIDE_2 = 0;
+layout(constant_id = RESAMPLE_SPEC_OUT_STRIDES + 3) const uint OUT_STRIDE_3 = 0;
+layout(constant_id = RESAMPLE_SPEC_OUT_STRIDES + 4) const uint OUT_STRIDE_4 = 1;
+layout(constant_id = RESAMPLE_SPEC_KINDS + 0) const uint KIND_0 = RESAMPLE_KIND_COPY;
+layout(constant_id = RESAMPLE_SPEC_KINDS + 1) const uint KIND_1 = RESAMPLE_KIND_COPY;
+layout(constant_id = RESAMPLE_SPEC_KINDS + 2) const uint KIND_2 = RESAMPLE_KIND_COPY;
+layout(constant_id = RESAMPLE_SPEC_KINDS + 3) const uint KIND_3 = RESAMPLE_KIND_COPY;
+layout(constant_id = RESAMPLE_SPEC_KINDS + 4) const uint KIND_4 = RESAMPLE_KIND_COPY;
+layout(constant_id = RESAMPLE_SPEC_INV_SCALES + 0) const uint INV_SCALE_0 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_INV_SCALES + 1) const uint INV_SCALE_1 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_INV_SCALES + 2) const uint INV_SCALE_2 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_INV_SCALES + 3) const uint INV_SCALE_3 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_INV_SCALES + 4) const uint INV_SCALE_4 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_BIASES + 0) const uint BIAS_0 = 0;
+layout(constant_id = RESAMPLE_SPEC_BIASES + 1) const uint BIAS_1 = 0;
+layout(constant_id = RESAMPLE_SPEC_BIASES + 2) const uint BIAS_2 = 0;
+layout(constant_id = RESAMPLE_SPEC_BIASES + 3) const uint BIAS_3 = 0;
+layout(constant_id = RESAMPLE_SPEC_BIASES + 4) const uint BIAS_4 = 0;
+layout(constant_id = RESAMPLE_SPEC_AA_SCALES + 0) const uint AA_SCALE_0 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_AA_SCALES + 1) const uint AA_SCALE_1 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_AA_SCALES + 2) const uint AA_SCALE_2 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_AA_SCALES + 3) const uint AA_SCALE_3 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_AA_SCALES + 4) const uint AA_SCALE_4 = 0x3f800000u;
+layout(constant_id = RESAMPLE_SPEC_AA_STARTS + 0) const int AA_START_0 = 0;
+layout(constant_id = RESAMPLE_SPEC_AA_STARTS + 1) const int AA_START_1 = 0;
+layout(constant_id = RESAMPLE_SPEC_AA_STARTS + 2) const int AA_START_2 = 0;
+layout(constant_id = RESAMPLE_SPEC_AA_STARTS + 3) const int AA_START_3 = 0;
+layout(constant_id = RESAMPLE_SPEC_AA_STARTS + 4) const int AA_START_4 = 0;
+layout(constant_id = RESAMPLE_SPEC_AA_TAPS + 0) const uint AA_TAPS_0 = 2;
+layout(constant_id = RESAMPLE_SPEC_AA_TAPS + 1) const uint AA_TAPS_1 = 2;
+layout(constant_id = RESAMPLE_SPEC_AA_TAPS + 2) const uint AA_TAPS_2 = 2;
+layout(constant_id = RESAMPLE_SPEC_AA_TAPS + 3) const uint AA_TAPS_3 = 2;
+layout(constant_id = RESAMPLE_SPEC_AA_TAPS + 4) const uint AA_TAPS_4 = 2;
+layout(constant_id = RESAMPLE_SPEC_IN_LOCATION + 0) const uint IN_SLOT = 0;
+layout(constant_id = RESAMPLE_SPEC_IN_LOCATION + 1) const uint IN_OFFSET_LO = 0;
+layout(constant_id = RESAMPLE_SPEC_IN_LOCATION + 2) const uint IN_OFFSET_HI = 0;
+layout(constant_id = RESAMPLE_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
+layout(constant_id = RESAMPLE_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
+layout(constant_id = RESAMPLE_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
+
+/* Dimension constant `d` (DIM(IN_SIZE, d) is IN_SIZE_d); `d` is a constant once unrolled. */
+#define DIM(name, d) ((d) == 0 ? name##_0 : (d) == 1 ? name##_1 : (d) == 2 ? name##_2 : (d) == 3 ? name##_3 \
+        : name##_4)
+
+#define LAST (RESAMPLE_MAX_RANK - 1)
+
+/* How many taps dimension d has. */
+#define TAPS(d) (DIM(KIND, d) == RESAMPLE_KIND_LINEAR ? 2u : DIM(KIND, d) == RESAMPLE_KIND_FILTER ? DIM(AA_TAPS, d) : 1u)
+
+const bool MOVE_BITS = KIND_0 < RESAMPLE_KIND_LINEAR && KIND_1 < RESAMPLE_KIND_LINEAR
+        && KIND_2 < RESAMPLE_KIND_LINEAR && KIND_3 < RESAMPLE_KIND_LINEAR && KIND_4 < RESAMPLE_KIND_LINEAR;
+const uint ROW_GROUPS = (OUT_SIZE_4 + VECTOR - 1) / VECTOR;
+const uint OUTER_TAPS = TAPS(0) * TAPS(1) * TAPS(2) * TAPS(3);
+
+/* Where output coordinate x of dimension d reads: the first tap's input index (unclamped), the
+ * fraction f between it and the next, and the filter's normalization (1 / the sum of its weights). */
+struct Axis
+{
+    int first;
+    float frac;
+    float norm;
+};
+
+Axis make_axis(int d, uint x)
+{
+    precise float c = float(x) * uintBitsToFloat(DIM(INV_SCALE, d)) + uintBitsToFloat(DIM(BIAS, d));
+    precise float base, sum;
+    Axis axis;
+    int j;
+
+    axis.norm = 1.0;
+    axis.frac = 0.0;
+    if (DIM(KIND, d) == RESAMPLE_KIND_COPY)
+    {
+        axis.first = int(x);
+        return axis;
+    }
+    /* Clamped before the conversion to int: far-away coordinates still clamp to the edge. */
+    base = ROUND_UP && DIM(KIND, d) == RESAMPLE_KIND_NEAREST ? ceil(c) : floor(c);
+    axis.first = int(clamp(base, -1.0, float(DIM(IN_SIZE, d))));
+    axis.frac = c - base;
+    if (DIM(KIND, d) == RESAMPLE_KIND_FILTER)
+    {
+        sum = 0.0;
+        for (j = 0; j < int(DIM(AA_TAPS, d)); ++j)
+            sum += max(0.0, 1.0 - abs(float(DIM(AA_START, d) + j) - axis.frac) * uintBitsToFloat(DIM(AA_SCALE, d)));
+        axis.norm = 1.0 / sum;
+    }
+    return axis;
+}
+
+/* Tap j's input index along dimension d, clamped to the input. */
+uint tap_index(int d, Axis axis, int j)
+{
+    int first = axis.first + (DIM(KIND, d) == RESAMPLE_KIND_FILTER ? DIM(AA_START, d) : 0);
+
+    if (DIM(KIND, d) == RESAMPLE_KIND_COPY)
+        return uint(axis.first);
+    return uint(clamp(first + j, 0, int(DIM(IN_SIZE, d)) - 1));
+}
+
+float tap_weight(int d, Axis axis, int j)
+{
+    precise float w;
+
+    if (DIM(KIND, d) == RESAMPLE_KIND_LINEAR)
+        return j == 0 ? 1.0 - axis.frac : axis.frac;
+    if (DIM(KIND, d) != RESAMPLE_KIND_FILTER)
+        return 1.0;
+    w = max(0.0, 1.0 - abs(float(DIM(AA_START, d) + j) - axis.frac) * uintBitsToFloat(DIM(AA_SCALE, d)));
+    return w * axis.norm;
+}
+
+/* The output value's bits (32 bits at most; FLOAT16 in the low half). */
+uint value_bits(float value)
+{
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return packHalf2x16(vec2(value, 0.0)) & 0xffffu;
+    return floatBitsToUint(value);
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint invocation = group * RESAMPLE_THREADS + gl_LocalInvocationIndex;
+    uvec2 in_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uvec2 out_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    uint row, x_first, out_offset = 0, outer_offset, bits[VECTOR], size = tio_element_size(TYPE), t;
+    Axis axes[RESAMPLE_MAX_RANK], inner[VECTOR];
+    precise float sums[VECTOR], sum, outer_weight;
+    int d, j;
+    uint k;
+
+    if (invocation >= INVOCATIONS)
+        return;
+    row = invocation / ROW_GROUPS;
+    x_first = (invocation % ROW_GROUPS) * VECTOR;
+    [[unroll]] for (d = LAST - 1; d >= 0; --d)
+    {
+        uint x = row % DIM(OUT_SIZE, d);
+
+        row /= DIM(OUT_SIZE, d);
+        out_offset += x * DIM(OUT_STRIDE, d);
+        axes[d] = make_axis(d, x);
+    }
+    out_offset += x_first * OUT_STRIDE_4;
+    [[unroll]] for (k = 0; k < VECTOR; ++k)
+    {
+        inner[k] = make_axis(LAST, min(x_first + k, OUT_SIZE_4 - 1));
+        sums[k] = 0.0;
+        bits[k] = 0u;
+    }
+
+    /* Every outer tap (a product of the outer dimensions' taps), then the row's own. */
+    for (t = 0; t < OUTER_TAPS; ++t)
+    {
+        uint rest = t;
+
+        outer_offset = 0;
+        outer_weight = 1.0;
+        [[unroll]] for (d = LAST - 1; d >= 0; --d)
+        {
+            j = int(rest % TAPS(d));
+            rest /= TAPS(d);
+            outer_offset += tap_index(d, axes[d], j) * DIM(IN_STRIDE, d);
+            if (!MOVE_BITS)
+                outer_weight *= tap_weight(d, axes[d], j);
+        }
+        [[unroll]] for (k = 0; k < VECTOR; ++k)
+        {
+            if (MOVE_BITS)
+            {
+                bits[k] = tio_load_bits(TYPE, in_base, outer_offset + tap_index(LAST, inner[k], 0) * IN_STRIDE_4);
+                continue;
+            }
+            if (outer_weight == 0.0)
+                continue;
+            sum = 0.0;
+            for (j = 0; j < int(TAPS(LAST)); ++j)
+            {
+                float w = tap_weight(LAST, inner[k], j);
+
+                /* A tap of weight 0 adds nothing, even an infinity (README "Resampling"). */
+                if (w != 0.0)
+                    sum += w * tio_load_float(TYPE, in_base, outer_offset + tap_index(LAST, inner[k], j) * IN_STRIDE_4);
+            }
+            sums[k] += outer_weight * sum;
+        }
+    }
+    if (!MOVE_BITS)
+    {
+        [[unroll]] for (k = 0; k < VECTOR; ++k)
+            bits[k] = value_bits(sums[k]);
+    }
+
+    /* A whole vector of a packed output starting 16-byte aligned: one store. */
+    if (VECTOR * size == 16u && OUT_PACKED && x_first + VECTOR <= OUT_SIZE_4 && (out_base.x & 15u) == 0u
+            && ((out_offset * size) & 15u) == 0u)
+    {
+        uvec4 words = uvec4(0u);
+
+        [[unroll]] for (k = 0; k < VECTOR; ++k)
+            words[k * size / 4u] |= (bits[k] & tio_type_mask(TYPE)) << (8u * (k * size % 4u));
+        TioVector(tio_element_address(out_base, out_offset, size)).v = words;
+        return;
+    }
+    [[unroll]] for (k = 0; k < VECTOR; ++k)
+    {
+        if (x_first + k < OUT_SIZE_4)
+            tio_store_bits(TYPE, out_base, out_offset + k * OUT_STRIDE_4, bits[k]);
+    }
+}
