@@ -211,6 +211,13 @@ def movement():
         nchw = torch.rand(32, 256, 56, 56, device="cuda", dtype=dtype)
         report("transpose-nchw-nhwc" + suffix, lambda nchw=nchw: nchw.permute(0, 2, 3, 1).contiguous())
 
+def resample():
+    for suffix, dtype in (("", torch.float32), ("-fp16", torch.float16)):
+        image = torch.rand(32, 64, 112, 112, device="cuda", dtype=dtype)
+        report("resample-2x-nearest" + suffix, lambda image=image: F.interpolate(image, scale_factor=2, mode="nearest"))
+        report("resample-2x-bilinear" + suffix, lambda image=image: F.interpolate(image, scale_factor=2,
+               mode="bilinear", align_corners=False))
+
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -238,6 +245,7 @@ conv("conv-resnet50-stem", 32, 3, 224, 64, 7, 2, 3, torch.float32)
 conv("conv-resnet50-fp16", 32, 64, 56, 64, 3, 1, 1, torch.float16)
 conv("conv-resnet50-c256-fp16", 32, 256, 14, 256, 3, 1, 1, torch.float16)
 movement()
+resample()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

@@ -228,5 +228,8 @@ double output_rounding(const struct workload *w, double value, double *tolerance
 /* movement.c: issue 19's operators (data movement, indexing, casting, generators). */
 const struct family *movement_family(const char *schema_name);
 const struct reference *movement_reference(DML_OPERATOR_TYPE type);
+/* resample.c: issue 20's resampling operators (UPSAMPLE_2D, RESAMPLE to RESAMPLE3). */
+const struct family *resample_family(const char *schema_name);
+const struct reference *resample_reference(DML_OPERATOR_TYPE type);
 
 #endif /* VKDML_BENCH_OPERATORS_H */
