@@ -23,6 +23,7 @@ layout(constant_id = RESAMPLE_SPEC_TYPE) const uint TYPE = TIO_TYPE_FLOAT32;
 layout(constant_id = RESAMPLE_SPEC_ROUND_UP) const bool ROUND_UP = false;
 layout(constant_id = RESAMPLE_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = RESAMPLE_SPEC_OUT_PACKED) const bool OUT_PACKED = true;
+layout(constant_id = RESAMPLE_SPEC_ROWS) const uint ROWS = 1;
 layout(constant_id = RESAMPLE_SPEC_INVOCATIONS) const uint INVOCATIONS = 1;
 layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 0) const uint IN_SIZE_0 = 1;
 layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 1) const uint IN_SIZE_1 = 1;
@@ -93,7 +94,43 @@ layout(constant_id = RESAMPLE_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 
 const bool MOVE_BITS = KIND_0 < RESAMPLE_KIND_LINEAR && KIND_1 < RESAMPLE_KIND_LINEAR
         && KIND_2 < RESAMPLE_KIND_LINEAR && KIND_3 < RESAMPLE_KIND_LINEAR && KIND_4 < RESAMPLE_KIND_LINEAR;
 const uint ROW_GROUPS = (OUT_SIZE_4 + VECTOR - 1) / VECTOR;
+const uint ROW_BLOCKS = (OUT_SIZE_3 + ROWS - 1) / ROWS;
 const uint OUTER_TAPS = TAPS(0) * TAPS(1) * TAPS(2) * TAPS(3);
+/* The last dimension's taps (indices and weights) found once for all ROWS rows (not the filter's). */
+const bool HOIST = TAPS(LAST) <= 2u;
+const uint HOISTED = HOIST ? VECTOR * TAPS(LAST) : 1u;
+
+/* Input elements through access chains (indices below 2^31: resample.c checks the tensors). */
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer ResampleWords { uint v[]; };
+#ifdef VKDML_STORAGE_16BIT
+layout(buffer_reference, std430, buffer_reference_align = 2) readonly buffer ResampleHalves { float16_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) readonly buffer ResampleShorts { uint16_t v[]; };
+#endif
+#ifdef VKDML_STORAGE_8BIT
+layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ResampleBytes { uint8_t v[]; };
+#endif
+
+float load_float(uvec2 base, uint index)
+{
+#ifdef VKDML_STORAGE_16BIT
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return float(ResampleHalves(base).v[index]);
+#endif
+    return uintBitsToFloat(ResampleWords(base).v[index]);
+}
+
+uint load_bits(uvec2 base, uint index)
+{
+#ifdef VKDML_STORAGE_16BIT
+    if (tio_element_size(TYPE) == 2u)
+        return uint(ResampleShorts(base).v[index]);
+#endif
+#ifdef VKDML_STORAGE_8BIT
+    if (tio_element_size(TYPE) == 1u)
+        return uint(ResampleBytes(base).v[index]);
+#endif
+    return ResampleWords(base).v[index];
+}
 
 /* Where output coordinate x of dimension d reads: the first tap's input index (unclamped), the
  * fraction f between it and the next, and the filter's normalization (1 / the sum of its weights). */
@@ -162,79 +199,10 @@ uint value_bits(float value)
     return floatBitsToUint(value);
 }
 
-void main()
+void store_outputs(uvec2 out_base, uint out_offset, uint x_first, uint bits[VECTOR])
 {
-    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint invocation = group * RESAMPLE_THREADS + gl_LocalInvocationIndex;
-    uvec2 in_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
-    uvec2 out_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
-    uint row, x_first, out_offset = 0, outer_offset, bits[VECTOR], size = tio_element_size(TYPE), t;
-    Axis axes[RESAMPLE_MAX_RANK], inner[VECTOR];
-    precise float sums[VECTOR], sum, outer_weight;
-    int d, j;
+    uint size = tio_element_size(TYPE);
     uint k;
-
-    if (invocation >= INVOCATIONS)
-        return;
-    row = invocation / ROW_GROUPS;
-    x_first = (invocation % ROW_GROUPS) * VECTOR;
-    [[unroll]] for (d = LAST - 1; d >= 0; --d)
-    {
-        uint x = row % DIM(OUT_SIZE, d);
-
-        row /= DIM(OUT_SIZE, d);
-        out_offset += x * DIM(OUT_STRIDE, d);
-        axes[d] = make_axis(d, x);
-    }
-    out_offset += x_first * OUT_STRIDE_4;
-    [[unroll]] for (k = 0; k < VECTOR; ++k)
-    {
-        inner[k] = make_axis(LAST, min(x_first + k, OUT_SIZE_4 - 1));
-        sums[k] = 0.0;
-        bits[k] = 0u;
-    }
-
-    /* Every outer tap (a product of the outer dimensions' taps), then the row's own. */
-    for (t = 0; t < OUTER_TAPS; ++t)
-    {
-        uint rest = t;
-
-        outer_offset = 0;
-        outer_weight = 1.0;
-        [[unroll]] for (d = LAST - 1; d >= 0; --d)
-        {
-            j = int(rest % TAPS(d));
-            rest /= TAPS(d);
-            outer_offset += tap_index(d, axes[d], j) * DIM(IN_STRIDE, d);
-            if (!MOVE_BITS)
-                outer_weight *= tap_weight(d, axes[d], j);
-        }
-        [[unroll]] for (k = 0; k < VECTOR; ++k)
-        {
-            if (MOVE_BITS)
-            {
-                bits[k] = tio_load_bits(TYPE, in_base, outer_offset + tap_index(LAST, inner[k], 0) * IN_STRIDE_4);
-                continue;
-            }
-            if (outer_weight == 0.0)
-                continue;
-            sum = 0.0;
-            for (j = 0; j < int(TAPS(LAST)); ++j)
-            {
-                float w = tap_weight(LAST, inner[k], j);
-
-                /* A tap of weight 0 adds nothing, even an infinity (README "Resampling"). */
-                if (w != 0.0)
-                    sum += w * tio_load_float(TYPE, in_base, outer_offset + tap_index(LAST, inner[k], j) * IN_STRIDE_4);
-            }
-            sums[k] += outer_weight * sum;
-        }
-    }
-    if (!MOVE_BITS)
-    {
-        [[unroll]] for (k = 0; k < VECTOR; ++k)
-            bits[k] = value_bits(sums[k]);
-    }
 
     /* A whole vector of a packed output starting 16-byte aligned: one store. */
     if (VECTOR * size == 16u && OUT_PACKED && x_first + VECTOR <= OUT_SIZE_4 && (out_base.x & 15u) == 0u
@@ -251,5 +219,105 @@ void main()
     {
         if (x_first + k < OUT_SIZE_4)
             tio_store_bits(TYPE, out_base, out_offset + k * OUT_STRIDE_4, bits[k]);
+    }
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint invocation = group * RESAMPLE_THREADS + gl_LocalInvocationIndex;
+    uvec2 in_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
+    uvec2 out_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+    uint rest, x_first, y_first, plane_offset = 0, outer_offset, bits[VECTOR], t, k, r;
+    uint tap_offsets[HOISTED];
+    float tap_weights[HOISTED];
+    Axis axes[RESAMPLE_MAX_RANK], inner[VECTOR];
+    precise float sums[VECTOR], sum, outer_weight;
+    int d, j;
+
+    if (invocation >= INVOCATIONS)
+        return;
+    /* VECTOR outputs of ROWS rows (dimension LAST - 1) of one plane (the dimensions before). */
+    x_first = (invocation % ROW_GROUPS) * VECTOR;
+    rest = invocation / ROW_GROUPS;
+    y_first = (rest % ROW_BLOCKS) * ROWS;
+    rest /= ROW_BLOCKS;
+    [[unroll]] for (d = LAST - 2; d >= 0; --d)
+    {
+        uint x = rest % DIM(OUT_SIZE, d);
+
+        rest /= DIM(OUT_SIZE, d);
+        plane_offset += x * DIM(OUT_STRIDE, d);
+        axes[d] = make_axis(d, x);
+    }
+    [[unroll]] for (k = 0; k < VECTOR; ++k)
+    {
+        inner[k] = make_axis(LAST, min(x_first + k, OUT_SIZE_4 - 1));
+        if (HOIST)
+        {
+            [[unroll]] for (j = 0; j < int(TAPS(LAST)); ++j)
+            {
+                tap_offsets[k * TAPS(LAST) + j] = tap_index(LAST, inner[k], j) * IN_STRIDE_4;
+                tap_weights[k * TAPS(LAST) + j] = tap_weight(LAST, inner[k], j);
+            }
+        }
+    }
+
+    for (r = 0; r < ROWS; ++r)
+    {
+        uint y = y_first + r;
+
+        if (y >= OUT_SIZE_3)
+            break;
+        axes[LAST - 1] = make_axis(LAST - 1, y);
+        [[unroll]] for (k = 0; k < VECTOR; ++k)
+        {
+            sums[k] = 0.0;
+            bits[k] = 0u;
+        }
+        /* Every outer tap (a product of the outer dimensions' taps), then the row's own. */
+        for (t = 0; t < OUTER_TAPS; ++t)
+        {
+            uint tap = t;
+
+            outer_offset = 0;
+            outer_weight = 1.0;
+            [[unroll]] for (d = LAST - 1; d >= 0; --d)
+            {
+                j = int(tap % TAPS(d));
+                tap /= TAPS(d);
+                outer_offset += tap_index(d, axes[d], j) * DIM(IN_STRIDE, d);
+                if (!MOVE_BITS)
+                    outer_weight *= tap_weight(d, axes[d], j);
+            }
+            if (!MOVE_BITS && outer_weight == 0.0)
+                continue;
+            [[unroll]] for (k = 0; k < VECTOR; ++k)
+            {
+                if (MOVE_BITS)
+                {
+                    bits[k] = load_bits(in_base, outer_offset + (HOIST ? tap_offsets[k]
+                            : tap_index(LAST, inner[k], 0) * IN_STRIDE_4));
+                    continue;
+                }
+                sum = 0.0;
+                for (j = 0; j < int(TAPS(LAST)); ++j)
+                {
+                    float w = HOIST ? tap_weights[k * TAPS(LAST) + j] : tap_weight(LAST, inner[k], j);
+                    uint offset = HOIST ? tap_offsets[k * TAPS(LAST) + j] : tap_index(LAST, inner[k], j) * IN_STRIDE_4;
+
+                    /* A tap of weight 0 adds nothing, even an infinity (README "Resampling"). */
+                    if (w != 0.0)
+                        sum += w * load_float(in_base, outer_offset + offset);
+                }
+                sums[k] += outer_weight * sum;
+            }
+        }
+        if (!MOVE_BITS)
+        {
+            [[unroll]] for (k = 0; k < VECTOR; ++k)
+                bits[k] = value_bits(sums[k]);
+        }
+        store_outputs(out_base, plane_offset + y * OUT_STRIDE_3 + x_first * OUT_STRIDE_4, x_first, bits);
     }
 }

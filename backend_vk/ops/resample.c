@@ -200,7 +200,8 @@ static HRESULT fill_spec(const struct vkdml_compile *compile, const struct resam
         uint32_t spec[RESAMPLE_SPEC_COUNT])
 {
     const DML_BUFFER_TENSOR_DESC *output = compile->op->outputs[0];
-    uint32_t first = RESAMPLE_MAX_RANK - rule->rank, i, size = vkdml_element_size(output->DataType), vector;
+    uint32_t first = RESAMPLE_MAX_RANK - rule->rank, i, size = vkdml_element_size(output->DataType), vector, rows;
+    uint32_t width, height;
     HRESULT hr;
 
     for (i = 0; i < RESAMPLE_MAX_RANK; ++i)
@@ -218,13 +219,18 @@ static HRESULT fill_spec(const struct vkdml_compile *compile, const struct resam
     spec[RESAMPLE_SPEC_TYPE] = output->DataType;   /* TIO_TYPE_* are DML's values (tensor_io.glsl) */
     spec[RESAMPLE_SPEC_ROUND_UP] = rule->round_up;
     spec[RESAMPLE_SPEC_OUT_PACKED] = vkdml_tensor_is_packed(output);
-    /* 16 bytes of a row per invocation (one vector store), fewer for a shorter row. */
+    /* 16 bytes of a row per invocation (one vector store), fewer for a shorter row; up to 4 rows
+     * each, which share the last dimension's taps. */
+    width = output->Sizes[rule->rank - 1];
+    height = rule->rank > 1 ? output->Sizes[rule->rank - 2] : 1;
     vector = 16 / size;
-    if (output->Sizes[rule->rank - 1] < vector)
-        vector = output->Sizes[rule->rank - 1];
+    if (width < vector)
+        vector = width;
+    rows = height < 4 ? height : 4;
     spec[RESAMPLE_SPEC_VECTOR] = vector;
-    spec[RESAMPLE_SPEC_INVOCATIONS] = (uint32_t)(vkdml_tensor_element_count(output) / output->Sizes[rule->rank - 1]
-            * vkdml_div_up(output->Sizes[rule->rank - 1], vector));
+    spec[RESAMPLE_SPEC_ROWS] = rows;
+    spec[RESAMPLE_SPEC_INVOCATIONS] = (uint32_t)(vkdml_tensor_element_count(output) / width / height
+            * vkdml_div_up(height, rows) * vkdml_div_up(width, vector));
     vkdml_set_location(&spec[RESAMPLE_SPEC_IN_LOCATION], &compile->inputs[0]);
     vkdml_set_location(&spec[RESAMPLE_SPEC_OUT_LOCATION], &compile->outputs[0]);
     return S_OK;
@@ -245,10 +251,10 @@ HRESULT vkdml_resample_compile(struct vkdml_compile *compile)
     rule_init(&rule, compile->op);
     if (FAILED(hr = fill_spec(compile, &rule, spec)))
         return hr;
-    TRACE("resample: rank %u, kinds {%u,%u,%u,%u,%u}, %u outputs per invocation, %u invocations.", rule.rank,
+    TRACE("resample: rank %u, kinds {%u,%u,%u,%u,%u}, %u x %u outputs per invocation, %u invocations.", rule.rank,
             spec[RESAMPLE_SPEC_KINDS], spec[RESAMPLE_SPEC_KINDS + 1], spec[RESAMPLE_SPEC_KINDS + 2],
-            spec[RESAMPLE_SPEC_KINDS + 3], spec[RESAMPLE_SPEC_KINDS + 4], spec[RESAMPLE_SPEC_VECTOR],
-            spec[RESAMPLE_SPEC_INVOCATIONS]);
+            spec[RESAMPLE_SPEC_KINDS + 3], spec[RESAMPLE_SPEC_KINDS + 4], spec[RESAMPLE_SPEC_ROWS],
+            spec[RESAMPLE_SPEC_VECTOR], spec[RESAMPLE_SPEC_INVOCATIONS]);
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(spec[RESAMPLE_SPEC_INVOCATIONS], RESAMPLE_THREADS),
             groups)))
         return hr;

@@ -15,7 +15,7 @@
  * An output element is the sum over the taps of every dimension of the product of their weights
  * times the input element (fp32); nearest and copy dimensions have one tap of weight 1, and an
  * operator with no linear dimension moves bits. Each invocation writes VECTOR consecutive
- * elements of one output row (the last dimension).
+ * elements of ROWS consecutive output rows (the last dimension; rows along dimension 3).
  */
 #ifndef VKDML_RESAMPLE_INTERFACE_H
 #define VKDML_RESAMPLE_INTERFACE_H
@@ -32,7 +32,8 @@
 #define RESAMPLE_SPEC_ROUND_UP          (RESAMPLE_SPEC_TYPE + 1)        /* nearest: ceil instead of floor */
 #define RESAMPLE_SPEC_VECTOR            (RESAMPLE_SPEC_ROUND_UP + 1)    /* outputs per invocation */
 #define RESAMPLE_SPEC_OUT_PACKED        (RESAMPLE_SPEC_VECTOR + 1)      /* output element i at offset i */
-#define RESAMPLE_SPEC_INVOCATIONS       (RESAMPLE_SPEC_OUT_PACKED + 1)
+#define RESAMPLE_SPEC_ROWS              (RESAMPLE_SPEC_OUT_PACKED + 1)  /* rows (dimension 3) per invocation */
+#define RESAMPLE_SPEC_INVOCATIONS       (RESAMPLE_SPEC_ROWS + 1)
 #define RESAMPLE_SPEC_IN_SIZES          (RESAMPLE_SPEC_INVOCATIONS + 1) /* RESAMPLE_MAX_RANK each */
 #define RESAMPLE_SPEC_OUT_SIZES         (RESAMPLE_SPEC_IN_SIZES + RESAMPLE_MAX_RANK)
 #define RESAMPLE_SPEC_IN_STRIDES        (RESAMPLE_SPEC_OUT_SIZES + RESAMPLE_MAX_RANK)
