@@ -24,6 +24,12 @@ layout(constant_id = RESAMPLE_SPEC_ROUND_UP) const bool ROUND_UP = false;
 layout(constant_id = RESAMPLE_SPEC_VECTOR) const uint VECTOR = 1;
 layout(constant_id = RESAMPLE_SPEC_OUT_PACKED) const bool OUT_PACKED = true;
 layout(constant_id = RESAMPLE_SPEC_ROWS) const uint ROWS = 1;
+layout(constant_id = RESAMPLE_SPEC_PERIODIC) const bool PERIODIC = false;
+layout(constant_id = RESAMPLE_SPEC_WINDOW) const uint WINDOW = 1;
+layout(constant_id = RESAMPLE_SPEC_PERIOD) const uint PERIOD = 1;
+layout(constant_id = RESAMPLE_SPEC_REL_MIN) const int REL_MIN = 0;
+layout(constant_id = RESAMPLE_SPEC_PLACES_LO) const uint PLACES_LO = 0;
+layout(constant_id = RESAMPLE_SPEC_PLACES_HI) const uint PLACES_HI = 0;
 layout(constant_id = RESAMPLE_SPEC_INVOCATIONS) const uint INVOCATIONS = 1;
 layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 0) const uint IN_SIZE_0 = 1;
 layout(constant_id = RESAMPLE_SPEC_IN_SIZES + 1) const uint IN_SIZE_1 = 1;
@@ -199,6 +205,68 @@ uint value_bits(float value)
     return floatBitsToUint(value);
 }
 
+/* Output k of a periodic group: its first tap's place in the window (from the host: a constant
+ * once specialized, so the arrays below stay in registers), and its fraction. */
+int window_place(uint k, out float frac)
+{
+    precise float c = float(k) * uintBitsToFloat(INV_SCALE_4) + uintBitsToFloat(BIAS_4);
+
+    frac = c - floor(c);
+    return int(((k < 8u ? PLACES_LO : PLACES_HI) >> (4u * (k % 8u))) & 15u);
+}
+
+/* The row's VECTOR outputs from WINDOW inputs per outer tap (the taps of a periodic group). */
+void periodic_row(uvec2 in_base, Axis axes[RESAMPLE_MAX_RANK], int window_first, inout precise float sums[VECTOR],
+        inout uint bits[VECTOR])
+{
+    precise float columns[WINDOW], outer_weight, w0, w1;
+    uint values[WINDOW], outer_offset, t, i, k;
+    float frac;
+    int d, j, place;
+
+    [[unroll]] for (i = 0; i < WINDOW; ++i)
+        columns[i] = 0.0;
+    for (t = 0; t < OUTER_TAPS; ++t)
+    {
+        uint tap = t;
+
+        outer_offset = 0;
+        outer_weight = 1.0;
+        [[unroll]] for (d = LAST - 1; d >= 0; --d)
+        {
+            j = int(tap % TAPS(d));
+            tap /= TAPS(d);
+            outer_offset += tap_index(d, axes[d], j) * DIM(IN_STRIDE, d);
+            if (!MOVE_BITS)
+                outer_weight *= tap_weight(d, axes[d], j);
+        }
+        if (!MOVE_BITS && outer_weight == 0.0)
+            continue;
+        [[unroll]] for (i = 0; i < WINDOW; ++i)
+        {
+            uint index = outer_offset + uint(clamp(window_first + int(i), 0, int(IN_SIZE_4) - 1)) * IN_STRIDE_4;
+
+            if (MOVE_BITS)
+                values[i] = load_bits(in_base, index);
+            else
+                columns[i] += outer_weight * load_float(in_base, index);
+        }
+    }
+    [[unroll]] for (k = 0; k < VECTOR; ++k)
+    {
+        place = window_place(k, frac);
+        if (MOVE_BITS)
+        {
+            bits[k] = values[place];
+            continue;
+        }
+        w0 = 1.0 - frac;
+        w1 = frac;
+        /* A tap of weight 0 adds nothing, even an infinity (README "Resampling"). */
+        sums[k] = (w0 != 0.0 ? w0 * columns[place] : 0.0) + (w1 != 0.0 ? w1 * columns[place + 1] : 0.0);
+    }
+}
+
 void store_outputs(uvec2 out_base, uint out_offset, uint x_first, uint bits[VECTOR])
 {
     uint size = tio_element_size(TYPE);
@@ -235,10 +303,17 @@ void main()
     precise float sums[VECTOR], sum, outer_weight;
     int d, j;
 
+    bool periodic;
+    int window_first;
+
     if (invocation >= INVOCATIONS)
         return;
     /* VECTOR outputs of ROWS rows (dimension LAST - 1) of one plane (the dimensions before). */
     x_first = (invocation % ROW_GROUPS) * VECTOR;
+    window_first = int(invocation % ROW_GROUPS * PERIOD) + REL_MIN;
+    /* Every invocation of a periodic operator takes the periodic path (no divergence at the edges):
+     * its window's indices are clamped as each tap's would be. */
+    periodic = PERIODIC;
     rest = invocation / ROW_GROUPS;
     y_first = (rest % ROW_BLOCKS) * ROWS;
     rest /= ROW_BLOCKS;
@@ -274,6 +349,17 @@ void main()
         {
             sums[k] = 0.0;
             bits[k] = 0u;
+        }
+        if (periodic)
+        {
+            periodic_row(in_base, axes, window_first, sums, bits);
+            if (!MOVE_BITS)
+            {
+                [[unroll]] for (k = 0; k < VECTOR; ++k)
+                    bits[k] = value_bits(sums[k]);
+            }
+            store_outputs(out_base, plane_offset + y * OUT_STRIDE_3 + x_first * OUT_STRIDE_4, x_first, bits);
+            continue;
         }
         /* Every outer tap (a product of the outer dimensions' taps), then the row's own. */
         for (t = 0; t < OUTER_TAPS; ++t)

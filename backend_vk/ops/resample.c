@@ -194,6 +194,49 @@ static HRESULT set_dimension(const struct vkdml_compile *compile, const struct r
     return S_OK;
 }
 
+/* The last dimension's taps repeat every `vector` outputs when its coordinates are exact in fp32:
+ * 1 / Scale a power of two with vector / Scale whole, the bias a multiple of 2^-8, the coordinates
+ * below 2^20. Then output x0 + k of a group (x0 a multiple of `vector`) reads input
+ * x0 / Scale + floor(k / Scale + bias), and an invocation reads a window of
+ * inputs once per outer tap (README "Resampling"). Only where that window is short. */
+static void set_periodic(const struct resample_rule *rule, uint32_t vector, uint32_t spec[RESAMPLE_SPEC_COUNT])
+{
+    uint32_t kind = spec[RESAMPLE_SPEC_KINDS + RESAMPLE_MAX_RANK - 1], k;
+    float inverse, bias, c, first = 0.0f, last = 0.0f, period, places[16];
+    uint64_t packed = 0;
+    int exponent;
+
+    memcpy(&inverse, &spec[RESAMPLE_SPEC_INV_SCALES + RESAMPLE_MAX_RANK - 1], sizeof(inverse));
+    memcpy(&bias, &spec[RESAMPLE_SPEC_BIASES + RESAMPLE_MAX_RANK - 1], sizeof(bias));
+    if (kind != RESAMPLE_KIND_NEAREST && kind != RESAMPLE_KIND_LINEAR)
+        return;
+    period = vector * inverse;
+    if (frexpf(inverse, &exponent) != 0.5f || period != floorf(period) || bias * 256.0f != floorf(bias * 256.0f)
+            || fabsf(bias) >= 1024.0f
+            || (spec[RESAMPLE_SPEC_OUT_SIZES + RESAMPLE_MAX_RANK - 1] + 1.0f) * inverse >= 1048576.0f)
+        return;
+    for (k = 0; k < vector; ++k)
+    {
+        c = (float)k * inverse + bias;
+        c = kind == RESAMPLE_KIND_NEAREST && rule->round_up ? ceilf(c) : floorf(c);
+        if (!k)
+            first = c;
+        last = c + (kind == RESAMPLE_KIND_LINEAR);
+        places[k] = c - first;
+    }
+    /* Places of 4 bits. */
+    if (last - first + 1.0f > vector + 2.0f || last - first > 15.0f)
+        return;
+    for (k = 0; k < vector; ++k)
+        packed |= (uint64_t)places[k] << (4 * k);
+    spec[RESAMPLE_SPEC_PLACES_LO] = (uint32_t)packed;
+    spec[RESAMPLE_SPEC_PLACES_HI] = (uint32_t)(packed >> 32);
+    spec[RESAMPLE_SPEC_PERIODIC] = 1;
+    spec[RESAMPLE_SPEC_WINDOW] = (uint32_t)(last - first + 1.0f);
+    spec[RESAMPLE_SPEC_PERIOD] = (uint32_t)period;
+    spec[RESAMPLE_SPEC_REL_MIN] = (uint32_t)(int32_t)first;
+}
+
 /* Dimension i of the tensors is kernel dimension RESAMPLE_MAX_RANK - rank + i; leading ones copy
  * size-1 dimensions. */
 static HRESULT fill_spec(const struct vkdml_compile *compile, const struct resample_rule *rule,
@@ -229,6 +272,8 @@ static HRESULT fill_spec(const struct vkdml_compile *compile, const struct resam
     rows = height < 4 ? height : 4;
     spec[RESAMPLE_SPEC_VECTOR] = vector;
     spec[RESAMPLE_SPEC_ROWS] = rows;
+    spec[RESAMPLE_SPEC_WINDOW] = spec[RESAMPLE_SPEC_PERIOD] = 1;
+    set_periodic(rule, vector, spec);
     spec[RESAMPLE_SPEC_INVOCATIONS] = (uint32_t)(vkdml_tensor_element_count(output) / width / height
             * vkdml_div_up(height, rows) * vkdml_div_up(width, vector));
     vkdml_set_location(&spec[RESAMPLE_SPEC_IN_LOCATION], &compile->inputs[0]);
@@ -251,10 +296,11 @@ HRESULT vkdml_resample_compile(struct vkdml_compile *compile)
     rule_init(&rule, compile->op);
     if (FAILED(hr = fill_spec(compile, &rule, spec)))
         return hr;
-    TRACE("resample: rank %u, kinds {%u,%u,%u,%u,%u}, %u x %u outputs per invocation, %u invocations.", rule.rank,
-            spec[RESAMPLE_SPEC_KINDS], spec[RESAMPLE_SPEC_KINDS + 1], spec[RESAMPLE_SPEC_KINDS + 2],
-            spec[RESAMPLE_SPEC_KINDS + 3], spec[RESAMPLE_SPEC_KINDS + 4], spec[RESAMPLE_SPEC_ROWS],
-            spec[RESAMPLE_SPEC_VECTOR], spec[RESAMPLE_SPEC_INVOCATIONS]);
+    TRACE("resample: rank %u, kinds {%u,%u,%u,%u,%u}, %u x %u outputs per invocation, periodic %u (window %u), "
+            "%u invocations.", rule.rank, spec[RESAMPLE_SPEC_KINDS], spec[RESAMPLE_SPEC_KINDS + 1],
+            spec[RESAMPLE_SPEC_KINDS + 2], spec[RESAMPLE_SPEC_KINDS + 3], spec[RESAMPLE_SPEC_KINDS + 4],
+            spec[RESAMPLE_SPEC_ROWS], spec[RESAMPLE_SPEC_VECTOR], spec[RESAMPLE_SPEC_PERIODIC],
+            spec[RESAMPLE_SPEC_WINDOW], spec[RESAMPLE_SPEC_INVOCATIONS]);
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(spec[RESAMPLE_SPEC_INVOCATIONS], RESAMPLE_THREADS),
             groups)))
         return hr;

@@ -33,7 +33,16 @@
 #define RESAMPLE_SPEC_VECTOR            (RESAMPLE_SPEC_ROUND_UP + 1)    /* outputs per invocation */
 #define RESAMPLE_SPEC_OUT_PACKED        (RESAMPLE_SPEC_VECTOR + 1)      /* output element i at offset i */
 #define RESAMPLE_SPEC_ROWS              (RESAMPLE_SPEC_OUT_PACKED + 1)  /* rows (dimension 3) per invocation */
-#define RESAMPLE_SPEC_INVOCATIONS       (RESAMPLE_SPEC_ROWS + 1)
+/* The last dimension's taps repeat every VECTOR outputs, PERIOD inputs further (README "Resampling"):
+ * an invocation reads the WINDOW inputs from REL_MIN on (clamped to the input) once per outer tap. */
+#define RESAMPLE_SPEC_PERIODIC          (RESAMPLE_SPEC_ROWS + 1)
+#define RESAMPLE_SPEC_WINDOW            (RESAMPLE_SPEC_PERIODIC + 1)
+#define RESAMPLE_SPEC_PERIOD            (RESAMPLE_SPEC_WINDOW + 1)
+#define RESAMPLE_SPEC_REL_MIN           (RESAMPLE_SPEC_PERIOD + 1)      /* int */
+/* Output k's first tap in the window: 4 bits each, k < 8 in PLACES_LO, the others in PLACES_HI. */
+#define RESAMPLE_SPEC_PLACES_LO         (RESAMPLE_SPEC_REL_MIN + 1)
+#define RESAMPLE_SPEC_PLACES_HI         (RESAMPLE_SPEC_PLACES_LO + 1)
+#define RESAMPLE_SPEC_INVOCATIONS       (RESAMPLE_SPEC_PLACES_HI + 1)
 #define RESAMPLE_SPEC_IN_SIZES          (RESAMPLE_SPEC_INVOCATIONS + 1) /* RESAMPLE_MAX_RANK each */
 #define RESAMPLE_SPEC_OUT_SIZES         (RESAMPLE_SPEC_IN_SIZES + RESAMPLE_MAX_RANK)
 #define RESAMPLE_SPEC_IN_STRIDES        (RESAMPLE_SPEC_OUT_SIZES + RESAMPLE_MAX_RANK)
