@@ -216,10 +216,10 @@ int window_place(uint k, out float frac)
 }
 
 /* The row's VECTOR outputs from WINDOW inputs per outer tap (the taps of a periodic group). */
-void periodic_row(uvec2 in_base, Axis axes[RESAMPLE_MAX_RANK], int window_first, inout precise float sums[VECTOR],
+void periodic_row(uvec2 in_base, Axis axes[RESAMPLE_MAX_RANK], uint window_offsets[WINDOW], inout float sums[VECTOR],
         inout uint bits[VECTOR])
 {
-    precise float columns[WINDOW], outer_weight, w0, w1;
+    float columns[WINDOW], outer_weight, w0, w1;
     uint values[WINDOW], outer_offset, t, i, k;
     float frac;
     int d, j, place;
@@ -244,7 +244,7 @@ void periodic_row(uvec2 in_base, Axis axes[RESAMPLE_MAX_RANK], int window_first,
             continue;
         [[unroll]] for (i = 0; i < WINDOW; ++i)
         {
-            uint index = outer_offset + uint(clamp(window_first + int(i), 0, int(IN_SIZE_4) - 1)) * IN_STRIDE_4;
+            uint index = outer_offset + window_offsets[i];
 
             if (MOVE_BITS)
                 values[i] = load_bits(in_base, index);
@@ -300,9 +300,10 @@ void main()
     uint tap_offsets[HOISTED];
     float tap_weights[HOISTED];
     Axis axes[RESAMPLE_MAX_RANK], inner[VECTOR];
-    precise float sums[VECTOR], sum, outer_weight;
+    float sums[VECTOR], sum, outer_weight;
     int d, j;
 
+    uint window_offsets[WINDOW];
     bool periodic;
     int window_first;
 
@@ -314,6 +315,11 @@ void main()
     /* Every invocation of a periodic operator takes the periodic path (no divergence at the edges):
      * its window's indices are clamped as each tap's would be. */
     periodic = PERIODIC;
+    if (PERIODIC)
+    {
+        [[unroll]] for (k = 0; k < WINDOW; ++k)
+            window_offsets[k] = uint(clamp(window_first + int(k), 0, int(IN_SIZE_4) - 1)) * IN_STRIDE_4;
+    }
     rest = invocation / ROW_GROUPS;
     y_first = (rest % ROW_BLOCKS) * ROWS;
     rest /= ROW_BLOCKS;
@@ -352,7 +358,7 @@ void main()
         }
         if (periodic)
         {
-            periodic_row(in_base, axes, window_first, sums, bits);
+            periodic_row(in_base, axes, window_offsets, sums, bits);
             if (!MOVE_BITS)
             {
                 [[unroll]] for (k = 0; k < VECTOR; ++k)

@@ -262,14 +262,15 @@ static HRESULT fill_spec(const struct vkdml_compile *compile, const struct resam
     spec[RESAMPLE_SPEC_TYPE] = output->DataType;   /* TIO_TYPE_* are DML's values (tensor_io.glsl) */
     spec[RESAMPLE_SPEC_ROUND_UP] = rule->round_up;
     spec[RESAMPLE_SPEC_OUT_PACKED] = vkdml_tensor_is_packed(output);
-    /* 16 bytes of a row per invocation (one vector store), fewer for a shorter row; up to 4 rows
-     * each, which share the last dimension's taps. */
+    /* 16 bytes of a row per invocation (one vector store), fewer for a shorter row; two rows
+     * each, which share the last dimension's taps (docs/kernels.md, "Resampling": 2 beat 1, 3, 4
+     * and 8, and 32 bytes per row lost, on an H200). */
     width = output->Sizes[rule->rank - 1];
     height = rule->rank > 1 ? output->Sizes[rule->rank - 2] : 1;
     vector = 16 / size;
     if (width < vector)
         vector = width;
-    rows = height < 4 ? height : 4;
+    rows = height < 2 ? height : 2;
     spec[RESAMPLE_SPEC_VECTOR] = vector;
     spec[RESAMPLE_SPEC_ROWS] = rows;
     spec[RESAMPLE_SPEC_WINDOW] = spec[RESAMPLE_SPEC_PERIOD] = 1;

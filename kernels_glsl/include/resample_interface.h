@@ -32,7 +32,7 @@
 #define RESAMPLE_SPEC_ROUND_UP          (RESAMPLE_SPEC_TYPE + 1)        /* nearest: ceil instead of floor */
 #define RESAMPLE_SPEC_VECTOR            (RESAMPLE_SPEC_ROUND_UP + 1)    /* outputs per invocation */
 #define RESAMPLE_SPEC_OUT_PACKED        (RESAMPLE_SPEC_VECTOR + 1)      /* output element i at offset i */
-#define RESAMPLE_SPEC_ROWS              (RESAMPLE_SPEC_OUT_PACKED + 1)  /* rows (dimension 3) per invocation */
+#define RESAMPLE_SPEC_ROWS              (RESAMPLE_SPEC_OUT_PACKED + 1)  /* rows (kernel dimension 3) per invocation */
 /* The last dimension's taps repeat every VECTOR outputs, PERIOD inputs further (README "Resampling"):
  * an invocation reads the WINDOW inputs from REL_MIN on (clamped to the input) once per outer tap. */
 #define RESAMPLE_SPEC_PERIODIC          (RESAMPLE_SPEC_ROWS + 1)
