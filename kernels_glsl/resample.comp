@@ -267,7 +267,8 @@ void periodic_row(uvec2 in_base, Axis axes[RESAMPLE_MAX_RANK], uint window_offse
     }
 }
 
-void store_outputs(uvec2 out_base, uint out_offset, uint x_first, uint bits[VECTOR])
+/* The outputs: bits moved, or sums rounded once to the type (FLOAT16 two at a time). */
+void store_outputs(uvec2 out_base, uint out_offset, uint x_first, uint bits[VECTOR], float sums[VECTOR])
 {
     uint size = tio_element_size(TYPE);
     uint k;
@@ -279,14 +280,21 @@ void store_outputs(uvec2 out_base, uint out_offset, uint x_first, uint bits[VECT
         uvec4 words = uvec4(0u);
 
         [[unroll]] for (k = 0; k < VECTOR; ++k)
-            words[k * size / 4u] |= (bits[k] & tio_type_mask(TYPE)) << (8u * (k * size % 4u));
+        {
+            if (!MOVE_BITS && TYPE == TIO_TYPE_FLOAT16 && k % 2u == 0u)
+                words[k / 2u] = packHalf2x16(vec2(sums[k], sums[k + 1u]));
+            else if (!MOVE_BITS && TYPE == TIO_TYPE_FLOAT32)
+                words[k] = floatBitsToUint(sums[k]);
+            else if (MOVE_BITS)
+                words[k * size / 4u] |= (bits[k] & tio_type_mask(TYPE)) << (8u * (k * size % 4u));
+        }
         TioVector(tio_element_address(out_base, out_offset, size)).v = words;
         return;
     }
     [[unroll]] for (k = 0; k < VECTOR; ++k)
     {
         if (x_first + k < OUT_SIZE_4)
-            tio_store_bits(TYPE, out_base, out_offset + k * OUT_STRIDE_4, bits[k]);
+            tio_store_bits(TYPE, out_base, out_offset + k * OUT_STRIDE_4, MOVE_BITS ? bits[k] : value_bits(sums[k]));
     }
 }
 
@@ -359,12 +367,7 @@ void main()
         if (periodic)
         {
             periodic_row(in_base, axes, window_offsets, sums, bits);
-            if (!MOVE_BITS)
-            {
-                [[unroll]] for (k = 0; k < VECTOR; ++k)
-                    bits[k] = value_bits(sums[k]);
-            }
-            store_outputs(out_base, plane_offset + y * OUT_STRIDE_3 + x_first * OUT_STRIDE_4, x_first, bits);
+            store_outputs(out_base, plane_offset + y * OUT_STRIDE_3 + x_first * OUT_STRIDE_4, x_first, bits, sums);
             continue;
         }
         /* Every outer tap (a product of the outer dimensions' taps), then the row's own. */
@@ -405,11 +408,6 @@ void main()
                 sums[k] += outer_weight * sum;
             }
         }
-        if (!MOVE_BITS)
-        {
-            [[unroll]] for (k = 0; k < VECTOR; ++k)
-                bits[k] = value_bits(sums[k]);
-        }
-        store_outputs(out_base, plane_offset + y * OUT_STRIDE_3 + x_first * OUT_STRIDE_4, x_first, bits);
+        store_outputs(out_base, plane_offset + y * OUT_STRIDE_3 + x_first * OUT_STRIDE_4, x_first, bits, sums);
     }
 }
