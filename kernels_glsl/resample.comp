@@ -95,7 +95,8 @@ layout(constant_id = RESAMPLE_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 
 #define LAST (RESAMPLE_MAX_RANK - 1)
 
 /* How many taps dimension d has. */
-#define TAPS(d) (DIM(KIND, d) == RESAMPLE_KIND_LINEAR ? 2u : DIM(KIND, d) == RESAMPLE_KIND_FILTER ? DIM(AA_TAPS, d) : 1u)
+#define TAPS(d) (DIM(KIND, d) == RESAMPLE_KIND_LINEAR ? 2u \
+        : DIM(KIND, d) == RESAMPLE_KIND_FILTER ? DIM(AA_TAPS, d) : 1u)
 
 const bool MOVE_BITS = KIND_0 < RESAMPLE_KIND_LINEAR && KIND_1 < RESAMPLE_KIND_LINEAR
         && KIND_2 < RESAMPLE_KIND_LINEAR && KIND_3 < RESAMPLE_KIND_LINEAR && KIND_4 < RESAMPLE_KIND_LINEAR;

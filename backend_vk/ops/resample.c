@@ -154,6 +154,15 @@ HRESULT vkdml_resample_validate(struct vkdml_backend_device *device, const struc
     return vkdml_check_index_range(op, op->outputs[0], "OutputTensor");
 }
 
+/* Whether c = x + bias picks input x (Scale 1): exactly for linear; for nearest, a fraction that
+ * rounds away (coordinates below 2^22 keep it exact). */
+static bool is_identity(const struct resample_rule *rule, float bias)
+{
+    if (rule->mode == DML_INTERPOLATION_MODE_LINEAR)
+        return bias == 0.0f;
+    return rule->round_up ? bias <= 0.0f && bias >= -0.5f : bias >= 0.0f && bias <= 0.5f;
+}
+
 /* Dimension i's kind and constants (spec values at kernel dimension k). */
 static HRESULT set_dimension(const struct vkdml_compile *compile, const struct resample_rule *rule, uint32_t i,
         uint32_t k, uint32_t spec[RESAMPLE_SPEC_COUNT])
@@ -167,10 +176,7 @@ static HRESULT set_dimension(const struct vkdml_compile *compile, const struct r
     if (nearest && rule->round_half_up)
         bias += 0.5;
     kind = nearest ? RESAMPLE_KIND_NEAREST : RESAMPLE_KIND_LINEAR;
-    /* The identity map (same size, c = x exactly, or x + a fraction that rounds away): a copy. */
-    if (input->Sizes[i] == output->Sizes[i] && inverse == 1.0f && (nearest
-            ? (rule->round_up ? (float)bias <= 0.0f && (float)bias >= -0.5f : (float)bias >= 0.0f && (float)bias <= 0.5f)
-            : (float)bias == 0.0f))
+    if (input->Sizes[i] == output->Sizes[i] && inverse == 1.0f && is_identity(rule, (float)bias))
         kind = RESAMPLE_KIND_COPY;
     if (kind == RESAMPLE_KIND_LINEAR && rule->antialiased && 1.0 / scale > 2.0)
     {

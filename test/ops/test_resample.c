@@ -6,7 +6,7 @@
  * asymmetric, TF half-pixel for nearest), scales up, down, non-integer and not OutputSize /
  * InputSize (clamped edges), antialiasing, FLOAT16 and the integer types of nearest, ranks 1 to
  * 5, rows longer than a workgroup, strided, broadcast and strided-output tensors, NaN and
- * infinities; then the desc rules, with their error code and log line.
+ * infinities, an OWNED_BY_DML input; then the desc rules, with their error code and log line.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -116,11 +116,11 @@ static double reference_value(const struct resample_case *c, const struct dml_te
     float weight, sum, total = 0.0f;
     int d, last = c->rank - 1;
 
-    for (d = 0; d <= last; ++d)
+    reference_taps(c, last, coords[last], &taps[last]);
+    for (d = 0; d < last; ++d)
     {
         reference_taps(c, d, coords[d], &taps[d]);
-        if (d < last)
-            outer *= taps[d].count;
+        outer *= taps[d].count;
     }
     *terms = outer * taps[last].count;
     for (t = 0; t < outer; ++t)
@@ -217,7 +217,8 @@ static void fill_input(const struct resample_case *c, uint8_t *bytes, float *val
             values[i] = 0.0f;
             continue;
         }
-        f = c->specials && i % 3 == 1 ? specials[(i / 3) % ARRAY_SIZE(specials)] : ref_random_float(&random, -1.0f, 1.0f);
+        f = c->specials && i % 3 == 1 ? specials[(i / 3) % ARRAY_SIZE(specials)]
+                : ref_random_float(&random, -1.0f, 1.0f);
         if (c->type == F16)
         {
             half = ref_float_to_half(f);
@@ -613,6 +614,62 @@ static void test_specials(void **state)
     run_case(*state, &c);
 }
 
+/* An OWNED_BY_DML input: read from the persistent resource, the same after its source is overwritten. */
+static void test_owned_input(void **state)
+{
+    static const UINT in_sizes[4] = {1, 3, 5, 6}, out_sizes[4] = {1, 3, 10, 12};
+    struct dml_test_binding inputs[1] = {{NULL}}, owned[1] = {{NULL}}, output = {NULL};
+    struct dml_test_context *context = *state;
+    const struct dml_test_float_tensor *tensors[1];
+    struct dml_test_float_tensor in;
+    IDMLCompiledOperator *compiled;
+    ID3D12Resource *persistent;
+    struct dml_test_tensor out;
+    struct resample_case c;
+    unsigned int pass, terms;
+    UINT coords[MAX_RANK];
+    float *got;
+    UINT64 i, count;
+
+    memset(&c, 0, sizeof(c));
+    c.op = DML_OPERATOR_RESAMPLE1;
+    c.type = F32;
+    c.mode = LINEAR;
+    set_sizes(&c, 4, in_sizes, out_sizes);
+    set_transform(&c, HALF_PIXEL);
+    dml_test_float_tensor_init(&in, F32, 4, in_sizes, NULL, DML_TENSOR_FLAG_OWNED_BY_DML, 7);
+    dml_test_tensor_init(&out, F32, 4, out_sizes, NULL);
+    compiled = compile_case(context, &c, &in.t, &out);
+    tensors[0] = &in;
+    dml_test_create_input_buffers(context, tensors, 1, inputs, owned);
+    persistent = dml_test_initialize(context, compiled, owned, 1);
+    count = dml_test_element_count(&out);
+    got = malloc(count * sizeof(*got));
+    assert_non_null(got);
+    for (pass = 0; pass < 2; ++pass)
+    {
+        if (pass)
+            dml_test_scribble_owned(owned, tensors, 1);
+        output.buffer = dml_test_create_buffer(context, out.buffer.TotalTensorSizeInBytes, NULL);
+        dml_test_execute(context, compiled, persistent, inputs, 1, &output, 1);
+        dml_test_read_buffer(context, output.buffer, 0, got, count * sizeof(*got));
+        for (i = 0; i < count; ++i)
+        {
+            coords[0] = 0, coords[1] = (UINT)(i / 120), coords[2] = (UINT)(i / 12 % 10), coords[3] = (UINT)(i % 12);
+            check_float(&c, reference_value(&c, &in.t, in.values, coords, &terms), got[i], terms, i);
+        }
+        release_last(output.buffer);
+    }
+    free(got);
+    dml_test_release_bindings(owned, 1);
+    dml_test_release_bindings(inputs, 1);
+    if (persistent)
+        release_last(persistent);
+    release_last(compiled);
+    dml_test_float_tensor_cleanup(&in);
+    assert_no_log_errors();
+}
+
 /* ---- Desc rules ---- */
 
 static void test_invalid(void **state)
@@ -692,6 +749,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ranks, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_strides, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_specials, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_owned_input, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 
