@@ -225,6 +225,13 @@ def mvn():
         report("groupnorm-resnet" + suffix, lambda image=image, gw=gw, gb=gb: F.group_norm(image, 32, gw, gb))
         del x, image
 
+def resample():
+    for suffix, dtype in (("", torch.float32), ("-fp16", torch.float16)):
+        image = torch.rand(32, 64, 112, 112, device="cuda", dtype=dtype)
+        report("resample-2x-nearest" + suffix, lambda image=image: F.interpolate(image, scale_factor=2, mode="nearest"))
+        report("resample-2x-bilinear" + suffix, lambda image=image: F.interpolate(image, scale_factor=2,
+               mode="bilinear", align_corners=False))
+
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -253,6 +260,7 @@ conv("conv-resnet50-fp16", 32, 64, 56, 64, 3, 1, 1, torch.float16)
 conv("conv-resnet50-c256-fp16", 32, 256, 14, 256, 3, 1, 1, torch.float16)
 movement()
 mvn()
+resample()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

@@ -24,6 +24,7 @@
 #define MOVEMENT {vkdml_movement_validate, vkdml_movement_compile}
 #define ROI {vkdml_roi_validate, vkdml_roi_compile}
 #define MVN {vkdml_mvn_validate, vkdml_mvn_compile}
+#define RESAMPLE {vkdml_resample_validate, vkdml_resample_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -158,4 +159,9 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1] = MVN,
     [DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2] = MVN,
     [DML_OPERATOR_LP_NORMALIZATION] = MVN,
+    [DML_OPERATOR_UPSAMPLE_2D] = RESAMPLE,
+    [DML_OPERATOR_RESAMPLE] = RESAMPLE,
+    [DML_OPERATOR_RESAMPLE1] = RESAMPLE,
+    [DML_OPERATOR_RESAMPLE2] = RESAMPLE,
+    [DML_OPERATOR_RESAMPLE3] = RESAMPLE,
 };

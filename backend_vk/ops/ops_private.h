@@ -170,6 +170,7 @@ VKDML_OP_FAMILY(value_scale)
 VKDML_OP_FAMILY(movement)
 VKDML_OP_FAMILY(roi)
 VKDML_OP_FAMILY(mvn)
+VKDML_OP_FAMILY(resample)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 

@@ -763,6 +763,7 @@ family_files[] =
     {movement_family, movement_reference},
     {roi_family, roi_reference},
     {mvn_family, mvn_reference},
+    {resample_family, resample_reference},
 };
 
 static const struct family *family_of(const struct vkdml_op_schema *schema)
@@ -909,7 +910,7 @@ static const char *write_tensor_fields(struct workload *w)
  * DEPTH_TO_SPACE1's Order; NULL: none. */
 static const struct vkdml_field_schema *mode_field(const struct vkdml_op_schema *schema)
 {
-    static const char *const names[] = {"Function", "PaddingMode", "Order"};
+    static const char *const names[] = {"Function", "PaddingMode", "Order", "InterpolationMode"};
     const struct vkdml_field_schema *field;
     size_t i;
 

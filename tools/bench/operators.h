@@ -234,5 +234,8 @@ const struct reference *roi_reference(DML_OPERATOR_TYPE type);
 /* mvn.c: issue 20's mean-variance and Lp normalizations. */
 const struct family *mvn_family(const char *schema_name);
 const struct reference *mvn_reference(DML_OPERATOR_TYPE type);
+/* resample.c: issue 20's resampling operators (UPSAMPLE_2D, RESAMPLE to RESAMPLE3). */
+const struct family *resample_family(const char *schema_name);
+const struct reference *resample_reference(DML_OPERATOR_TYPE type);
 
 #endif /* VKDML_BENCH_OPERATORS_H */

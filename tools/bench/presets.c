@@ -216,6 +216,23 @@ const struct preset presets[] =
     SMOKE("mvn2-smoke", "mean-variance-normalization2", FP32, "5x7x9:0,2", NULL),
     SMOKE("lp-normalization-smoke", "lp-normalization", FP32, "7x33", NULL),
     SMOKE("lp-normalization-smoke-p1-fp16", "lp-normalization", FP16, "9x33x5k1:1", NULL),
+    /* Issue 20, resampling: 2x of ResNet's 112x112 activations (PyTorch's nearest and bilinear in
+     * tools/run-gpu-bench.sh), and every operator once on lavapipe. */
+    {"resample-2x-nearest", "resample2", FP32, "32x64x112x112", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
+            MEMORY_RULE, "nearest-neighbor"},
+    {"resample-2x-nearest-fp16", "resample2", FP16, "32x64x112x112", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
+            MEMORY_RULE, "nearest-neighbor"},
+    {"resample-2x-bilinear", "resample2", FP32, "32x64x112x112", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
+            MEMORY_RULE, "linear"},
+    {"resample-2x-bilinear-fp16", "resample2", FP16, "32x64x112x112", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
+            MEMORY_RULE, "linear"},
+    SMOKE("upsample-2d-smoke", "upsample-2d", FP32, "2x3x5x7k3", NULL),
+    SMOKE("upsample-2d-smoke-linear-fp16", "upsample-2d", FP16, "2x3x5x7", "linear"),
+    SMOKE("resample-smoke-linear", "resample", FP32, "2x3x5x33", "linear"),
+    SMOKE("resample1-smoke-int8", "resample1", INT8, "2x3x5x7k3", NULL),
+    SMOKE("resample2-smoke-linear-fp16", "resample2", FP16, "1x3x9x7k3", "linear"),
+    SMOKE("resample3-smoke-uint8", "resample3", UINT8, "2x3x5x7", NULL),
+    SMOKE("resample3-smoke-linear", "resample3", FP32, "2x3x5x7", "linear"),
 };
 #undef GPU_MEM
 #undef GPU_GEMM
