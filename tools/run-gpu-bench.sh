@@ -211,6 +211,14 @@ def movement():
         nchw = torch.rand(32, 256, 56, 56, device="cuda", dtype=dtype)
         report("transpose-nchw-nhwc" + suffix, lambda nchw=nchw: nchw.permute(0, 2, 3, 1).contiguous())
 
+def pooling():
+    for suffix, dtype in (("", torch.float32), ("-fp16", torch.float16)):
+        image = torch.rand(32, 64, 112, 112, device="cuda", dtype=dtype)
+        report("maxpool-3x3-s2" + suffix, lambda image=image: F.max_pool2d(image, 3, 2, 1))
+        report("avgpool-2x2-s2" + suffix, lambda image=image: F.avg_pool2d(image, 2, 2))
+        features = torch.rand(32, 2048, 7, 7, device="cuda", dtype=dtype)
+        report("global-avgpool" + suffix, lambda features=features: F.adaptive_avg_pool2d(features, 1))
+
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -238,6 +246,7 @@ conv("conv-resnet50-stem", 32, 3, 224, 64, 7, 2, 3, torch.float32)
 conv("conv-resnet50-fp16", 32, 64, 56, 64, 3, 1, 1, torch.float16)
 conv("conv-resnet50-c256-fp16", 32, 256, 14, 256, 3, 1, 1, torch.float16)
 movement()
+pooling()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

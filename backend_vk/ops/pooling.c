@@ -158,8 +158,8 @@ static HRESULT validate_sizes(const struct vkdml_operator_view *op, const struct
         expected = vkdml_window_positions(in, d->start_padding[i], d->end_padding[i], d->window[i], dilation(d, i),
                 d->strides[i]);
         if (!expected)
-            return vkdml_op_error(op, E_INVALIDARG, "InputTensor.Sizes[%u]=%u + StartPadding[%u]=%u + EndPadding[%u]=%u "
-                    "must be at least the dilated window Dilations[%u]=%u * (WindowSize[%u]=%u - 1) + 1.", i + 2, in,
+            return vkdml_op_error(op, E_INVALIDARG, "InputTensor.Sizes[%u]=%u + StartPadding[%u]=%u + "
+                    "EndPadding[%u]=%u must be at least the dilated window Dilations[%u]=%u * (WindowSize[%u]=%u - 1) + 1.", i + 2, in,
                     i, d->start_padding[i], i, d->end_padding[i], i, dilation(d, i), i, d->window[i]);
         if (out != expected)
             return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[%u]=%u must equal (InputTensor.Sizes[%u]=%u + "
