@@ -8,9 +8,10 @@
  * LANES == 1: one invocation per output element, consecutive invocations on consecutive outputs
  * along W, so a subgroup's loads of one window row are neighbours and overlapping windows hit the
  * cache; every cell is read at clamped coordinates and padding masked, so border outputs run the
- * same instructions as the others (no divergence). LANES > 1 (long windows, global pooling): LANES consecutive invocations share an output,
- * each reads every LANES-th cell of the window in row-major order (coalesced along W), and the
- * lanes combine by a shuffle butterfly in a fixed order (the same result on every run).
+ * same instructions as the others (no divergence). LANES > 1 (long windows, global pooling): LANES
+ * consecutive invocations share an output, each reads every LANES-th cell of the window in row-major
+ * order (coalesced along W), and the lanes combine by a shuffle butterfly in a fixed order (the same
+ * result on every run).
  *
  * Average and Lp sum in fp32; padding adds nothing, and average divides by the window volume
  * (IncludePadding) or by the real cells. Max compares by type (floats: NaN above everything;
@@ -325,6 +326,10 @@ void pool_window(inout State s, Window win)
     s.count = depth * rows * cols;
 }
 
+/* A window whose cells are consecutive elements (global pooling of a packed image): cell k is
+ * element k from the first. */
+const bool CONTIGUOUS_WINDOW = STEP_W == 1u && STEP_H == WINDOW_W && (WINDOW_D == 1u || STEP_D == WINDOW_H * WINDOW_W);
+
 /* LANES invocations per output: lane `lane` takes cells lane, lane + LANES, ... in batches whose
  * loads are in flight together. */
 void pool_lane(inout State s, Window win, uint lane)
@@ -344,7 +349,9 @@ void pool_lane(inout State s, Window win, uint lane)
             kd = cell / (WINDOW_W * WINDOW_H);
             if (cell >= WINDOW_VOLUME)
                 break;
-            if (all_inside)
+            if (CONTIGUOUS_WINDOW && all_inside)
+                state_add(s, load_bits(origin, cell), cell);
+            else if (all_inside)
                 state_add(s, load_bits(origin, kd * STEP_D + kh * STEP_H + kw * STEP_W), cell);
             else
                 add_checked(s, win, kd, kh, kw, cell);
