@@ -159,8 +159,9 @@ static HRESULT validate_sizes(const struct vkdml_operator_view *op, const struct
                 d->strides[i]);
         if (!expected)
             return vkdml_op_error(op, E_INVALIDARG, "InputTensor.Sizes[%u]=%u + StartPadding[%u]=%u + "
-                    "EndPadding[%u]=%u must be at least the dilated window Dilations[%u]=%u * (WindowSize[%u]=%u - 1) + 1.", i + 2, in,
-                    i, d->start_padding[i], i, d->end_padding[i], i, dilation(d, i), i, d->window[i]);
+                    "EndPadding[%u]=%u must be at least the dilated window Dilations[%u]=%u * (WindowSize[%u]=%u "
+                    "- 1) + 1.", i + 2, in, i, d->start_padding[i], i, d->end_padding[i], i, dilation(d, i), i,
+                    d->window[i]);
         if (out != expected)
             return vkdml_op_error(op, E_INVALIDARG, "OutputTensor.Sizes[%u]=%u must equal (InputTensor.Sizes[%u]=%u + "
                     "StartPadding[%u]=%u + EndPadding[%u]=%u - dilated window) / Strides[%u]=%u + 1 = %" PRIu64 ".",
@@ -193,15 +194,15 @@ HRESULT vkdml_pooling_validate(struct vkdml_backend_device *device, const struct
 /* ---- Compilation ---- */
 
 /* Invocations per output: a power of two up to 32 and the subgroup size, so that each lane of a
- * long window (global pooling) reads at least two cells; 1 for the small windows of CNNs. The
- * kernel numbers invocations in 32 bits. */
+ * long window (global pooling) reads at least POOLING_LANE_CELLS cells; 1 for the small windows of
+ * CNNs. Fewer lanes with more loads each beat more lanes and longer shuffles (H200: a 7x7 window is
+ * fastest with 4 lanes; docs/kernels.md, "Pooling"). The kernel numbers invocations in 32 bits. */
+#define POOLING_LANE_CELLS 12
 static uint32_t choose_lanes(const struct vkdml_compile *compile, uint64_t outputs, uint64_t window_volume)
 {
     uint32_t lanes = 1, limit = VKDML_MIN(32, compile->vk->caps.subgroup_size);
 
-    if (window_volume < 32)
-        return 1;
-    while (lanes * 2 <= limit && lanes * 4 <= window_volume && outputs * lanes * 2 <= UINT32_MAX)
+    while (lanes * 2 <= limit && lanes * 2 * POOLING_LANE_CELLS <= window_volume && outputs * lanes * 2 <= UINT32_MAX)
         lanes *= 2;
     return lanes;
 }
