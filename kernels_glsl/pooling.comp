@@ -91,9 +91,9 @@ const uint NO_INDEX = 0xffffffffu;
 /* Element distances between window cells along each dimension. */
 const uint STEP_D = DILATION_D * IN_STRIDE_D, STEP_H = DILATION_H * IN_STRIDE_H, STEP_W = DILATION_W * IN_STRIDE_W;
 
-/* The input as typed arrays from an element's address: the offsets of a window's cells from its
- * first one are constants once the loops unroll, and fold into the loads (no 64-bit address
- * arithmetic per cell, which bounds these kernels' speed otherwise). */
+/* The input as typed arrays from an element's address (the plane's, or a window's first cell's): a
+ * cell costs a 32-bit index, not the 64-bit address arithmetic of tio_load_bits(), which bounded
+ * these kernels' speed (docs/kernels.md, "Pooling"). */
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer PoolWords { uint v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer PoolPairs { uvec2 v[]; };
 #ifdef VKDML_STORAGE_16BIT
