@@ -80,6 +80,7 @@ layout(constant_id = POOLING_SPEC_INDEX_LOCATION + 0) const uint INDEX_SLOT = 0;
 layout(constant_id = POOLING_SPEC_INDEX_LOCATION + 1) const uint INDEX_OFFSET_LO = 0;
 layout(constant_id = POOLING_SPEC_INDEX_LOCATION + 2) const uint INDEX_OFFSET_HI = 0;
 layout(constant_id = POOLING_SPEC_LANES) const uint LANES = 1;
+layout(constant_id = POOLING_SPEC_CLAMP_READS) const bool CLAMP_READS = false;
 
 /* Cells a lane reads before it adds them up: their loads are in flight together. */
 #define POOLING_LANE_BATCH 8
@@ -278,11 +279,10 @@ bool inside(Window win)
 }
 
 /* Max pooling may read padding cells as their nearest input cell (clamped coordinates): with
- * dilation 1 and padding narrower than the window, that cell is in the window too, and the first
- * occurrences of the cells keep their row-major order, so the maximum and its first cell do not
- * change. No cell is then skipped: no divergence at the borders. */
-const bool CLAMPED_MAX = FUNCTION == POOLING_MAX && DILATION_D == 1u && DILATION_H == 1u && DILATION_W == 1u
-        && PAD_D < WINDOW_D && PAD_H < WINDOW_H && PAD_W < WINDOW_W;
+ * dilation 1 and padding narrower than the window at both ends (CLAMP_READS), that cell is in the
+ * window too, and the first occurrences of the cells keep their row-major order, so the maximum
+ * and its first cell do not change. No cell is then skipped: no divergence at the borders. */
+const bool CLAMPED_MAX = FUNCTION == POOLING_MAX && CLAMP_READS;
 
 /* Coordinate `c` (wrapped above `size` when negative) clamped into [0, size). */
 uint clamp_coordinate(uint c, uint size)

@@ -259,6 +259,12 @@ static void fill_spec(const struct vkdml_compile *compile, const struct pooling_
     if (d->indices)
         vkdml_set_location(&spec[POOLING_SPEC_INDEX_LOCATION], &compile->outputs[1]);
     spec[POOLING_SPEC_LANES] = choose_lanes(compile, spec[POOLING_SPEC_OUTPUT_COUNT], *window_volume);
+    spec[POOLING_SPEC_CLAMP_READS] = d->function == POOLING_MAX;
+    for (i = 0; i < d->dimension_count; ++i)
+    {
+        if (dilation(d, i) != 1 || d->start_padding[i] >= d->window[i] || d->end_padding[i] >= d->window[i])
+            spec[POOLING_SPEC_CLAMP_READS] = 0;
+    }
 }
 
 HRESULT vkdml_pooling_compile(struct vkdml_compile *compile)

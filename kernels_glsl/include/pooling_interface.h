@@ -42,7 +42,10 @@
 /* Invocations per output: 1, or a power of two up to the subgroup size where one output's window
  * is a long contiguous run (global pooling): the lanes split it and combine by shuffles. */
 #define POOLING_SPEC_LANES              (POOLING_SPEC_INDEX_LOCATION + 3)
-#define POOLING_SPEC_COUNT              (POOLING_SPEC_LANES + 1)
+/* Max pooling may read padding cells at clamped coordinates: dilations 1, StartPadding and
+ * EndPadding narrower than the window (every window then holds an input cell in each dimension). */
+#define POOLING_SPEC_CLAMP_READS        (POOLING_SPEC_LANES + 1)
+#define POOLING_SPEC_COUNT              (POOLING_SPEC_CLAMP_READS + 1)
 
 #ifdef VULKAN
 

@@ -588,6 +588,8 @@ static void test_max_shapes(void **state)
         /* Windows entirely in the padding: the type's lowest value, index 0. */
         {MAX1, F32, U32, 4, {1, 1, 2, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
         {MAX1, DML_TENSOR_DATA_TYPE_INT8, U32, 4, {1, 1, 2, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+        {MAX1, F32, U32, 4, {1, 2, 3, 3}, {2, 2}, {1, 1}, {0, 1}, {2, 2}},
+        {MAX2, F16, U64, 5, {1, 1, 3, 3, 4}, {1, 2, 2}, {1, 1, 2}, {0, 1, 1}, {1, 2, 1}, {1, 1, 1}},
     };
     struct dml_test_context *context = *state;
     unsigned int i;
