@@ -5,7 +5,8 @@
  * sizes through EndPadding), IncludePadding, P = 1, 2, 3, global pooling, strided and 0-stride
  * inputs, strided outputs; max pooling in every type DirectML lists with indices of both types
  * (ties: the first index; NaN wins), FLOAT16 within tolerances scaled by the window; outputs in
- * guard regions; then the desc rules with their error code and log line.
+ * guard regions (strided outputs and indices too); then the desc rules with their error code and
+ * log line.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -406,7 +407,7 @@ static void run_case(struct dml_test_context *context, const struct pool_case *c
     dml_test_tensor_init(&in, c->type, c->rank, c->sizes, in_strides);
     dml_test_tensor_init(&out, c->type, c->rank, out_sizes, c->strided_output ? out_strides : NULL);
     if (c->index_type)
-        dml_test_tensor_init(&indices, c->index_type, c->rank, out_sizes, NULL);
+        dml_test_tensor_init(&indices, c->index_type, c->rank, out_sizes, c->strided_output ? out_strides : NULL);
     set_desc(c, &in, &out, &indices, storage);
     compiled = dml_test_compile(context, c->op, storage, DML_EXECUTION_FLAG_NONE);
 
