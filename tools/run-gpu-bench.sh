@@ -232,6 +232,14 @@ def resample():
         report("resample-2x-bilinear" + suffix, lambda image=image: F.interpolate(image, scale_factor=2,
                mode="bilinear", align_corners=False))
 
+def pooling():
+    for suffix, dtype in (("", torch.float32), ("-fp16", torch.float16)):
+        image = torch.rand(32, 64, 112, 112, device="cuda", dtype=dtype)
+        report("maxpool-3x3-s2" + suffix, lambda image=image: F.max_pool2d(image, 3, 2, 1))
+        report("avgpool-2x2-s2" + suffix, lambda image=image: F.avg_pool2d(image, 2, 2))
+        features = torch.rand(32, 2048, 7, 7, device="cuda", dtype=dtype)
+        report("global-avgpool" + suffix, lambda features=features: F.adaptive_avg_pool2d(features, 1))
+
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -261,6 +269,7 @@ conv("conv-resnet50-c256-fp16", 32, 256, 14, 256, 3, 1, 1, torch.float16)
 movement()
 mvn()
 resample()
+pooling()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

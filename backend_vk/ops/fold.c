@@ -48,10 +48,8 @@ static struct fold_tensors fold_tensors(const struct vkdml_operator_view *op)
 /* Blocks along spatial dimension `i`; 0 when the dilated window does not fit. */
 static uint64_t blocks_along(const DML_FOLD_OPERATOR_DESC *desc, uint32_t size, unsigned int i)
 {
-    uint64_t padded = (uint64_t)size + desc->StartPadding[i] + desc->EndPadding[i];
-    uint64_t window = (uint64_t)desc->Dilations[i] * (desc->WindowSizes[i] - 1) + 1;
-
-    return padded < window ? 0 : (padded - window) / desc->Strides[i] + 1;
+    return vkdml_window_positions(size, desc->StartPadding[i], desc->EndPadding[i], desc->WindowSizes[i],
+            desc->Dilations[i], desc->Strides[i]);
 }
 
 /* ---- Validation ---- */

@@ -25,6 +25,7 @@
 #define ROI {vkdml_roi_validate, vkdml_roi_compile}
 #define MVN {vkdml_mvn_validate, vkdml_mvn_compile}
 #define RESAMPLE {vkdml_resample_validate, vkdml_resample_compile}
+#define POOLING {vkdml_pooling_validate, vkdml_pooling_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -164,4 +165,11 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_RESAMPLE1] = RESAMPLE,
     [DML_OPERATOR_RESAMPLE2] = RESAMPLE,
     [DML_OPERATOR_RESAMPLE3] = RESAMPLE,
+    [DML_OPERATOR_AVERAGE_POOLING] = POOLING,
+    [DML_OPERATOR_AVERAGE_POOLING1] = POOLING,
+    [DML_OPERATOR_LP_POOLING] = POOLING,
+    [DML_OPERATOR_LP_POOLING1] = POOLING,
+    [DML_OPERATOR_MAX_POOLING] = POOLING,
+    [DML_OPERATOR_MAX_POOLING1] = POOLING,
+    [DML_OPERATOR_MAX_POOLING2] = POOLING,
 };

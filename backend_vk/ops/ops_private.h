@@ -171,6 +171,7 @@ VKDML_OP_FAMILY(movement)
 VKDML_OP_FAMILY(roi)
 VKDML_OP_FAMILY(mvn)
 VKDML_OP_FAMILY(resample)
+VKDML_OP_FAMILY(pooling)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
@@ -213,6 +214,12 @@ bool vkdml_caps_have_kernel_features(const struct vkdml_vk_caps *caps, uint32_t 
  * when none does. */
 bool vkdml_find_kernel_variant(const struct vkdml_vk_caps *caps, const char *family, const char *group,
         uint32_t features, enum vkdml_kernel_id *kernel);
+
+/* Positions of a sliding window along a dimension of `size` (FOLD, UNFOLD, the pooling family):
+ * (size + start + end - (dilation * (window - 1) + 1)) / stride + 1, or 0 when the dilated window
+ * does not fit the padded size. Window, dilation and stride are at least 1. */
+uint64_t vkdml_window_positions(uint64_t size, uint32_t start_padding, uint32_t end_padding, uint32_t window,
+        uint32_t dilation, uint32_t stride);
 
 /* E_NOTIMPL (logged) unless the device has the subgroup operations of reduce_common.glsl
  * (caps->subgroup_reductions), which the reduction families' kernels use. */

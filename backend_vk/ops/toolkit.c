@@ -237,6 +237,14 @@ bool vkdml_find_kernel_variant(const struct vkdml_vk_caps *caps, const char *fam
     return best != ~0u;
 }
 
+uint64_t vkdml_window_positions(uint64_t size, uint32_t start_padding, uint32_t end_padding, uint32_t window,
+        uint32_t dilation, uint32_t stride)
+{
+    uint64_t padded = size + start_padding + end_padding, dilated = (uint64_t)dilation * (window - 1) + 1;
+
+    return padded < dilated ? 0 : (padded - dilated) / stride + 1;
+}
+
 HRESULT vkdml_check_subgroup_reductions(struct vkdml_backend_device *device, const struct vkdml_operator_view *op)
 {
     if (!device->vk->caps.subgroup_reductions)

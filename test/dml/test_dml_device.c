@@ -363,13 +363,13 @@ static void test_unimplemented(void **state)
     struct dml_context *context = *state;
     static const UINT input_sizes[] = {1, 1, 5, 5}, output_sizes[] = {1, 1, 3, 3};
     static const UINT ones[] = {1, 1}, zeros[] = {0, 0}, window[] = {3, 3};
-    struct dml_tensor input, output, hello_in, hello_out;
+    struct dml_tensor input, gradient, output, hello_in, hello_out;
     DML_OPERATOR_GRAPH_NODE_DESC node;
     DML_INPUT_GRAPH_EDGE_DESC input_edge;
     DML_OUTPUT_GRAPH_EDGE_DESC output_edge;
     DML_GRAPH_NODE_DESC node_desc;
     DML_GRAPH_EDGE_DESC input_edge_desc, output_edge_desc;
-    DML_MAX_POOLING_OPERATOR_DESC pool;
+    DML_MAX_POOLING_GRAD_OPERATOR_DESC pool;
     enum vkdml_log_level old_level;
     IDMLDevice1 *device1 = NULL;
     DML_OPERATOR_DESC op_desc;
@@ -378,18 +378,22 @@ static void test_unimplemented(void **state)
     HRESULT hr;
     void *out;
 
-    /* A valid MAX_POOLING desc. If MAX_POOLING gets implemented, pick another unimplemented operator. */
+    /* A valid MAX_POOLING_GRAD desc. If MAX_POOLING_GRAD gets implemented, pick another unimplemented
+     * operator. */
     dml_tensor_init(&input, DML_TENSOR_DATA_TYPE_FLOAT32, 4, input_sizes, DML_TENSOR_FLAG_NONE);
-    dml_tensor_init(&output, DML_TENSOR_DATA_TYPE_FLOAT32, 4, output_sizes, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&gradient, DML_TENSOR_DATA_TYPE_FLOAT32, 4, output_sizes, DML_TENSOR_FLAG_NONE);
+    dml_tensor_init(&output, DML_TENSOR_DATA_TYPE_FLOAT32, 4, input_sizes, DML_TENSOR_FLAG_NONE);
     memset(&pool, 0, sizeof(pool));
     pool.InputTensor = &input.desc;
-    pool.OutputTensor = &output.desc;
+    pool.InputGradientTensor = &gradient.desc;
+    pool.OutputGradientTensor = &output.desc;
     pool.DimensionCount = 2;
     pool.Strides = ones;
     pool.WindowSize = window;
     pool.StartPadding = zeros;
     pool.EndPadding = zeros;
-    op_desc.Type = DML_OPERATOR_MAX_POOLING;
+    pool.Dilations = ones;
+    op_desc.Type = DML_OPERATOR_MAX_POOLING_GRAD;
     op_desc.Desc = &pool;
 
     memset(&captured, 0, sizeof(captured));
@@ -405,8 +409,8 @@ static void test_unimplemented(void **state)
     assert_int_equal(captured.validation, 0);
     assert_int_equal(captured.errors, 0);
     assert_true(captured.fixmes >= 1);
-    if (!strstr(captured.fixme, "MAX_POOLING"))
-        fail_msg("the FIXME line does not name MAX_POOLING: %s", captured.fixme);
+    if (!strstr(captured.fixme, "MAX_POOLING_GRAD"))
+        fail_msg("the FIXME line does not name MAX_POOLING_GRAD: %s", captured.fixme);
 
     /* CompileGraph: one IDENTITY node between a graph input and a graph output. */
     dml_tensor_init_hello(&hello_in);

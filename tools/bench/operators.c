@@ -626,7 +626,7 @@ static const char *build_gemm(struct workload *w)
 /* Convolution-like shapes go on after the image {N, C, H, W} with a window RxS[xSTRIDE[xPAD]] at
  * dims[first]; PAD defaults to (R-1)/2 and (S-1)/2: the output keeps the image's size at stride 1.
  * Fills the 2-D attribute arrays, the desc's fields that take them, and the output's spatial sizes. */
-static const char *window_geometry(struct workload *w, UINT first, UINT *spatial)
+const char *window_geometry(struct workload *w, UINT first, UINT *spatial)
 {
     const UINT *d = w->dims;
     UINT stride = w->dim_count > first + 2 ? d[first + 2] : 1, i;
@@ -644,6 +644,7 @@ static const char *window_geometry(struct workload *w, UINT first, UINT *spatial
         spatial[i] = (d[2 + i] + 2 * pad - w->window[i]) / stride + 1;
     }
     set_array_field(w, "WindowSizes", w->window, 2);
+    set_array_field(w, "WindowSize", w->window, 2);     /* the pooling operators' name */
     set_array_field(w, "Strides", w->strides, 2);
     set_array_field(w, "Dilations", w->dilations, 2);
     set_array_field(w, "StartPadding", w->start_padding, 2);
@@ -764,6 +765,7 @@ family_files[] =
     {roi_family, roi_reference},
     {mvn_family, mvn_reference},
     {resample_family, resample_reference},
+    {pooling_family, pooling_reference},
 };
 
 static const struct family *family_of(const struct vkdml_op_schema *schema)

@@ -219,6 +219,10 @@ void set_array_field(struct workload *w, const char *name, const void *values, U
 void set_uint_field(struct workload *w, const char *name, UINT value);
 /* The shape's axes, the last one when it names none. */
 const char *reduction_axes(struct workload *w);
+/* Convolution-like shapes: the window RxS[xSTRIDE[xPAD]] at dims[first] after the image {N, C, H, W};
+ * fills the 2-D attribute arrays, the desc's fields that take them, and the output's spatial sizes.
+ * NULL, or what is wrong. */
+const char *window_geometry(struct workload *w, UINT first, UINT *spatial);
 /* Rounds a reference value as the output type stores it, widening the tolerance by that rounding. */
 double output_rounding(const struct workload *w, double value, double *tolerance);
 
@@ -237,5 +241,8 @@ const struct reference *mvn_reference(DML_OPERATOR_TYPE type);
 /* resample.c: issue 20's resampling operators (UPSAMPLE_2D, RESAMPLE to RESAMPLE3). */
 const struct family *resample_family(const char *schema_name);
 const struct reference *resample_reference(DML_OPERATOR_TYPE type);
+/* pooling.c: issue 20's pooling operators. */
+const struct family *pooling_family(const char *schema_name);
+const struct reference *pooling_reference(DML_OPERATOR_TYPE type);
 
 #endif /* VKDML_BENCH_OPERATORS_H */

@@ -29,6 +29,9 @@ const size_t group_count = ARRAY_SIZE(groups);
 /* Issue 19's GPU presets: memory-bound, anchored by PyTorch in the same run (tools/run-gpu-bench.sh). */
 #define MOVER(name, op, type, shape, mode) \
         {name, op, type, shape, false, GPU_MEM | GROUP_MOVEMENT, 0, NULL, MEMORY_RULE, mode}
+/* Issue 20's pooling presets, likewise. */
+#define POOLING(name, op, type, shape) \
+        {name, op, type, shape, false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL, MEMORY_RULE, NULL}
 /* ... and their smoke presets, for --check on lavapipe. */
 #define SMOKE(name, op, type, shape, mode) {name, op, type, shape, false, GROUP_SMOKE, 0, NULL, 0, 0, mode}
 /* Issue 20's GPU presets: memory-bound, anchored by PyTorch in the same run. */
@@ -233,12 +236,30 @@ const struct preset presets[] =
     SMOKE("resample2-smoke-linear-fp16", "resample2", FP16, "1x3x9x7k3", "linear"),
     SMOKE("resample3-smoke-uint8", "resample3", UINT8, "2x3x5x7", NULL),
     SMOKE("resample3-smoke-linear", "resample3", FP32, "2x3x5x7", "linear"),
+    /* Issue 20's pooling (tools/bench/pooling.c): PyTorch's max_pool2d(x, 3, 2, 1), avg_pool2d(x, 2, 2)
+     * and adaptive_avg_pool2d(x, 1) in the same run (tools/run-gpu-bench.sh, pooling()). */
+    POOLING("maxpool-3x3-s2", "max-pooling", FP32, "32x64x112x112x3x3x2x1"),
+    POOLING("maxpool-3x3-s2-fp16", "max-pooling", FP16, "32x64x112x112x3x3x2x1"),
+    POOLING("avgpool-2x2-s2", "average-pooling", FP32, "32x64x112x112x2x2x2"),
+    POOLING("avgpool-2x2-s2-fp16", "average-pooling", FP16, "32x64x112x112x2x2x2"),
+    POOLING("global-avgpool", "average-pooling", FP32, "32x2048x7x7"),
+    POOLING("global-avgpool-fp16", "average-pooling", FP16, "32x2048x7x7"),
+    SMOKE("average-pooling-smoke", "average-pooling", FP32, "2x3x9x8x3x3x2x1", NULL),
+    SMOKE("average-pooling-smoke-global-fp16", "average-pooling", FP16, "2x3x9x11", NULL),
+    SMOKE("average-pooling1-smoke", "average-pooling1", FP32, "2x3x9x8x2x2x2", NULL),
+    SMOKE("lp-pooling-smoke", "lp-pooling", FP32, "2x3x9x8x3x3x2x1", NULL),
+    SMOKE("lp-pooling1-smoke-fp16", "lp-pooling1", FP16, "2x3x9x8x3x3x1x1", NULL),
+    SMOKE("max-pooling-smoke", "max-pooling", FP32, "2x3x9x8x3x3x2x1", NULL),
+    SMOKE("max-pooling1-smoke-fp16", "max-pooling1", FP16, "2x3x9x8x3x3x2x1@uint32", NULL),
+    SMOKE("max-pooling2-smoke", "max-pooling2", FP32, "2x3x9x8x2x2x2@uint64", NULL),
+    SMOKE("max-pooling2-smoke-int8", "max-pooling2", INT8, "2x3x9x8x3x3x2x1", NULL),
 };
 #undef GPU_MEM
 #undef GPU_GEMM
 #undef GPU_CONV
 #undef MEMORY_RULE
 #undef MOVER
+#undef POOLING
 #undef SMOKE
 #undef NORM
 #undef INT8
