@@ -23,6 +23,7 @@
 #define VALUE_SCALE {vkdml_value_scale_validate, vkdml_value_scale_compile}
 #define MOVEMENT {vkdml_movement_validate, vkdml_movement_compile}
 #define NORMALIZATION {vkdml_normalization_validate, vkdml_normalization_compile}
+#define UNPOOLING {vkdml_unpooling_validate, vkdml_unpooling_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -152,4 +153,5 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_DEPTH_TO_SPACE1] = MOVEMENT,
     [DML_OPERATOR_BATCH_NORMALIZATION] = NORMALIZATION,
     [DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION] = NORMALIZATION,
+    [DML_OPERATOR_MAX_UNPOOLING] = UNPOOLING,
 };

@@ -169,6 +169,7 @@ VKDML_OP_FAMILY(reverse)
 VKDML_OP_FAMILY(value_scale)
 VKDML_OP_FAMILY(movement)
 VKDML_OP_FAMILY(normalization)
+VKDML_OP_FAMILY(unpooling)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 
