@@ -211,6 +211,14 @@ def movement():
         nchw = torch.rand(32, 256, 56, 56, device="cuda", dtype=dtype)
         report("transpose-nchw-nhwc" + suffix, lambda nchw=nchw: nchw.permute(0, 2, 3, 1).contiguous())
 
+def normalization():
+    for suffix, dtype in (("", torch.float32), ("-fp16", torch.float16)):
+        x = torch.rand(32, 256, 56, 56, device="cuda", dtype=dtype)
+        mean, weight, bias = (torch.rand(256, device="cuda", dtype=dtype) for _ in range(3))
+        var = torch.rand(256, device="cuda", dtype=dtype) + 0.5
+        report("batchnorm-resnet" + suffix, lambda x=x, mean=mean, var=var, weight=weight, bias=bias:
+               F.batch_norm(x, mean, var, weight, bias, training=False, eps=1e-5))
+
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -238,6 +246,7 @@ conv("conv-resnet50-stem", 32, 3, 224, 64, 7, 2, 3, torch.float32)
 conv("conv-resnet50-fp16", 32, 64, 56, 64, 3, 1, 1, torch.float16)
 conv("conv-resnet50-c256-fp16", 32, 256, 14, 256, 3, 1, 1, torch.float16)
 movement()
+normalization()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

@@ -761,6 +761,7 @@ static const struct
 family_files[] =
 {
     {movement_family, movement_reference},
+    {normalization_family, normalization_reference},
 };
 
 static const struct family *family_of(const struct vkdml_op_schema *schema)

@@ -196,6 +196,17 @@ const struct preset presets[] =
     SMOKE("diagonal-matrix1-smoke", "diagonal-matrix1", INT32, "1x3x7x33", NULL),
     SMOKE("value-scale-2d-smoke", "value-scale-2d", FP32, "2x3x7x9", NULL),
     SMOKE("reverse-subsequences-smoke", "reverse-subsequences", FP32, "9x5x7", NULL),
+    /* Issue 20: normalization (normalization.c's families) ... */
+    {"batchnorm-resnet", "batch-normalization", FP32, "32x256x56x56", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
+            MEMORY_RULE},
+    {"batchnorm-resnet-fp16", "batch-normalization", FP16, "32x256x56x56", false, GPU_MEM | GROUP_POOLING_NORM, 0,
+            NULL, MEMORY_RULE},
+    SMOKE("batchnorm-smoke", "batch-normalization", FP32, "2x3x5x8", NULL),
+    SMOKE("batchnorm-smoke-fp16", "batch-normalization", FP16, "3x7x33", NULL),
+    SMOKE("lrn-smoke", "local-response-normalization", FP32, "2x7x5x6", NULL),
+    SMOKE("lrn-smoke-fp16", "local-response-normalization", FP16, "1x9x3x33", NULL),
+    SMOKE("max-unpooling-smoke", "max-unpooling", FP32, "2x3x6x10", NULL),
+    SMOKE("max-unpooling-smoke-int64", "max-unpooling", DML_TENSOR_DATA_TYPE_INT64, "2x3x6x10@uint64", NULL),
 };
 #undef GPU_MEM
 #undef GPU_GEMM
