@@ -9,7 +9,8 @@
  * 16-byte aligned, and writes them likewise; consecutive invocations take consecutive vectors,
  * so loads and stores coalesce. The four parameters are tiny and broadcast (per channel in the
  * usual case): their loads hit the cache, and the normalization costs one reciprocal square root
- * per element group that shares them.
+ * per vector where its elements share them (the special-function units would otherwise bound
+ * FLOAT16, 8 elements a vector, on a large GPU).
  */
 #include "common.glsl"
 #include "dml_interface.h"
@@ -61,6 +62,7 @@ STRIDE_CONSTANTS(5)
 #define BASE(t) vkdml_binding_address(table, SLOT_##t, OFFSET_LO_##t, OFFSET_HI_##t)
 
 const uint INPUT = 0u, MEAN = 1u, VARIANCE = 2u, SCALE = 3u, BIAS = 4u, OUTPUT = 5u;
+const bool SHARED_PARAMETERS = STRIDE_1_7 == 0u && STRIDE_2_7 == 0u && STRIDE_3_7 == 0u && STRIDE_4_7 == 0u;
 
 void main()
 {
@@ -69,7 +71,7 @@ void main()
     VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
     uvec2 base[NORM_TENSORS] = uvec2[](BASE(0), BASE(1), BASE(2), BASE(3), BASE(4), BASE(5));
     uint offset[NORM_TENSORS] = uint[](0u, 0u, 0u, 0u, 0u, 0u);
-    float epsilon = uintBitsToFloat(EPSILON_BITS), values[8];
+    float epsilon = uintBitsToFloat(EPSILON_BITS), values[8], mean, variance, scale, bias, factor;
     uvec4 words;
 
     if (first >= COUNT)
@@ -102,12 +104,16 @@ void main()
 
     [[unroll]] for (uint k = 0; k < VECTOR; ++k)
     {
-        float mean = tio_load_float(TYPE, base[MEAN], offset[MEAN] + k * STRIDE_1_7);
-        float variance = tio_load_float(TYPE, base[VARIANCE], offset[VARIANCE] + k * STRIDE_2_7);
-        float scale = tio_load_float(TYPE, base[SCALE], offset[SCALE] + k * STRIDE_3_7);
-        float bias = tio_load_float(TYPE, base[BIAS], offset[BIAS] + k * STRIDE_4_7);
-
-        values[k] = vkdml_activation((values[k] - mean) * (scale / sqrt(variance + epsilon)) + bias);
+        /* Per-channel parameters are the vector's for all its elements: one reciprocal square root. */
+        if (k == 0u || !SHARED_PARAMETERS)
+        {
+            mean = tio_load_float(TYPE, base[MEAN], offset[MEAN] + k * STRIDE_1_7);
+            variance = tio_load_float(TYPE, base[VARIANCE], offset[VARIANCE] + k * STRIDE_2_7);
+            scale = tio_load_float(TYPE, base[SCALE], offset[SCALE] + k * STRIDE_3_7);
+            bias = tio_load_float(TYPE, base[BIAS], offset[BIAS] + k * STRIDE_4_7);
+            factor = scale * inversesqrt(variance + epsilon);
+        }
+        values[k] = vkdml_activation((values[k] - mean) * factor + bias);
     }
 
     if (vector_io)
