@@ -44,13 +44,8 @@ layout(constant_id = LRN_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
 layout(constant_id = LRN_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
 layout(constant_id = LRN_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
 
-const uint BEFORE = (LOCAL_SIZE - 1u) / 2u, AFTER = LOCAL_SIZE / 2u;
-
-/* The clipped window [first, last] around `i` along a dimension of `size`. */
-uvec2 window(uint i, uint size)
-{
-    return uvec2(i >= BEFORE ? i - BEFORE : 0u, min(i + AFTER, size - 1u));
-}
+/* The window: BEFORE elements before the element, LocalSize / 2 after it, clipped to the tensor. */
+const uint BEFORE = (LOCAL_SIZE - 1u) / 2u;
 
 float square(uvec2 base, uint offset)
 {
@@ -59,38 +54,66 @@ float square(uvec2 base, uint offset)
     return x * x;
 }
 
-void main()
+/* The element of this invocation as (n, c, h, w); false past the tensor's end. Across channels, a
+ * workgroup takes LRN_TILE_CHANNELS channels of LRN_TILE_SPATIAL consecutive positions: the
+ * window's neighbours in the channels around are the workgroup's own loads, found in L1, so the
+ * input goes through L2 about once instead of LocalSize times. */
+bool element_of_invocation(out uint n, out uint c, out uint h, out uint w)
 {
     uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint index = group * NORM_THREADS + gl_LocalInvocationIndex;
+    uint index = group * NORM_THREADS + gl_LocalInvocationIndex, spatial_blocks, channel_blocks, s;
+
+    if (!CROSS_CHANNEL)
+    {
+        w = index % SIZE_W, h = index / SIZE_W % SIZE_H, c = index / (SIZE_W * SIZE_H) % SIZE_C;
+        n = index / (SIZE_W * SIZE_H * SIZE_C);
+        return index < SIZE_N * SIZE_C * SIZE_H * SIZE_W;
+    }
+    spatial_blocks = (SIZE_H * SIZE_W + LRN_TILE_SPATIAL - 1u) / LRN_TILE_SPATIAL;
+    channel_blocks = (SIZE_C + LRN_TILE_CHANNELS - 1u) / LRN_TILE_CHANNELS;
+    s = group % spatial_blocks * LRN_TILE_SPATIAL + gl_LocalInvocationIndex % LRN_TILE_SPATIAL;
+    c = group / spatial_blocks % channel_blocks * LRN_TILE_CHANNELS + gl_LocalInvocationIndex / LRN_TILE_SPATIAL;
+    n = group / (spatial_blocks * channel_blocks);
+    w = s % SIZE_W, h = s / SIZE_W;
+    return s < SIZE_H * SIZE_W && c < SIZE_C && n < SIZE_N;
+}
+
+void main()
+{
     uvec2 input_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI);
     uvec2 output_base = vkdml_binding_address(VkdmlDescriptorTable(push.table), OUT_SLOT, OUT_OFFSET_LO,
             OUT_OFFSET_HI);
-    uint w = index % SIZE_W, h = (index / SIZE_W) % SIZE_H, c = (index / (SIZE_W * SIZE_H)) % SIZE_C;
-    uint n = index / (SIZE_W * SIZE_H * SIZE_C), origin;
+    uint n, c, h, w, origin;
     float sum = 0.0, x, base;
-    uvec2 span, rows, columns;
 
-    if (index >= SIZE_N * SIZE_C * SIZE_H * SIZE_W)
+    if (!element_of_invocation(n, c, h, w))
         return;
     origin = n * IN_STRIDE_N + c * IN_STRIDE_C + h * IN_STRIDE_H + w * IN_STRIDE_W;
     x = tio_load_float(TYPE, input_base, origin);
+    /* Loops of LocalSize steps, unrolled once specialized: the window's loads are independent and
+     * in flight together (a loop over the clipped span would wait for each in turn). */
     if (CROSS_CHANNEL)
     {
-        span = window(c, SIZE_C);
         origin -= c * IN_STRIDE_C;
-        for (uint i = span.x; i <= span.y; ++i)
-            sum += square(input_base, origin + i * IN_STRIDE_C);
+        [[unroll]] for (uint k = 0; k < LOCAL_SIZE; ++k)
+        {
+            if (c + k >= BEFORE && c + k - BEFORE < SIZE_C)
+                sum += square(input_base, origin + (c + k - BEFORE) * IN_STRIDE_C);
+        }
     }
     else
     {
-        rows = window(h, SIZE_H);
-        columns = window(w, SIZE_W);
         origin -= h * IN_STRIDE_H + w * IN_STRIDE_W;
-        for (uint y = rows.x; y <= rows.y; ++y)
+        [[unroll]] for (uint j = 0; j < LOCAL_SIZE; ++j)
         {
-            for (uint i = columns.x; i <= columns.y; ++i)
-                sum += square(input_base, origin + y * IN_STRIDE_H + i * IN_STRIDE_W);
+            if (h + j < BEFORE || h + j - BEFORE >= SIZE_H)
+                continue;
+            [[unroll]] for (uint k = 0; k < LOCAL_SIZE; ++k)
+            {
+                if (w + k >= BEFORE && w + k - BEFORE < SIZE_W)
+                    sum += square(input_base, origin + (h + j - BEFORE) * IN_STRIDE_H
+                            + (w + k - BEFORE) * IN_STRIDE_W);
+            }
         }
     }
     /* pow() is undefined for a base <= 0: exp2(log2()) makes 0 give 0 (Beta > 0) and a negative base

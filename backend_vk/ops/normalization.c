@@ -186,6 +186,7 @@ static HRESULT compile_lrn(struct vkdml_compile *compile)
     uint32_t spec[LRN_SPEC_COUNT] = {0}, groups[3], d;
     enum vkdml_kernel_id kernel;
     struct lrn_push push;
+    uint64_t count;
     HRESULT hr;
 
     if (!vkdml_find_kernel_variant(&compile->vk->caps, "lrn", NULL, vkdml_type_kernel_features(type, false), &kernel))
@@ -205,8 +206,12 @@ static HRESULT compile_lrn(struct vkdml_compile *compile)
     push.alpha_over_size = desc->Alpha / (float)desc->LocalSize;
     push.beta = desc->Beta;
     push.bias = desc->Bias;
-    if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(vkdml_tensor_element_count(input), NORM_THREADS),
-            groups)))
+    if (desc->CrossChannel)
+        count = input->Sizes[0] * vkdml_div_up(input->Sizes[1], LRN_TILE_CHANNELS)
+                * vkdml_div_up((uint64_t)input->Sizes[2] * input->Sizes[3], LRN_TILE_SPATIAL);
+    else
+        count = vkdml_div_up(vkdml_tensor_element_count(input), NORM_THREADS);
+    if (FAILED(hr = vkdml_spread_groups(compile, count, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, LRN_SPEC_COUNT, &push, sizeof(push), groups, false);
 }

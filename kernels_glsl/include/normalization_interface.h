@@ -8,7 +8,8 @@
  * parameter broadcasts). An invocation computes NORM_VECTOR elements of the last dimension: one
  * 16-byte load and store where the input and output are contiguous there, else one by one.
  *
- * LRN: an NCHW input and output with their strides; each invocation one output element.
+ * LRN: an NCHW input and output with their strides; each invocation one output element, across
+ * channels in tiles of LRN_TILE_CHANNELS x LRN_TILE_SPATIAL elements a workgroup.
  */
 #ifndef VKDML_NORMALIZATION_INTERFACE_H
 #define VKDML_NORMALIZATION_INTERFACE_H
@@ -18,6 +19,9 @@
 /* BATCH_NORMALIZATION's tensors: the input, Mean, Variance, Scale, Bias, the output. */
 #define NORM_TENSORS 6
 #define NORM_PARAMS 4
+/* LRN across channels: a workgroup's tile of channels x consecutive positions (NORM_THREADS). */
+#define LRN_TILE_SPATIAL 32
+#define LRN_TILE_CHANNELS (NORM_THREADS / LRN_TILE_SPATIAL)
 
 #define BN_SPEC_TYPE 0                  /* TIO_TYPE_FLOAT32 or TIO_TYPE_FLOAT16 */
 #define BN_SPEC_VECTOR          (BN_SPEC_TYPE + 1)      /* elements per invocation: 1, 4 (fp32), 8 (fp16) */

@@ -406,6 +406,8 @@ static void test_lrn(void **state)
         {"within, 3", {2, 2, 5, 6}, false, 3, 0.3f, 0.75f, 1.0f},
         {"within, 2 (even)", {1, 3, 4, 7}, false, 2, 1.0f, 0.6f, 1.5f},
         {"within, long rows", {1, 1, 3, 300}, false, 5, 1.0f, 0.75f, 1.0f},
+        {"within, wider than H and W", {2, 3, 4, 3}, false, 9, 0.5f, 0.75f, 1.0f},
+        {"across, tiles of channels", {2, 19, 5, 9}, true, 7, 0.5f, 0.75f, 1.0f},
         {"padded input, beta 0", {2, 5, 3, 4}, true, 3, 1.0f, 0.0f, 1.0f, true},
         {"special values", {1, 4, 3, 8}, true, 3, 1.0f, 0.75f, 1.0f, .special = true},
     };
