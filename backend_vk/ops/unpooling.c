@@ -40,6 +40,7 @@ static void fill_spec(const struct vkdml_compile *compile, const struct vkdml_te
 
     spec[UNPOOL_SPEC_TYPE] = input->DataType;
     spec[UNPOOL_SPEC_INDEX_TYPE] = indices->DataType;
+    spec[UNPOOL_SPEC_OUT_PACKED] = vkdml_tensor_is_packed(output);
     for (d = 0; d < UNPOOL_RANK; ++d)
     {
         spec[UNPOOL_SPEC_IN_SIZES + d] = input->Sizes[d];
@@ -61,6 +62,9 @@ static HRESULT add_pass(struct vkdml_compile *compile, enum vkdml_kernel_id kern
     HRESULT hr;
 
     spec[UNPOOL_SPEC_MODE] = mode;
+    /* CLEAR and GATHER take UNPOOL_GRAIN output elements an invocation. */
+    if (mode != UNPOOL_MODE_CLAIM)
+        invocations = vkdml_div_up(invocations, UNPOOL_GRAIN);
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(invocations, UNPOOL_THREADS), groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, UNPOOL_SPEC_COUNT, NULL, 0, groups,

@@ -2,8 +2,7 @@
  * Interface of kernels_glsl/unpooling.comp (DML_OPERATOR_MAX_UNPOOLING), shared by C
  * (backend_vk/ops/unpooling.c) and GLSL.
  *
- * Three dispatches, each one invocation per element: CLEAR zeroes one winner word per output
- * element in the temporary resource; CLAIM takes input element i (row-major logical index) whose
+ * Three dispatches: CLEAR zeroes one winner word per output element in the temporary resource; CLAIM takes input element i (row-major logical index) whose
  * index names output element o (row-major, the output as one contiguous array) and sets
  * winner[o] = max(winner[o], i + 1) with atomicMax, so the last input element naming an output
  * element wins whatever the order of execution; GATHER writes every output element: the bits of
@@ -14,6 +13,7 @@
 
 #define UNPOOL_RANK 4
 #define UNPOOL_THREADS 256
+#define UNPOOL_GRAIN 4                  /* CLEAR, GATHER: output elements an invocation */
 
 #define UNPOOL_MODE_CLEAR 0
 #define UNPOOL_MODE_CLAIM 1
@@ -22,7 +22,8 @@
 #define UNPOOL_SPEC_MODE 0
 #define UNPOOL_SPEC_TYPE            (UNPOOL_SPEC_MODE + 1)         /* TIO_TYPE_* of the input and output */
 #define UNPOOL_SPEC_INDEX_TYPE      (UNPOOL_SPEC_TYPE + 1)         /* TIO_TYPE_UINT32 or TIO_TYPE_UINT64 */
-#define UNPOOL_SPEC_IN_SIZES        (UNPOOL_SPEC_INDEX_TYPE + 1)   /* UNPOOL_RANK */
+#define UNPOOL_SPEC_OUT_PACKED      (UNPOOL_SPEC_INDEX_TYPE + 1)   /* 1: output element i at offset i */
+#define UNPOOL_SPEC_IN_SIZES        (UNPOOL_SPEC_OUT_PACKED + 1)   /* UNPOOL_RANK */
 #define UNPOOL_SPEC_IN_STRIDES      (UNPOOL_SPEC_IN_SIZES + UNPOOL_RANK)
 #define UNPOOL_SPEC_INDEX_STRIDES   (UNPOOL_SPEC_IN_STRIDES + UNPOOL_RANK)
 #define UNPOOL_SPEC_OUT_SIZES       (UNPOOL_SPEC_INDEX_STRIDES + UNPOOL_RANK)
