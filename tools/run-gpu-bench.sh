@@ -240,6 +240,14 @@ def pooling():
         features = torch.rand(32, 2048, 7, 7, device="cuda", dtype=dtype)
         report("global-avgpool" + suffix, lambda features=features: F.adaptive_avg_pool2d(features, 1))
 
+def normalization():
+    for suffix, dtype in (("", torch.float32), ("-fp16", torch.float16)):
+        x = torch.rand(32, 256, 56, 56, device="cuda", dtype=dtype)
+        mean, weight, bias = (torch.rand(256, device="cuda", dtype=dtype) for _ in range(3))
+        var = torch.rand(256, device="cuda", dtype=dtype) + 0.5
+        report("batchnorm-resnet" + suffix, lambda x=x, mean=mean, var=var, weight=weight, bias=bias:
+               F.batch_norm(x, mean, var, weight, bias, training=False, eps=1e-5))
+
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -270,6 +278,7 @@ movement()
 mvn()
 resample()
 pooling()
+normalization()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

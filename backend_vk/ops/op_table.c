@@ -26,6 +26,8 @@
 #define MVN {vkdml_mvn_validate, vkdml_mvn_compile}
 #define RESAMPLE {vkdml_resample_validate, vkdml_resample_compile}
 #define POOLING {vkdml_pooling_validate, vkdml_pooling_compile}
+#define NORMALIZATION {vkdml_normalization_validate, vkdml_normalization_compile}
+#define UNPOOLING {vkdml_unpooling_validate, vkdml_unpooling_compile}
 
 const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
 {
@@ -172,4 +174,7 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_MAX_POOLING] = POOLING,
     [DML_OPERATOR_MAX_POOLING1] = POOLING,
     [DML_OPERATOR_MAX_POOLING2] = POOLING,
+    [DML_OPERATOR_BATCH_NORMALIZATION] = NORMALIZATION,
+    [DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION] = NORMALIZATION,
+    [DML_OPERATOR_MAX_UNPOOLING] = UNPOOLING,
 };

@@ -172,6 +172,8 @@ VKDML_OP_FAMILY(roi)
 VKDML_OP_FAMILY(mvn)
 VKDML_OP_FAMILY(resample)
 VKDML_OP_FAMILY(pooling)
+VKDML_OP_FAMILY(normalization)
+VKDML_OP_FAMILY(unpooling)
 
 HRESULT vkdml_conv_initialize(struct vkdml_compile *compile);
 

@@ -766,6 +766,7 @@ family_files[] =
     {mvn_family, mvn_reference},
     {resample_family, resample_reference},
     {pooling_family, pooling_reference},
+    {normalization_family, normalization_reference},
 };
 
 static const struct family *family_of(const struct vkdml_op_schema *schema)

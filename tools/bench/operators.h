@@ -19,7 +19,7 @@
 
 #define MAX_RANK 8
 #define MAX_DIMS 9
-#define MAX_INPUTS 4                    /* JOIN's four inputs (join-4x64MiB); IF, SCATTER: three */
+#define MAX_INPUTS 5                    /* BATCH_NORMALIZATION's five; JOIN's four (join-4x64MiB) */
 #define MAX_OUTPUTS 4                   /* SPLIT's four parts; TOP_K, NONZERO_COORDINATES: two */
 #define MAX_DESC_BYTES 256
 #define MAX_TYPES 11                    /* DML_TENSOR_DATA_TYPEs the bench knows: all of FL 6_4's */
@@ -244,5 +244,8 @@ const struct reference *resample_reference(DML_OPERATOR_TYPE type);
 /* pooling.c: issue 20's pooling operators. */
 const struct family *pooling_family(const char *schema_name);
 const struct reference *pooling_reference(DML_OPERATOR_TYPE type);
+/* normalization.c: issue 20's BATCH_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION, MAX_UNPOOLING. */
+const struct family *normalization_family(const char *schema_name);
+const struct reference *normalization_reference(DML_OPERATOR_TYPE type);
 
 #endif /* VKDML_BENCH_OPERATORS_H */

@@ -253,6 +253,17 @@ const struct preset presets[] =
     SMOKE("max-pooling1-smoke-fp16", "max-pooling1", FP16, "2x3x9x8x3x3x2x1@uint32", NULL),
     SMOKE("max-pooling2-smoke", "max-pooling2", FP32, "2x3x9x8x2x2x2@uint64", NULL),
     SMOKE("max-pooling2-smoke-int8", "max-pooling2", INT8, "2x3x9x8x3x3x2x1", NULL),
+    /* Issue 20: normalization (normalization.c's families) ... */
+    {"batchnorm-resnet", "batch-normalization", FP32, "32x256x56x56", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
+            MEMORY_RULE},
+    {"batchnorm-resnet-fp16", "batch-normalization", FP16, "32x256x56x56", false, GPU_MEM | GROUP_POOLING_NORM, 0,
+            NULL, MEMORY_RULE},
+    SMOKE("batchnorm-smoke", "batch-normalization", FP32, "2x3x5x8", NULL),
+    SMOKE("batchnorm-smoke-fp16", "batch-normalization", FP16, "3x7x33", NULL),
+    SMOKE("lrn-smoke", "local-response-normalization", FP32, "2x7x5x6", NULL),
+    SMOKE("lrn-smoke-fp16", "local-response-normalization", FP16, "1x9x3x33", NULL),
+    SMOKE("max-unpooling-smoke", "max-unpooling", FP32, "2x3x6x10", NULL),
+    SMOKE("max-unpooling-smoke-int64", "max-unpooling", DML_TENSOR_DATA_TYPE_INT64, "2x3x6x10@uint64", NULL),
 };
 #undef GPU_MEM
 #undef GPU_GEMM
