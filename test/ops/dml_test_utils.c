@@ -193,6 +193,22 @@ UINT64 dml_test_element_count(const struct dml_test_tensor *tensor)
     return count;
 }
 
+void dml_test_row_and_entry(UINT rank, const UINT *sizes, uint32_t mask, size_t index, size_t *row, size_t *entry)
+{
+    size_t row_scale = 1, entry_scale = 1, coordinate;
+    UINT i;
+
+    *row = *entry = 0;
+    for (i = rank; i-- > 0; index /= sizes[i])
+    {
+        coordinate = index % sizes[i];
+        if (mask & (1u << i))
+            *entry += coordinate * entry_scale, entry_scale *= sizes[i];
+        else
+            *row += coordinate * row_scale, row_scale *= sizes[i];
+    }
+}
+
 UINT64 dml_test_element_offset(const struct dml_test_tensor *tensor, UINT64 index)
 {
     UINT64 offset = 0, packed = 1;

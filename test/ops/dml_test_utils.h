@@ -67,6 +67,9 @@ unsigned int dml_test_element_size(DML_TENSOR_DATA_TYPE type);
 UINT64 dml_test_element_count(const struct dml_test_tensor *tensor);
 /* Element offset (in elements) of the element with row-major linear index `index`. */
 UINT64 dml_test_element_offset(const struct dml_test_tensor *tensor, UINT64 index);
+/* Where logical element `index` of a {rank, sizes} tensor sits for a reduction over the axes in
+ * `mask`: its row (the kept coordinates, row-major) and its entry (the reduced ones, row-major). */
+void dml_test_row_and_entry(UINT rank, const UINT *sizes, uint32_t mask, size_t index, size_t *row, size_t *entry);
 const char *dml_test_type_name(DML_TENSOR_DATA_TYPE type);
 
 /* ---- Buffers: DEFAULT heap, ALLOW_UNORDERED_ACCESS, kept in UNORDERED_ACCESS ---- */

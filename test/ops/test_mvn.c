@@ -59,23 +59,6 @@ static uint32_t case_mask(const struct mvn_case *test)
     return mask;
 }
 
-/* Where logical element `index` sits: its row (kept coordinates, row-major) and its entry. */
-static void row_and_entry(const struct mvn_case *test, uint32_t mask, size_t index, size_t *row, size_t *entry)
-{
-    size_t row_scale = 1, entry_scale = 1, coordinate;
-    UINT i;
-
-    *row = *entry = 0;
-    for (i = test->rank; i-- > 0; index /= test->sizes[i])
-    {
-        coordinate = index % test->sizes[i];
-        if (mask & (1u << i))
-            *entry += coordinate * entry_scale, entry_scale *= test->sizes[i];
-        else
-            *row += coordinate * row_scale, row_scale *= test->sizes[i];
-    }
-}
-
 /* The element of a broadcast tensor (scale, bias) that logical input element `index` reads. */
 static double broadcast_value(const struct mvn_case *test, const struct dml_test_float_tensor *tensor, size_t index)
 {
@@ -123,7 +106,7 @@ static void fill_input(const struct mvn_case *test, struct dml_test_float_tensor
     {
         float *value = &in->values[dml_test_element_offset(&in->t, i)];
 
-        row_and_entry(test, mask, i, &row, &entry);
+        dml_test_row_and_entry(test->rank, test->sizes, mask, i, &row, &entry);
         if (row % 5 == 1 && entry == row % length)
             *value = NAN;
         else if (row % 5 == 2 && entry == (row + 1) % length)
@@ -153,7 +136,7 @@ static struct row_stats *compute_stats(const struct mvn_case *test, const struct
     assert_non_null(stats);
     for (i = 0; i < count; ++i)
     {
-        row_and_entry(test, mask, i, &row, &entry);
+        dml_test_row_and_entry(test->rank, test->sizes, mask, i, &row, &entry);
         x = in->values[dml_test_element_offset(&in->t, i)];
         stats[row].count += 1.0;
         stats[row].mean += x;
@@ -167,7 +150,7 @@ static struct row_stats *compute_stats(const struct mvn_case *test, const struct
     }
     for (i = 0; i < count; ++i)
     {
-        row_and_entry(test, mask, i, &row, &entry);
+        dml_test_row_and_entry(test->rank, test->sizes, mask, i, &row, &entry);
         x = in->values[dml_test_element_offset(&in->t, i)] - stats[row].mean;
         stats[row].variance += x * x / stats[row].count;
     }
@@ -194,7 +177,7 @@ static struct expected *compute_reference(const struct mvn_case *test, const str
     assert_non_null(expected);
     for (i = 0; i < count; ++i)
     {
-        row_and_entry(test, mask, i, &row, &entry);
+        dml_test_row_and_entry(test->rank, test->sizes, mask, i, &row, &entry);
         x = in->values[dml_test_element_offset(&in->t, i)];
         if (test->type == LP)
         {

@@ -113,24 +113,6 @@ struct softmax_case
     bool in_place;
 };
 
-/* Where logical element `index` sits: its row (kept coordinates, row-major) and its entry (reduced
- * coordinates, row-major). */
-static void row_and_entry(const struct softmax_case *test, uint32_t mask, size_t index, size_t *row, size_t *entry)
-{
-    size_t row_scale = 1, entry_scale = 1, coordinate;
-    UINT i;
-
-    *row = *entry = 0;
-    for (i = test->rank; i-- > 0; index /= test->sizes[i])
-    {
-        coordinate = index % test->sizes[i];
-        if (mask & (1u << i))
-            *entry += coordinate * entry_scale, entry_scale *= test->sizes[i];
-        else
-            *row += coordinate * row_scale, row_scale *= test->sizes[i];
-    }
-}
-
 static uint32_t case_mask(const struct softmax_case *test)
 {
     uint32_t mask = 0;
@@ -196,7 +178,7 @@ static void fill_input(struct tensor *in, const struct softmax_case *test)
         in->values[i] = stored_value(type, ref_random_float(&random, -8.0f, 8.0f));
     for (i = 0; test->fill == FILL_SPECIAL && i < dml_test_element_count(&in->t); ++i)
     {
-        row_and_entry(test, mask, i, &row, &entry);
+        dml_test_row_and_entry(test->rank, test->sizes, mask, i, &row, &entry);
         if (special_value(row, entry, length, &value))
             in->values[dml_test_element_offset(&in->t, i)] = value;
     }
@@ -224,7 +206,7 @@ static double *compute_reference(const struct softmax_case *test, const struct t
         maxima[i] = -INFINITY, best[i] = NAN;
     for (i = 0; i < count; ++i)
     {
-        row_and_entry(test, mask, i, &row, &entry);
+        dml_test_row_and_entry(test->rank, test->sizes, mask, i, &row, &entry);
         x = in->values[dml_test_element_offset(&in->t, i)];
         if (!isnan(x) && x > maxima[row])
             maxima[row] = x;
@@ -233,12 +215,12 @@ static double *compute_reference(const struct softmax_case *test, const struct t
     }
     for (i = 0; i < count; ++i)
     {
-        row_and_entry(test, mask, i, &row, &entry);
+        dml_test_row_and_entry(test->rank, test->sizes, mask, i, &row, &entry);
         sums[row] += exp(in->values[dml_test_element_offset(&in->t, i)] - maxima[row]);
     }
     for (i = 0; i < count; ++i)
     {
-        row_and_entry(test, mask, i, &row, &entry);
+        dml_test_row_and_entry(test->rank, test->sizes, mask, i, &row, &entry);
         x = in->values[dml_test_element_offset(&in->t, i)];
         if (function == HARDMAX)
             expected[i] = entry == first[row] ? 1.0 : 0.0;
