@@ -29,6 +29,8 @@ _Static_assert(offsetof(DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC, Axes)
 #define MVN_MAX_CHUNK (1u << 18)
 #define MVN_SPLIT_TARGET_GROUPS 512
 #define MVN_SPLIT_THREADS 256
+/* Rows path: invocations per workgroup for the longest rows of 16-byte loads. */
+#define MVN_WIDE_THREADS 512
 
 /* What the operator computes, from its desc. */
 struct mvn_params
@@ -238,7 +240,7 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
         uint32_t vector, uint32_t spec[MVN_SPEC_COUNT], uint64_t *workgroups)
 {
     uint64_t loads = layout->reduced_elements / vector;
-    uint32_t threads = 64, limit = max_threads(compile), most = vector > 1 ? MVN_MAX_LOADS : MVN_MAX_VALUES;
+    uint32_t threads = 64, limit = max_threads(compile), most = vector > 1 ? MVN_MAX_LOADS / 2 : MVN_MAX_VALUES;
 
     spec[MVN_SPEC_VECTOR] = vector;
     spec[MVN_SPEC_CHUNKS] = spec[MVN_SPEC_CHUNK_LENGTH] = 1;
@@ -248,6 +250,11 @@ static void choose_path(const struct vkdml_compile *compile, const struct vkdml_
      * the H200, fp16 layer norm of 8192^2 took 74 us so, 82 us filling the share). */
     while (threads < limit && loads > (uint64_t)threads * most / 2)
         threads *= 2;
+    /* Rows that MVN_WIDE_THREADS invocations cannot hold in their share: that many invocations of up
+     * to MVN_MAX_LOADS loads instead of more invocations (H200, group norm's rows of 25088 fp32:
+     * 60.3 us as 512 x 13, 62.3 us as 1024 x 7). */
+    if (vector > 1 && limit >= MVN_WIDE_THREADS && loads > (uint64_t)MVN_WIDE_THREADS * most)
+        threads = MVN_WIDE_THREADS;
     spec[MVN_SPEC_PATH] = MVN_PATH_ROWS;
     spec[MVN_SPEC_THREADS] = threads;
     spec[MVN_SPEC_PER_THREAD] = (uint32_t)vkdml_div_up(loads, threads);

@@ -39,7 +39,7 @@
 /* Rows path: entries an invocation holds at most (PER_THREAD, VECTOR 1), 16-byte loads it holds at
  * most (PER_THREAD, VECTOR > 1); invocations per workgroup at most. */
 #define MVN_MAX_VALUES 32
-#define MVN_MAX_LOADS 8
+#define MVN_MAX_LOADS 16
 #define MVN_MAX_THREADS 1024
 /* Words per chunk triple in the temporary resource (count, mean, M2, unused). */
 #define MVN_CHUNK_WORDS 4

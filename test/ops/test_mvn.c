@@ -380,6 +380,8 @@ static const struct mvn_case axes_cases[] =
     {"{3, 7000} (a row per 1024-invocation workgroup), scale and bias", MVN1, 2, {3, 7000}, 1, {1},
             .scale_sizes = (const UINT[]){1, 7000}, .bias_sizes = (const UINT[]){1, 7000}, .epsilon = 1e-5f,
             .offset = 2.0f},
+    {"{512, 16388} (512 invocations of 9 loads a row), scale and bias", MVN1, 2, {512, 16388}, 1, {1},
+            .scale_sizes = (const UINT[]){1, 16388}, .bias_sizes = (const UINT[]){512, 1}, .epsilon = 1e-5f},
     {"{5, 20000} (rows split over workgroups), special rows", MVN1, 2, {5, 20000}, 1, {1}, .epsilon = 1e-5f,
             .fill = FILL_SPECIAL, .offset = 1.0f},
     {"{1, 40001} (split, single-entry loads), scale and bias", MVN1, 2, {1, 40001}, 1, {1},
