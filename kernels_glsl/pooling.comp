@@ -81,6 +81,8 @@ layout(constant_id = POOLING_SPEC_INDEX_LOCATION + 1) const uint INDEX_OFFSET_LO
 layout(constant_id = POOLING_SPEC_INDEX_LOCATION + 2) const uint INDEX_OFFSET_HI = 0;
 layout(constant_id = POOLING_SPEC_LANES) const uint LANES = 1;
 layout(constant_id = POOLING_SPEC_CLAMP_READS) const bool CLAMP_READS = false;
+layout(constant_id = POOLING_SPEC_ROW_OUTPUTS) const uint ROW_OUTPUTS = 1;
+layout(constant_id = POOLING_SPEC_GLOBAL_OUTPUTS) const uint GLOBAL_OUTPUTS = 0;
 
 /* Cells a lane reads before it adds them up: their loads are in flight together. */
 #define POOLING_LANE_BATCH 8
@@ -97,6 +99,7 @@ const uint STEP_D = DILATION_D * IN_STRIDE_D, STEP_H = DILATION_H * IN_STRIDE_H,
  * these kernels' speed (docs/kernels.md, "Pooling"). */
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer PoolWords { uint v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer PoolPairs { uvec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PoolVectors { uvec4 v[]; };
 #ifdef VKDML_STORAGE_16BIT
 layout(buffer_reference, std430, buffer_reference_align = 2) readonly buffer PoolShorts { uint16_t v[]; };
 #endif
@@ -359,6 +362,116 @@ void pool_lane(inout State s, Window win, uint lane)
     }
 }
 
+/* ---- Vector paths: elements unpacked from 32-bit words (types of 1, 2 or 4 bytes) ---- */
+
+/* tio_element_size(TYPE) as a constant expression (array sizes and unrolled loops need one). */
+const uint ELEMENT_SIZE = TYPE == TIO_TYPE_FLOAT16 || TYPE == TIO_TYPE_UINT16 || TYPE == TIO_TYPE_INT16 ? 2u
+        : TYPE == TIO_TYPE_UINT8 || TYPE == TIO_TYPE_INT8 ? 1u : WIDE || TYPE == TIO_TYPE_FLOAT64 ? 8u : 4u;
+const uint PER_WORD = ELEMENT_SIZE > 4u ? 1u : 4u / ELEMENT_SIZE;
+const uint PER_VECTOR = 16u / ELEMENT_SIZE;
+
+/* The bits of the element at sub-position `sub` of `word`, as load_bits() gives them. */
+uvec2 word_bits(uint word, uint sub)
+{
+    uint bits, shift = 32u - 8u * ELEMENT_SIZE;
+
+    if (ELEMENT_SIZE == 4u)
+        return uvec2(word, 0u);
+    bits = (word >> (8u * ELEMENT_SIZE * sub)) << shift;
+    return uvec2(TYPE == TIO_TYPE_INT16 || TYPE == TIO_TYPE_INT8 ? uint(int(bits) >> shift) : bits >> shift, 0u);
+}
+
+/* Row path (ROW_OUTPUTS > 1; the C side checks its conditions: contiguous W a multiple of the
+ * vector, dilation 1 along W, ROW_OUTPUTS * STRIDE_W a multiple of the vector, the other strides
+ * and the offset aligned). An invocation pools ROW_OUTPUTS consecutive outputs of a row: each window
+ * row is read once as ROW_VECTORS aligned 16-byte vectors (clamped into the row; cells outside it
+ * masked) that the outputs' overlapping windows share, instead of a load per cell and output. */
+const uint ROW_SPAN = (ROW_OUTPUTS - 1u) * STRIDE_W + WINDOW_W;       /* columns the outputs read */
+const uint ROW_LEAD = (PER_VECTOR - PAD_W % PER_VECTOR) % PER_VECTOR;   /* first column's place */
+const uint ROW_VECTORS = (ROW_LEAD + ROW_SPAN + PER_VECTOR - 1u) / PER_VECTOR;
+const uint ROW_CHUNKS = (OUT_W + ROW_OUTPUTS - 1u) / ROW_OUTPUTS;       /* invocations per output row */
+
+void pool_row(inout State s[POOLING_ROW_OUTPUTS_MAX], Window win, uint chunk)
+{
+    uint kd, kh, kw, t, i, d, h, e, cell, rows = 0u, first_vector, last_vector;
+    uint words[POOLING_ROW_VECTORS_MAX * 4u];
+    bool valid;
+    uvec2 bits;
+    uvec4 v;
+
+    /* The first vector holds column start - ROW_LEAD: start + PAD_W is a multiple of the vector. */
+    first_vector = (win.start.z + PAD_W) / PER_VECTOR - (PAD_W + PER_VECTOR - 1u) / PER_VECTOR;
+    last_vector = IN_W / PER_VECTOR - 1u;
+    for (kd = 0u; kd < WINDOW_D; ++kd)
+    {
+        d = win.start.x + kd * DILATION_D;
+        for (kh = 0u; kh < WINDOW_H; ++kh)
+        {
+            h = win.start.y + kh * DILATION_H;
+            valid = d < IN_D && h < IN_H;
+            rows += valid ? 1u : 0u;
+            valid = valid || CLAMPED_MAX;
+            [[unroll]] for (i = 0u; i < ROW_VECTORS; ++i)
+            {
+                v = PoolVectors(win.plane).v[(clamp_coordinate(d, IN_D) * IN_STRIDE_D
+                        + clamp_coordinate(h, IN_H) * IN_STRIDE_H) / PER_VECTOR
+                        + uint(clamp(int(first_vector + i), 0, int(last_vector)))];
+                words[4u * i] = v.x;
+                words[4u * i + 1u] = v.y;
+                words[4u * i + 2u] = v.z;
+                words[4u * i + 3u] = v.w;
+            }
+            [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+            {
+                [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
+                {
+                    e = ROW_LEAD + t * STRIDE_W + kw;
+                    bits = word_bits(words[e / PER_WORD], e % PER_WORD);
+                    cell = (kd * WINDOW_H + kh) * WINDOW_W + kw;
+                    if (FUNCTION != POOLING_MAX)
+                        s[t].sum += valid && win.start.z + t * STRIDE_W + kw < IN_W ? term(bits) : 0.0;
+                    else if (valid && win.start.z + t * STRIDE_W + kw < IN_W
+                            && (s[t].cell == NO_INDEX || greater(bits, s[t].best)))
+                        s[t].best = bits, s[t].cell = cell;
+                }
+            }
+        }
+    }
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+    {
+        s[t].count = 0u;
+        [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
+            s[t].count += win.start.z + t * STRIDE_W + kw < IN_W ? rows : 0u;
+    }
+}
+
+/* Global path (GLOBAL_OUTPUTS > 0; the C side checks: every window a whole packed plane, the
+ * planes consecutive, the input's bytes and each workgroup's share whole aligned vectors). The
+ * workgroup reads its outputs' windows, one contiguous run, as coalesced 16-byte vectors into
+ * shared memory; then GLOBAL_LANES invocations per output add its cells in the lanes' fixed order. */
+const uint GLOBAL_LANES = GLOBAL_OUTPUTS == 0u ? 1u : POOLING_THREADS / GLOBAL_OUTPUTS;
+const uint GLOBAL_BLOCK_VECTORS = GLOBAL_OUTPUTS * WINDOW_VOLUME / PER_VECTOR;
+const uint INPUT_VECTORS = OUTPUT_COUNT * WINDOW_VOLUME / PER_VECTOR;
+
+shared uvec4 global_block[GLOBAL_OUTPUTS == 0u ? 1u : POOLING_GLOBAL_VECTORS];
+
+void pool_global(inout State s, uvec2 input_base, uint group, uint output_in_group, uint lane)
+{
+    uint v, cell, e, first = group * GLOBAL_BLOCK_VECTORS;
+
+    for (v = gl_LocalInvocationIndex; v < GLOBAL_BLOCK_VECTORS; v += POOLING_THREADS)
+    {
+        if (first + v < INPUT_VECTORS)
+            global_block[v] = PoolVectors(input_base).v[first + v];
+    }
+    barrier();
+    for (cell = lane; cell < WINDOW_VOLUME; cell += GLOBAL_LANES)
+    {
+        e = output_in_group * WINDOW_VOLUME + cell;
+        state_add(s, word_bits(global_block[e / PER_VECTOR][(e % PER_VECTOR) / PER_WORD], e % PER_WORD), cell);
+    }
+}
+
 /* Stores an output (and its index) from its final state. */
 void store_result(VkdmlDescriptorTable table, uvec4 o, State s)
 {
@@ -395,25 +508,85 @@ void store_result(VkdmlDescriptorTable table, uvec4 o, State s)
         TioWord(tio_element_address(base, offset, 4u)).v = index;
 }
 
-void main()
+/* The coordinates (n, c, od, oh * OUT_W + ow) of output `o`. */
+uvec4 output_coordinates(uint o)
 {
-    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint invocation = group * POOLING_THREADS + gl_LocalInvocationIndex;
-    uint o = invocation / LANES, lane = invocation % LANES, oh, ow, rest, i;
-    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    State s = state_init();
-    uvec4 coords;           /* n, c, od, oh * OUT_W + ow */
-    Window win;
+    uvec4 coords;
+    uint rest;
 
-    /* Lanes of an output past the end still take part in the shuffles (their state stays empty). */
-    if (LANES == 1u && o >= OUTPUT_COUNT)
-        return;
     coords.w = o % (OUT_H * OUT_W);
     rest = o / (OUT_H * OUT_W);
     coords.z = rest % OUT_D;
     rest /= OUT_D;
     coords.y = rest % OUT_C;
     coords.x = rest / OUT_C;
+    return coords;
+}
+
+void main_row(VkdmlDescriptorTable table, uint invocation)
+{
+    uint chunk = invocation % ROW_CHUNKS, row = invocation / ROW_CHUNKS, t;
+    uvec4 coords = output_coordinates(row * OUT_W);
+    State s[POOLING_ROW_OUTPUTS_MAX];
+    uint oh = coords.w / OUT_W;
+    Window win;
+
+    if (row >= OUTPUT_COUNT / OUT_W)
+        return;
+    win.start = uvec3(coords.z * STRIDE_D - PAD_D, oh * STRIDE_H - PAD_H, chunk * ROW_OUTPUTS * STRIDE_W - PAD_W);
+    win.plane = tio_element_address(vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI),
+            coords.x * IN_STRIDE_N + coords.y * IN_STRIDE_C, ELEMENT_SIZE);
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+        s[t] = state_init();
+    pool_row(s, win, chunk);
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+    {
+        if (chunk * ROW_OUTPUTS + t < OUT_W)
+            store_result(table, uvec4(coords.xyz, coords.w + chunk * ROW_OUTPUTS + t), s[t]);
+    }
+}
+
+void main_global(VkdmlDescriptorTable table, uint group)
+{
+    uint output_in_group = gl_LocalInvocationIndex / GLOBAL_LANES, lane = gl_LocalInvocationIndex % GLOBAL_LANES, i;
+    uint o = group * GLOBAL_OUTPUTS + output_in_group;
+    State s = state_init();
+
+    pool_global(s, vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI), group, output_in_group, lane);
+    for (i = 1u; i < GLOBAL_LANES; i <<= 1)
+    {
+        State t = state_shuffle(s, i);
+
+        s = (lane & i) == 0u ? state_combine(s, t) : state_combine(t, s);
+    }
+    if (lane == 0u && o < OUTPUT_COUNT)
+        store_result(table, output_coordinates(o), s);
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint invocation = group * POOLING_THREADS + gl_LocalInvocationIndex;
+    uint o = invocation / LANES, lane = invocation % LANES, oh, ow, i;
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    State s = state_init();
+    uvec4 coords;           /* n, c, od, oh * OUT_W + ow */
+    Window win;
+
+    if (GLOBAL_OUTPUTS > 0u)
+    {
+        main_global(table, group);
+        return;
+    }
+    if (ROW_OUTPUTS > 1u)
+    {
+        main_row(table, invocation);
+        return;
+    }
+    /* Lanes of an output past the end still take part in the shuffles (their state stays empty). */
+    if (LANES == 1u && o >= OUTPUT_COUNT)
+        return;
+    coords = output_coordinates(o);
     oh = coords.w / OUT_W;
     ow = coords.w % OUT_W;
     win.start = uvec3(coords.z * STRIDE_D - PAD_D, oh * STRIDE_H - PAD_H, ow * STRIDE_W - PAD_W);
