@@ -82,7 +82,7 @@ layout(constant_id = POOLING_SPEC_INDEX_LOCATION + 2) const uint INDEX_OFFSET_HI
 layout(constant_id = POOLING_SPEC_LANES) const uint LANES = 1;
 layout(constant_id = POOLING_SPEC_CLAMP_READS) const bool CLAMP_READS = false;
 layout(constant_id = POOLING_SPEC_ROW_OUTPUTS) const uint ROW_OUTPUTS = 1;
-layout(constant_id = POOLING_SPEC_GLOBAL_OUTPUTS) const uint GLOBAL_OUTPUTS = 0;
+layout(constant_id = POOLING_SPEC_ROW_STORE) const bool ROW_STORE = false;
 
 /* Cells a lane reads before it adds them up: their loads are in flight together. */
 #define POOLING_LANE_BATCH 8
@@ -167,13 +167,16 @@ uvec2 load_bits(uvec2 origin, uint index)
 }
 
 /* What a cell adds to an average or Lp sum. */
-float term(uvec2 bits)
+float term_of(float value)
 {
-    float value = tio_bits_to_float(TYPE, bits.x);
-
     if (FUNCTION != POOLING_LP)
         return value;
     return P == 1u ? abs(value) : P == 2u ? value * value : pow(abs(value), float(P));
+}
+
+float term(uvec2 bits)
+{
+    return term_of(tio_bits_to_float(TYPE, bits.x));
 }
 
 /* A pooling state: max's best bits and window cell (row-major; NO_INDEX: no real cell yet), or the
@@ -391,26 +394,77 @@ const uint ROW_LEAD = (PER_VECTOR - PAD_W % PER_VECTOR) % PER_VECTOR;   /* first
 const uint ROW_VECTORS = (ROW_LEAD + ROW_SPAN + PER_VECTOR - 1u) / PER_VECTOR;
 const uint ROW_CHUNKS = (OUT_W + ROW_OUTPUTS - 1u) / ROW_OUTPUTS;       /* invocations per output row */
 
+/* A row's cells as floats, each converted once for the outputs that share it (float types). */
+void row_floats(uint words[POOLING_ROW_VECTORS_MAX * 4u], out float values[POOLING_ROW_VECTORS_MAX * 8u])
+{
+    uint e;
+
+    [[unroll]] for (e = 0u; e < ROW_VECTORS * PER_VECTOR; ++e)
+        values[e] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(words[e / 2u])[e % 2u] : uintBitsToFloat(words[e]);
+}
+
+/* Adds window row (kd, kh) of every output from its vectors: cells outside the input (`valid`: the
+ * row; the column tested here) are masked; max keeps floats as floats and compares the others'
+ * bits, updating by selects. */
+void row_add(inout State s[POOLING_ROW_OUTPUTS_MAX], inout float best[POOLING_ROW_OUTPUTS_MAX],
+        uint words[POOLING_ROW_VECTORS_MAX * 4u], uint column, bool valid, uint first_cell)
+{
+    float values[POOLING_ROW_VECTORS_MAX * 8u], x;
+    uint t, kw, e;
+    uvec2 bits;
+    bool take;
+
+    if (IS_FLOAT)
+        row_floats(words, values);
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+    {
+        [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
+        {
+            e = ROW_LEAD + t * STRIDE_W + kw;
+            take = valid && column + t * STRIDE_W + kw < IN_W;
+            if (IS_FLOAT)
+            {
+                x = values[e];
+                if (FUNCTION != POOLING_MAX)
+                {
+                    s[t].sum += take ? term_of(x) : 0.0;
+                    continue;
+                }
+                take = take && (s[t].cell == NO_INDEX || (!isnan(best[t]) && (isnan(x) || x > best[t])));
+                best[t] = take ? x : best[t];
+            }
+            else
+            {
+                bits = word_bits(words[e / PER_WORD], e % PER_WORD);
+                take = take && (s[t].cell == NO_INDEX || greater(bits, s[t].best));
+                s[t].best = take ? bits : s[t].best;
+            }
+            s[t].cell = take ? first_cell + kw : s[t].cell;
+        }
+    }
+}
+
 void pool_row(inout State s[POOLING_ROW_OUTPUTS_MAX], Window win, uint chunk)
 {
-    uint kd, kh, kw, t, i, d, h, e, cell, rows = 0u, first_vector, last_vector;
+    uint kd, kh, kw, t, i, d, h, rows = 0u, first_vector, last_vector;
     uint words[POOLING_ROW_VECTORS_MAX * 4u];
+    float best[POOLING_ROW_OUTPUTS_MAX];
     bool valid;
-    uvec2 bits;
     uvec4 v;
 
     /* The first vector holds column start - ROW_LEAD: start + PAD_W is a multiple of the vector. */
     first_vector = (win.start.z + PAD_W) / PER_VECTOR - (PAD_W + PER_VECTOR - 1u) / PER_VECTOR;
     last_vector = IN_W / PER_VECTOR - 1u;
-    for (kd = 0u; kd < WINDOW_D; ++kd)
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+        best[t] = 0.0;
+    [[unroll]] for (kd = 0u; kd < WINDOW_D; ++kd)
     {
         d = win.start.x + kd * DILATION_D;
-        for (kh = 0u; kh < WINDOW_H; ++kh)
+        [[unroll]] for (kh = 0u; kh < WINDOW_H; ++kh)
         {
             h = win.start.y + kh * DILATION_H;
             valid = d < IN_D && h < IN_H;
             rows += valid ? 1u : 0u;
-            valid = valid || CLAMPED_MAX;
             [[unroll]] for (i = 0u; i < ROW_VECTORS; ++i)
             {
                 v = PoolVectors(win.plane).v[(clamp_coordinate(d, IN_D) * IN_STRIDE_D
@@ -421,74 +475,34 @@ void pool_row(inout State s[POOLING_ROW_OUTPUTS_MAX], Window win, uint chunk)
                 words[4u * i + 2u] = v.z;
                 words[4u * i + 3u] = v.w;
             }
-            [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
-            {
-                [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
-                {
-                    e = ROW_LEAD + t * STRIDE_W + kw;
-                    bits = word_bits(words[e / PER_WORD], e % PER_WORD);
-                    cell = (kd * WINDOW_H + kh) * WINDOW_W + kw;
-                    if (FUNCTION != POOLING_MAX)
-                        s[t].sum += valid && win.start.z + t * STRIDE_W + kw < IN_W ? term(bits) : 0.0;
-                    else if (valid && win.start.z + t * STRIDE_W + kw < IN_W
-                            && (s[t].cell == NO_INDEX || greater(bits, s[t].best)))
-                        s[t].best = bits, s[t].cell = cell;
-                }
-            }
+            row_add(s, best, words, win.start.z, valid || CLAMPED_MAX, (kd * WINDOW_H + kh) * WINDOW_W);
         }
     }
     [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
     {
+        /* Float maxima back to bits: exact (every FLOAT16 value is a FLOAT32 one). */
+        if (FUNCTION == POOLING_MAX && IS_FLOAT && s[t].cell != NO_INDEX)
+            s[t].best.x = TYPE == TIO_TYPE_FLOAT16 ? packHalf2x16(vec2(best[t], 0.0)) & 0xffffu
+                    : floatBitsToUint(best[t]);
         s[t].count = 0u;
         [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
             s[t].count += win.start.z + t * STRIDE_W + kw < IN_W ? rows : 0u;
     }
 }
 
-/* Global path (GLOBAL_OUTPUTS > 0; the C side checks: every window a whole packed plane, the
- * planes consecutive, the input's bytes and each workgroup's share whole aligned vectors). The
- * workgroup reads its outputs' windows, one contiguous run, as coalesced 16-byte vectors into
- * shared memory; then GLOBAL_LANES invocations per output add its cells in the lanes' fixed order. */
-const uint GLOBAL_LANES = GLOBAL_OUTPUTS == 0u ? 1u : POOLING_THREADS / GLOBAL_OUTPUTS;
-const uint GLOBAL_BLOCK_VECTORS = GLOBAL_OUTPUTS * WINDOW_VOLUME / PER_VECTOR;
-const uint INPUT_VECTORS = OUTPUT_COUNT * WINDOW_VOLUME / PER_VECTOR;
-
-shared uvec4 global_block[GLOBAL_OUTPUTS == 0u ? 1u : POOLING_GLOBAL_VECTORS];
-
-void pool_global(inout State s, uvec2 input_base, uint group, uint output_in_group, uint lane)
+/* The element offset of output (n, c, od, oh * OUT_W + ow). */
+uint output_offset(uvec4 o)
 {
-    uint v, cell, e, first = group * GLOBAL_BLOCK_VECTORS;
-
-    for (v = gl_LocalInvocationIndex; v < GLOBAL_BLOCK_VECTORS; v += POOLING_THREADS)
-    {
-        if (first + v < INPUT_VECTORS)
-            global_block[v] = PoolVectors(input_base).v[first + v];
-    }
-    barrier();
-    for (cell = lane; cell < WINDOW_VOLUME; cell += GLOBAL_LANES)
-    {
-        e = output_in_group * WINDOW_VOLUME + cell;
-        state_add(s, word_bits(global_block[e / PER_VECTOR][(e % PER_VECTOR) / PER_WORD], e % PER_WORD), cell);
-    }
+    return o.x * OUT_STRIDE_N + o.y * OUT_STRIDE_C + o.z * OUT_STRIDE_D + (o.w / OUT_W) * OUT_STRIDE_H
+            + (o.w % OUT_W) * OUT_STRIDE_W;
 }
 
-/* Stores an output (and its index) from its final state. */
-void store_result(VkdmlDescriptorTable table, uvec4 o, State s)
+/* Stores a max output's index (MAX_POOLING1/2's OutputIndicesTensor). */
+void store_index(VkdmlDescriptorTable table, uvec4 o, State s)
 {
-    uint offset = o.x * OUT_STRIDE_N + o.y * OUT_STRIDE_C + o.z * OUT_STRIDE_D + (o.w / OUT_W) * OUT_STRIDE_H
-            + (o.w % OUT_W) * OUT_STRIDE_W;
-    uvec2 base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
-    uint index = 0u, d, h, w;
+    uint index = 0u, d, h, w, offset;
+    uvec2 base;
 
-    if (FUNCTION != POOLING_MAX)
-    {
-        tio_store_float(TYPE, base, offset, finish_value(s));
-        return;
-    }
-    if (WIDE)
-        TioPair(tio_element_address(base, offset, 8u)).v = s.best;
-    else
-        tio_store_bits(TYPE, base, offset, s.best.x);
     if (INDEX_TYPE == 0u)
         return;
     /* The input's row-major logical index of the winning cell; 0 for an all-padding window. */
@@ -508,6 +522,24 @@ void store_result(VkdmlDescriptorTable table, uvec4 o, State s)
         TioWord(tio_element_address(base, offset, 4u)).v = index;
 }
 
+/* Stores an output (and its index) from its final state. */
+void store_result(VkdmlDescriptorTable table, uvec4 o, State s)
+{
+    uint offset = output_offset(o);
+    uvec2 base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
+
+    if (FUNCTION != POOLING_MAX)
+    {
+        tio_store_float(TYPE, base, offset, finish_value(s));
+        return;
+    }
+    if (WIDE)
+        TioPair(tio_element_address(base, offset, 8u)).v = s.best;
+    else
+        tio_store_bits(TYPE, base, offset, s.best.x);
+    store_index(table, o, s);
+}
+
 /* The coordinates (n, c, od, oh * OUT_W + ow) of output `o`. */
 uvec4 output_coordinates(uint o)
 {
@@ -521,6 +553,36 @@ uvec4 output_coordinates(uint o)
     coords.y = rest % OUT_C;
     coords.x = rest / OUT_C;
     return coords;
+}
+
+/* ROW_STORE (the C side checks: the output's rows contiguous, ROW_OUTPUTS dividing OUT_W, every
+ * other stride and the offset aligned to ROW_OUTPUTS elements of 4, 8 or 16 bytes): an
+ * invocation's outputs as one store, coalesced over the subgroup; indices one by one. */
+const uint ROW_STORE_BYTES = ROW_OUTPUTS * ELEMENT_SIZE;
+
+void store_row(VkdmlDescriptorTable table, uvec4 first, State s[POOLING_ROW_OUTPUTS_MAX])
+{
+    uvec2 address = tio_element_address(vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI),
+            output_offset(first), ELEMENT_SIZE);
+    uint words[4] = uint[4](0u, 0u, 0u, 0u), t, bits;
+
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+    {
+        if (FUNCTION == POOLING_MAX)
+            bits = s[t].best.x;
+        else
+            bits = TYPE == TIO_TYPE_FLOAT16 ? packHalf2x16(vec2(finish_value(s[t]), 0.0))
+                    : floatBitsToUint(finish_value(s[t]));
+        bits &= 0xffffffffu >> (32u - 8u * ELEMENT_SIZE);
+        words[t / PER_WORD] |= bits << (8u * ELEMENT_SIZE * (t % PER_WORD));
+        store_index(table, uvec4(first.xyz, first.w + t), s[t]);
+    }
+    if (ROW_STORE_BYTES == 16u)
+        TioVector(address).v = uvec4(words[0], words[1], words[2], words[3]);
+    else if (ROW_STORE_BYTES == 8u)
+        TioPair(address).v = uvec2(words[0], words[1]);
+    else
+        TioWord(address).v = words[0];
 }
 
 void main_row(VkdmlDescriptorTable table, uint invocation)
@@ -539,28 +601,16 @@ void main_row(VkdmlDescriptorTable table, uint invocation)
     [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
         s[t] = state_init();
     pool_row(s, win, chunk);
+    if (ROW_STORE)
+    {
+        store_row(table, uvec4(coords.xyz, coords.w + chunk * ROW_OUTPUTS), s);
+        return;
+    }
     [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
     {
         if (chunk * ROW_OUTPUTS + t < OUT_W)
             store_result(table, uvec4(coords.xyz, coords.w + chunk * ROW_OUTPUTS + t), s[t]);
     }
-}
-
-void main_global(VkdmlDescriptorTable table, uint group)
-{
-    uint output_in_group = gl_LocalInvocationIndex / GLOBAL_LANES, lane = gl_LocalInvocationIndex % GLOBAL_LANES, i;
-    uint o = group * GLOBAL_OUTPUTS + output_in_group;
-    State s = state_init();
-
-    pool_global(s, vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI), group, output_in_group, lane);
-    for (i = 1u; i < GLOBAL_LANES; i <<= 1)
-    {
-        State t = state_shuffle(s, i);
-
-        s = (lane & i) == 0u ? state_combine(s, t) : state_combine(t, s);
-    }
-    if (lane == 0u && o < OUTPUT_COUNT)
-        store_result(table, output_coordinates(o), s);
 }
 
 void main()
@@ -573,11 +623,6 @@ void main()
     uvec4 coords;           /* n, c, od, oh * OUT_W + ow */
     Window win;
 
-    if (GLOBAL_OUTPUTS > 0u)
-    {
-        main_global(table, group);
-        return;
-    }
     if (ROW_OUTPUTS > 1u)
     {
         main_row(table, invocation);

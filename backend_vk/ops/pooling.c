@@ -230,7 +230,7 @@ static uint32_t choose_row_outputs(const struct vkdml_compile *compile, const ui
             return 1;
     }
     lead = (per_vector - spec[POOLING_SPEC_PADDING + 2] % per_vector) % per_vector;
-    for (outputs = 4; outputs <= POOLING_ROW_OUTPUTS_MAX; outputs *= 2)
+    for (outputs = VKDML_MIN(per_vector, POOLING_ROW_OUTPUTS_MAX); outputs > 1; outputs /= 2)
     {
         vectors = vkdml_div_up(lead + (outputs - 1) * stride + window, per_vector);
         if (!(outputs * stride % per_vector) && vectors <= POOLING_ROW_VECTORS_MAX)
@@ -239,31 +239,23 @@ static uint32_t choose_row_outputs(const struct vkdml_compile *compile, const ui
     return 1;
 }
 
-/* The global path's outputs per workgroup (pooling.comp, pool_global), 0 where it does not apply:
- * every window a whole plane of a packed input at an aligned offset, the input whole vectors. As
- * many outputs as shared memory holds, POOLING_THREADS / outputs lanes each, at most a subgroup. */
-static uint32_t choose_global_outputs(const struct vkdml_compile *compile, const struct pooling_desc *d,
-        const uint32_t spec[POOLING_SPEC_COUNT], uint64_t window_volume)
+/* Whether the row path stores an invocation's outputs as one word (pooling.comp, store_row): the
+ * output's rows contiguous and whole words of `outputs` elements, every other stride and the
+ * offset aligned to them. */
+static bool choose_row_store(const struct vkdml_compile *compile, const uint32_t spec[POOLING_SPEC_COUNT],
+        uint32_t outputs)
 {
-    uint32_t size = vkdml_element_size(spec[POOLING_SPEC_TYPE]), outputs, i;
-    uint32_t max_lanes = VKDML_MIN(32, compile->vk->caps.subgroup_size);
-    uint64_t bytes = window_volume * size;
+    uint32_t bytes = outputs * vkdml_element_size(spec[POOLING_SPEC_TYPE]), i;
 
-    if (size > 4 || !vkdml_tensor_is_packed(d->input) || compile->inputs[0].offset % 16
-            || vkdml_tensor_element_count(d->input) * size % 16)
-        return 0;
-    for (i = 0; i < POOLING_SPATIAL; ++i)
+    if (outputs == 1 || (bytes != 4 && bytes != 8 && bytes != 16) || spec[POOLING_SPEC_OUT_STRIDES + 4] != 1
+            || spec[POOLING_SPEC_OUT_SIZES + 4] % outputs || compile->outputs[0].offset % bytes)
+        return false;
+    for (i = 0; i < POOLING_RANK - 1; ++i)
     {
-        if (spec[POOLING_SPEC_WINDOW + i] != spec[POOLING_SPEC_IN_SIZES + 2 + i] || spec[POOLING_SPEC_PADDING + i]
-                || (spec[POOLING_SPEC_DILATIONS + i] != 1 && spec[POOLING_SPEC_WINDOW + i] != 1))
-            return 0;
+        if (spec[POOLING_SPEC_OUT_SIZES + i] > 1 && spec[POOLING_SPEC_OUT_STRIDES + i] % outputs)
+            return false;
     }
-    for (outputs = POOLING_THREADS; outputs * max_lanes >= POOLING_THREADS; outputs /= 2)
-    {
-        if (outputs * bytes <= POOLING_GLOBAL_VECTORS * 16 && !(outputs * bytes % 16))
-            return outputs;
-    }
-    return 0;
+    return true;
 }
 
 /* Tensor dimension i of a 4-D operator is kernel dimension i (N, C) or i + 1 (H, W): D is 1. */
@@ -324,19 +316,19 @@ static void fill_spec(const struct vkdml_compile *compile, const struct pooling_
         if (dilation(d, i) != 1 || d->start_padding[i] >= d->window[i] || d->end_padding[i] >= d->window[i])
             spec[POOLING_SPEC_CLAMP_READS] = 0;
     }
-    spec[POOLING_SPEC_GLOBAL_OUTPUTS] = choose_global_outputs(compile, d, spec, *window_volume);
-    spec[POOLING_SPEC_ROW_OUTPUTS] = spec[POOLING_SPEC_GLOBAL_OUTPUTS] ? 1 : choose_row_outputs(compile, spec);
-    if (getenv("VKDML_POOL_EXP"))       /* EXPERIMENT: 0 general, 1 no global, rK: K row outputs */
+    spec[POOLING_SPEC_ROW_OUTPUTS] = choose_row_outputs(compile, spec);
+    if (getenv("VKDML_POOL_EXP"))       /* EXPERIMENT: 0 general, rK: K row outputs, s: no row store */
     {
         const char *e = getenv("VKDML_POOL_EXP");
 
-        if (e[0] == '0' || e[0] == '1')
-            spec[POOLING_SPEC_GLOBAL_OUTPUTS] = 0;
         if (e[0] == '0')
             spec[POOLING_SPEC_ROW_OUTPUTS] = 1;
         if (e[0] == 'r' && spec[POOLING_SPEC_ROW_OUTPUTS] > 1)
             spec[POOLING_SPEC_ROW_OUTPUTS] = atoi(e + 1);
     }
+    spec[POOLING_SPEC_ROW_STORE] = choose_row_store(compile, spec, spec[POOLING_SPEC_ROW_OUTPUTS]);
+    if (getenv("VKDML_POOL_STORE"))
+        spec[POOLING_SPEC_ROW_STORE] = 0;
 }
 
 HRESULT vkdml_pooling_compile(struct vkdml_compile *compile)
@@ -354,15 +346,12 @@ HRESULT vkdml_pooling_compile(struct vkdml_compile *compile)
                 debugstr_data_type(d.input->DataType));
     fill_spec(compile, &d, spec, &window_volume);
     invocations = (uint64_t)spec[POOLING_SPEC_OUTPUT_COUNT] * spec[POOLING_SPEC_LANES];
-    if (spec[POOLING_SPEC_GLOBAL_OUTPUTS])
-        invocations = vkdml_div_up(spec[POOLING_SPEC_OUTPUT_COUNT], spec[POOLING_SPEC_GLOBAL_OUTPUTS])
-                * POOLING_THREADS;
-    else if (spec[POOLING_SPEC_ROW_OUTPUTS] > 1)
+    if (spec[POOLING_SPEC_ROW_OUTPUTS] > 1)
         invocations = (uint64_t)spec[POOLING_SPEC_OUTPUT_COUNT] / spec[POOLING_SPEC_OUT_SIZES + 4]
                 * vkdml_div_up(spec[POOLING_SPEC_OUT_SIZES + 4], spec[POOLING_SPEC_ROW_OUTPUTS]);
-    TRACE("%s: %u lane(s) per output, %u per invocation along W, %u per workgroup (global), window of %" PRIu64
-            " cells.\n", compile->op->name, spec[POOLING_SPEC_LANES], spec[POOLING_SPEC_ROW_OUTPUTS],
-            spec[POOLING_SPEC_GLOBAL_OUTPUTS], window_volume);
+    TRACE("%s: %u lane(s) per output, %u per invocation along W%s, window of %" PRIu64 " cells.\n",
+            compile->op->name, spec[POOLING_SPEC_LANES], spec[POOLING_SPEC_ROW_OUTPUTS],
+            spec[POOLING_SPEC_ROW_STORE] ? " (one store)" : "", window_volume);
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(invocations, POOLING_THREADS), groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, POOLING_SPEC_COUNT, NULL, 0,

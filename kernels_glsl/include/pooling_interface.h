@@ -49,14 +49,12 @@
  * row (docs/kernels.md, "Pooling"). At most POOLING_ROW_OUTPUTS_MAX outputs and
  * POOLING_ROW_VECTORS_MAX vectors per window row. */
 #define POOLING_SPEC_ROW_OUTPUTS        (POOLING_SPEC_CLAMP_READS + 1)
-/* Global path: outputs per workgroup (0: off), whose packed windows the workgroup reads as 16-byte
- * vectors into shared memory (at most POOLING_GLOBAL_VECTORS). */
-#define POOLING_SPEC_GLOBAL_OUTPUTS     (POOLING_SPEC_ROW_OUTPUTS + 1)
-#define POOLING_SPEC_COUNT              (POOLING_SPEC_GLOBAL_OUTPUTS + 1)
+/* Row path: the outputs of an invocation stored as one 4-, 8- or 16-byte word (bool). */
+#define POOLING_SPEC_ROW_STORE          (POOLING_SPEC_ROW_OUTPUTS + 1)
+#define POOLING_SPEC_COUNT              (POOLING_SPEC_ROW_STORE + 1)
 
 #define POOLING_ROW_OUTPUTS_MAX 8
 #define POOLING_ROW_VECTORS_MAX 4
-#define POOLING_GLOBAL_VECTORS 1568
 
 #ifdef VULKAN
 

@@ -509,7 +509,7 @@ static void test_average_lp(void **state)
         {AVG, F32, 0, 4, {1, 3, 5, 32}, {2, 2}, {2, 2}},
         {AVG, F32, 0, 4, {1, 2, 4, 16}, {3, 3}, {3, 3}, {1, 1}, {1, 1}},
         {LP, F32, 0, 5, {1, 2, 3, 4, 16}, {2, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, .p = 2},
-        /* Packed global pooling in whole vectors: the global path (shared memory). */
+        /* Packed global pooling, windows of whole vectors. */
         {AVG, F32, 0, 4, {2, 8, 7, 7}, {7, 7}, {1, 1}},
     };
     struct dml_test_context *context = *state;
@@ -559,7 +559,7 @@ static void test_max_types(void **state)
         {MAX2, F32, U32, 4, {2, 3, 9, 8}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
         {MAX1, F32, U64, 4, {1, 2, 7, 7}, {2, 3}, {2, 1}, {0, 1}, {1, 1}, .values = TIES},
         {MAX, F32, 0, 4, {1, 2, 7, 7}, {7, 7}, {1, 1}, .values = TIES},
-        /* The row and global paths (whole 16-byte vectors). */
+        /* The row path (whole 16-byte vectors) in every type; a packed global window. */
         {MAX2, F32, U32, 4, {1, 2, 5, 32}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, .values = TIES},
         {MAX1, F32, U32, 4, {2, 8, 7, 7}, {7, 7}, {1, 1}, .values = TIES},
     };
