@@ -11,7 +11,9 @@
  * same instructions as the others (no divergence). LANES > 1 (long windows, global pooling): LANES
  * consecutive invocations share an output, each reads every LANES-th cell of the window in row-major
  * order (coalesced along W), and the lanes combine by a shuffle butterfly in a fixed order (the same
- * result on every run).
+ * result on every run). ROW_OUTPUTS > 1 (average and Lp of packed float rows): an invocation pools
+ * that many consecutive outputs of a row from the aligned 16-byte vectors their windows span, each
+ * read once, and stores them as one word (pool_row, store_row).
  *
  * Average and Lp sum in fp32; padding adds nothing, and average divides by the window volume
  * (IncludePadding) or by the real cells. Max compares by type (floats: NaN above everything;
@@ -365,102 +367,46 @@ void pool_lane(inout State s, Window win, uint lane)
     }
 }
 
-/* ---- Vector paths: elements unpacked from 32-bit words (types of 1, 2 or 4 bytes) ---- */
+/* ---- Row path (average and Lp pooling of float rows in whole 16-byte vectors) ---- */
 
 /* tio_element_size(TYPE) as a constant expression (array sizes and unrolled loops need one). */
-const uint ELEMENT_SIZE = TYPE == TIO_TYPE_FLOAT16 || TYPE == TIO_TYPE_UINT16 || TYPE == TIO_TYPE_INT16 ? 2u
-        : TYPE == TIO_TYPE_UINT8 || TYPE == TIO_TYPE_INT8 ? 1u : WIDE || TYPE == TIO_TYPE_FLOAT64 ? 8u : 4u;
-const uint PER_WORD = ELEMENT_SIZE > 4u ? 1u : 4u / ELEMENT_SIZE;
+const uint ELEMENT_SIZE = TYPE == TIO_TYPE_FLOAT16 ? 2u : 4u;
+const uint PER_WORD = 4u / ELEMENT_SIZE;
 const uint PER_VECTOR = 16u / ELEMENT_SIZE;
 
-/* The bits of the element at sub-position `sub` of `word`, as load_bits() gives them. */
-uvec2 word_bits(uint word, uint sub)
-{
-    uint bits, shift = 32u - 8u * ELEMENT_SIZE;
-
-    if (ELEMENT_SIZE == 4u)
-        return uvec2(word, 0u);
-    bits = (word >> (8u * ELEMENT_SIZE * sub)) << shift;
-    return uvec2(TYPE == TIO_TYPE_INT16 || TYPE == TIO_TYPE_INT8 ? uint(int(bits) >> shift) : bits >> shift, 0u);
-}
-
-/* Row path (ROW_OUTPUTS > 1; the C side checks its conditions: contiguous W a multiple of the
- * vector, dilation 1 along W, ROW_OUTPUTS * STRIDE_W a multiple of the vector, the other strides
- * and the offset aligned). An invocation pools ROW_OUTPUTS consecutive outputs of a row: each window
- * row is read once as ROW_VECTORS aligned 16-byte vectors (clamped into the row; cells outside it
- * masked) that the outputs' overlapping windows share, instead of a load per cell and output. */
+/* ROW_OUTPUTS > 1; the C side checks the conditions: average or Lp of a float type, contiguous W a
+ * multiple of the vector, dilation 1 along W, ROW_OUTPUTS * STRIDE_W a multiple of the vector, the
+ * other strides and the offset aligned. An invocation pools ROW_OUTPUTS consecutive outputs of a
+ * row: each window row is read once as ROW_VECTORS aligned 16-byte vectors (clamped into the row;
+ * cells outside it masked) that the outputs' overlapping windows share, instead of a load per cell
+ * and output (docs/kernels.md, "Pooling"). */
 const uint ROW_SPAN = (ROW_OUTPUTS - 1u) * STRIDE_W + WINDOW_W;       /* columns the outputs read */
 const uint ROW_LEAD = (PER_VECTOR - PAD_W % PER_VECTOR) % PER_VECTOR;   /* first column's place */
 const uint ROW_VECTORS = (ROW_LEAD + ROW_SPAN + PER_VECTOR - 1u) / PER_VECTOR;
 const uint ROW_CHUNKS = (OUT_W + ROW_OUTPUTS - 1u) / ROW_OUTPUTS;       /* invocations per output row */
 
-/* A row's cells as floats, each converted once for the outputs that share it (float types). */
-void row_floats(uint words[POOLING_ROW_VECTORS_MAX * 4u], out float values[POOLING_ROW_VECTORS_MAX * 8u])
+/* The value of element `e` of a row's words. */
+float row_value(uint words[POOLING_ROW_VECTORS_MAX * 4u], uint e)
 {
-    uint e;
-
-    [[unroll]] for (e = 0u; e < ROW_VECTORS * PER_VECTOR; ++e)
-        values[e] = TYPE == TIO_TYPE_FLOAT16 ? unpackHalf2x16(words[e / 2u])[e % 2u] : uintBitsToFloat(words[e]);
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return unpackHalf2x16(words[e / PER_WORD] >> (16u * (e % PER_WORD))).x;
+    return uintBitsToFloat(words[e]);
 }
 
-/* Adds window row (kd, kh) of every output from its vectors: cells outside the input (`valid`: the
- * row; the column tested here) are masked; max keeps floats as floats and compares the others'
- * bits, updating by selects. */
-void row_add(inout State s[POOLING_ROW_OUTPUTS_MAX], inout float best[POOLING_ROW_OUTPUTS_MAX],
-        uint words[POOLING_ROW_VECTORS_MAX * 4u], uint column, bool valid, uint first_cell)
+void pool_row(inout State s[POOLING_ROW_OUTPUTS_MAX], Window win)
 {
-    float values[POOLING_ROW_VECTORS_MAX * 8u], x;
-    uint t, kw, e;
-    uvec2 bits;
-    bool take;
-
-    if (IS_FLOAT)
-        row_floats(words, values);
-    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
-    {
-        [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
-        {
-            e = ROW_LEAD + t * STRIDE_W + kw;
-            take = valid && column + t * STRIDE_W + kw < IN_W;
-            if (IS_FLOAT)
-            {
-                x = values[e];
-                if (FUNCTION != POOLING_MAX)
-                {
-                    s[t].sum += take ? term_of(x) : 0.0;
-                    continue;
-                }
-                take = take && (s[t].cell == NO_INDEX || (!isnan(best[t]) && (isnan(x) || x > best[t])));
-                best[t] = take ? x : best[t];
-            }
-            else
-            {
-                bits = word_bits(words[e / PER_WORD], e % PER_WORD);
-                take = take && (s[t].cell == NO_INDEX || greater(bits, s[t].best));
-                s[t].best = take ? bits : s[t].best;
-            }
-            s[t].cell = take ? first_cell + kw : s[t].cell;
-        }
-    }
-}
-
-void pool_row(inout State s[POOLING_ROW_OUTPUTS_MAX], Window win, uint chunk)
-{
-    uint kd, kh, kw, t, i, d, h, rows = 0u, first_vector, last_vector;
+    uint kd, kh, kw, t, i, d, h, column, rows = 0u, first_vector, last_vector;
     uint words[POOLING_ROW_VECTORS_MAX * 4u];
-    float best[POOLING_ROW_OUTPUTS_MAX];
     bool valid;
     uvec4 v;
 
     /* The first vector holds column start - ROW_LEAD: start + PAD_W is a multiple of the vector. */
     first_vector = (win.start.z + PAD_W) / PER_VECTOR - (PAD_W + PER_VECTOR - 1u) / PER_VECTOR;
     last_vector = IN_W / PER_VECTOR - 1u;
-    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
-        best[t] = 0.0;
-    [[unroll]] for (kd = 0u; kd < WINDOW_D; ++kd)
+    for (kd = 0u; kd < WINDOW_D; ++kd)
     {
         d = win.start.x + kd * DILATION_D;
-        [[unroll]] for (kh = 0u; kh < WINDOW_H; ++kh)
+        for (kh = 0u; kh < WINDOW_H; ++kh)
         {
             h = win.start.y + kh * DILATION_H;
             valid = d < IN_D && h < IN_H;
@@ -475,15 +421,19 @@ void pool_row(inout State s[POOLING_ROW_OUTPUTS_MAX], Window win, uint chunk)
                 words[4u * i + 2u] = v.z;
                 words[4u * i + 3u] = v.w;
             }
-            row_add(s, best, words, win.start.z, valid || CLAMPED_MAX, (kd * WINDOW_H + kh) * WINDOW_W);
+            [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+            {
+                [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
+                {
+                    column = win.start.z + t * STRIDE_W + kw;
+                    s[t].sum += valid && column < IN_W ? term_of(row_value(words, ROW_LEAD + t * STRIDE_W + kw))
+                            : 0.0;
+                }
+            }
         }
     }
     [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
     {
-        /* Float maxima back to bits: exact (every FLOAT16 value is a FLOAT32 one). */
-        if (FUNCTION == POOLING_MAX && IS_FLOAT && s[t].cell != NO_INDEX)
-            s[t].best.x = TYPE == TIO_TYPE_FLOAT16 ? packHalf2x16(vec2(best[t], 0.0)) & 0xffffu
-                    : floatBitsToUint(best[t]);
         s[t].count = 0u;
         [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
             s[t].count += win.start.z + t * STRIDE_W + kw < IN_W ? rows : 0u;
@@ -556,33 +506,25 @@ uvec4 output_coordinates(uint o)
 }
 
 /* ROW_STORE (the C side checks: the output's rows contiguous, ROW_OUTPUTS dividing OUT_W, every
- * other stride and the offset aligned to ROW_OUTPUTS elements of 4, 8 or 16 bytes): an
- * invocation's outputs as one store, coalesced over the subgroup; indices one by one. */
-const uint ROW_STORE_BYTES = ROW_OUTPUTS * ELEMENT_SIZE;
-
+ * other stride and the offset aligned to ROW_OUTPUTS elements of 8 or 16 bytes): an invocation's
+ * outputs as one store, coalesced over the subgroup. */
 void store_row(VkdmlDescriptorTable table, uvec4 first, State s[POOLING_ROW_OUTPUTS_MAX])
 {
     uvec2 address = tio_element_address(vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI),
             output_offset(first), ELEMENT_SIZE);
-    uint words[4] = uint[4](0u, 0u, 0u, 0u), t, bits;
+    uint words[4] = uint[4](0u, 0u, 0u, 0u), t;
 
     [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
     {
-        if (FUNCTION == POOLING_MAX)
-            bits = s[t].best.x;
+        if (TYPE == TIO_TYPE_FLOAT16)
+            words[t / 2u] |= packHalf2x16(vec2(finish_value(s[t]), 0.0)) << (16u * (t % 2u));
         else
-            bits = TYPE == TIO_TYPE_FLOAT16 ? packHalf2x16(vec2(finish_value(s[t]), 0.0))
-                    : floatBitsToUint(finish_value(s[t]));
-        bits &= 0xffffffffu >> (32u - 8u * ELEMENT_SIZE);
-        words[t / PER_WORD] |= bits << (8u * ELEMENT_SIZE * (t % PER_WORD));
-        store_index(table, uvec4(first.xyz, first.w + t), s[t]);
+            words[t] = floatBitsToUint(finish_value(s[t]));
     }
-    if (ROW_STORE_BYTES == 16u)
+    if (ROW_OUTPUTS * ELEMENT_SIZE == 16u)
         TioVector(address).v = uvec4(words[0], words[1], words[2], words[3]);
-    else if (ROW_STORE_BYTES == 8u)
-        TioPair(address).v = uvec2(words[0], words[1]);
     else
-        TioWord(address).v = words[0];
+        TioPair(address).v = uvec2(words[0], words[1]);
 }
 
 void main_row(VkdmlDescriptorTable table, uint invocation)
@@ -600,7 +542,7 @@ void main_row(VkdmlDescriptorTable table, uint invocation)
             coords.x * IN_STRIDE_N + coords.y * IN_STRIDE_C, ELEMENT_SIZE);
     [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
         s[t] = state_init();
-    pool_row(s, win, chunk);
+    pool_row(s, win);
     if (ROW_STORE)
     {
         store_row(table, uvec4(coords.xyz, coords.w + chunk * ROW_OUTPUTS), s);

@@ -15,7 +15,6 @@
  */
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ops_private.h"
@@ -208,17 +207,21 @@ static uint32_t choose_lanes(const struct vkdml_compile *compile, uint64_t outpu
     return lanes;
 }
 
-/* The row path's outputs per invocation (pooling.comp, pool_row), 1 where it does not apply: input
- * rows contiguous and whole 16-byte vectors, every other stride in use and the offset aligned
- * (bindings are 16-byte aligned: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT), dilation 1 along W. The
- * outputs of an invocation span a whole number of vectors, so every invocation's first column has
- * the same place in its first vector. */
+/* The row path's outputs per invocation (pooling.comp, pool_row), 1 where it does not apply: average
+ * and Lp pooling (max pooling measured slower there: docs/kernels.md, "Pooling"), input rows
+ * contiguous and whole 16-byte vectors, every other stride in use and the offset aligned (bindings
+ * are 16-byte aligned: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT), dilation 1 along W. The outputs of an
+ * invocation span a whole number of vectors, so every invocation's first column has the same place
+ * in its first vector; 16 bytes of outputs where that fits, for one 16-byte store. */
 static uint32_t choose_row_outputs(const struct vkdml_compile *compile, const uint32_t spec[POOLING_SPEC_COUNT])
 {
-    uint32_t size = vkdml_element_size(spec[POOLING_SPEC_TYPE]), per_vector, outputs, lead, vectors, i;
+    uint32_t size = vkdml_element_size(spec[POOLING_SPEC_TYPE]), per_vector, outputs, lead, i;
+    uint64_t vectors;
     uint32_t stride = spec[POOLING_SPEC_STRIDES + 2], window = spec[POOLING_SPEC_WINDOW + 2];
 
-    if (spec[POOLING_SPEC_LANES] != 1 || size > 4 || spec[POOLING_SPEC_IN_STRIDES + 4] != 1
+    if (spec[POOLING_SPEC_FUNCTION] == POOLING_MAX || (spec[POOLING_SPEC_TYPE] != DML_TENSOR_DATA_TYPE_FLOAT32
+            && spec[POOLING_SPEC_TYPE] != DML_TENSOR_DATA_TYPE_FLOAT16) || spec[POOLING_SPEC_LANES] != 1
+            || spec[POOLING_SPEC_IN_STRIDES + 4] != 1
             || spec[POOLING_SPEC_DILATIONS + 2] != 1 || compile->inputs[0].offset % 16)
         return 1;
     per_vector = 16 / size;
@@ -232,22 +235,22 @@ static uint32_t choose_row_outputs(const struct vkdml_compile *compile, const ui
     lead = (per_vector - spec[POOLING_SPEC_PADDING + 2] % per_vector) % per_vector;
     for (outputs = VKDML_MIN(per_vector, POOLING_ROW_OUTPUTS_MAX); outputs > 1; outputs /= 2)
     {
-        vectors = vkdml_div_up(lead + (outputs - 1) * stride + window, per_vector);
-        if (!(outputs * stride % per_vector) && vectors <= POOLING_ROW_VECTORS_MAX)
+        vectors = vkdml_div_up(lead + (uint64_t)(outputs - 1) * stride + window, per_vector);
+        if (!((uint64_t)outputs * stride % per_vector) && vectors <= POOLING_ROW_VECTORS_MAX)
             return outputs;
     }
     return 1;
 }
 
-/* Whether the row path stores an invocation's outputs as one word (pooling.comp, store_row): the
- * output's rows contiguous and whole words of `outputs` elements, every other stride and the
- * offset aligned to them. */
+/* Whether the row path stores an invocation's outputs as one 8- or 16-byte word (pooling.comp,
+ * store_row): the output's rows contiguous and whole words of `outputs` elements, every other
+ * stride and the offset aligned to them. */
 static bool choose_row_store(const struct vkdml_compile *compile, const uint32_t spec[POOLING_SPEC_COUNT],
         uint32_t outputs)
 {
     uint32_t bytes = outputs * vkdml_element_size(spec[POOLING_SPEC_TYPE]), i;
 
-    if (outputs == 1 || (bytes != 4 && bytes != 8 && bytes != 16) || spec[POOLING_SPEC_OUT_STRIDES + 4] != 1
+    if (outputs == 1 || (bytes != 8 && bytes != 16) || spec[POOLING_SPEC_OUT_STRIDES + 4] != 1
             || spec[POOLING_SPEC_OUT_SIZES + 4] % outputs || compile->outputs[0].offset % bytes)
         return false;
     for (i = 0; i < POOLING_RANK - 1; ++i)
@@ -317,18 +320,7 @@ static void fill_spec(const struct vkdml_compile *compile, const struct pooling_
             spec[POOLING_SPEC_CLAMP_READS] = 0;
     }
     spec[POOLING_SPEC_ROW_OUTPUTS] = choose_row_outputs(compile, spec);
-    if (getenv("VKDML_POOL_EXP"))       /* EXPERIMENT: 0 general, rK: K row outputs, s: no row store */
-    {
-        const char *e = getenv("VKDML_POOL_EXP");
-
-        if (e[0] == '0')
-            spec[POOLING_SPEC_ROW_OUTPUTS] = 1;
-        if (e[0] == 'r' && spec[POOLING_SPEC_ROW_OUTPUTS] > 1)
-            spec[POOLING_SPEC_ROW_OUTPUTS] = atoi(e + 1);
-    }
     spec[POOLING_SPEC_ROW_STORE] = choose_row_store(compile, spec, spec[POOLING_SPEC_ROW_OUTPUTS]);
-    if (getenv("VKDML_POOL_STORE"))
-        spec[POOLING_SPEC_ROW_STORE] = 0;
 }
 
 HRESULT vkdml_pooling_compile(struct vkdml_compile *compile)

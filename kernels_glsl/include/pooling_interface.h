@@ -49,7 +49,7 @@
  * row (docs/kernels.md, "Pooling"). At most POOLING_ROW_OUTPUTS_MAX outputs and
  * POOLING_ROW_VECTORS_MAX vectors per window row. */
 #define POOLING_SPEC_ROW_OUTPUTS        (POOLING_SPEC_CLAMP_READS + 1)
-/* Row path: the outputs of an invocation stored as one 4-, 8- or 16-byte word (bool). */
+/* Row path: the outputs of an invocation stored as one 8- or 16-byte word (bool). */
 #define POOLING_SPEC_ROW_STORE          (POOLING_SPEC_ROW_OUTPUTS + 1)
 #define POOLING_SPEC_COUNT              (POOLING_SPEC_ROW_STORE + 1)
 

@@ -559,7 +559,7 @@ static void test_max_types(void **state)
         {MAX2, F32, U32, 4, {2, 3, 9, 8}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
         {MAX1, F32, U64, 4, {1, 2, 7, 7}, {2, 3}, {2, 1}, {0, 1}, {1, 1}, .values = TIES},
         {MAX, F32, 0, 4, {1, 2, 7, 7}, {7, 7}, {1, 1}, .values = TIES},
-        /* The row path (whole 16-byte vectors) in every type; a packed global window. */
+        /* Rows of whole 16-byte vectors (the row path's shapes; max stays on the general path). */
         {MAX2, F32, U32, 4, {1, 2, 5, 32}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, .values = TIES},
         {MAX1, F32, U32, 4, {2, 8, 7, 7}, {7, 7}, {1, 1}, .values = TIES},
     };
@@ -598,7 +598,7 @@ static void test_max_shapes(void **state)
         {MAX1, F32, U32, 4, {1, 3, 40, 33}, {40, 33}, {1, 1}, .values = TIES},
         {MAX1, F32, U64, 4, {1, 3, 40, 33}, {40, 33}, {1, 1}, .values = SPECIAL},
         {MAX2, F32, U32, 4, {1, 2, 20, 21}, {6, 7}, {3, 2}, {1, 2}, {3, 1}, {2, 2}, .values = TIES},
-        /* The row path: NaN at the borders of its vectors; dilated rows (no clamped reads). */
+        /* Rows of whole 16-byte vectors: NaN at the borders; dilated rows (no clamped reads). */
         {MAX2, F32, U64, 4, {2, 3, 9, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, .values = SPECIAL},
         {MAX2, F32, U32, 4, {1, 2, 9, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {2, 1}, .values = TIES},
         /* Windows entirely in the padding: the type's lowest value, index 0. */
