@@ -11,7 +11,9 @@
  * same instructions as the others (no divergence). LANES > 1 (long windows, global pooling): LANES
  * consecutive invocations share an output, each reads every LANES-th cell of the window in row-major
  * order (coalesced along W), and the lanes combine by a shuffle butterfly in a fixed order (the same
- * result on every run).
+ * result on every run). ROW_OUTPUTS > 1 (average and Lp of packed float rows): an invocation pools
+ * that many consecutive outputs of a row from the aligned 16-byte vectors their windows span, each
+ * read once, and stores them as one word (pool_row, store_row).
  *
  * Average and Lp sum in fp32; padding adds nothing, and average divides by the window volume
  * (IncludePadding) or by the real cells. Max compares by type (floats: NaN above everything;
@@ -81,6 +83,8 @@ layout(constant_id = POOLING_SPEC_INDEX_LOCATION + 1) const uint INDEX_OFFSET_LO
 layout(constant_id = POOLING_SPEC_INDEX_LOCATION + 2) const uint INDEX_OFFSET_HI = 0;
 layout(constant_id = POOLING_SPEC_LANES) const uint LANES = 1;
 layout(constant_id = POOLING_SPEC_CLAMP_READS) const bool CLAMP_READS = false;
+layout(constant_id = POOLING_SPEC_ROW_OUTPUTS) const uint ROW_OUTPUTS = 1;
+layout(constant_id = POOLING_SPEC_ROW_STORE) const bool ROW_STORE = false;
 
 /* Cells a lane reads before it adds them up: their loads are in flight together. */
 #define POOLING_LANE_BATCH 8
@@ -97,6 +101,7 @@ const uint STEP_D = DILATION_D * IN_STRIDE_D, STEP_H = DILATION_H * IN_STRIDE_H,
  * these kernels' speed (docs/kernels.md, "Pooling"). */
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer PoolWords { uint v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer PoolPairs { uvec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PoolVectors { uvec4 v[]; };
 #ifdef VKDML_STORAGE_16BIT
 layout(buffer_reference, std430, buffer_reference_align = 2) readonly buffer PoolShorts { uint16_t v[]; };
 #endif
@@ -164,13 +169,16 @@ uvec2 load_bits(uvec2 origin, uint index)
 }
 
 /* What a cell adds to an average or Lp sum. */
-float term(uvec2 bits)
+float term_of(float value)
 {
-    float value = tio_bits_to_float(TYPE, bits.x);
-
     if (FUNCTION != POOLING_LP)
         return value;
     return P == 1u ? abs(value) : P == 2u ? value * value : pow(abs(value), float(P));
+}
+
+float term(uvec2 bits)
+{
+    return term_of(tio_bits_to_float(TYPE, bits.x));
 }
 
 /* A pooling state: max's best bits and window cell (row-major; NO_INDEX: no real cell yet), or the
@@ -359,23 +367,92 @@ void pool_lane(inout State s, Window win, uint lane)
     }
 }
 
-/* Stores an output (and its index) from its final state. */
-void store_result(VkdmlDescriptorTable table, uvec4 o, State s)
-{
-    uint offset = o.x * OUT_STRIDE_N + o.y * OUT_STRIDE_C + o.z * OUT_STRIDE_D + (o.w / OUT_W) * OUT_STRIDE_H
-            + (o.w % OUT_W) * OUT_STRIDE_W;
-    uvec2 base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
-    uint index = 0u, d, h, w;
+/* ---- Row path (average and Lp pooling of float rows in whole 16-byte vectors) ---- */
 
-    if (FUNCTION != POOLING_MAX)
+/* tio_element_size(TYPE) as a constant expression (array sizes and unrolled loops need one). */
+const uint ELEMENT_SIZE = TYPE == TIO_TYPE_FLOAT16 ? 2u : 4u;
+const uint PER_WORD = 4u / ELEMENT_SIZE;
+const uint PER_VECTOR = 16u / ELEMENT_SIZE;
+
+/* ROW_OUTPUTS > 1; the C side checks the conditions: average or Lp of a float type, contiguous W a
+ * multiple of the vector, dilation 1 along W, ROW_OUTPUTS * STRIDE_W a multiple of the vector, the
+ * other strides and the offset aligned. An invocation pools ROW_OUTPUTS consecutive outputs of a
+ * row: each window row is read once as ROW_VECTORS aligned 16-byte vectors (clamped into the row;
+ * cells outside it masked) that the outputs' overlapping windows share, instead of a load per cell
+ * and output (docs/kernels.md, "Pooling"). */
+const uint ROW_SPAN = (ROW_OUTPUTS - 1u) * STRIDE_W + WINDOW_W;       /* columns the outputs read */
+const uint ROW_LEAD = (PER_VECTOR - PAD_W % PER_VECTOR) % PER_VECTOR;   /* first column's place */
+const uint ROW_VECTORS = (ROW_LEAD + ROW_SPAN + PER_VECTOR - 1u) / PER_VECTOR;
+const uint ROW_CHUNKS = (OUT_W + ROW_OUTPUTS - 1u) / ROW_OUTPUTS;       /* invocations per output row */
+
+/* The value of element `e` of a row's words. */
+float row_value(uint words[POOLING_ROW_VECTORS_MAX * 4u], uint e)
+{
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return unpackHalf2x16(words[e / PER_WORD] >> (16u * (e % PER_WORD))).x;
+    return uintBitsToFloat(words[e]);
+}
+
+void pool_row(inout State s[POOLING_ROW_OUTPUTS_MAX], Window win)
+{
+    uint kd, kh, kw, t, i, d, h, column, rows = 0u, first_vector, last_vector;
+    uint words[POOLING_ROW_VECTORS_MAX * 4u];
+    bool valid;
+    uvec4 v;
+
+    /* The first vector holds column start - ROW_LEAD: start + PAD_W is a multiple of the vector. */
+    first_vector = (win.start.z + PAD_W) / PER_VECTOR - (PAD_W + PER_VECTOR - 1u) / PER_VECTOR;
+    last_vector = IN_W / PER_VECTOR - 1u;
+    for (kd = 0u; kd < WINDOW_D; ++kd)
     {
-        tio_store_float(TYPE, base, offset, finish_value(s));
-        return;
+        d = win.start.x + kd * DILATION_D;
+        for (kh = 0u; kh < WINDOW_H; ++kh)
+        {
+            h = win.start.y + kh * DILATION_H;
+            valid = d < IN_D && h < IN_H;
+            rows += valid ? 1u : 0u;
+            [[unroll]] for (i = 0u; i < ROW_VECTORS; ++i)
+            {
+                v = PoolVectors(win.plane).v[(clamp_coordinate(d, IN_D) * IN_STRIDE_D
+                        + clamp_coordinate(h, IN_H) * IN_STRIDE_H) / PER_VECTOR
+                        + uint(clamp(int(first_vector + i), 0, int(last_vector)))];
+                words[4u * i] = v.x;
+                words[4u * i + 1u] = v.y;
+                words[4u * i + 2u] = v.z;
+                words[4u * i + 3u] = v.w;
+            }
+            [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+            {
+                [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
+                {
+                    column = win.start.z + t * STRIDE_W + kw;
+                    s[t].sum += valid && column < IN_W ? term_of(row_value(words, ROW_LEAD + t * STRIDE_W + kw))
+                            : 0.0;
+                }
+            }
+        }
     }
-    if (WIDE)
-        TioPair(tio_element_address(base, offset, 8u)).v = s.best;
-    else
-        tio_store_bits(TYPE, base, offset, s.best.x);
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+    {
+        s[t].count = 0u;
+        [[unroll]] for (kw = 0u; kw < WINDOW_W; ++kw)
+            s[t].count += win.start.z + t * STRIDE_W + kw < IN_W ? rows : 0u;
+    }
+}
+
+/* The element offset of output (n, c, od, oh * OUT_W + ow). */
+uint output_offset(uvec4 o)
+{
+    return o.x * OUT_STRIDE_N + o.y * OUT_STRIDE_C + o.z * OUT_STRIDE_D + (o.w / OUT_W) * OUT_STRIDE_H
+            + (o.w % OUT_W) * OUT_STRIDE_W;
+}
+
+/* Stores a max output's index (MAX_POOLING1/2's OutputIndicesTensor). */
+void store_index(VkdmlDescriptorTable table, uvec4 o, State s)
+{
+    uint index = 0u, d, h, w, offset;
+    uvec2 base;
+
     if (INDEX_TYPE == 0u)
         return;
     /* The input's row-major logical index of the winning cell; 0 for an all-padding window. */
@@ -395,25 +472,108 @@ void store_result(VkdmlDescriptorTable table, uvec4 o, State s)
         TioWord(tio_element_address(base, offset, 4u)).v = index;
 }
 
-void main()
+/* Stores an output (and its index) from its final state. */
+void store_result(VkdmlDescriptorTable table, uvec4 o, State s)
 {
-    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
-    uint invocation = group * POOLING_THREADS + gl_LocalInvocationIndex;
-    uint o = invocation / LANES, lane = invocation % LANES, oh, ow, rest, i;
-    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
-    State s = state_init();
-    uvec4 coords;           /* n, c, od, oh * OUT_W + ow */
-    Window win;
+    uint offset = output_offset(o);
+    uvec2 base = vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI);
 
-    /* Lanes of an output past the end still take part in the shuffles (their state stays empty). */
-    if (LANES == 1u && o >= OUTPUT_COUNT)
+    if (FUNCTION != POOLING_MAX)
+    {
+        tio_store_float(TYPE, base, offset, finish_value(s));
         return;
+    }
+    if (WIDE)
+        TioPair(tio_element_address(base, offset, 8u)).v = s.best;
+    else
+        tio_store_bits(TYPE, base, offset, s.best.x);
+    store_index(table, o, s);
+}
+
+/* The coordinates (n, c, od, oh * OUT_W + ow) of output `o`. */
+uvec4 output_coordinates(uint o)
+{
+    uvec4 coords;
+    uint rest;
+
     coords.w = o % (OUT_H * OUT_W);
     rest = o / (OUT_H * OUT_W);
     coords.z = rest % OUT_D;
     rest /= OUT_D;
     coords.y = rest % OUT_C;
     coords.x = rest / OUT_C;
+    return coords;
+}
+
+/* ROW_STORE (the C side checks: the output's rows contiguous, ROW_OUTPUTS dividing OUT_W, every
+ * other stride and the offset aligned to ROW_OUTPUTS elements of 8 or 16 bytes): an invocation's
+ * outputs as one store, coalesced over the subgroup. */
+void store_row(VkdmlDescriptorTable table, uvec4 first, State s[POOLING_ROW_OUTPUTS_MAX])
+{
+    uvec2 address = tio_element_address(vkdml_binding_address(table, OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI),
+            output_offset(first), ELEMENT_SIZE);
+    uint words[4] = uint[4](0u, 0u, 0u, 0u), t;
+
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+    {
+        if (TYPE == TIO_TYPE_FLOAT16)
+            words[t / 2u] |= packHalf2x16(vec2(finish_value(s[t]), 0.0)) << (16u * (t % 2u));
+        else
+            words[t] = floatBitsToUint(finish_value(s[t]));
+    }
+    if (ROW_OUTPUTS * ELEMENT_SIZE == 16u)
+        TioVector(address).v = uvec4(words[0], words[1], words[2], words[3]);
+    else
+        TioPair(address).v = uvec2(words[0], words[1]);
+}
+
+void main_row(VkdmlDescriptorTable table, uint invocation)
+{
+    uint chunk = invocation % ROW_CHUNKS, row = invocation / ROW_CHUNKS, t;
+    uvec4 coords = output_coordinates(row * OUT_W);
+    State s[POOLING_ROW_OUTPUTS_MAX];
+    uint oh = coords.w / OUT_W;
+    Window win;
+
+    if (row >= OUTPUT_COUNT / OUT_W)
+        return;
+    win.start = uvec3(coords.z * STRIDE_D - PAD_D, oh * STRIDE_H - PAD_H, chunk * ROW_OUTPUTS * STRIDE_W - PAD_W);
+    win.plane = tio_element_address(vkdml_binding_address(table, IN_SLOT, IN_OFFSET_LO, IN_OFFSET_HI),
+            coords.x * IN_STRIDE_N + coords.y * IN_STRIDE_C, ELEMENT_SIZE);
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+        s[t] = state_init();
+    pool_row(s, win);
+    if (ROW_STORE)
+    {
+        store_row(table, uvec4(coords.xyz, coords.w + chunk * ROW_OUTPUTS), s);
+        return;
+    }
+    [[unroll]] for (t = 0u; t < ROW_OUTPUTS; ++t)
+    {
+        if (chunk * ROW_OUTPUTS + t < OUT_W)
+            store_result(table, uvec4(coords.xyz, coords.w + chunk * ROW_OUTPUTS + t), s[t]);
+    }
+}
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z);
+    uint invocation = group * POOLING_THREADS + gl_LocalInvocationIndex;
+    uint o = invocation / LANES, lane = invocation % LANES, oh, ow, i;
+    VkdmlDescriptorTable table = VkdmlDescriptorTable(push.table);
+    State s = state_init();
+    uvec4 coords;           /* n, c, od, oh * OUT_W + ow */
+    Window win;
+
+    if (ROW_OUTPUTS > 1u)
+    {
+        main_row(table, invocation);
+        return;
+    }
+    /* Lanes of an output past the end still take part in the shuffles (their state stays empty). */
+    if (LANES == 1u && o >= OUTPUT_COUNT)
+        return;
+    coords = output_coordinates(o);
     oh = coords.w / OUT_W;
     ow = coords.w % OUT_W;
     win.start = uvec3(coords.z * STRIDE_D - PAD_D, oh * STRIDE_H - PAD_H, ow * STRIDE_W - PAD_W);

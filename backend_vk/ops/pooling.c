@@ -207,6 +207,60 @@ static uint32_t choose_lanes(const struct vkdml_compile *compile, uint64_t outpu
     return lanes;
 }
 
+/* The row path's outputs per invocation (pooling.comp, pool_row), 1 where it does not apply: average
+ * and Lp pooling (max pooling measured slower there: docs/kernels.md, "Pooling"), input rows
+ * contiguous and whole 16-byte vectors, every other stride in use and the offset aligned (bindings
+ * are 16-byte aligned: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT), dilation 1 along W. The outputs of an
+ * invocation span a whole number of vectors, so every invocation's first column has the same place
+ * in its first vector; 16 bytes of outputs where that fits, for one 16-byte store. */
+static uint32_t choose_row_outputs(const struct vkdml_compile *compile, const uint32_t spec[POOLING_SPEC_COUNT])
+{
+    uint32_t size = vkdml_element_size(spec[POOLING_SPEC_TYPE]), per_vector, outputs, lead, i;
+    uint64_t vectors;
+    uint32_t stride = spec[POOLING_SPEC_STRIDES + 2], window = spec[POOLING_SPEC_WINDOW + 2];
+
+    if (spec[POOLING_SPEC_FUNCTION] == POOLING_MAX || (spec[POOLING_SPEC_TYPE] != DML_TENSOR_DATA_TYPE_FLOAT32
+            && spec[POOLING_SPEC_TYPE] != DML_TENSOR_DATA_TYPE_FLOAT16) || spec[POOLING_SPEC_LANES] != 1
+            || spec[POOLING_SPEC_IN_STRIDES + 4] != 1
+            || spec[POOLING_SPEC_DILATIONS + 2] != 1 || compile->inputs[0].offset % 16)
+        return 1;
+    per_vector = 16 / size;
+    if (spec[POOLING_SPEC_IN_SIZES + 4] % per_vector)
+        return 1;
+    for (i = 0; i < POOLING_RANK - 1; ++i)
+    {
+        if (spec[POOLING_SPEC_IN_SIZES + i] > 1 && spec[POOLING_SPEC_IN_STRIDES + i] % per_vector)
+            return 1;
+    }
+    lead = (per_vector - spec[POOLING_SPEC_PADDING + 2] % per_vector) % per_vector;
+    for (outputs = VKDML_MIN(per_vector, POOLING_ROW_OUTPUTS_MAX); outputs > 1; outputs /= 2)
+    {
+        vectors = vkdml_div_up(lead + (uint64_t)(outputs - 1) * stride + window, per_vector);
+        if (!((uint64_t)outputs * stride % per_vector) && vectors <= POOLING_ROW_VECTORS_MAX)
+            return outputs;
+    }
+    return 1;
+}
+
+/* Whether the row path stores an invocation's outputs as one 8- or 16-byte word (pooling.comp,
+ * store_row): the output's rows contiguous and whole words of `outputs` elements, every other
+ * stride and the offset aligned to them. */
+static bool choose_row_store(const struct vkdml_compile *compile, const uint32_t spec[POOLING_SPEC_COUNT],
+        uint32_t outputs)
+{
+    uint32_t bytes = outputs * vkdml_element_size(spec[POOLING_SPEC_TYPE]), i;
+
+    if (outputs == 1 || (bytes != 8 && bytes != 16) || spec[POOLING_SPEC_OUT_STRIDES + 4] != 1
+            || spec[POOLING_SPEC_OUT_SIZES + 4] % outputs || compile->outputs[0].offset % bytes)
+        return false;
+    for (i = 0; i < POOLING_RANK - 1; ++i)
+    {
+        if (spec[POOLING_SPEC_OUT_SIZES + i] > 1 && spec[POOLING_SPEC_OUT_STRIDES + i] % outputs)
+            return false;
+    }
+    return true;
+}
+
 /* Tensor dimension i of a 4-D operator is kernel dimension i (N, C) or i + 1 (H, W): D is 1. */
 static void set_dims(uint32_t spec[POOLING_SPEC_COUNT], uint32_t sizes_index, uint32_t strides_index,
         const DML_BUFFER_TENSOR_DESC *tensor)
@@ -265,6 +319,8 @@ static void fill_spec(const struct vkdml_compile *compile, const struct pooling_
         if (dilation(d, i) != 1 || d->start_padding[i] >= d->window[i] || d->end_padding[i] >= d->window[i])
             spec[POOLING_SPEC_CLAMP_READS] = 0;
     }
+    spec[POOLING_SPEC_ROW_OUTPUTS] = choose_row_outputs(compile, spec);
+    spec[POOLING_SPEC_ROW_STORE] = choose_row_store(compile, spec, spec[POOLING_SPEC_ROW_OUTPUTS]);
 }
 
 HRESULT vkdml_pooling_compile(struct vkdml_compile *compile)
@@ -282,8 +338,12 @@ HRESULT vkdml_pooling_compile(struct vkdml_compile *compile)
                 debugstr_data_type(d.input->DataType));
     fill_spec(compile, &d, spec, &window_volume);
     invocations = (uint64_t)spec[POOLING_SPEC_OUTPUT_COUNT] * spec[POOLING_SPEC_LANES];
-    TRACE("%s: %u lane(s) per output, window of %" PRIu64 " cells.\n", compile->op->name, spec[POOLING_SPEC_LANES],
-            window_volume);
+    if (spec[POOLING_SPEC_ROW_OUTPUTS] > 1)
+        invocations = (uint64_t)spec[POOLING_SPEC_OUTPUT_COUNT] / spec[POOLING_SPEC_OUT_SIZES + 4]
+                * vkdml_div_up(spec[POOLING_SPEC_OUT_SIZES + 4], spec[POOLING_SPEC_ROW_OUTPUTS]);
+    TRACE("%s: %u lane(s) per output, %u per invocation along W%s, window of %" PRIu64 " cells.\n",
+            compile->op->name, spec[POOLING_SPEC_LANES], spec[POOLING_SPEC_ROW_OUTPUTS],
+            spec[POOLING_SPEC_ROW_STORE] ? " (one store)" : "", window_volume);
     if (FAILED(hr = vkdml_spread_groups(compile, vkdml_div_up(invocations, POOLING_THREADS), groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, kernel, spec, POOLING_SPEC_COUNT, NULL, 0,

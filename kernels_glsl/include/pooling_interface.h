@@ -45,7 +45,16 @@
 /* Max pooling may read padding cells at clamped coordinates: dilations 1, StartPadding and
  * EndPadding narrower than the window (every window then holds an input cell in each dimension). */
 #define POOLING_SPEC_CLAMP_READS        (POOLING_SPEC_LANES + 1)
-#define POOLING_SPEC_COUNT              (POOLING_SPEC_CLAMP_READS + 1)
+/* Row path: outputs per invocation along W (1: off), read as whole 16-byte vectors of the input
+ * row (docs/kernels.md, "Pooling"). At most POOLING_ROW_OUTPUTS_MAX outputs and
+ * POOLING_ROW_VECTORS_MAX vectors per window row. */
+#define POOLING_SPEC_ROW_OUTPUTS        (POOLING_SPEC_CLAMP_READS + 1)
+/* Row path: the outputs of an invocation stored as one 8- or 16-byte word (bool). */
+#define POOLING_SPEC_ROW_STORE          (POOLING_SPEC_ROW_OUTPUTS + 1)
+#define POOLING_SPEC_COUNT              (POOLING_SPEC_ROW_STORE + 1)
+
+#define POOLING_ROW_OUTPUTS_MAX 8
+#define POOLING_ROW_VECTORS_MAX 4
 
 #ifdef VULKAN
 

@@ -502,6 +502,15 @@ static void test_average_lp(void **state)
         {LP1, F32, 0, 4, {1, 2, 9, 10}, {3, 2}, {1, 2}, {2, 1}, {1, 1}, {2, 3}, .p = 2},
         {LP, F32, 0, 4, {1, 2, 16, 16}, {16, 16}, {1, 1}, .p = 2, .layout = BROADCAST},
         {LP, F32, 0, 4, {2, 1, 1, 1000}, {1, 1000}, {1, 1}, .p = 1},
+        /* Rows of whole 16-byte vectors: the row path (several outputs per invocation), with borders
+         * in the first and last vectors, a last invocation past the row's end, 3-D. */
+        {AVG, F32, 0, 4, {2, 3, 6, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+        {AVG, F32, 0, 4, {2, 3, 6, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, .include_padding = TRUE},
+        {AVG, F32, 0, 4, {1, 3, 5, 32}, {2, 2}, {2, 2}},
+        {AVG, F32, 0, 4, {1, 2, 4, 16}, {3, 3}, {3, 3}, {1, 1}, {1, 1}},
+        {LP, F32, 0, 5, {1, 2, 3, 4, 16}, {2, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, .p = 2},
+        /* Packed global pooling, windows of whole vectors. */
+        {AVG, F32, 0, 4, {2, 8, 7, 7}, {7, 7}, {1, 1}},
     };
     struct dml_test_context *context = *state;
     struct pool_case c;
@@ -550,6 +559,9 @@ static void test_max_types(void **state)
         {MAX2, F32, U32, 4, {2, 3, 9, 8}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
         {MAX1, F32, U64, 4, {1, 2, 7, 7}, {2, 3}, {2, 1}, {0, 1}, {1, 1}, .values = TIES},
         {MAX, F32, 0, 4, {1, 2, 7, 7}, {7, 7}, {1, 1}, .values = TIES},
+        /* Rows of whole 16-byte vectors (the row path's shapes; max stays on the general path). */
+        {MAX2, F32, U32, 4, {1, 2, 5, 32}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, .values = TIES},
+        {MAX1, F32, U32, 4, {2, 8, 7, 7}, {7, 7}, {1, 1}, .values = TIES},
     };
     struct dml_test_context *context = *state;
     struct pool_case c;
@@ -586,6 +598,9 @@ static void test_max_shapes(void **state)
         {MAX1, F32, U32, 4, {1, 3, 40, 33}, {40, 33}, {1, 1}, .values = TIES},
         {MAX1, F32, U64, 4, {1, 3, 40, 33}, {40, 33}, {1, 1}, .values = SPECIAL},
         {MAX2, F32, U32, 4, {1, 2, 20, 21}, {6, 7}, {3, 2}, {1, 2}, {3, 1}, {2, 2}, .values = TIES},
+        /* Rows of whole 16-byte vectors: NaN at the borders; dilated rows (no clamped reads). */
+        {MAX2, F32, U64, 4, {2, 3, 9, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, .values = SPECIAL},
+        {MAX2, F32, U32, 4, {1, 2, 9, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {2, 1}, .values = TIES},
         /* Windows entirely in the padding: the type's lowest value, index 0. */
         {MAX1, F32, U32, 4, {1, 1, 2, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
         {MAX1, DML_TENSOR_DATA_TYPE_INT8, U32, 4, {1, 1, 2, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
