@@ -199,8 +199,9 @@ vec2 row_transform(float center, float total)
     if (IS_LP)
     {
         norm = FUNCTION == MVN_FUNCTION_LP1 ? total : sqrt(total);
-        /* max(norm, epsilon), a NaN norm kept. */
-        return vec2(0.0, 1.0 / (norm < epsilon ? epsilon : norm));
+        /* max(norm, epsilon), a NaN norm kept: tested on the bits, as a driver may assume no NaN
+         * (activation.glsl) and fold the comparison into a max that drops it. */
+        return vec2(0.0, 1.0 / (vkdml_isnan(norm) || norm >= epsilon ? norm : epsilon));
     }
     return vec2(center, USE_VARIANCE ? 1.0 / sqrt(total / float(LENGTH) + epsilon) : 1.0);
 }
