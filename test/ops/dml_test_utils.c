@@ -229,11 +229,12 @@ UINT64 dml_test_element_offset(const struct dml_test_tensor *tensor, UINT64 inde
 
 ID3D12Resource *dml_test_create_buffer(struct dml_test_context *context, UINT64 size, const void *data)
 {
+    UINT64 rounded = (size + 3) & ~(UINT64)3;
     ID3D12Resource *buffer;
 
-    size = (size + 3) & ~(UINT64)3;
-    buffer = create_default_buffer(context->d3d.device, size ? size : 4, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
-    if (data)
+    /* The buffer is rounded up to whole words; `data` holds only `size` bytes. */
+    buffer = create_default_buffer(context->d3d.device, rounded ? rounded : 4, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+    if (data && size)
         dml_test_write_buffer(context, buffer, 0, data, size);
     return buffer;
 }

@@ -635,7 +635,8 @@ static void test_invalid(void **state)
 {
     static const UINT in_sizes[] = {1, 2, 5, 5}, out_sizes[] = {1, 2, 3, 3};
     struct dml_test_context *context = *state;
-    UINT window[] = {3, 3}, strides[] = {2, 2}, start[] = {1, 1}, end[] = {1, 1}, dilations[] = {1, 1};
+    /* A third element for the DimensionCount=3 case: the desc's arrays are read to their count. */
+    UINT window[] = {3, 3, 3}, strides[] = {2, 2, 2}, start[] = {1, 1, 1}, end[] = {1, 1, 1}, dilations[] = {1, 1, 1};
     struct dml_test_tensor in, out, indices;
     struct dml_test_tensor *tensors[] = {&in, &out, &indices};
     DML_MAX_POOLING2_OPERATOR_DESC max2;
