@@ -631,6 +631,55 @@ static void test_padding_only(void **state)
         run_case(context, &cases[i], 200 + i);
 }
 
+/* MAX_POOLING2's page with literal values: indices are zero-based positions in the input seen as
+ * one contiguous array (the batch included), and among equal values the first one encountered
+ * in the window wins. */
+static void test_max_page_statements(void **state)
+{
+    static const UINT in_sizes[] = {2, 1, 3, 3}, out_sizes[] = {2, 1, 2, 2};
+    static const UINT window[] = {2, 2}, strides[] = {1, 1}, padding[] = {0, 0}, dilations[] = {1, 1};
+    static const float image[] =
+    {
+        1.0f, 5.0f, 5.0f,  5.0f, 2.0f, 0.0f,  3.0f, 3.0f, 3.0f,
+        -1.0f, -1.0f, -1.0f,  -1.0f, -1.0f, -1.0f,  -1.0f, -1.0f, -1.0f,
+    };
+    static const float want_values[] = {5.0f, 5.0f, 5.0f, 3.0f, -1.0f, -1.0f, -1.0f, -1.0f};
+    static const uint32_t want_indices[] = {1, 1, 3, 7, 9, 10, 12, 13};
+    struct dml_test_context *context = *state;
+    struct dml_test_binding input = {NULL}, outputs[2] = {{NULL}};
+    struct dml_test_tensor in, out, indices;
+    DML_MAX_POOLING2_OPERATOR_DESC desc;
+    IDMLCompiledOperator *compiled;
+    uint32_t got_indices[8];
+    float got_values[8];
+    unsigned int i;
+
+    dml_test_tensor_init(&in, F32, 4, in_sizes, NULL);
+    dml_test_tensor_init(&out, F32, 4, out_sizes, NULL);
+    dml_test_tensor_init(&indices, U32, 4, out_sizes, NULL);
+    desc = (DML_MAX_POOLING2_OPERATOR_DESC){&in.desc, &out.desc, &indices.desc, 2, strides, window, padding, padding,
+            dilations};
+    compiled = dml_test_compile(context, MAX2, &desc, DML_EXECUTION_FLAG_NONE);
+    input.buffer = dml_test_create_buffer(context, sizeof(image), image);
+    dml_test_create_guarded(context, sizeof(got_values), NULL, &outputs[0]);
+    dml_test_create_guarded(context, sizeof(got_indices), NULL, &outputs[1]);
+    dml_test_run(context, compiled, &input, 1, outputs, 2);
+    dml_test_read_buffer(context, outputs[0].buffer, outputs[0].offset, got_values, sizeof(got_values));
+    dml_test_read_buffer(context, outputs[1].buffer, outputs[1].offset, got_indices, sizeof(got_indices));
+    dml_test_check_guards(context, &outputs[0]);
+    dml_test_check_guards(context, &outputs[1]);
+    for (i = 0; i < ARRAY_SIZE(want_values); ++i)
+    {
+        if (got_values[i] != want_values[i] || got_indices[i] != want_indices[i])
+            fail_msg("output %u: %.9g at %u, expected %.9g at %u", i, got_values[i], got_indices[i], want_values[i],
+                    want_indices[i]);
+    }
+    dml_test_release_bindings(&input, 1);
+    dml_test_release_bindings(outputs, 2);
+    release_last(compiled);
+    assert_no_log_errors();
+}
+
 static void test_invalid(void **state)
 {
     static const UINT in_sizes[] = {1, 2, 5, 5}, out_sizes[] = {1, 2, 3, 3};
@@ -713,6 +762,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_max_types, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_max_shapes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_padding_only, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_max_page_statements, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 

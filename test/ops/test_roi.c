@@ -462,6 +462,76 @@ static void test_align_layouts(void **state)
     }
 }
 
+/* The statements of ROI_ALIGN's and ROI_ALIGN1's pages checked with literal values, not the
+ * shared reference: on a 4 x 4 image whose value is linear in the position (4y + x + 1), an
+ * average of bilinear samples is the value at the samples' centre, so the page's formula gives
+ * each output exactly; an inverted region is the mirror of the upright one ("the output receives a
+ * mirrored/flipped version of the input"); an empty region reads its single point everywhere. */
+static void test_align_page_statements(void **state)
+{
+    static const float rois[] =
+    {
+        0.5f, 0.25f, 3.5f, 3.75f,       /* upright */
+        3.5f, 0.25f, 0.5f, 3.75f,       /* x2 < x1 */
+        3.5f, 3.75f, 0.5f, 0.25f,       /* x2 < x1, y2 < y1 */
+        1.5f, 2.25f, 1.5f, 2.25f,       /* empty: the point (x 1.0, y 1.75) after the pixel offset */
+    };
+    static const uint64_t batches[] = {0, 0, 0, 0};
+    struct dml_test_context *context = *state;
+    struct dml_test_binding inputs[3] = {{NULL}}, output = {NULL};
+    struct dml_test_tensor in, roi_tensor, batch_tensor, out;
+    float image[16], results[4 * 9], yc, xc, want;
+    DML_ROI_ALIGN1_OPERATOR_DESC desc;
+    IDMLCompiledOperator *compiled;
+    uint32_t batch_words[4] = {0};
+    struct roi_case c;
+    UINT y, x;
+
+    align_case(&c, DML_OPERATOR_ROI_ALIGN, F32);
+    c.in_sizes[0] = 1, c.in_sizes[1] = 1, c.in_sizes[2] = 4, c.in_sizes[3] = 4;
+    c.out_h = c.out_w = 3;
+    c.roi_count = 4;
+    c.rois = rois;
+    c.batches = batches;
+    for (y = 0; y < 16; ++y)
+        image[y] = (float)(4 * (y / 4) + y % 4 + 1);
+    init_tensors(&c, &in, &roi_tensor, &batch_tensor, &out);
+    fill_desc(&c, &in, &roi_tensor, &batch_tensor, &out, &desc);
+    compiled = dml_test_compile(context, c.op, &desc, DML_EXECUTION_FLAG_NONE);
+    inputs[0].buffer = dml_test_create_buffer(context, in.buffer.TotalTensorSizeInBytes, image);
+    inputs[1].buffer = dml_test_create_buffer(context, roi_tensor.buffer.TotalTensorSizeInBytes, rois);
+    inputs[2].buffer = dml_test_create_buffer(context, batch_tensor.buffer.TotalTensorSizeInBytes, batch_words);
+    dml_test_create_guarded(context, out.buffer.TotalTensorSizeInBytes, NULL, &output);
+    dml_test_run(context, compiled, inputs, 3, &output, 1);
+    dml_test_read_buffer(context, output.buffer, output.offset, results, sizeof(results));
+    dml_test_check_guards(context, &output);
+
+    for (y = 0; y < 3; ++y)
+    {
+        for (x = 0; x < 3; ++x)
+        {
+            /* Bin centres: x1 + (x + 0.5) * width / 3 - InputPixelOffset, all inside the image. */
+            xc = 0.5f + (x + 0.5f) * 3.0f / 3.0f - 0.5f;
+            yc = 0.25f + (y + 0.5f) * 3.5f / 3.0f - 0.5f;
+            want = 4.0f * yc + xc + 1.0f;
+            if (!(fabsf(results[y * 3 + x] - want) <= 1e-5f))
+                fail_msg("upright (%u, %u): %.9g, expected %.9g", y, x, results[y * 3 + x], want);
+            if (!(fabsf(results[9 + y * 3 + x] - results[y * 3 + 2 - x]) <= 1e-5f))
+                fail_msg("x-inverted (%u, %u): %.9g, not the mirror %.9g", y, x, results[9 + y * 3 + x],
+                        results[y * 3 + 2 - x]);
+            if (!(fabsf(results[18 + y * 3 + x] - results[(2 - y) * 3 + 2 - x]) <= 1e-5f))
+                fail_msg("inverted (%u, %u): %.9g, not the mirror %.9g", y, x, results[18 + y * 3 + x],
+                        results[(2 - y) * 3 + 2 - x]);
+            if (results[27 + y * 3 + x] != 4.0f * 1.75f + 1.0f + 1.0f)
+                fail_msg("empty (%u, %u): %.9g, expected 9", y, x, results[27 + y * 3 + x]);
+        }
+    }
+    dml_test_release_bindings(inputs, 3);
+    dml_test_release_bindings(&output, 1);
+    release_last(compiled);
+    assert_no_log_errors();
+}
+
 /* [batch, x1, y1, x2, y2] over a 2 x 3 x 9 x 11 input (SpatialScale 1 or 0.5). */
 static const float pool_rois[] =
 {
@@ -617,6 +687,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_align1, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_align_batch_out_of_range, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_align_layouts, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_align_page_statements, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_pooling, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
