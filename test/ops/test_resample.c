@@ -512,10 +512,12 @@ static void test_upsample_2d(void **state)
     }
 }
 
-/* Nearest moves the bits of INT8 and UINT8 (RESAMPLE, RESAMPLE1, RESAMPLE3). */
+/* Nearest moves the bits of INT8 and UINT8 (RESAMPLE, RESAMPLE1, RESAMPLE3; RESAMPLE2 since
+ * FL 6_2, DirectML's version history). */
 static void test_integer_types(void **state)
 {
-    static const DML_OPERATOR_TYPE ops[] = {DML_OPERATOR_RESAMPLE, DML_OPERATOR_RESAMPLE1, DML_OPERATOR_RESAMPLE3};
+    static const DML_OPERATOR_TYPE ops[] = {DML_OPERATOR_RESAMPLE, DML_OPERATOR_RESAMPLE1, DML_OPERATOR_RESAMPLE3,
+            DML_OPERATOR_RESAMPLE2};
     static const UINT in[4] = {1, 3, 6, 35}, out[4] = {1, 3, 13, 70};
     struct resample_case c;
     size_t o;
