@@ -790,6 +790,17 @@ static void test_invalid(void **state)
     dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE2, &desc2, tensors, 2),
             "OutputPixelOffsets[3]=inf must be finite");
     output_offsets[3] = -0.5f;
+    desc2.InterpolationMode = (DML_INTERPOLATION_MODE)2;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE2, &desc2, tensors, 2),
+            "InterpolationMode 2 is not a DML_INTERPOLATION_MODE");
+    desc2.InterpolationMode = NEAREST;
+    desc2.RoundingDirection = (DML_AXIS_DIRECTION)2;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE2, &desc2, tensors, 2),
+            "RoundingDirection 2 is not a DML_AXIS_DIRECTION");
+    desc2.InterpolationMode = LINEAR;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE2, &desc2, tensors, 2),
+            "RoundingDirection 2 is not a DML_AXIS_DIRECTION");
+    desc2.RoundingDirection = DOWN;
 
     /* INT8 in both modes (the pages list it); ScaleCount is the rank. */
     in.buffer.DataType = out.buffer.DataType = DML_TENSOR_DATA_TYPE_INT8;
@@ -814,6 +825,10 @@ static void test_invalid(void **state)
     dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_UPSAMPLE_2D, &upsample, tensors, 2),
             "ScaleSize={0,2} must be at least 1");
     upsample.ScaleSize.Width = 2;
+    upsample.InterpolationMode = (DML_INTERPOLATION_MODE)-1;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_UPSAMPLE_2D, &upsample, tensors, 2),
+            "InterpolationMode -1 is not a DML_INTERPOLATION_MODE");
+    upsample.InterpolationMode = LINEAR;
     out.sizes[1] = 3;
     dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_UPSAMPLE_2D, &upsample, tensors, 2),
             "OutputTensor.Sizes[1]=3 must be 2");
