@@ -8,7 +8,8 @@
  * weights) are found once per invocation; only the last dimension's vary along the row.
  *
  * Nearest (and copy) on every dimension moves bits, any type; otherwise values are summed in
- * fp32 (FLOAT16 rounded once at the store). Coordinates are fp32 (README "Resampling").
+ * fp32 (FLOAT16 and the integers rounded once at the store). Coordinates are fp32 (README
+ * "Resampling").
  *
  * Variants (kernels_glsl/meson.build, typed_kernels): the storage the tensor type needs.
  */
@@ -117,15 +118,6 @@ layout(buffer_reference, std430, buffer_reference_align = 2) readonly buffer Res
 layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ResampleBytes { uint8_t v[]; };
 #endif
 
-float load_float(uvec2 base, uint index)
-{
-#ifdef VKDML_STORAGE_16BIT
-    if (TYPE == TIO_TYPE_FLOAT16)
-        return float(ResampleHalves(base).v[index]);
-#endif
-    return uintBitsToFloat(ResampleWords(base).v[index]);
-}
-
 uint load_bits(uvec2 base, uint index)
 {
 #ifdef VKDML_STORAGE_16BIT
@@ -137,6 +129,19 @@ uint load_bits(uvec2 base, uint index)
         return uint(ResampleBytes(base).v[index]);
 #endif
     return ResampleWords(base).v[index];
+}
+
+/* An element's value: integers (INT8, UINT8) by value. */
+float load_float(uvec2 base, uint index)
+{
+#ifdef VKDML_STORAGE_16BIT
+    if (TYPE == TIO_TYPE_FLOAT16)
+        return float(ResampleHalves(base).v[index]);
+#endif
+    if (!tio_is_float(TYPE))
+        return tio_bits_to_float(TYPE, TYPE == TIO_TYPE_INT8 ? uint(int(load_bits(base, index) << 24) >> 24)
+                : load_bits(base, index));
+    return uintBitsToFloat(ResampleWords(base).v[index]);
 }
 
 /* Where output coordinate x of dimension d reads: the first tap's input index (unclamped), the
@@ -198,11 +203,16 @@ float tap_weight(int d, Axis axis, int j)
     return w * axis.norm;
 }
 
-/* The output value's bits (32 bits at most; FLOAT16 in the low half). */
+/* The output value's bits (32 bits at most; FLOAT16 in the low half). Integers: rounded to
+ * nearest, ties to even, within the type's range (README "Resampling"). */
 uint value_bits(float value)
 {
     if (TYPE == TIO_TYPE_FLOAT16)
         return packHalf2x16(vec2(value, 0.0)) & 0xffffu;
+    if (TYPE == TIO_TYPE_INT8)
+        return uint(int(clamp(roundEven(value), -128.0, 127.0))) & 0xffu;
+    if (TYPE == TIO_TYPE_UINT8)
+        return uint(clamp(roundEven(value), 0.0, 255.0));
     return floatBitsToUint(value);
 }
 
@@ -286,8 +296,9 @@ void store_outputs(uvec2 out_base, uint out_offset, uint x_first, uint bits[VECT
                 words[k / 2u] = packHalf2x16(vec2(sums[k], sums[k + 1u]));
             else if (!MOVE_BITS && TYPE == TIO_TYPE_FLOAT32)
                 words[k] = floatBitsToUint(sums[k]);
-            else if (MOVE_BITS)
-                words[k * size / 4u] |= (bits[k] & tio_type_mask(TYPE)) << (8u * (k * size % 4u));
+            else if (MOVE_BITS || !tio_is_float(TYPE))
+                words[k * size / 4u] |= ((MOVE_BITS ? bits[k] : value_bits(sums[k])) & tio_type_mask(TYPE))
+                        << (8u * (k * size % 4u));
         }
         TioVector(tio_element_address(out_base, out_offset, size)).v = words;
         return;

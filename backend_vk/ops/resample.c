@@ -131,11 +131,6 @@ static HRESULT validate_rule(const struct vkdml_operator_view *op, const struct 
             return vkdml_op_error(op, E_INVALIDARG, "InputPixelOffsets[%u]=%g and OutputPixelOffsets[%u]=%g "
                     "must be finite.", i, rule->input_offsets[i], i, rule->output_offsets[i]);
     }
-    /* Linear interpolation makes new values: floats only (README "Resampling"). */
-    if (rule->mode == DML_INTERPOLATION_MODE_LINEAR && op->inputs[0]->DataType != DML_TENSOR_DATA_TYPE_FLOAT32
-            && op->inputs[0]->DataType != DML_TENSOR_DATA_TYPE_FLOAT16)
-        return vkdml_op_error(op, E_INVALIDARG, "InputTensor.DataType=%s must be FLOAT32 or FLOAT16 with "
-                "DML_INTERPOLATION_MODE_LINEAR.", debugstr_data_type(op->inputs[0]->DataType));
     return S_OK;
 }
 

@@ -4,7 +4,7 @@
  * bit, every rounding direction, ties) and linear (fp32 sums, tolerances by their taps) with the
  * offsets of ONNX's coordinate transformations (half-pixel, PyTorch half-pixel, align-corners,
  * asymmetric, TF half-pixel for nearest), scales up, down, non-integer and not OutputSize /
- * InputSize (clamped edges), antialiasing, FLOAT16 and the integer types of nearest, ranks 1 to
+ * InputSize (clamped edges), antialiasing, FLOAT16 and the integer types (both modes), ranks 1 to
  * 5, rows longer than a workgroup, strided, broadcast and strided-output tensors, NaN and
  * infinities, an OWNED_BY_DML input; then the desc rules, with their error code and log line.
  */
@@ -214,7 +214,7 @@ static void fill_input(const struct resample_case *c, uint8_t *bytes, float *val
         if (!is_float(c->type))
         {
             bytes[i] = (uint8_t)ref_random(&random);
-            values[i] = 0.0f;
+            values[i] = c->type == DML_TENSOR_DATA_TYPE_INT8 ? (float)(int8_t)bytes[i] : (float)bytes[i];
             continue;
         }
         f = c->specials && i % 3 == 1 ? specials[(i / 3) % ARRAY_SIZE(specials)]
@@ -296,6 +296,16 @@ static void run_case(struct dml_test_context *context, const struct resample_cas
             if (memcmp(out_bytes + offset, in_bytes + source, size))
                 fail_msg("op %#x %s rank %u: output %" PRIu64 " differs from input element %" PRIu64, c->op,
                         dml_test_type_name(c->type), c->rank, i, source / size);
+        }
+        else if (!is_float(c->type))
+        {
+            double expected = reference_value(c, &in, values, coords, &terms);
+            int got = c->type == DML_TENSOR_DATA_TYPE_INT8 ? (int8_t)out_bytes[offset] : out_bytes[offset];
+
+            /* Rounded to nearest (ties: test_integer_linear_ties); the fp32 sums may differ a little. */
+            if (!(fabs(got - expected) <= 0.5 + 1e-3))
+                fail_msg("op %#x %s rank %u: output %" PRIu64 " = %d, expected %.6g rounded", c->op,
+                        dml_test_type_name(c->type), c->rank, i, got, expected);
         }
         else
         {
@@ -512,10 +522,12 @@ static void test_upsample_2d(void **state)
     }
 }
 
-/* Nearest moves the bits of INT8 and UINT8 (RESAMPLE, RESAMPLE1, RESAMPLE3). */
+/* Nearest moves the bits of INT8 and UINT8 (RESAMPLE, RESAMPLE1, RESAMPLE3; RESAMPLE2 since
+ * FL 6_2, DirectML's version history). */
 static void test_integer_types(void **state)
 {
-    static const DML_OPERATOR_TYPE ops[] = {DML_OPERATOR_RESAMPLE, DML_OPERATOR_RESAMPLE1, DML_OPERATOR_RESAMPLE3};
+    static const DML_OPERATOR_TYPE ops[] = {DML_OPERATOR_RESAMPLE, DML_OPERATOR_RESAMPLE1, DML_OPERATOR_RESAMPLE3,
+            DML_OPERATOR_RESAMPLE2};
     static const UINT in[4] = {1, 3, 6, 35}, out[4] = {1, 3, 13, 70};
     struct resample_case c;
     size_t o;
@@ -531,6 +543,78 @@ static void test_integer_types(void **state)
         set_transform(&c, HALF_PIXEL);
         run_case(*state, &c);
     }
+}
+
+/* The pages list INT8 and UINT8 for every mode: linear sums in fp32 and rounds once (README
+ * "Resampling"), antialiased too; packed rows (vector stores) and a strided output. */
+static void test_integer_linear(void **state)
+{
+    static const DML_OPERATOR_TYPE ops[] = {DML_OPERATOR_RESAMPLE, DML_OPERATOR_RESAMPLE1, DML_OPERATOR_RESAMPLE2,
+            DML_OPERATOR_RESAMPLE3};
+    static const UINT in[4] = {1, 3, 6, 35}, out[4] = {1, 3, 13, 70}, down[4] = {1, 2, 25, 40};
+    static const UINT small[4] = {1, 2, 5, 7}, small_out_strides[4] = {200, 100, 15, 2};
+    struct resample_case c;
+    size_t o;
+
+    for (o = 0; o < ARRAY_SIZE(ops); ++o)
+    {
+        memset(&c, 0, sizeof(c));
+        c.op = ops[o];
+        c.type = o % 2 ? DML_TENSOR_DATA_TYPE_UINT8 : DML_TENSOR_DATA_TYPE_INT8;
+        c.mode = LINEAR;
+        set_sizes(&c, 4, in, out);
+        set_transform(&c, o == 1 ? ALIGN_CORNERS : HALF_PIXEL);
+        run_case(*state, &c);
+    }
+    memset(&c, 0, sizeof(c));
+    c.op = DML_OPERATOR_RESAMPLE3;
+    c.type = DML_TENSOR_DATA_TYPE_UINT8;
+    c.mode = LINEAR;
+    c.antialiased = TRUE;
+    set_sizes(&c, 4, down, small);
+    set_transform(&c, HALF_PIXEL);
+    c.out_strides = small_out_strides;
+    run_case(*state, &c);
+}
+
+/* Halves round to even: UINT8 {1, 2, 3, 6} and INT8 {-1, -2, -3, -6} doubled, asymmetric. */
+static void test_integer_linear_ties(void **state)
+{
+    static const int8_t signed_in[4] = {-1, -2, -3, -6}, signed_out[8] = {-1, -2, -2, -2, -3, -4, -6, -6};
+    static const uint8_t unsigned_in[4] = {1, 2, 3, 6}, unsigned_out[8] = {1, 2, 2, 2, 3, 4, 6, 6};
+    struct dml_test_context *context = *state;
+    struct dml_test_binding input = {NULL}, output = {NULL};
+    static const UINT in_size = 4, out_size = 8;
+    struct dml_test_tensor in, out;
+    IDMLCompiledOperator *compiled;
+    struct resample_case c;
+    uint8_t bytes[8];
+    unsigned int t;
+
+    for (t = 0; t < 2; ++t)
+    {
+        memset(&c, 0, sizeof(c));
+        c.op = DML_OPERATOR_RESAMPLE1;
+        c.type = t ? DML_TENSOR_DATA_TYPE_INT8 : DML_TENSOR_DATA_TYPE_UINT8;
+        c.mode = LINEAR;
+        set_sizes(&c, 1, &in_size, &out_size);
+        set_transform(&c, ASYMMETRIC);
+        if (!dml_test_data_type_supported(context, c.type))
+            continue;
+        dml_test_tensor_init(&in, c.type, 1, c.in_sizes, NULL);
+        dml_test_tensor_init(&out, c.type, 1, c.out_sizes, NULL);
+        compiled = compile_case(context, &c, &in, &out);
+        input.buffer = dml_test_create_buffer(context, in.buffer.TotalTensorSizeInBytes,
+                t ? (const void *)signed_in : (const void *)unsigned_in);
+        output.buffer = dml_test_create_buffer(context, out.buffer.TotalTensorSizeInBytes, NULL);
+        dml_test_run(context, compiled, &input, 1, &output, 1);
+        dml_test_read_buffer(context, output.buffer, 0, bytes, sizeof(bytes));
+        assert_memory_equal(bytes, t ? (const void *)signed_out : (const void *)unsigned_out, sizeof(bytes));
+        release_last(input.buffer);
+        release_last(output.buffer);
+        release_last(compiled);
+    }
+    assert_no_log_errors();
 }
 
 /* Ranks 1 to 3, every dimension resized, rows longer than a workgroup, a size-1 input. */
@@ -706,14 +790,25 @@ static void test_invalid(void **state)
     dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE2, &desc2, tensors, 2),
             "OutputPixelOffsets[3]=inf must be finite");
     output_offsets[3] = -0.5f;
+    desc2.InterpolationMode = (DML_INTERPOLATION_MODE)2;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE2, &desc2, tensors, 2),
+            "InterpolationMode 2 is not a DML_INTERPOLATION_MODE");
+    desc2.InterpolationMode = NEAREST;
+    desc2.RoundingDirection = (DML_AXIS_DIRECTION)2;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE2, &desc2, tensors, 2),
+            "RoundingDirection 2 is not a DML_AXIS_DIRECTION");
+    desc2.InterpolationMode = LINEAR;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE2, &desc2, tensors, 2),
+            "RoundingDirection 2 is not a DML_AXIS_DIRECTION");
+    desc2.RoundingDirection = DOWN;
 
-    /* Linear interpolation of integers; nearest moves them. */
+    /* INT8 in both modes (the pages list it); ScaleCount is the rank. */
     in.buffer.DataType = out.buffer.DataType = DML_TENSOR_DATA_TYPE_INT8;
     desc0 = (DML_RESAMPLE_OPERATOR_DESC){&in.desc, &out.desc, LINEAR, 4, scales};
-    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE, &desc0, tensors, 2),
-            "InputTensor.DataType=INT8 must be FLOAT32 or FLOAT16 with DML_INTERPOLATION_MODE_LINEAR");
+    check_hr(dml_test_try_create(context, DML_OPERATOR_RESAMPLE, &desc0, tensors, 2), S_OK);
     desc0.InterpolationMode = NEAREST;
     check_hr(dml_test_try_create(context, DML_OPERATOR_RESAMPLE, &desc0, tensors, 2), S_OK);
+    assert_no_log_errors();
     desc0.ScaleCount = 5;
     dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_RESAMPLE, &desc0, tensors, 2),
             "ScaleCount=5 must be InputTensor.DimensionCount=4");
@@ -730,6 +825,10 @@ static void test_invalid(void **state)
     dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_UPSAMPLE_2D, &upsample, tensors, 2),
             "ScaleSize={0,2} must be at least 1");
     upsample.ScaleSize.Width = 2;
+    upsample.InterpolationMode = (DML_INTERPOLATION_MODE)-1;
+    dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_UPSAMPLE_2D, &upsample, tensors, 2),
+            "InterpolationMode -1 is not a DML_INTERPOLATION_MODE");
+    upsample.InterpolationMode = LINEAR;
     out.sizes[1] = 3;
     dml_test_check_bad(dml_test_try_create(context, DML_OPERATOR_UPSAMPLE_2D, &upsample, tensors, 2),
             "OutputTensor.Sizes[1]=3 must be 2");
@@ -746,6 +845,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_resample3_antialias, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_upsample_2d, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_integer_types, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_integer_linear, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_integer_linear_ties, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_ranks, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_strides, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_specials, dml_test_setup, dml_test_teardown),
