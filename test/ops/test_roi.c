@@ -201,7 +201,7 @@ static void run_case(struct dml_test_context *context, const struct roi_case *c)
     in_span = in.buffer.TotalTensorSizeInBytes / element;
     in_bytes = calloc(in_span + 1, element);
     in_values = calloc(in_span + 1, sizeof(*in_values));
-    roi_bytes = calloc(c->roi_count * k, element);
+    roi_bytes = calloc(rois.buffer.TotalTensorSizeInBytes, 1); /* whole words: an fp16 {1, 5} takes 12 bytes */
     roi_values = calloc(c->roi_count * k, sizeof(*roi_values));
     batch_element = batches.buffer.DataType == U64 ? 8 : 4;
     batch_bytes = calloc(c->roi_count, batch_element);
