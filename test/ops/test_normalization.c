@@ -421,6 +421,11 @@ static void test_lrn(void **state)
         {"across, tiles of channels", {2, 19, 5, 9}, true, 7, 0.5f, 0.75f, 1.0f},
         {"padded input, beta 0", {2, 5, 3, 4}, true, 3, 1.0f, 0.0f, 1.0f, true},
         {"special values", {1, 4, 3, 8}, true, 3, 1.0f, 0.75f, 1.0f, .special = true},
+        /* DirectML sets no upper bound on LocalSize: windows too long to unroll. */
+        {"across, 1001", {1, 5, 2, 3}, true, 1001, 1.0f, 0.75f, 1.0f},
+        {"across, 66 (even)", {1, 70, 1, 3}, true, 66, 0.5f, 0.75f, 1.0f},
+        {"within, 65", {1, 2, 5, 6}, false, 65, 1.0f, 0.75f, 1.0f},
+        {"within, 10 (even)", {1, 2, 13, 12}, false, 10, 1.0f, 0.75f, 1.0f},
     };
     static const DML_TENSOR_DATA_TYPE types[] = {F32, F16};
     size_t i, t;
