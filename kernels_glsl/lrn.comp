@@ -44,14 +44,26 @@ layout(constant_id = LRN_SPEC_OUT_LOCATION + 0) const uint OUT_SLOT = 0;
 layout(constant_id = LRN_SPEC_OUT_LOCATION + 1) const uint OUT_OFFSET_LO = 0;
 layout(constant_id = LRN_SPEC_OUT_LOCATION + 2) const uint OUT_OFFSET_HI = 0;
 
-/* The window: BEFORE elements before the element, LocalSize / 2 after it, clipped to the tensor. */
+/* The window: BEFORE elements before the element, AFTER after it, clipped to the tensor. */
 const uint BEFORE = (LOCAL_SIZE - 1u) / 2u;
+const uint AFTER = LOCAL_SIZE / 2u;
+/* Windows of more loads than this are summed by a loop over the clipped span: unrolled, a LocalSize
+ * of 1001 across channels took lavapipe 17 s to compile, 65 within channels minutes. */
+const uint MAX_UNROLLED_LOADS = 64u;
+const bool UNROLLED = CROSS_CHANNEL ? LOCAL_SIZE <= MAX_UNROLLED_LOADS : LOCAL_SIZE <= 8u;
 
 float square(uvec2 base, uint offset)
 {
     float x = tio_load_float(TYPE, base, offset);
 
     return x * x;
+}
+
+/* The clipped span [first, last] of a window around i along a dimension of `size` entries. */
+void clipped_span(uint i, uint size, out uint first, out uint last)
+{
+    first = i >= BEFORE ? i - BEFORE : 0u;
+    last = size - 1u - i > AFTER ? i + AFTER : size - 1u;
 }
 
 /* The element of this invocation as (n, c, h, w); false past the tensor's end. Across channels, a
@@ -92,7 +104,26 @@ void main()
     x = tio_load_float(TYPE, input_base, origin);
     /* Loops of LocalSize steps, unrolled once specialized: the window's loads are independent and
      * in flight together (a loop over the clipped span would wait for each in turn). */
-    if (CROSS_CHANNEL)
+    if (!UNROLLED)
+    {
+        /* The same terms in the same order, the loops' trip counts from the clipped spans. */
+        uint first_c = c, last_c = c, first_h = h, last_h = h, first_w = w, last_w = w;
+
+        origin -= c * IN_STRIDE_C + h * IN_STRIDE_H + w * IN_STRIDE_W;
+        if (CROSS_CHANNEL)
+            clipped_span(c, SIZE_C, first_c, last_c);
+        else
+            clipped_span(h, SIZE_H, first_h, last_h), clipped_span(w, SIZE_W, first_w, last_w);
+        for (uint i = first_c; i <= last_c; ++i)
+        {
+            for (uint j = first_h; j <= last_h; ++j)
+            {
+                for (uint k = first_w; k <= last_w; ++k)
+                    sum += square(input_base, origin + i * IN_STRIDE_C + j * IN_STRIDE_H + k * IN_STRIDE_W);
+            }
+        }
+    }
+    else if (CROSS_CHANNEL)
     {
         origin -= c * IN_STRIDE_C;
         [[unroll]] for (uint k = 0; k < LOCAL_SIZE; ++k)

@@ -418,6 +418,25 @@ static void test_lp(void **state)
     run_cases(state, lp_cases, ARRAY_SIZE(lp_cases));
 }
 
+/* ---- The pages' "Tensor support" ranks: MVN 4; MVN1, MVN2 and LP 1 to 8 ---- */
+
+static const struct mvn_case rank_cases[] =
+{
+    {"LP2 {7} rank 1", LP, 1, {7}, 0, {0}, .p = 2, .epsilon = 1e-5f},
+    {"LP1 {2, 1, 3, 1, 2, 1, 2, 5} rank 8 axis 7", LP, 8, {2, 1, 3, 1, 2, 1, 2, 5}, 0, {7}, .p = 1,
+            .epsilon = 1e-5f},
+    {"MVN1 {2, 1, 3, 1, 2, 1, 2, 5} rank 8 axes {2, 7}, scale", MVN1, 8, {2, 1, 3, 1, 2, 1, 2, 5}, 2, {2, 7},
+            .scale_sizes = (const UINT[]){1, 1, 3, 1, 1, 1, 1, 5}, .epsilon = 1e-5f},
+    {"MVN2 {2, 3, 2, 2, 5} rank 5 axes {3, 4}, bias", MVN2, 5, {2, 3, 2, 2, 5}, 2, {3, 4},
+            .bias_sizes = (const UINT[]){1, 3, 1, 1, 1}, .epsilon = 1e-5f},
+    {"MVN2 {9} rank 1, RMS", MVN2, 1, {9}, 1, {0}, .no_mean = true, .epsilon = 1e-5f},
+};
+
+static void test_ranks(void **state)
+{
+    run_cases(state, rank_cases, ARRAY_SIZE(rank_cases));
+}
+
 /* ---- Desc rules ---- */
 
 struct bad_desc
@@ -512,6 +531,46 @@ static void check_axes_rules(struct dml_test_context *context, DML_OPERATOR_TYPE
     vkdml_test_log_reset();
 }
 
+/* The pages' "Tensor support" tables and "Tensor constraints": types FLOAT32 and FLOAT16, one
+ * DataType for all tensors, MVN's rank 4; anything else is E_INVALIDARG. */
+static void check_tensor_support(struct dml_test_context *context, DML_OPERATOR_TYPE type)
+{
+    static const UINT sizes[3] = {3, 4, 5};
+    struct bad_desc bad;
+
+    bad_desc_init(&bad, type);
+    bad.in.buffer.DataType = bad.out.buffer.DataType = DML_TENSOR_DATA_TYPE_INT32;
+    bad.scale.buffer.DataType = bad.bias.buffer.DataType = DML_TENSOR_DATA_TYPE_INT32;
+    check_hr(create_bad(context, &bad), E_INVALIDARG);
+    assert_int_equal(vkdml_test_log_counts()->errors, 1);
+    vkdml_test_log_reset();
+
+    bad_desc_init(&bad, type);
+    bad.out.buffer.DataType = F16;
+    check_hr(create_bad(context, &bad), E_INVALIDARG);
+    assert_int_equal(vkdml_test_log_counts()->errors, 1);
+    vkdml_test_log_reset();
+
+    if (type != LP)
+    {
+        bad_desc_init(&bad, type);
+        bad.scale.buffer.DataType = F16;
+        check_hr(create_bad(context, &bad), E_INVALIDARG);
+        assert_int_equal(vkdml_test_log_counts()->errors, 1);
+        vkdml_test_log_reset();
+    }
+    if (type != MVN)
+        return;
+    bad_desc_init(&bad, type);
+    dml_test_tensor_init(&bad.in, F32, 3, sizes, NULL);
+    dml_test_tensor_init(&bad.out, F32, 3, sizes, NULL);
+    dml_test_tensor_init(&bad.scale, F32, 3, sizes, NULL);
+    dml_test_tensor_init(&bad.bias, F32, 3, sizes, NULL);
+    check_hr(create_bad(context, &bad), E_INVALIDARG);
+    assert_int_equal(vkdml_test_log_counts()->errors, 1);
+    vkdml_test_log_reset();
+}
+
 static void test_invalid(void **state)
 {
     struct dml_test_context *context = *state;
@@ -523,6 +582,10 @@ static void test_invalid(void **state)
     check_common_rules(context, LP);
     check_axes_rules(context, MVN1);
     check_axes_rules(context, MVN2);
+    check_tensor_support(context, MVN);
+    check_tensor_support(context, MVN1);
+    check_tensor_support(context, MVN2);
+    check_tensor_support(context, LP);
 
     bad_desc_init(&bad, LP);
     bad.test.p = 3;
@@ -542,6 +605,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_normalization_forms, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_axes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_lp, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_ranks, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, dml_test_setup, dml_test_teardown),
     };
 

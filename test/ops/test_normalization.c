@@ -297,6 +297,17 @@ static void test_batch_norm_invalid(void **state)
     desc.FusedActivation = &clip_desc;
     dml_test_check_bad(dml_test_try_create(context, BATCH_NORM, &desc, tensors, 6), "ELEMENT_WISE_CLIP");
     vkdml_test_log_reset();
+    desc.FusedActivation = NULL;
+
+    /* The page's "Tensor constraints": one DataType and one DimensionCount for all six tensors. */
+    mean.buffer.DataType = DML_TENSOR_DATA_TYPE_FLOAT16;
+    check_hr(dml_test_try_create(context, BATCH_NORM, &desc, tensors, 6), E_INVALIDARG);
+    assert_int_equal(vkdml_test_log_counts()->errors, 1);
+    vkdml_test_log_reset();
+    dml_test_tensor_init(&mean, F32, 2, (const UINT[]){1, 3}, NULL);
+    check_hr(dml_test_try_create(context, BATCH_NORM, &desc, tensors, 6), E_INVALIDARG);
+    assert_int_equal(vkdml_test_log_counts()->errors, 1);
+    vkdml_test_log_reset();
 }
 
 /* ---- LOCAL_RESPONSE_NORMALIZATION ---- */
@@ -410,6 +421,11 @@ static void test_lrn(void **state)
         {"across, tiles of channels", {2, 19, 5, 9}, true, 7, 0.5f, 0.75f, 1.0f},
         {"padded input, beta 0", {2, 5, 3, 4}, true, 3, 1.0f, 0.0f, 1.0f, true},
         {"special values", {1, 4, 3, 8}, true, 3, 1.0f, 0.75f, 1.0f, .special = true},
+        /* DirectML sets no upper bound on LocalSize: windows too long to unroll. */
+        {"across, 1001", {1, 5, 2, 3}, true, 1001, 1.0f, 0.75f, 1.0f},
+        {"across, 66 (even)", {1, 70, 1, 3}, true, 66, 0.5f, 0.75f, 1.0f},
+        {"within, 65", {1, 2, 5, 6}, false, 65, 1.0f, 0.75f, 1.0f},
+        {"within, 10 (even)", {1, 2, 13, 12}, false, 10, 1.0f, 0.75f, 1.0f},
     };
     static const DML_TENSOR_DATA_TYPE types[] = {F32, F16};
     size_t i, t;
@@ -446,6 +462,23 @@ static void test_lrn_invalid(void **state)
     out.sizes[2] = 3;
     dml_test_check_bad(dml_test_try_create(context, LRN, &desc, tensors, 2),
             "OutputTensor.Sizes[2]=3 must equal InputTensor.Sizes[2]=4");
+    vkdml_test_log_reset();
+
+    /* The page's "Tensor support": 4 dimensions, FLOAT32 or FLOAT16, one DataType. */
+    dml_test_tensor_init(&in, F32, 5, (const UINT[]){2, 3, 4, 5, 1}, NULL);
+    dml_test_tensor_init(&out, F32, 5, (const UINT[]){2, 3, 4, 5, 1}, NULL);
+    check_hr(dml_test_try_create(context, LRN, &desc, tensors, 2), E_INVALIDARG);
+    assert_int_equal(vkdml_test_log_counts()->errors, 1);
+    vkdml_test_log_reset();
+    dml_test_tensor_init(&in, F32, 4, sizes, NULL);
+    dml_test_tensor_init(&out, F16, 4, sizes, NULL);
+    check_hr(dml_test_try_create(context, LRN, &desc, tensors, 2), E_INVALIDARG);
+    assert_int_equal(vkdml_test_log_counts()->errors, 1);
+    vkdml_test_log_reset();
+    dml_test_tensor_init(&in, DML_TENSOR_DATA_TYPE_INT32, 4, sizes, NULL);
+    dml_test_tensor_init(&out, DML_TENSOR_DATA_TYPE_INT32, 4, sizes, NULL);
+    check_hr(dml_test_try_create(context, LRN, &desc, tensors, 2), E_INVALIDARG);
+    assert_int_equal(vkdml_test_log_counts()->errors, 1);
     vkdml_test_log_reset();
 }
 
