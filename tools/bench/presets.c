@@ -29,13 +29,11 @@ const size_t group_count = ARRAY_SIZE(groups);
 /* Issue 19's GPU presets: memory-bound, anchored by PyTorch in the same run (tools/run-gpu-bench.sh). */
 #define MOVER(name, op, type, shape, mode) \
         {name, op, type, shape, false, GPU_MEM | GROUP_MOVEMENT, 0, NULL, MEMORY_RULE, mode}
-/* Issue 20's pooling presets, likewise. */
-#define POOLING(name, op, type, shape) \
-        {name, op, type, shape, false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL, MEMORY_RULE, NULL}
-/* ... and their smoke presets, for --check on lavapipe. */
+/* Issue 20's GPU presets (pooling, normalization, resampling), likewise. */
+#define POOLING_NORM(name, op, type, shape, mode) \
+        {name, op, type, shape, false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL, MEMORY_RULE, mode}
+/* Smoke presets, for --check on lavapipe. */
 #define SMOKE(name, op, type, shape, mode) {name, op, type, shape, false, GROUP_SMOKE, 0, NULL, 0, 0, mode}
-/* Issue 20's GPU presets: memory-bound, anchored by PyTorch in the same run. */
-#define NORM(name, op, type, shape) {name, op, type, shape, false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL, MEMORY_RULE}
 #define INT8 DML_TENSOR_DATA_TYPE_INT8
 #define INT32 DML_TENSOR_DATA_TYPE_INT32
 /* performance.md measured PyTorch's element-wise operators in fp32 only: fp16 and broadcast cases
@@ -208,10 +206,10 @@ const struct preset presets[] =
     /* Issue 20's normalizations: layer norm of 8192^2 (one read, one write), group norm of ResNet's
      * 32x256x56x56 in 32 groups (per-channel weights), PyTorch's F.layer_norm and F.group_norm in
      * the same run. */
-    NORM("layernorm-8192", "mean-variance-normalization1", FP32, "8192x8192"),
-    NORM("layernorm-8192-fp16", "mean-variance-normalization1", FP16, "8192x8192"),
-    NORM("groupnorm-resnet", "mean-variance-normalization1", FP32, "32x32x8x3136k2:2,3"),
-    NORM("groupnorm-resnet-fp16", "mean-variance-normalization1", FP16, "32x32x8x3136k2:2,3"),
+    POOLING_NORM("layernorm-8192", "mean-variance-normalization1", FP32, "8192x8192", NULL),
+    POOLING_NORM("layernorm-8192-fp16", "mean-variance-normalization1", FP16, "8192x8192", NULL),
+    POOLING_NORM("groupnorm-resnet", "mean-variance-normalization1", FP32, "32x32x8x3136k2:2,3", NULL),
+    POOLING_NORM("groupnorm-resnet-fp16", "mean-variance-normalization1", FP16, "32x32x8x3136k2:2,3", NULL),
     SMOKE("mvn-smoke", "mean-variance-normalization", FP32, "2x3x5x7", NULL),
     SMOKE("mvn-smoke-cross-channel-fp16", "mean-variance-normalization", FP16, "2x3x5x7:1,2,3", NULL),
     SMOKE("mvn1-smoke-layernorm", "mean-variance-normalization1", FP32, "7x1000", NULL),
@@ -221,14 +219,10 @@ const struct preset presets[] =
     SMOKE("lp-normalization-smoke-p1-fp16", "lp-normalization", FP16, "9x33x5k1:1", NULL),
     /* Issue 20, resampling: 2x of ResNet's 112x112 activations (PyTorch's nearest and bilinear in
      * tools/run-gpu-bench.sh), and every operator once on lavapipe. */
-    {"resample-2x-nearest", "resample2", FP32, "32x64x112x112", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
-            MEMORY_RULE, "nearest-neighbor"},
-    {"resample-2x-nearest-fp16", "resample2", FP16, "32x64x112x112", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
-            MEMORY_RULE, "nearest-neighbor"},
-    {"resample-2x-bilinear", "resample2", FP32, "32x64x112x112", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
-            MEMORY_RULE, "linear"},
-    {"resample-2x-bilinear-fp16", "resample2", FP16, "32x64x112x112", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
-            MEMORY_RULE, "linear"},
+    POOLING_NORM("resample-2x-nearest", "resample2", FP32, "32x64x112x112", "nearest-neighbor"),
+    POOLING_NORM("resample-2x-nearest-fp16", "resample2", FP16, "32x64x112x112", "nearest-neighbor"),
+    POOLING_NORM("resample-2x-bilinear", "resample2", FP32, "32x64x112x112", "linear"),
+    POOLING_NORM("resample-2x-bilinear-fp16", "resample2", FP16, "32x64x112x112", "linear"),
     SMOKE("upsample-2d-smoke", "upsample-2d", FP32, "2x3x5x7k3", NULL),
     SMOKE("upsample-2d-smoke-linear-fp16", "upsample-2d", FP16, "2x3x5x7", "linear"),
     SMOKE("resample-smoke-linear", "resample", FP32, "2x3x5x33", "linear"),
@@ -238,12 +232,12 @@ const struct preset presets[] =
     SMOKE("resample3-smoke-linear", "resample3", FP32, "2x3x5x7", "linear"),
     /* Issue 20's pooling (tools/bench/pooling.c): PyTorch's max_pool2d(x, 3, 2, 1), avg_pool2d(x, 2, 2)
      * and adaptive_avg_pool2d(x, 1) in the same run (tools/run-gpu-bench.sh, pooling()). */
-    POOLING("maxpool-3x3-s2", "max-pooling", FP32, "32x64x112x112x3x3x2x1"),
-    POOLING("maxpool-3x3-s2-fp16", "max-pooling", FP16, "32x64x112x112x3x3x2x1"),
-    POOLING("avgpool-2x2-s2", "average-pooling", FP32, "32x64x112x112x2x2x2"),
-    POOLING("avgpool-2x2-s2-fp16", "average-pooling", FP16, "32x64x112x112x2x2x2"),
-    POOLING("global-avgpool", "average-pooling", FP32, "32x2048x7x7"),
-    POOLING("global-avgpool-fp16", "average-pooling", FP16, "32x2048x7x7"),
+    POOLING_NORM("maxpool-3x3-s2", "max-pooling", FP32, "32x64x112x112x3x3x2x1", NULL),
+    POOLING_NORM("maxpool-3x3-s2-fp16", "max-pooling", FP16, "32x64x112x112x3x3x2x1", NULL),
+    POOLING_NORM("avgpool-2x2-s2", "average-pooling", FP32, "32x64x112x112x2x2x2", NULL),
+    POOLING_NORM("avgpool-2x2-s2-fp16", "average-pooling", FP16, "32x64x112x112x2x2x2", NULL),
+    POOLING_NORM("global-avgpool", "average-pooling", FP32, "32x2048x7x7", NULL),
+    POOLING_NORM("global-avgpool-fp16", "average-pooling", FP16, "32x2048x7x7", NULL),
     SMOKE("average-pooling-smoke", "average-pooling", FP32, "2x3x9x8x3x3x2x1", NULL),
     SMOKE("average-pooling-smoke-global-fp16", "average-pooling", FP16, "2x3x9x11", NULL),
     SMOKE("average-pooling1-smoke", "average-pooling1", FP32, "2x3x9x8x2x2x2", NULL),
@@ -254,10 +248,8 @@ const struct preset presets[] =
     SMOKE("max-pooling2-smoke", "max-pooling2", FP32, "2x3x9x8x2x2x2@uint64", NULL),
     SMOKE("max-pooling2-smoke-int8", "max-pooling2", INT8, "2x3x9x8x3x3x2x1", NULL),
     /* Issue 20: normalization (normalization.c's families) ... */
-    {"batchnorm-resnet", "batch-normalization", FP32, "32x256x56x56", false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL,
-            MEMORY_RULE},
-    {"batchnorm-resnet-fp16", "batch-normalization", FP16, "32x256x56x56", false, GPU_MEM | GROUP_POOLING_NORM, 0,
-            NULL, MEMORY_RULE},
+    POOLING_NORM("batchnorm-resnet", "batch-normalization", FP32, "32x256x56x56", NULL),
+    POOLING_NORM("batchnorm-resnet-fp16", "batch-normalization", FP16, "32x256x56x56", NULL),
     SMOKE("batchnorm-smoke", "batch-normalization", FP32, "2x3x5x8", NULL),
     SMOKE("batchnorm-smoke-fp16", "batch-normalization", FP16, "3x7x33", NULL),
     SMOKE("lrn-smoke", "local-response-normalization", FP32, "2x7x5x6", NULL),
@@ -270,9 +262,8 @@ const struct preset presets[] =
 #undef GPU_CONV
 #undef MEMORY_RULE
 #undef MOVER
-#undef POOLING
+#undef POOLING_NORM
 #undef SMOKE
-#undef NORM
 #undef INT8
 #undef INT32
 #undef SUM_LAST
