@@ -71,7 +71,14 @@ void *graph_alloc(struct graph_ir *ir, size_t size);
 /* The nodes reading `value` (not removed), counted, and the first one's index. */
 uint32_t graph_value_readers(const struct graph_ir *ir, uint32_t value, uint32_t *first_reader);
 
-/* The optimisation passes (graph_passes.c), each run when its VKDML_GRAPH_PASS_* bit is set. */
+/* The optimisation passes (docs/graph.md, "Passes"), run by graph_run_passes() (graph_passes.c) in
+ * this order, each when its VKDML_GRAPH_PASS_* bit is set; one file each (graph_pass_<name>.c). */
 HRESULT graph_run_passes(struct graph_ir *ir);
+HRESULT graph_pass_constants(struct graph_ir *ir);
+HRESULT graph_pass_batchnorm(struct graph_ir *ir);
+HRESULT graph_pass_activation(struct graph_ir *ir);
+HRESULT graph_pass_alias(struct graph_ir *ir);
+HRESULT graph_pass_join(struct graph_ir *ir);
+HRESULT graph_pass_elementwise(struct graph_ir *ir);
 
 #endif /* VKDML_GRAPH_PRIVATE_H */
