@@ -346,6 +346,14 @@ static UINT owned_count(const struct dml_test_binding *owned, UINT count)
     return 0;
 }
 
+ID3D12Resource *graph_test_initialize(struct dml_test_context *context, struct graph_test *graph,
+        IDMLCompiledOperator *compiled)
+{
+    graph_test_prepare_inputs(context, graph);
+    return dml_test_initialize(context, compiled, graph->owned_buffers,
+            owned_count(graph->owned_buffers, graph->input_count));
+}
+
 void graph_test_run_compiled(struct dml_test_context *context, struct graph_test *graph,
         IDMLCompiledOperator *compiled, struct graph_test_outputs *outputs)
 {
@@ -359,8 +367,7 @@ void graph_test_run_compiled(struct dml_test_context *context, struct graph_test
     outputs->count = graph->output_count;
     for (i = 0; i < graph->output_count; ++i)
         bindings[i].buffer = dml_test_create_buffer(context, graph_output_tensor(graph, i)->bytes, NULL);
-    persistent = dml_test_initialize(context, compiled, graph->owned_buffers,
-            owned_count(graph->owned_buffers, graph->input_count));
+    persistent = graph_test_initialize(context, graph, compiled);
     scribble_owned(graph, false);
     dml_test_execute(context, compiled, persistent, graph->input_buffers, graph->input_count, bindings,
             graph->output_count);

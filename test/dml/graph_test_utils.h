@@ -119,6 +119,10 @@ void graph_test_expect_failure(struct dml_test_context *context, struct graph_te
 
 /* Creates the graph inputs' buffers and host data (once; the runs call it). */
 void graph_test_prepare_inputs(struct dml_test_context *context, struct graph_test *graph);
+/* Runs `compiled`'s initializer, OWNED_BY_DML graph inputs bound to it (graph input order); returns
+ * the persistent resource (NULL when none is needed). */
+ID3D12Resource *graph_test_initialize(struct dml_test_context *context, struct graph_test *graph,
+        IDMLCompiledOperator *compiled);
 /* Initializes `compiled` (OWNED_BY_DML graph inputs bound to the initializer), overwrites those
  * upload buffers (the weights must live in the persistent resource by now), executes once and
  * reads the graph outputs back; then restores the upload buffers. */
