@@ -7,91 +7,10 @@
  */
 #include <math.h>
 
-#include "dml_test_utils.h"
+#include "dml_graph_utils.h"
 #include "vkdml.h"
 
 #define ELEMENTS 15u
-
-struct graph_builder
-{
-    DML_GRAPH_NODE_DESC nodes[16];
-    DML_OPERATOR_GRAPH_NODE_DESC op_nodes[16];
-    DML_CONSTANT_DATA_GRAPH_NODE_DESC constant_nodes[16];
-    IDMLOperator *ops[16];
-    DML_GRAPH_EDGE_DESC inputs[16], intermediates[32], outputs[8];
-    DML_INPUT_GRAPH_EDGE_DESC input_edges[16];
-    DML_INTERMEDIATE_GRAPH_EDGE_DESC intermediate_edges[32];
-    DML_OUTPUT_GRAPH_EDGE_DESC output_edges[8];
-    DML_GRAPH_DESC desc;
-};
-
-static UINT add_op(struct dml_test_context *context, struct graph_builder *b, DML_OPERATOR_TYPE type, const void *desc)
-{
-    UINT n = b->desc.NodeCount++;
-
-    assert_int_equal(dml_test_create_operator(context, type, desc, &b->ops[n]), S_OK);
-    b->op_nodes[n] = (DML_OPERATOR_GRAPH_NODE_DESC){b->ops[n], NULL};
-    b->nodes[n] = (DML_GRAPH_NODE_DESC){DML_GRAPH_NODE_TYPE_OPERATOR, &b->op_nodes[n]};
-    return n;
-}
-
-static UINT add_constant(struct graph_builder *b, const void *data, SIZE_T size)
-{
-    UINT n = b->desc.NodeCount++;
-
-    b->constant_nodes[n] = (DML_CONSTANT_DATA_GRAPH_NODE_DESC){data, size, "constant"};
-    b->nodes[n] = (DML_GRAPH_NODE_DESC){DML_GRAPH_NODE_TYPE_CONSTANT, &b->constant_nodes[n]};
-    return n;
-}
-
-static void connect_input(struct graph_builder *b, UINT graph_input, UINT node, UINT input)
-{
-    UINT e = b->desc.InputEdgeCount++;
-
-    b->input_edges[e] = (DML_INPUT_GRAPH_EDGE_DESC){graph_input, node, input, NULL};
-    b->inputs[e] = (DML_GRAPH_EDGE_DESC){DML_GRAPH_EDGE_TYPE_INPUT, &b->input_edges[e]};
-    b->desc.InputCount = b->desc.InputCount > graph_input ? b->desc.InputCount : graph_input + 1;
-}
-
-static void connect(struct graph_builder *b, UINT from, UINT output, UINT to, UINT input)
-{
-    UINT e = b->desc.IntermediateEdgeCount++;
-
-    b->intermediate_edges[e] = (DML_INTERMEDIATE_GRAPH_EDGE_DESC){from, output, to, input, NULL};
-    b->intermediates[e] = (DML_GRAPH_EDGE_DESC){DML_GRAPH_EDGE_TYPE_INTERMEDIATE, &b->intermediate_edges[e]};
-}
-
-static void connect_output(struct graph_builder *b, UINT node, UINT output, UINT graph_output)
-{
-    UINT e = b->desc.OutputEdgeCount++;
-
-    b->output_edges[e] = (DML_OUTPUT_GRAPH_EDGE_DESC){node, output, graph_output, NULL};
-    b->outputs[e] = (DML_GRAPH_EDGE_DESC){DML_GRAPH_EDGE_TYPE_OUTPUT, &b->output_edges[e]};
-    b->desc.OutputCount = b->desc.OutputCount > graph_output ? b->desc.OutputCount : graph_output + 1;
-}
-
-static IDMLCompiledOperator *compile_graph(struct dml_test_context *context, struct graph_builder *b)
-{
-    IDMLCompiledOperator *compiled = NULL;
-    IDMLDevice1 *device1;
-    UINT i;
-
-    b->desc.Nodes = b->nodes;
-    b->desc.InputEdges = b->inputs;
-    b->desc.IntermediateEdges = b->intermediates;
-    b->desc.OutputEdges = b->outputs;
-    assert_int_equal(IDMLDevice_QueryInterface(context->dml, &IID_IDMLDevice1, (void **)&device1), S_OK);
-    assert_int_equal(IDMLDevice1_CompileGraph(device1, &b->desc, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
-            (void **)&compiled), S_OK);
-    IDMLDevice1_Release(device1);
-    /* The compiled graph keeps no reference to its operators. */
-    for (i = 0; i < b->desc.NodeCount; ++i)
-    {
-        if (b->ops[i])
-            assert_int_equal(IDMLOperator_Release(b->ops[i]), 0);
-    }
-    return compiled;
-}
 
 static void binary_desc(DML_ELEMENT_WISE_ADD_OPERATOR_DESC *desc, const struct dml_test_tensor *a,
         const struct dml_test_tensor *b, const struct dml_test_tensor *out)
@@ -126,7 +45,7 @@ static void test_graph_shared_edges(void **state)
     DML_ELEMENT_WISE_ADD_OPERATOR_DESC add_desc;
     struct dml_test_binding in[2], out[2];
     float a[ELEMENTS], b[ELEMENTS], sum[ELEMENTS], relu[ELEMENTS];
-    struct graph_builder builder = {0};
+    struct dml_graph_builder builder = {0};
     struct vkdml_graph_report report;
     IDMLCompiledOperator *compiled;
     struct dml_test_tensor tensor;
@@ -135,17 +54,17 @@ static void test_graph_shared_edges(void **state)
     dml_test_tensor_init(&tensor, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){1, 1, 3, 5}, NULL);
     binary_desc(&add_desc, &tensor, &tensor, &tensor);
     relu_desc = (DML_ACTIVATION_RELU_OPERATOR_DESC){&tensor.desc, &tensor.desc};
-    add1 = add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &add_desc);
-    relu_node = add_op(context, &builder, DML_OPERATOR_ACTIVATION_RELU, &relu_desc);
-    add2 = add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &add_desc);
-    connect_input(&builder, 0, add1, 0);
-    connect_input(&builder, 1, add1, 1);
-    connect(&builder, add1, 0, relu_node, 0);
-    connect(&builder, relu_node, 0, add2, 0);
-    connect_input(&builder, 0, add2, 1);
-    connect_output(&builder, add2, 0, 0);
-    connect_output(&builder, relu_node, 0, 1);
-    compiled = compile_graph(context, &builder);
+    add1 = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &add_desc);
+    relu_node = dml_graph_add_op(context, &builder, DML_OPERATOR_ACTIVATION_RELU, &relu_desc);
+    add2 = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &add_desc);
+    dml_graph_connect_input(&builder, 0, add1, 0);
+    dml_graph_connect_input(&builder, 1, add1, 1);
+    dml_graph_connect(&builder, add1, 0, relu_node, 0);
+    dml_graph_connect(&builder, relu_node, 0, add2, 0);
+    dml_graph_connect_input(&builder, 0, add2, 1);
+    dml_graph_connect_output(&builder, add2, 0, 0);
+    dml_graph_connect_output(&builder, relu_node, 0, 1);
+    compiled = dml_graph_compile(context, &builder, DML_EXECUTION_FLAG_NONE);
 
     fill(a, -3.0f, 0.5f);
     fill(b, 1.0f, -0.25f);
@@ -176,7 +95,7 @@ static void test_graph_shared_edges(void **state)
 static void run_chain(struct dml_test_context *context, struct vkdml_graph_report *report, float *result)
 {
     DML_ELEMENT_WISE_ADD_OPERATOR_DESC add_desc;
-    struct graph_builder builder = {0};
+    struct dml_graph_builder builder = {0};
     IDMLCompiledOperator *compiled;
     struct dml_test_binding in, out;
     struct dml_test_tensor tensor;
@@ -188,18 +107,18 @@ static void run_chain(struct dml_test_context *context, struct vkdml_graph_repor
     fill(constant, 0.125f, 1.0f);
     for (n = 0; n < 8; ++n)
     {
-        UINT node = add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &add_desc);
+        UINT node = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &add_desc);
 
         if (n)
-            connect(&builder, previous, 0, node, 0);
+            dml_graph_connect(&builder, previous, 0, node, 0);
         else
-            connect_input(&builder, 0, node, 0);
-        c = add_constant(&builder, constant, sizeof(constant));
-        connect(&builder, c, 0, node, 1);
+            dml_graph_connect_input(&builder, 0, node, 0);
+        c = dml_graph_add_constant(&builder, constant, sizeof(constant));
+        dml_graph_connect(&builder, c, 0, node, 1);
         previous = node;
     }
-    connect_output(&builder, previous, 0, 0);
-    compiled = compile_graph(context, &builder);
+    dml_graph_connect_output(&builder, previous, 0, 0);
+    compiled = dml_graph_compile(context, &builder, DML_EXECUTION_FLAG_NONE);
     fill(a, -1.0f, 0.5f);
     in = buffer_of(context, a);
     out = buffer_of(context, NULL);
@@ -242,7 +161,7 @@ static void test_graph_branches_owned(void **state)
     struct dml_test_tensor tensor, owned;
     float a[ELEMENTS], b[ELEMENTS], result[ELEMENTS];
     struct dml_test_binding in[2], out, owned_binding;
-    struct graph_builder builder = {0};
+    struct dml_graph_builder builder = {0};
     struct vkdml_graph_report report;
     IDMLCompiledOperator *compiled;
     ID3D12Resource *persistent;
@@ -254,17 +173,17 @@ static void test_graph_branches_owned(void **state)
     binary_desc(&add_desc, &tensor, &owned, &tensor);
     binary_desc(&mul_desc, &tensor, &owned, &tensor);
     binary_desc(&sub_desc, &tensor, &tensor, &tensor);
-    add = add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &add_desc);
-    mul = add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &mul_desc);
-    sub = add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_SUBTRACT, &sub_desc);
-    connect_input(&builder, 0, add, 0);
-    connect_input(&builder, 1, add, 1);
-    connect_input(&builder, 0, mul, 0);
-    connect_input(&builder, 1, mul, 1);
-    connect(&builder, add, 0, sub, 0);
-    connect(&builder, mul, 0, sub, 1);
-    connect_output(&builder, sub, 0, 0);
-    compiled = compile_graph(context, &builder);
+    add = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &add_desc);
+    mul = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &mul_desc);
+    sub = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_SUBTRACT, &sub_desc);
+    dml_graph_connect_input(&builder, 0, add, 0);
+    dml_graph_connect_input(&builder, 1, add, 1);
+    dml_graph_connect_input(&builder, 0, mul, 0);
+    dml_graph_connect_input(&builder, 1, mul, 1);
+    dml_graph_connect(&builder, add, 0, sub, 0);
+    dml_graph_connect(&builder, mul, 0, sub, 1);
+    dml_graph_connect_output(&builder, sub, 0, 0);
+    compiled = dml_graph_compile(context, &builder, DML_EXECUTION_FLAG_NONE);
 
     fill(a, -2.0f, 0.75f);
     fill(b, 3.0f, -0.5f);
