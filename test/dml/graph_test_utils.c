@@ -24,74 +24,45 @@ static void describe_tensors(struct graph_test_tensor *tensors, const DML_TENSOR
     }
 }
 
-static UINT add_node(struct graph_test *graph, DML_GRAPH_NODE_TYPE type)
-{
-    UINT index = graph->node_count++;
-
-    assert_true(index < GRAPH_TEST_MAX_NODES);
-    graph->node_descs[index].Type = type;
-    return index;
-}
-
 UINT graph_test_add_operator(struct graph_test *graph, struct dml_test_context *context, DML_OPERATOR_TYPE type,
         const void *desc, const char *name, const DML_TENSOR_DESC *const *inputs, UINT input_count,
         const DML_TENSOR_DESC *const *outputs, UINT output_count)
 {
-    UINT index = add_node(graph, DML_GRAPH_NODE_TYPE_OPERATOR);
+    UINT index = dml_graph_add_op(context, &graph->builder, type, desc);
     struct graph_test_node *node = &graph->nodes[index];
 
-    check_hr(dml_test_create_operator(context, type, desc, &node->op), S_OK);
-    node->op_desc = (DML_OPERATOR_GRAPH_NODE_DESC){node->op, name};
+    graph->builder.op_nodes[index].Name = name;
     node->input_count = input_count;
     node->output_count = output_count;
     describe_tensors(node->inputs, inputs, input_count);
     describe_tensors(node->outputs, outputs, output_count);
-    graph->node_descs[index].Desc = &node->op_desc;
     return index;
 }
 
 UINT graph_test_add_constant(struct graph_test *graph, const void *data, SIZE_T size, const char *name)
 {
-    UINT index = add_node(graph, DML_GRAPH_NODE_TYPE_CONSTANT);
+    UINT index = dml_graph_add_constant(&graph->builder, data, size);
     struct graph_test_node *node = &graph->nodes[index];
 
-    node->constant = (DML_CONSTANT_DATA_GRAPH_NODE_DESC){data, size, name};
+    graph->builder.constant_nodes[index].Name = name;
     node->output_count = 1;
     node->outputs[0] = (struct graph_test_tensor){size, DML_TENSOR_DATA_TYPE_UNKNOWN, DML_TENSOR_FLAG_NONE};
-    graph->node_descs[index].Desc = &node->constant;
     return index;
 }
 
 void graph_test_input(struct graph_test *graph, UINT graph_input, UINT node, UINT node_input)
 {
-    UINT index = graph->input_edge_count++;
-
-    assert_true(index < GRAPH_TEST_MAX_EDGES);
-    graph->inputs[index] = (DML_INPUT_GRAPH_EDGE_DESC){graph_input, node, node_input, NULL};
-    graph->input_edges[index] = (DML_GRAPH_EDGE_DESC){DML_GRAPH_EDGE_TYPE_INPUT, &graph->inputs[index]};
-    if (graph_input >= graph->input_count && graph_input < GRAPH_TEST_MAX_IO)
-        graph->input_count = graph_input + 1;
+    dml_graph_connect_input(&graph->builder, graph_input, node, node_input);
 }
 
 void graph_test_edge(struct graph_test *graph, UINT from_node, UINT from_output, UINT to_node, UINT to_input)
 {
-    UINT index = graph->intermediate_edge_count++;
-
-    assert_true(index < GRAPH_TEST_MAX_EDGES);
-    graph->intermediates[index] = (DML_INTERMEDIATE_GRAPH_EDGE_DESC){from_node, from_output, to_node, to_input, NULL};
-    graph->intermediate_edges[index] = (DML_GRAPH_EDGE_DESC){DML_GRAPH_EDGE_TYPE_INTERMEDIATE,
-            &graph->intermediates[index]};
+    dml_graph_connect(&graph->builder, from_node, from_output, to_node, to_input);
 }
 
 void graph_test_output(struct graph_test *graph, UINT node, UINT node_output, UINT graph_output)
 {
-    UINT index = graph->output_edge_count++;
-
-    assert_true(index < GRAPH_TEST_MAX_EDGES);
-    graph->outputs[index] = (DML_OUTPUT_GRAPH_EDGE_DESC){node, node_output, graph_output, NULL};
-    graph->output_edges[index] = (DML_GRAPH_EDGE_DESC){DML_GRAPH_EDGE_TYPE_OUTPUT, &graph->outputs[index]};
-    if (graph_output >= graph->output_count && graph_output < GRAPH_TEST_MAX_IO)
-        graph->output_count = graph_output + 1;
+    dml_graph_connect_output(&graph->builder, node, node_output, graph_output);
 }
 
 /* ---- Nodes of common operators ---- */
@@ -176,19 +147,13 @@ UINT graph_test_add_batch_norm(struct graph_test *graph, struct dml_test_context
 
 DML_GRAPH_DESC *graph_test_desc(struct graph_test *graph)
 {
-    DML_GRAPH_DESC *desc = &graph->desc;
+    struct dml_graph_builder *builder = &graph->builder;
 
-    desc->InputCount = graph->input_count;
-    desc->OutputCount = graph->output_count;
-    desc->NodeCount = graph->node_count;
-    desc->Nodes = graph->node_descs;
-    desc->InputEdgeCount = graph->input_edge_count;
-    desc->InputEdges = graph->input_edge_count ? graph->input_edges : NULL;
-    desc->OutputEdgeCount = graph->output_edge_count;
-    desc->OutputEdges = graph->output_edges;
-    desc->IntermediateEdgeCount = graph->intermediate_edge_count;
-    desc->IntermediateEdges = graph->intermediate_edge_count ? graph->intermediate_edges : NULL;
-    return desc;
+    builder->desc.Nodes = builder->nodes;
+    builder->desc.InputEdges = builder->inputs;
+    builder->desc.IntermediateEdges = builder->intermediates;
+    builder->desc.OutputEdges = builder->outputs;
+    return &builder->desc;
 }
 
 /* ---- Compiling ---- */
@@ -238,9 +203,9 @@ static struct graph_test_tensor graph_input_tensor(const struct graph_test *grap
     const DML_INPUT_GRAPH_EDGE_DESC *edge;
     UINT i;
 
-    for (i = 0; i < graph->input_edge_count; ++i)
+    for (i = 0; i < graph->builder.desc.InputEdgeCount; ++i)
     {
-        edge = &graph->inputs[i];
+        edge = &graph->builder.input_edges[i];
         if (edge->GraphInputIndex == graph_input)
             return graph->nodes[edge->ToNodeIndex].inputs[edge->ToNodeInputIndex];
     }
@@ -267,7 +232,8 @@ void graph_test_prepare_inputs(struct dml_test_context *context, struct graph_te
     struct graph_test_tensor *tensor;
     UINT i;
 
-    for (i = 0; i < graph->input_count; ++i)
+    assert_true(graph->builder.desc.InputCount <= GRAPH_TEST_MAX_IO);
+    for (i = 0; i < graph->builder.desc.InputCount; ++i)
     {
         if (graph->input_bytes[i])
             continue;
@@ -305,9 +271,9 @@ static const struct graph_test_tensor *graph_output_tensor(const struct graph_te
     const DML_OUTPUT_GRAPH_EDGE_DESC *edge;
     UINT i;
 
-    for (i = 0; i < graph->output_edge_count; ++i)
+    for (i = 0; i < graph->builder.desc.OutputEdgeCount; ++i)
     {
-        edge = &graph->outputs[i];
+        edge = &graph->builder.output_edges[i];
         if (edge->GraphOutputIndex == index)
             return &graph->nodes[edge->FromNodeIndex].outputs[edge->FromNodeOutputIndex];
     }
@@ -320,7 +286,7 @@ static void scribble_owned(struct graph_test *graph, bool restore)
     void *garbage;
     UINT i;
 
-    for (i = 0; i < graph->input_count; ++i)
+    for (i = 0; i < graph->builder.desc.InputCount; ++i)
     {
         if (!graph->owned_buffers[i].buffer)
             continue;
@@ -351,7 +317,7 @@ ID3D12Resource *graph_test_initialize(struct dml_test_context *context, struct g
 {
     graph_test_prepare_inputs(context, graph);
     return dml_test_initialize(context, compiled, graph->owned_buffers,
-            owned_count(graph->owned_buffers, graph->input_count));
+            owned_count(graph->owned_buffers, graph->builder.desc.InputCount));
 }
 
 void graph_test_run_compiled(struct dml_test_context *context, struct graph_test *graph,
@@ -364,20 +330,20 @@ void graph_test_run_compiled(struct dml_test_context *context, struct graph_test
 
     graph_test_prepare_inputs(context, graph);
     memset(outputs, 0, sizeof(*outputs));
-    outputs->count = graph->output_count;
-    for (i = 0; i < graph->output_count; ++i)
+    outputs->count = graph->builder.desc.OutputCount;
+    for (i = 0; i < graph->builder.desc.OutputCount; ++i)
         bindings[i].buffer = dml_test_create_buffer(context, graph_output_tensor(graph, i)->bytes, NULL);
     persistent = graph_test_initialize(context, graph, compiled);
     scribble_owned(graph, false);
-    dml_test_execute(context, compiled, persistent, graph->input_buffers, graph->input_count, bindings,
-            graph->output_count);
+    dml_test_execute(context, compiled, persistent, graph->input_buffers, graph->builder.desc.InputCount, bindings,
+            graph->builder.desc.OutputCount);
     scribble_owned(graph, true);
-    for (i = 0; i < graph->output_count; ++i)
+    for (i = 0; i < graph->builder.desc.OutputCount; ++i)
     {
         tensor = graph_output_tensor(graph, i);
         read_output(context, bindings[i].buffer, tensor, outputs, i);
     }
-    dml_test_release_bindings(bindings, graph->output_count);
+    dml_test_release_bindings(bindings, graph->builder.desc.OutputCount);
     if (persistent)
         release_last(persistent);
 }
@@ -396,20 +362,20 @@ static bool find_source(const struct graph_test *graph, UINT node, UINT input, U
     UINT i;
 
     *graph_input = *from = *from_output = ~0u;
-    for (i = 0; i < graph->input_edge_count; ++i)
+    for (i = 0; i < graph->builder.desc.InputEdgeCount; ++i)
     {
-        if (graph->inputs[i].ToNodeIndex == node && graph->inputs[i].ToNodeInputIndex == input)
+        if (graph->builder.input_edges[i].ToNodeIndex == node && graph->builder.input_edges[i].ToNodeInputIndex == input)
         {
-            *graph_input = graph->inputs[i].GraphInputIndex;
+            *graph_input = graph->builder.input_edges[i].GraphInputIndex;
             return true;
         }
     }
-    for (i = 0; i < graph->intermediate_edge_count; ++i)
+    for (i = 0; i < graph->builder.desc.IntermediateEdgeCount; ++i)
     {
-        if (graph->intermediates[i].ToNodeIndex == node && graph->intermediates[i].ToNodeInputIndex == input)
+        if (graph->builder.intermediate_edges[i].ToNodeIndex == node && graph->builder.intermediate_edges[i].ToNodeInputIndex == input)
         {
-            *from = graph->intermediates[i].FromNodeIndex;
-            *from_output = graph->intermediates[i].FromNodeOutputIndex;
+            *from = graph->builder.intermediate_edges[i].FromNodeIndex;
+            *from_output = graph->builder.intermediate_edges[i].FromNodeOutputIndex;
             return true;
         }
     }
@@ -457,9 +423,11 @@ static void run_node(struct dml_test_context *context, struct graph_test *graph,
     ID3D12Resource *persistent;
     UINT i;
 
-    if (!node->op)
+    if (!graph->builder.ops[index])
     {
-        state[index].outputs[0] = dml_test_create_buffer(context, node->constant.DataSize, node->constant.Data);
+        const DML_CONSTANT_DATA_GRAPH_NODE_DESC *constant = &graph->builder.constant_nodes[index];
+
+        state[index].outputs[0] = dml_test_create_buffer(context, constant->DataSize, constant->Data);
         return;
     }
     for (i = 0; i < node->output_count; ++i)
@@ -467,7 +435,7 @@ static void run_node(struct dml_test_context *context, struct graph_test *graph,
         if (node->outputs[i].bytes)
             outputs[i].buffer = state[index].outputs[i] = dml_test_create_buffer(context, node->outputs[i].bytes, NULL);
     }
-    check_hr(IDMLDevice_CompileOperator(context->dml, node->op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
+    check_hr(IDMLDevice_CompileOperator(context->dml, graph->builder.ops[index], DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
             (void **)&compiled), S_OK);
     persistent = dml_test_initialize(context, compiled, owned, owned_count(owned, node->input_count));
     dml_test_execute(context, compiled, persistent, inputs, node->input_count, outputs, node->output_count);
@@ -480,18 +448,18 @@ void graph_test_run_unfused(struct dml_test_context *context, struct graph_test 
         struct graph_test_outputs *outputs)
 {
     struct dml_test_binding inputs[GRAPH_TEST_MAX_TENSORS], owned[GRAPH_TEST_MAX_TENSORS];
-    struct unfused_node state[GRAPH_TEST_MAX_NODES] = {{0}};
+    struct unfused_node state[DML_GRAPH_MAX_NODES] = {{0}};
     const DML_OUTPUT_GRAPH_EDGE_DESC *edge;
     UINT i, j, done = 0;
     bool progress;
 
     graph_test_prepare_inputs(context, graph);
     memset(outputs, 0, sizeof(*outputs));
-    outputs->count = graph->output_count;
+    outputs->count = graph->builder.desc.OutputCount;
     do
     {
         progress = false;
-        for (i = 0; i < graph->node_count; ++i)
+        for (i = 0; i < graph->builder.desc.NodeCount; ++i)
         {
             if (state[i].done || !bind_node_inputs(graph, state, i, inputs, owned))
                 continue;
@@ -500,16 +468,16 @@ void graph_test_run_unfused(struct dml_test_context *context, struct graph_test 
             ++done;
         }
     } while (progress);
-    assert_int_equal(done, graph->node_count);
+    assert_int_equal(done, graph->builder.desc.NodeCount);
 
-    for (i = 0; i < graph->output_edge_count; ++i)
+    for (i = 0; i < graph->builder.desc.OutputEdgeCount; ++i)
     {
-        edge = &graph->outputs[i];
+        edge = &graph->builder.output_edges[i];
         read_output(context, state[edge->FromNodeIndex].outputs[edge->FromNodeOutputIndex],
                 &graph->nodes[edge->FromNodeIndex].outputs[edge->FromNodeOutputIndex], outputs,
                 edge->GraphOutputIndex);
     }
-    for (i = 0; i < graph->node_count; ++i)
+    for (i = 0; i < graph->builder.desc.NodeCount; ++i)
     {
         for (j = 0; j < GRAPH_TEST_MAX_TENSORS; ++j)
         {
@@ -588,10 +556,10 @@ void graph_test_release(struct graph_test *graph)
 {
     UINT i;
 
-    for (i = 0; i < graph->node_count; ++i)
+    for (i = 0; i < graph->builder.desc.NodeCount; ++i)
     {
-        if (graph->nodes[i].op)
-            release_last(graph->nodes[i].op);
+        if (graph->builder.ops[i])
+            release_last(graph->builder.ops[i]);
     }
     for (i = 0; i < GRAPH_TEST_MAX_IO; ++i)
     {

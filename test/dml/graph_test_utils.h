@@ -1,10 +1,9 @@
 /*
- * A small DML_GRAPH_DESC builder for the graph API's tests (and the model for the bench's graph
- * presets): add operator and constant nodes, connect graph inputs, intermediate edges and graph
- * outputs, compile through IDMLDevice1::CompileGraph, and run the graph two ways on the same
- * inputs: compiled, and "unfused" (each operator node through CompileOperator, one by one, in
- * dependency order: the reference the compiled graph is compared with). Built on
- * test/ops/dml_test_utils.h's context, buffers and runs.
+ * The graph API's conformance tests on test/ops/dml_graph_utils.h's builder (the model for the
+ * bench's graph presets): named nodes that remember their tensors, and runs of a graph two ways on
+ * the same inputs: compiled by IDMLDevice1::CompileGraph, and "unfused" (each operator node through
+ * CompileOperator, one by one, in dependency order: the reference the compiled graph is compared
+ * with). Built on test/ops/dml_test_utils.h's context, buffers and runs.
  *
  * Each operator node records the byte size, type and flags of its flattened input and output
  * tensors (desc-field order, optional ones included as NULL: README, "The graph API"), which is
@@ -14,10 +13,8 @@
 #ifndef VKDML_TEST_DML_GRAPH_TEST_UTILS_H
 #define VKDML_TEST_DML_GRAPH_TEST_UTILS_H
 
-#include "ops/dml_test_utils.h"
+#include "ops/dml_graph_utils.h"
 
-#define GRAPH_TEST_MAX_NODES 48
-#define GRAPH_TEST_MAX_EDGES 96
 #define GRAPH_TEST_MAX_IO 16                /* graph inputs or outputs */
 #define GRAPH_TEST_MAX_TENSORS 8            /* flattened inputs or outputs of one node */
 
@@ -29,28 +26,18 @@ struct graph_test_tensor
     DML_TENSOR_FLAGS flags;
 };
 
+/* What the unfused run needs of a node: its flattened tensors (a constant: one output). */
 struct graph_test_node
 {
-    IDMLOperator *op;                       /* NULL for a constant node */
-    DML_OPERATOR_GRAPH_NODE_DESC op_desc;
-    DML_CONSTANT_DATA_GRAPH_NODE_DESC constant;
     UINT input_count, output_count;
     struct graph_test_tensor inputs[GRAPH_TEST_MAX_TENSORS], outputs[GRAPH_TEST_MAX_TENSORS];
 };
 
 struct graph_test
 {
-    struct graph_test_node nodes[GRAPH_TEST_MAX_NODES];
-    DML_GRAPH_NODE_DESC node_descs[GRAPH_TEST_MAX_NODES];
-    UINT node_count;
-    DML_INPUT_GRAPH_EDGE_DESC inputs[GRAPH_TEST_MAX_EDGES];
-    DML_OUTPUT_GRAPH_EDGE_DESC outputs[GRAPH_TEST_MAX_EDGES];
-    DML_INTERMEDIATE_GRAPH_EDGE_DESC intermediates[GRAPH_TEST_MAX_EDGES];
-    DML_GRAPH_EDGE_DESC input_edges[GRAPH_TEST_MAX_EDGES], output_edges[GRAPH_TEST_MAX_EDGES],
-            intermediate_edges[GRAPH_TEST_MAX_EDGES];
-    UINT input_edge_count, output_edge_count, intermediate_edge_count;
-    UINT input_count, output_count;         /* one more than the largest index an edge named */
-    DML_GRAPH_DESC desc;                    /* graph_test_desc() fills it; tests may then break it */
+    /* The desc, its nodes and edges; builder.desc's counts are the graph's (tests may break them). */
+    struct dml_graph_builder builder;
+    struct graph_test_node nodes[DML_GRAPH_MAX_NODES];
 
     /* Graph input data (graph_test_prepare_inputs): `data` set by the test before, else random values
      * in [-1, 1] for FLOAT32 and FLOAT16 and zeros for other types. */
@@ -104,10 +91,12 @@ UINT graph_test_add_batch_norm(struct graph_test *graph, struct dml_test_context
         const struct dml_test_tensor *input, const struct dml_test_tensor *const *parameters,
         const struct dml_test_tensor *output, const DML_OPERATOR_DESC *activation);
 
-/* Fills and returns graph->desc from what was added. */
+/* Points builder.desc at the builder's arrays and returns it. */
 DML_GRAPH_DESC *graph_test_desc(struct graph_test *graph);
 
-/* IDMLDevice1::CompileGraph of `desc` (graph_test_desc() of the graph when NULL); returns its HRESULT. */
+/* IDMLDevice1::CompileGraph of `desc` (graph_test_desc() of the graph when NULL); returns its HRESULT.
+ * Unlike dml_graph_try_compile(), the graph keeps its operators: the unfused run and further
+ * compilations use them. */
 HRESULT graph_test_try_compile(struct dml_test_context *context, struct graph_test *graph, const DML_GRAPH_DESC *desc,
         DML_EXECUTION_FLAGS flags, IDMLCompiledOperator **compiled);
 /* CompileGraph of the graph as built, asserting success and that nothing was logged as an error. */
@@ -145,7 +134,7 @@ void graph_test_outputs_cleanup(struct graph_test_outputs *outputs);
 void graph_test_check(struct dml_test_context *context, struct graph_test *graph, DML_EXECUTION_FLAGS flags,
         struct vkdml_graph_report *report);
 
-/* Final Release of every operator and input buffer (asserted): the compiled graph keeps none. */
+/* Final Release of every operator left and every input buffer (asserted): the compiled graph keeps none. */
 void graph_test_release(struct graph_test *graph);
 
 /* The list of one node's tensors: GRAPH_TEST_TENSORS(&a.desc, NULL, &b.desc) gives array and count. */

@@ -51,7 +51,7 @@ static void test_diamond(void **state)
     graph_test_init(&graph);
     build_diamond(context, &graph);
     assert_int_equal(graph_test_desc(&graph)->InputCount, 2);
-    assert_int_equal(graph.desc.OutputCount, 3);
+    assert_int_equal(graph.builder.desc.OutputCount, 3);
     graph_test_check(context, &graph, DML_EXECUTION_FLAG_NONE, NULL);
     graph_test_release(&graph);
 }
@@ -499,13 +499,13 @@ static uint32_t profile(struct dml_test_context *context, struct graph_test *gra
     UINT i;
 
     graph_test_prepare_inputs(context, graph);
-    for (i = 0; i < graph->output_count; ++i)
+    for (i = 0; i < graph->builder.desc.OutputCount; ++i)
         outputs[i].buffer = dml_test_create_buffer(context, 4096, NULL);
     persistent = graph_test_initialize(context, graph, compiled);
     check_hr(vkdml_profiler_create(context->dml, capacity, &profiler), S_OK);
     check_hr(vkdml_command_list_set_profiler(context->d3d.list, profiler), S_OK);
-    dml_test_execute(context, compiled, persistent, graph->input_buffers, graph->input_count, outputs,
-            graph->output_count);
+    dml_test_execute(context, compiled, persistent, graph->input_buffers, graph->builder.desc.InputCount, outputs,
+            graph->builder.desc.OutputCount);
     check_hr(vkdml_profiler_get_results(profiler, entries, sizeof(*entries), &count), S_OK);
     check_hr(vkdml_command_list_set_profiler(context->d3d.list, NULL), S_OK);
     vkdml_profiler_destroy(profiler);
@@ -513,7 +513,7 @@ static uint32_t profile(struct dml_test_context *context, struct graph_test *gra
         assert_true(entries[i].end_ns >= entries[i].start_ns);
     if (persistent)
         release_last(persistent);
-    dml_test_release_bindings(outputs, graph->output_count);
+    dml_test_release_bindings(outputs, graph->builder.desc.OutputCount);
     return count;
 }
 
@@ -602,10 +602,10 @@ static void test_no_operator_references(void **state)
     build_diamond(context, &graph);
     graph_test_run_unfused(context, &graph, &reference);
     compiled = graph_test_compile(context, &graph, DML_EXECUTION_FLAG_NONE);
-    for (i = 0; i < graph.node_count; ++i)
+    for (i = 0; i < graph.builder.desc.NodeCount; ++i)
     {
-        assert_int_equal(refcount_of(graph.nodes[i].op), 1);
-        release_last(graph.nodes[i].op);
+        assert_int_equal(refcount_of(graph.builder.ops[i]), 1);
+        release_last(graph.builder.ops[i]);
     }
     graph_test_run_compiled(context, &graph, compiled, &outputs);
     graph_test_compare(&outputs, &reference, -1.0);
@@ -765,8 +765,8 @@ static void test_bad_connections(void **state)
 
     /* b's second input unconnected (ADD has no optional input). */
     build_pair(context, &graph);
-    graph.input_edge_count = 1;
-    graph.input_count = 1;
+    graph.builder.desc.InputEdgeCount = 1;
+    graph.builder.desc.InputCount = 1;
     expect_bad(context, &graph, NULL, "node 1 (b): input 1 is not connected");
     graph_test_release(&graph);
 
@@ -781,7 +781,7 @@ static void test_bad_connections(void **state)
      * lead: core bug: docs/graph.md accepts an unconnected output (computed and dropped); until
      * that is settled this case reports instead of failing. */
     build_pair(context, &graph);
-    graph.intermediate_edge_count = 0;
+    graph.builder.desc.IntermediateEdgeCount = 0;
     graph_test_input(&graph, 0, 1, 0);
     vkdml_test_log_reset();
     if ((hr = graph_test_try_compile(context, &graph, NULL, DML_EXECUTION_FLAG_NONE, &compiled)) == S_OK)
@@ -802,40 +802,43 @@ static void test_bad_indices(void **state)
     struct dml_test_context *context = *state;
     IDMLCompiledOperator *compiled;
     struct graph_test graph;
+    DML_GRAPH_DESC desc;
 
     build_pair(context, &graph);
-    graph.inputs[0].ToNodeIndex = 2;
+    graph.builder.input_edges[0].ToNodeIndex = 2;
     expect_bad(context, &graph, NULL, "ToNodeIndex");
-    graph.inputs[0].ToNodeIndex = 0;
-    graph.inputs[0].ToNodeInputIndex = 1;
+    graph.builder.input_edges[0].ToNodeIndex = 0;
+    graph.builder.input_edges[0].ToNodeInputIndex = 1;
     expect_bad(context, &graph, NULL, "node 0 (a)");
-    graph.inputs[0].ToNodeInputIndex = 0;
-    graph.intermediates[0].FromNodeIndex = 7;
+    graph.builder.input_edges[0].ToNodeInputIndex = 0;
+    graph.builder.intermediate_edges[0].FromNodeIndex = 7;
     expect_bad(context, &graph, NULL, "FromNodeIndex");
-    graph.intermediates[0].FromNodeIndex = 0;
-    graph.intermediates[0].FromNodeOutputIndex = 1;
+    graph.builder.intermediate_edges[0].FromNodeIndex = 0;
+    graph.builder.intermediate_edges[0].FromNodeOutputIndex = 1;
     expect_bad(context, &graph, NULL, "node 0 (a)");
-    graph.intermediates[0].FromNodeOutputIndex = 0;
-    graph.intermediates[0].ToNodeIndex = ~0u;
+    graph.builder.intermediate_edges[0].FromNodeOutputIndex = 0;
+    graph.builder.intermediate_edges[0].ToNodeIndex = ~0u;
     expect_bad(context, &graph, NULL, "ToNodeIndex");
-    graph.intermediates[0].ToNodeIndex = 1;
-    graph.intermediates[0].ToNodeInputIndex = 2;
+    graph.builder.intermediate_edges[0].ToNodeIndex = 1;
+    graph.builder.intermediate_edges[0].ToNodeInputIndex = 2;
     expect_bad(context, &graph, NULL, "node 1 (b)");
-    graph.intermediates[0].ToNodeInputIndex = 0;
-    graph.outputs[0].FromNodeIndex = 2;
+    graph.builder.intermediate_edges[0].ToNodeInputIndex = 0;
+    graph.builder.output_edges[0].FromNodeIndex = 2;
     expect_bad(context, &graph, NULL, "FromNodeIndex");
-    graph.outputs[0].FromNodeIndex = 1;
-    graph.outputs[0].FromNodeOutputIndex = 1;
+    graph.builder.output_edges[0].FromNodeIndex = 1;
+    graph.builder.output_edges[0].FromNodeOutputIndex = 1;
     expect_bad(context, &graph, NULL, "node 1 (b)");
-    graph.outputs[0].FromNodeOutputIndex = 0;
+    graph.builder.output_edges[0].FromNodeOutputIndex = 0;
     /* Graph indices beyond InputCount and OutputCount. */
-    graph_test_desc(&graph)->InputCount = 1;
-    expect_bad(context, &graph, &graph.desc, "GraphInputIndex");
-    graph_test_desc(&graph)->OutputCount = 0;
-    expect_bad(context, &graph, &graph.desc, "OutputCount");
-    graph.outputs[0].GraphOutputIndex = 1;
+    desc = *graph_test_desc(&graph);
+    desc.InputCount = 1;
+    expect_bad(context, &graph, &desc, "GraphInputIndex");
+    desc = *graph_test_desc(&graph);
+    desc.OutputCount = 0;
+    expect_bad(context, &graph, &desc, "OutputCount");
+    graph.builder.output_edges[0].GraphOutputIndex = 1;
     expect_bad(context, &graph, NULL, "GraphOutputIndex");
-    graph.outputs[0].GraphOutputIndex = 0;
+    graph.builder.output_edges[0].GraphOutputIndex = 0;
     /* Fixed again: it compiles. */
     compiled = graph_test_compile(context, &graph, DML_EXECUTION_FLAG_NONE);
     release_last(compiled);
@@ -849,8 +852,8 @@ static void test_bad_outputs(void **state)
     struct graph_test graph;
 
     build_pair(context, &graph);
-    graph_test_desc(&graph)->OutputCount = 2;
-    expect_bad(context, &graph, &graph.desc, "graph output 1 has no edge");
+    graph.builder.desc.OutputCount = 2;
+    expect_bad(context, &graph, NULL, "graph output 1 has no edge");
     graph_test_release(&graph);
 
     build_pair(context, &graph);
@@ -978,35 +981,35 @@ static void test_bad_fields(void **state)
     expect_bad(context, &graph, &desc, "OutputEdgeCount");
 
     /* Nodes. */
-    graph.node_descs[1].Desc = NULL;
+    graph.builder.nodes[1].Desc = NULL;
     expect_bad(context, &graph, NULL, "node 1");
-    graph.node_descs[1].Desc = &graph.nodes[1].op_desc;
-    graph.nodes[1].op_desc.Operator = NULL;
+    graph.builder.nodes[1].Desc = &graph.builder.op_nodes[1];
+    graph.builder.op_nodes[1].Operator = NULL;
     expect_bad(context, &graph, NULL, "node 1: Operator");
-    graph.nodes[1].op_desc.Operator = graph.nodes[1].op;
-    graph.node_descs[1].Type = DML_GRAPH_NODE_TYPE_INVALID;
+    graph.builder.op_nodes[1].Operator = graph.builder.ops[1];
+    graph.builder.nodes[1].Type = DML_GRAPH_NODE_TYPE_INVALID;
     expect_bad(context, &graph, NULL, "node 1");
-    graph.node_descs[1].Type = DML_GRAPH_NODE_TYPE_OPERATOR;
+    graph.builder.nodes[1].Type = DML_GRAPH_NODE_TYPE_OPERATOR;
 
     /* Edges: NULL desc, the wrong type in each array, the invalid type. */
-    graph.input_edges[0].Desc = NULL;
+    graph.builder.inputs[0].Desc = NULL;
     expect_bad(context, &graph, NULL, "input edge 0");
-    graph.input_edges[0].Desc = &graph.inputs[0];
-    graph.input_edges[1].Type = DML_GRAPH_EDGE_TYPE_INTERMEDIATE;
+    graph.builder.inputs[0].Desc = &graph.builder.input_edges[0];
+    graph.builder.inputs[1].Type = DML_GRAPH_EDGE_TYPE_INTERMEDIATE;
     expect_bad(context, &graph, NULL, "input edge 1");
-    graph.input_edges[1].Type = DML_GRAPH_EDGE_TYPE_INPUT;
-    graph.intermediate_edges[0].Type = DML_GRAPH_EDGE_TYPE_OUTPUT;
+    graph.builder.inputs[1].Type = DML_GRAPH_EDGE_TYPE_INPUT;
+    graph.builder.intermediates[0].Type = DML_GRAPH_EDGE_TYPE_OUTPUT;
     expect_bad(context, &graph, NULL, "intermediate edge 0");
-    graph.intermediate_edges[0].Type = DML_GRAPH_EDGE_TYPE_INTERMEDIATE;
-    graph.output_edges[0].Type = DML_GRAPH_EDGE_TYPE_INVALID;
+    graph.builder.intermediates[0].Type = DML_GRAPH_EDGE_TYPE_INTERMEDIATE;
+    graph.builder.outputs[0].Type = DML_GRAPH_EDGE_TYPE_INVALID;
     expect_bad(context, &graph, NULL, "output edge 0");
-    graph.output_edges[0].Type = DML_GRAPH_EDGE_TYPE_OUTPUT;
+    graph.builder.outputs[0].Type = DML_GRAPH_EDGE_TYPE_OUTPUT;
 
     /* Unknown flags; a NULL ppv answers as CompileOperator does (validation only). */
     vkdml_test_log_reset();
     check_hr(graph_test_try_compile(context, &graph, NULL, 0x80000000u, &compiled), E_INVALIDARG);
     check_one_error("CompileGraph");
-    operator_hr = IDMLDevice_CompileOperator(context->dml, graph.nodes[0].op, DML_EXECUTION_FLAG_NONE,
+    operator_hr = IDMLDevice_CompileOperator(context->dml, graph.builder.ops[0], DML_EXECUTION_FLAG_NONE,
             &IID_IDMLCompiledOperator, NULL);
     check_hr(IDMLDevice_QueryInterface(context->dml, &IID_IDMLDevice1, (void **)&device1), S_OK);
     check_hr(IDMLDevice1_CompileGraph(device1, graph_test_desc(&graph), DML_EXECUTION_FLAG_NONE,
@@ -1017,14 +1020,14 @@ static void test_bad_fields(void **state)
 
     /* Constant nodes: NULL data, no bytes. */
     build_pair(context, &graph);
-    graph.intermediate_edge_count = 0;
+    graph.builder.desc.IntermediateEdgeCount = 0;
     k = graph_test_add_constant(&graph, NULL, sizeof(data), "k");
     graph_test_edge(&graph, k, 0, 1, 0);
     graph_test_output(&graph, 0, 0, 1);
     expect_bad(context, &graph, NULL, "node 2 (k)");
-    graph.nodes[k].constant = (DML_CONSTANT_DATA_GRAPH_NODE_DESC){data, 0, "k"};
+    graph.builder.constant_nodes[k] = (DML_CONSTANT_DATA_GRAPH_NODE_DESC){data, 0, "k"};
     expect_bad(context, &graph, NULL, "node 2 (k)");
-    graph.nodes[k].constant = (DML_CONSTANT_DATA_GRAPH_NODE_DESC){data, sizeof(data), "k"};
+    graph.builder.constant_nodes[k] = (DML_CONSTANT_DATA_GRAPH_NODE_DESC){data, sizeof(data), "k"};
     compiled = graph_test_compile(context, &graph, DML_EXECUTION_FLAG_NONE);
     release_last(compiled);
     graph_test_release(&graph);
