@@ -418,6 +418,68 @@ static void test_optimisations(void **state)
     graph_test_outputs_cleanup(&reference);
 }
 
+/* Memory planning and barriers on a 5-node chain and two independent 2-node branches:
+ * - the chain's 4 intermediates of 96 bytes: at most 2 alive at once (a node's input and output),
+ *   so `memory` reuses ranges where every intermediate has its own with it off;
+ * - branches a and b interleaved (a1, b1, a2, b2): only a2 waits for what came before (a1's
+ *   output), b1 runs beside a1 and b2's input was covered by that barrier; with `barriers` off,
+ *   a barrier comes before every node. */
+static void build_chain_and_branches(struct dml_test_context *context, struct graph_test *graph)
+{
+    static const DML_OPERATOR_TYPE types[2] = {DML_OPERATOR_ELEMENT_WISE_EXP, DML_OPERATOR_ELEMENT_WISE_NEGATE};
+    UINT chain[5], a1, b1, a2, b2, i;
+    struct dml_test_tensor t;
+
+    dml_test_tensor_init(&t, DML_TENSOR_DATA_TYPE_FLOAT32, 4, shape, NULL);
+    for (i = 0; i < 5; ++i)
+    {
+        chain[i] = graph_test_add_unary(graph, context, types[i % 2], NULL, &t, &t);
+        if (i)
+            graph_test_edge(graph, chain[i - 1], 0, chain[i], 0);
+    }
+    graph_test_input(graph, 0, chain[0], 0);
+    graph_test_output(graph, chain[4], 0, 0);
+    a1 = graph_test_add_unary(graph, context, DML_OPERATOR_ELEMENT_WISE_EXP, "a1", &t, &t);
+    b1 = graph_test_add_unary(graph, context, DML_OPERATOR_ELEMENT_WISE_EXP, "b1", &t, &t);
+    a2 = graph_test_add_unary(graph, context, DML_OPERATOR_ELEMENT_WISE_NEGATE, "a2", &t, &t);
+    b2 = graph_test_add_unary(graph, context, DML_OPERATOR_ELEMENT_WISE_NEGATE, "b2", &t, &t);
+    graph_test_input(graph, 1, a1, 0);
+    graph_test_input(graph, 2, b1, 0);
+    graph_test_edge(graph, a1, 0, a2, 0);
+    graph_test_edge(graph, b1, 0, b2, 0);
+    graph_test_output(graph, a2, 0, 1);
+    graph_test_output(graph, b2, 0, 2);
+}
+
+static void test_memory_and_barriers(void **state)
+{
+    static const char *const settings[] = {"memory", "barriers", "none"};
+    struct vkdml_graph_report reports[ARRAY_SIZE(settings)];
+    struct dml_test_context *context = *state;
+    struct graph_test graph;
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(settings); ++i)
+    {
+        dml_test_set_knob(context, "VKDML_GRAPH_OPT", settings[i]);
+        graph_test_init(&graph);
+        build_chain_and_branches(context, &graph);
+        graph_test_check(context, &graph, DML_EXECUTION_FLAG_NONE, &reports[i]);
+        graph_test_release(&graph);
+        assert_int_equal(reports[i].dispatch_count, 9);
+        /* Two chain intermediates alive at once, or a1's and b1's outputs (ranges may be aligned). */
+        assert_int_equal(reports[i].temporary_lower_bound, reports[0].temporary_lower_bound);
+        assert_true(reports[i].temporary_lower_bound >= 2 * 96);
+    }
+    /* Equal sizes: reuse reaches the lower bound; without it, six ranges. */
+    assert_int_equal(reports[0].temporary_size, reports[0].temporary_lower_bound);
+    assert_true(reports[2].temporary_size >= 6 * 96);
+    assert_true(reports[2].temporary_size > reports[0].temporary_size);
+    /* The chain: one barrier before each of its nodes but the first; the branches: one, before a2. */
+    assert_int_equal(reports[1].barrier_count, 4 + 1);
+    assert_true(reports[2].barrier_count >= 8);
+}
+
 /* CONVOLUTION + RELU: with `activation`, RELU becomes the convolution's FusedActivation (one
  * dispatch fewer); with none, as many dispatches as unfused. The report answers only for graphs. */
 static void test_report_counts(void **state)
@@ -1063,6 +1125,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_join_split_arrays, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_optimisations, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_report_counts, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_memory_and_barriers, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_profiler_and_name, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_binding_properties, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_no_operator_references, dml_test_setup, dml_test_teardown),
