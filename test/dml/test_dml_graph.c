@@ -330,6 +330,49 @@ static void build_opt_graph(struct dml_test_context *context, struct graph_test 
     graph_test_output(graph, join_node, 0, 0);
 }
 
+/* One initialization, two executions on different inputs: what the initializer wrote (weights,
+ * folded constants and batch norms) survives the first execution, and the second reads its own
+ * inputs; both equal the unfused run on the same inputs. */
+static void test_execute_twice(void **state)
+{
+    struct dml_test_context *context = *state;
+    struct dml_test_binding outputs[1] = {{NULL}};
+    struct graph_test_outputs result = {1}, reference;
+    IDMLCompiledOperator *compiled;
+    ID3D12Resource *persistent;
+    struct graph_test graph;
+    struct opt_graph data;
+    float x[32];
+    unsigned int i;
+
+    graph_test_init(&graph);
+    build_opt_graph(context, &graph, &data);
+    compiled = graph_test_compile(context, &graph, DML_EXECUTION_FLAG_NONE);
+    persistent = graph_test_initialize(context, &graph, compiled);
+    result.tensors[0] = (struct graph_test_tensor){8 * 16 * sizeof(float), DML_TENSOR_DATA_TYPE_FLOAT32};
+    outputs[0].buffer = dml_test_create_buffer(context, result.tensors[0].bytes, NULL);
+    dml_test_execute(context, compiled, persistent, graph.input_buffers, graph.builder.desc.InputCount, outputs, 1);
+
+    for (i = 0; i < ARRAY_SIZE(x); ++i)
+        x[i] = 0.0625f * i - 1.0f;
+    memcpy(graph.input_bytes[0], x, sizeof(x));
+    dml_test_write_buffer(context, graph.input_buffers[0].buffer, 0, x, sizeof(x));
+    dml_test_execute(context, compiled, persistent, graph.input_buffers, graph.builder.desc.InputCount, outputs, 1);
+    result.bytes[0] = malloc(result.tensors[0].bytes);
+    assert_non_null(result.bytes[0]);
+    dml_test_read_buffer(context, outputs[0].buffer, 0, result.bytes[0], result.tensors[0].bytes);
+
+    graph_test_run_unfused(context, &graph, &reference);
+    graph_test_compare(&result, &reference, -1.0);
+    graph_test_outputs_cleanup(&result);
+    graph_test_outputs_cleanup(&reference);
+    dml_test_release_bindings(outputs, 1);
+    if (persistent)
+        release_last(persistent);
+    release_last(compiled);
+    graph_test_release(&graph);
+}
+
 /* What one pass alone must have done to the graph above. */
 static void check_pass_report(const char *pass, const struct vkdml_graph_report *report)
 {
@@ -1124,6 +1167,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reinterpreted_edges, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_join_split_arrays, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_optimisations, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_execute_twice, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_report_counts, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_memory_and_barriers, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_profiler_and_name, dml_test_setup, dml_test_teardown),
