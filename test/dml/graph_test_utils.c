@@ -359,23 +359,27 @@ struct unfused_node
 static bool find_source(const struct graph_test *graph, UINT node, UINT input, UINT *graph_input, UINT *from,
         UINT *from_output)
 {
+    const DML_INTERMEDIATE_GRAPH_EDGE_DESC *edge;
+    const DML_INPUT_GRAPH_EDGE_DESC *input_edge;
     UINT i;
 
     *graph_input = *from = *from_output = ~0u;
     for (i = 0; i < graph->builder.desc.InputEdgeCount; ++i)
     {
-        if (graph->builder.input_edges[i].ToNodeIndex == node && graph->builder.input_edges[i].ToNodeInputIndex == input)
+        input_edge = &graph->builder.input_edges[i];
+        if (input_edge->ToNodeIndex == node && input_edge->ToNodeInputIndex == input)
         {
-            *graph_input = graph->builder.input_edges[i].GraphInputIndex;
+            *graph_input = input_edge->GraphInputIndex;
             return true;
         }
     }
     for (i = 0; i < graph->builder.desc.IntermediateEdgeCount; ++i)
     {
-        if (graph->builder.intermediate_edges[i].ToNodeIndex == node && graph->builder.intermediate_edges[i].ToNodeInputIndex == input)
+        edge = &graph->builder.intermediate_edges[i];
+        if (edge->ToNodeIndex == node && edge->ToNodeInputIndex == input)
         {
-            *from = graph->builder.intermediate_edges[i].FromNodeIndex;
-            *from_output = graph->builder.intermediate_edges[i].FromNodeOutputIndex;
+            *from = edge->FromNodeIndex;
+            *from_output = edge->FromNodeOutputIndex;
             return true;
         }
     }
@@ -435,8 +439,8 @@ static void run_node(struct dml_test_context *context, struct graph_test *graph,
         if (node->outputs[i].bytes)
             outputs[i].buffer = state[index].outputs[i] = dml_test_create_buffer(context, node->outputs[i].bytes, NULL);
     }
-    check_hr(IDMLDevice_CompileOperator(context->dml, graph->builder.ops[index], DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
-            (void **)&compiled), S_OK);
+    check_hr(IDMLDevice_CompileOperator(context->dml, graph->builder.ops[index], DML_EXECUTION_FLAG_NONE,
+            &IID_IDMLCompiledOperator, (void **)&compiled), S_OK);
     persistent = dml_test_initialize(context, compiled, owned, owned_count(owned, node->input_count));
     dml_test_execute(context, compiled, persistent, inputs, node->input_count, outputs, node->output_count);
     if (persistent)

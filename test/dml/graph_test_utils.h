@@ -6,7 +6,7 @@
  * with). Built on test/ops/dml_test_utils.h's context, buffers and runs.
  *
  * Each operator node records the byte size, type and flags of its flattened input and output
- * tensors (desc-field order, optional ones included as NULL: README, "The graph API"), which is
+ * tensors (desc-field order, optional ones included as NULL: docs/graph.md, "Rules"), which is
  * what the unfused run allocates and binds. Graph inputs take their tensor from the first input
  * edge that names them; an OWNED_BY_DML one goes into an UPLOAD buffer bound to the initializer.
  */

@@ -2,7 +2,7 @@
  * The graph API (IDMLDevice1::CompileGraph), black-box: graph shapes (multi-input, multi-output,
  * diamonds, one graph input or node output feeding several nodes and a graph output), constant
  * nodes, OWNED_BY_DML graph inputs, reinterpreted edges, JOIN and SPLIT with one edge per array
- * element; every optimisation of VKDML_GRAPH_OPT on and off (README, "Environment") against the
+ * element; every optimisation of VKDML_GRAPH_OPT on and off (README, "Environment variables") against the
  * same operators run one by one; vkdml_get_graph_report()'s counts; the profiler, SetName,
  * GetBindingProperties, DESCRIPTORS_VOLATILE; no references kept to the graph's operators; and
  * every bad graph: E_INVALIDARG with one log line. The operator families and the ResNet and
@@ -216,8 +216,8 @@ static void test_reinterpreted_edges(void **state)
     graph_test_release(&graph);
 }
 
-/* SPLIT's outputs and JOIN's inputs take one edge index per array element (README, "The graph
- * API"): JOIN(SPLIT[2], EXP(SPLIT[1]), graph input 1, SPLIT[0]) along axis 2. */
+/* SPLIT's outputs and JOIN's inputs take one edge index per array element (docs/graph.md,
+ * "Rules"): JOIN(SPLIT[2], EXP(SPLIT[1]), graph input 1, SPLIT[0]) along axis 2. */
 static void test_join_split_arrays(void **state)
 {
     static const UINT part_sizes[4] = {1, 1, 2, 6}, joined_sizes[4] = {1, 1, 8, 6};
@@ -721,7 +721,7 @@ static void test_no_operator_references(void **state)
 }
 
 /* DESCRIPTORS_VOLATILE: recorded with inputs and outputs bound to dummies, rebound before the list
- * executes; the graph reads the new bindings (README, "Descriptor model"). */
+ * executes; the graph reads the new bindings (docs/design.md, "Descriptor model"). */
 static void test_descriptors_volatile(void **state)
 {
     struct dml_test_context *context = *state;
@@ -807,7 +807,7 @@ static void test_descriptors_volatile(void **state)
 
 /* ---- Bad graphs: E_INVALIDARG and one log line naming the node, the edge and the rule ---- */
 
-/* The error lines start "CompileGraph: " (README, "Errors and logging"); `rule` is the part the
+/* The error lines start "CompileGraph: " (docs/graph.md, "Rules"); `rule` is the part the
  * test pins down: the node it names, or the rule where no node is at fault. */
 static void expect_bad(struct dml_test_context *context, struct graph_test *graph, const DML_GRAPH_DESC *desc,
         const char *rule)

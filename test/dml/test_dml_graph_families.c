@@ -4,8 +4,8 @@
  * activations (FLOAT32 and FLOAT16), GEMM, convolution and pooling, normalization (MVN, batch
  * norm, LRN, LP), softmax and reduce, data movement (slice, strided views, gather, padding,
  * tile, cast), resample, scans and arg-reductions; then a ResNet bottleneck block and a
- * transformer encoder block, with every optimisation on and with none (README, "Environment":
- * VKDML_GRAPH_OPT).
+ * transformer encoder block, with every optimisation on and with none (README, "Environment
+ * variables": VKDML_GRAPH_OPT).
  */
 #include "dml/graph_test_utils.h"
 
