@@ -3,9 +3,10 @@
  * operators run one by one through CompileOperator (graph_test_utils.h): element-wise and
  * activations (FLOAT32 and FLOAT16), GEMM, convolution and pooling, normalization (MVN, batch
  * norm, LRN, LP), softmax and reduce, data movement (slice, strided views, gather, padding,
- * tile, cast), resample, scans and arg-reductions; then a ResNet bottleneck block and a
- * transformer encoder block, with every optimisation on and with none (README, "Environment
- * variables": VKDML_GRAPH_OPT).
+ * tile, cast), resample, scans and arg-reductions, operators of several outputs (TOP_K1,
+ * MAX_POOLING2 into MAX_UNPOOLING) or of none in (FILL_VALUE_SEQUENCE); then a ResNet
+ * bottleneck block and a transformer encoder block, with every optimisation on and with none
+ * (README, "Environment variables": VKDML_GRAPH_OPT).
  */
 #include "dml/graph_test_utils.h"
 
@@ -334,6 +335,77 @@ static void test_resample_scan_arg(void **state)
     check_settings(*state, build_resample, default_and_none, 1);
 }
 
+/* ---- Operators with several outputs, or none in ---- */
+
+/* x {1,4,2,3} -> DEPTH_TO_SPACE -> d {1,1,4,6}; TOP_K1 of d (2 largest per row: values and UINT32
+ * indices, output 3) -> GATHER_ELEMENTS(d, indices) + values -> output 0; that x FILL_VALUE_SEQUENCE
+ * (a node without inputs) -> output 1; MAX_POOLING2 of d with its indices -> MAX_UNPOOLING -> output 2. */
+static void build_multi_output(struct dml_test_context *context, struct graph_test *graph)
+{
+    static const UINT x_sizes[4] = {1, 4, 2, 3}, d_sizes[4] = {1, 1, 4, 6}, k_sizes[4] = {1, 1, 4, 2};
+    static const UINT pooled_sizes[4] = {1, 1, 2, 3}, twos[2] = {2, 2}, ones[2] = {1, 1}, zeros[2] = {0, 0};
+    struct dml_test_tensor x, d, values, indices, pooled, pool_indices;
+    DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC sequence;
+    DML_GATHER_ELEMENTS_OPERATOR_DESC gather;
+    DML_MAX_UNPOOLING_OPERATOR_DESC unpool;
+    DML_DEPTH_TO_SPACE_OPERATOR_DESC d2s;
+    DML_MAX_POOLING2_OPERATOR_DESC pool;
+    DML_TOP_K1_OPERATOR_DESC top_k;
+    UINT d2s_node, top_k_node, gather_node, add, sequence_node, mul, pool_node, unpool_node;
+
+    dml_test_tensor_init(&x, DML_TENSOR_DATA_TYPE_FLOAT32, 4, x_sizes, NULL);
+    dml_test_tensor_init(&d, DML_TENSOR_DATA_TYPE_FLOAT32, 4, d_sizes, NULL);
+    dml_test_tensor_init(&values, DML_TENSOR_DATA_TYPE_FLOAT32, 4, k_sizes, NULL);
+    dml_test_tensor_init(&indices, DML_TENSOR_DATA_TYPE_UINT32, 4, k_sizes, NULL);
+    dml_test_tensor_init(&pooled, DML_TENSOR_DATA_TYPE_FLOAT32, 4, pooled_sizes, NULL);
+    dml_test_tensor_init(&pool_indices, DML_TENSOR_DATA_TYPE_UINT32, 4, pooled_sizes, NULL);
+
+    d2s = (DML_DEPTH_TO_SPACE_OPERATOR_DESC){&x.desc, &d.desc, 2};
+    d2s_node = graph_test_add_operator(graph, context, DML_OPERATOR_DEPTH_TO_SPACE, &d2s, "d2s",
+            GRAPH_TEST_TENSORS(&x.desc), GRAPH_TEST_TENSORS(&d.desc));
+    top_k = (DML_TOP_K1_OPERATOR_DESC){&d.desc, &values.desc, &indices.desc, 3, 2, DML_AXIS_DIRECTION_DECREASING};
+    top_k_node = graph_test_add_operator(graph, context, DML_OPERATOR_TOP_K1, &top_k, "top_k",
+            GRAPH_TEST_TENSORS(&d.desc), GRAPH_TEST_TENSORS(&values.desc, &indices.desc));
+    gather = (DML_GATHER_ELEMENTS_OPERATOR_DESC){&d.desc, &indices.desc, &values.desc, 3};
+    gather_node = graph_test_add_operator(graph, context, DML_OPERATOR_GATHER_ELEMENTS, &gather, "gather",
+            GRAPH_TEST_TENSORS(&d.desc, &indices.desc), GRAPH_TEST_TENSORS(&values.desc));
+    add = graph_test_add_binary(graph, context, DML_OPERATOR_ELEMENT_WISE_ADD, "add", &values, &values, &values);
+    sequence = (DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC){&values.desc, DML_TENSOR_DATA_TYPE_FLOAT32,
+            {.Float32 = 0.5f}, {.Float32 = 0.25f}};
+    sequence_node = graph_test_add_operator(graph, context, DML_OPERATOR_FILL_VALUE_SEQUENCE, &sequence,
+            "sequence", NULL, 0, GRAPH_TEST_TENSORS(&values.desc));
+    mul = graph_test_add_binary(graph, context, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, "mul", &values, &values,
+            &values);
+    pool = (DML_MAX_POOLING2_OPERATOR_DESC){&d.desc, &pooled.desc, &pool_indices.desc, 2, twos, twos, zeros, zeros,
+            ones};
+    pool_node = graph_test_add_operator(graph, context, DML_OPERATOR_MAX_POOLING2, &pool, "pool",
+            GRAPH_TEST_TENSORS(&d.desc), GRAPH_TEST_TENSORS(&pooled.desc, &pool_indices.desc));
+    unpool = (DML_MAX_UNPOOLING_OPERATOR_DESC){&pooled.desc, &pool_indices.desc, &d.desc};
+    unpool_node = graph_test_add_operator(graph, context, DML_OPERATOR_MAX_UNPOOLING, &unpool, "unpool",
+            GRAPH_TEST_TENSORS(&pooled.desc, &pool_indices.desc), GRAPH_TEST_TENSORS(&d.desc));
+
+    graph_test_input(graph, 0, d2s_node, 0);
+    graph_test_edge(graph, d2s_node, 0, top_k_node, 0);
+    graph_test_edge(graph, d2s_node, 0, gather_node, 0);
+    graph_test_edge(graph, top_k_node, 1, gather_node, 1);
+    graph_test_edge(graph, top_k_node, 0, add, 0);
+    graph_test_edge(graph, gather_node, 0, add, 1);
+    graph_test_output(graph, add, 0, 0);
+    graph_test_edge(graph, add, 0, mul, 0);
+    graph_test_edge(graph, sequence_node, 0, mul, 1);
+    graph_test_output(graph, mul, 0, 1);
+    graph_test_edge(graph, d2s_node, 0, pool_node, 0);
+    graph_test_edge(graph, pool_node, 0, unpool_node, 0);
+    graph_test_edge(graph, pool_node, 1, unpool_node, 1);
+    graph_test_output(graph, unpool_node, 0, 2);
+    graph_test_output(graph, top_k_node, 1, 3);
+}
+
+static void test_multi_output(void **state)
+{
+    check_settings(*state, build_multi_output, default_and_none, 2);
+}
+
 /* ---- A ResNet bottleneck block ---- */
 
 /* x {1,8,4,4} -> [conv 1x1 8->4, BN, RELU] -> [conv 3x3 4->4, BN, RELU] -> [conv 1x1 4->8, BN]
@@ -497,6 +569,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_normalization, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_movement, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_resample_scan_arg, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_multi_output, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_resnet_block, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_transformer_block, dml_test_setup, dml_test_teardown),
     };
