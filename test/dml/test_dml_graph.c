@@ -480,10 +480,10 @@ static void check_pass_report(const char *pass, const struct vkdml_graph_report 
  * that say what was done. */
 static void test_optimisations(void **state)
 {
+    /* `memory` and `barriers` alone: test_memory_and_barriers. */
     static const char *const settings[] =
     {
-        "none", "all", "activation", "elementwise", "batchnorm", "constants", "alias", "join", "memory", "barriers",
-        "-memory", "-barriers",
+        "none", "all", "activation", "elementwise", "batchnorm", "constants", "alias", "join", "-memory", "-barriers",
     };
     struct dml_test_context *context = *state;
     struct vkdml_graph_report report, none, all;
