@@ -447,6 +447,85 @@ static void test_execute_twice(void **state)
     graph_test_release(&graph);
 }
 
+/* Where a pass must hold back (the graph compiled with every pass on, against the unfused run):
+ * - a BATCH_NORMALIZATION after a convolution that has a FusedActivation (the norm comes after it);
+ * - a convolution whose output is also a graph output, followed by a batch norm, and one followed
+ *   by a RELU (folding or fusing would change the graph output);
+ * - an element-wise chain whose first node's output is a graph output and a JOIN input too. */
+static float hazard_variance[4] = {0.5f, 1.0f, 1.5f, 2.0f};
+
+static void build_fusion_hazards(struct dml_test_context *context, struct graph_test *graph)
+{
+    static const UINT x_sizes[4] = {1, 2, 4, 4}, filter_sizes[4] = {4, 2, 3, 3}, channel_sizes[4] = {1, 4, 1, 1};
+    static const UINT y_sizes[4] = {1, 4, 4, 4}, joined_sizes[4] = {1, 8, 4, 4};
+    struct dml_test_tensor x, filter, bias, channel, y, joined;
+    const struct dml_test_tensor *parameters[4] = {&channel, &channel, &channel, &channel};
+    UINT conv[3], bn[2], relu, add, exp, mul, join_node, i, j;
+    DML_TENSOR_DESC parts[2];
+    DML_JOIN_OPERATOR_DESC join;
+
+    dml_test_tensor_init(&x, DML_TENSOR_DATA_TYPE_FLOAT32, 4, x_sizes, NULL);
+    dml_test_tensor_init(&filter, DML_TENSOR_DATA_TYPE_FLOAT32, 4, filter_sizes, NULL);
+    dml_test_tensor_init(&bias, DML_TENSOR_DATA_TYPE_FLOAT32, 4, channel_sizes, NULL);
+    dml_test_tensor_init(&channel, DML_TENSOR_DATA_TYPE_FLOAT32, 4, channel_sizes, NULL);
+    dml_test_tensor_init(&y, DML_TENSOR_DATA_TYPE_FLOAT32, 4, y_sizes, NULL);
+    dml_test_tensor_init(&joined, DML_TENSOR_DATA_TYPE_FLOAT32, 4, joined_sizes, NULL);
+    filter.buffer.Flags = bias.buffer.Flags = channel.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+
+    for (i = 0; i < 3; ++i)
+    {
+        conv[i] = graph_test_add_conv(graph, context, (const char *[]){"conv_relu", "conv_out", "conv_out2"}[i], &x,
+                &filter, &bias, &y, 1, i ? NULL : &dml_test_relu);
+        graph_test_input(graph, 0, conv[i], 0);
+        graph_test_input(graph, 1, conv[i], 1);
+        graph_test_input(graph, 2, conv[i], 2);
+    }
+    for (i = 0; i < 2; ++i)
+    {
+        bn[i] = graph_test_add_batch_norm(graph, context, i ? "bn_after_output" : "bn_after_relu", &y, parameters,
+                &y, NULL);
+        graph_test_edge(graph, conv[i], 0, bn[i], 0);
+        for (j = 0; j < 4; ++j)
+            graph_test_input(graph, 3 + j, bn[i], 1 + j);
+        graph_test_output(graph, bn[i], 0, i);
+    }
+    graph->data[4] = hazard_variance;
+    graph_test_output(graph, conv[1], 0, 2);
+    relu = graph_test_add_unary(graph, context, DML_OPERATOR_ACTIVATION_RELU, "relu_after_output", &y, &y);
+    graph_test_edge(graph, conv[2], 0, relu, 0);
+    graph_test_output(graph, relu, 0, 3);
+    graph_test_output(graph, conv[2], 0, 4);
+
+    add = graph_test_add_binary(graph, context, DML_OPERATOR_ELEMENT_WISE_ADD, "add", &y, &y, &y);
+    exp = graph_test_add_unary(graph, context, DML_OPERATOR_ELEMENT_WISE_EXP, "exp", &y, &y);
+    mul = graph_test_add_binary(graph, context, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, "mul", &y, &y, &y);
+    parts[0] = parts[1] = y.desc;
+    join = (DML_JOIN_OPERATOR_DESC){2, parts, &joined.desc, 1};
+    join_node = graph_test_add_operator(graph, context, DML_OPERATOR_JOIN, &join, "join",
+            GRAPH_TEST_TENSORS(&parts[0], &parts[1]), GRAPH_TEST_TENSORS(&joined.desc));
+    graph_test_input(graph, 7, add, 0);
+    graph_test_input(graph, 8, add, 1);
+    graph_test_edge(graph, add, 0, exp, 0);
+    graph_test_edge(graph, exp, 0, mul, 0);
+    graph_test_input(graph, 7, mul, 1);
+    graph_test_output(graph, add, 0, 5);
+    graph_test_output(graph, mul, 0, 6);
+    graph_test_edge(graph, add, 0, join_node, 0);
+    graph_test_edge(graph, exp, 0, join_node, 1);
+    graph_test_output(graph, join_node, 0, 7);
+}
+
+static void test_fusion_hazards(void **state)
+{
+    struct dml_test_context *context = *state;
+    struct graph_test graph;
+
+    graph_test_init(&graph);
+    build_fusion_hazards(context, &graph);
+    graph_test_check(context, &graph, DML_EXECUTION_FLAG_NONE, NULL);
+    graph_test_release(&graph);
+}
+
 /* What one pass alone must have done to the graph above. */
 static void check_pass_report(const char *pass, const struct vkdml_graph_report *report)
 {
@@ -1245,6 +1324,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unusual_graphs, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_optimisations, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_execute_twice, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_fusion_hazards, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_report_counts, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_memory_and_barriers, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_profiler_and_name, dml_test_setup, dml_test_teardown),
