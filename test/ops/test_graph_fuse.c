@@ -1,0 +1,441 @@
+/*
+ * The graph compiler's activation, alias and join passes (docs/graph.md, "Passes"): each graph
+ * runs with the pass on and off (VKDML_GRAPH_OPT), both checked against a C reference, and the
+ * report says what the pass did and that it saved dispatches; the graphs also hold the cases
+ * the pass must leave alone (a second reader, a graph output in between, other layouts).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "dml_graph_utils.h"
+#include "vkdml.h"
+
+#define MAX_TENSORS 10
+
+/* A graph under test: random inputs, the reference's outputs, and how to build it again (the
+ * builder's operators are released by each CompileGraph). */
+struct fuse_graph
+{
+    DML_TENSOR_DATA_TYPE type;
+    UINT input_count, output_count;
+    struct dml_test_float_tensor inputs[MAX_TENSORS];
+    UINT64 output_elements[MAX_TENSORS];
+    double *expected[MAX_TENSORS];
+    void (*build)(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *builder);
+};
+
+static void graph_init(struct fuse_graph *graph, DML_TENSOR_DATA_TYPE type,
+        void (*build)(struct dml_test_context *, struct fuse_graph *, struct dml_graph_builder *))
+{
+    memset(graph, 0, sizeof(*graph));
+    graph->type = type;
+    graph->build = build;
+}
+
+/* Input `index`, random in [-1, 1], packed. */
+static const float *add_input(struct fuse_graph *graph, UINT index, const UINT *sizes)
+{
+    dml_test_float_tensor_init(&graph->inputs[index], graph->type, 4, sizes, NULL, DML_TENSOR_FLAG_NONE, index + 7);
+    if (graph->input_count <= index)
+        graph->input_count = index + 1;
+    return graph->inputs[index].values;
+}
+
+static double *add_output(struct fuse_graph *graph, UINT index, UINT64 elements)
+{
+    graph->output_elements[index] = elements;
+    if (graph->output_count <= index)
+        graph->output_count = index + 1;
+    assert_non_null(graph->expected[index] = calloc(elements, sizeof(double)));
+    return graph->expected[index];
+}
+
+static void graph_cleanup(struct fuse_graph *graph)
+{
+    UINT i;
+
+    for (i = 0; i < graph->input_count; ++i)
+        dml_test_float_tensor_cleanup(&graph->inputs[i]);
+    for (i = 0; i < graph->output_count; ++i)
+        free(graph->expected[i]);
+}
+
+static void check_output(const struct fuse_graph *graph, UINT index, const void *bytes, const char *knob)
+{
+    double tolerance = graph->type == DML_TENSOR_DATA_TYPE_FLOAT16 ? 4e-3 : 1e-4;
+    UINT64 i;
+
+    for (i = 0; i < graph->output_elements[index]; ++i)
+    {
+        double expected = graph->expected[index][i], value = dml_test_read_float(bytes, graph->type, i);
+
+        if (fabs(value - expected) > tolerance * (1.0 + fabs(expected)))
+            fail_msg("VKDML_GRAPH_OPT=%s, %s: output %u element %u is %.8g, expected %.8g.", knob,
+                    dml_test_type_name(graph->type), index, (unsigned int)i, value, expected);
+    }
+}
+
+/* Builds, compiles and runs the graph with VKDML_GRAPH_OPT=`knob`; checks every output. */
+static void run_graph(struct dml_test_context *context, struct fuse_graph *graph, const char *knob,
+        struct vkdml_graph_report *report)
+{
+    const struct dml_test_float_tensor *inputs[MAX_TENSORS];
+    struct dml_test_binding in[MAX_TENSORS] = {0}, owned[MAX_TENSORS] = {0}, out[MAX_TENSORS] = {0};
+    struct dml_graph_builder *builder = calloc(1, sizeof(*builder));
+    IDMLCompiledOperator *compiled;
+    UINT i, size = dml_test_element_size(graph->type);
+    void *bytes;
+
+    assert_non_null(builder);
+    dml_test_set_knob(context, "VKDML_GRAPH_OPT", knob);
+    graph->build(context, graph, builder);
+    compiled = dml_graph_compile(context, builder, DML_EXECUTION_FLAG_NONE);
+    free(builder);
+    for (i = 0; i < graph->input_count; ++i)
+        inputs[i] = &graph->inputs[i];
+    dml_test_create_input_buffers(context, inputs, graph->input_count, in, owned);
+    for (i = 0; i < graph->output_count; ++i)
+        out[i].buffer = dml_test_create_buffer(context, graph->output_elements[i] * size, NULL);
+    dml_test_run(context, compiled, in, graph->input_count, out, graph->output_count);
+    for (i = 0; i < graph->output_count; ++i)
+    {
+        assert_non_null(bytes = malloc(graph->output_elements[i] * size));
+        dml_test_read_buffer(context, out[i].buffer, 0, bytes, graph->output_elements[i] * size);
+        check_output(graph, i, bytes, knob);
+        free(bytes);
+    }
+    assert_int_equal(vkdml_get_graph_report(compiled, report, sizeof(*report)), S_OK);
+    assert_int_equal(IDMLCompiledOperator_Release(compiled), 0);
+    dml_test_release_bindings(in, graph->input_count);
+    dml_test_release_bindings(out, graph->output_count);
+}
+
+/* Runs with only `pass` on (and memory planning and barriers) and with it off: both match the
+ * reference; the pass's work shows in `on` and nowhere in `off`. */
+static void run_pass_on_off(struct dml_test_context *context, struct fuse_graph *graph, const char *pass,
+        struct vkdml_graph_report *on, struct vkdml_graph_report *off)
+{
+    char knob[64];
+
+    snprintf(knob, sizeof(knob), "%s,memory,barriers", pass);
+    run_graph(context, graph, knob, on);
+    run_graph(context, graph, "memory,barriers", off);
+    assert_int_equal(off->fused_activations + off->aliased_nodes + off->joined_in_place, 0);
+    assert_int_equal(on->dispatches_unfused, off->dispatch_count);
+}
+
+static void tensor4(struct dml_test_tensor *tensor, DML_TENSOR_DATA_TYPE type, UINT n, UINT c, UINT h, UINT w)
+{
+    dml_test_tensor_init(tensor, type, 4, (const UINT[]){n, c, h, w}, NULL);
+}
+
+/* ---- References ---- */
+
+static double gelu(double x)
+{
+    return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+}
+
+static double relu(double x)
+{
+    return x > 0.0 ? x : 0.0;
+}
+
+static double sigmoid(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+/* What the graph stores between nodes: FLOAT16 rounds every intermediate. */
+static double stored(const struct fuse_graph *graph, double x)
+{
+    return graph->type == DML_TENSOR_DATA_TYPE_FLOAT16 ? ref_round_to_half((float)x) : x;
+}
+
+/* ---- activation ---- */
+
+#define GEMM_M 4
+#define GEMM_K 8
+#define GEMM_N 6
+
+static const DML_ELEMENT_WISE_CLIP_OPERATOR_DESC *clip_desc(const DML_TENSOR_DESC *input, const DML_TENSOR_DESC *output)
+{
+    static DML_ELEMENT_WISE_CLIP_OPERATOR_DESC desc;
+
+    desc = (DML_ELEMENT_WISE_CLIP_OPERATOR_DESC){input, output, NULL, -0.25f, 0.5f};
+    return &desc;
+}
+
+/* GEMM → GELU (the transformer's MLP), and GEMM → CLIP (CLIP fuses into GEMM and CONVOLUTION). */
+static void build_gemm(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *b)
+{
+    struct dml_test_tensor a, bt, out;
+    DML_ACTIVATION_GELU_OPERATOR_DESC gelu_desc = {&out.desc, &out.desc};
+    DML_GEMM_OPERATOR_DESC gemm = {&a.desc, &bt.desc, NULL, &out.desc, DML_MATRIX_TRANSFORM_NONE,
+            DML_MATRIX_TRANSFORM_NONE, 1.0f, 0.0f, NULL};
+    UINT g, act, i;
+
+    tensor4(&a, graph->type, 1, 1, GEMM_M, GEMM_K);
+    tensor4(&bt, graph->type, 1, 1, GEMM_K, GEMM_N);
+    tensor4(&out, graph->type, 1, 1, GEMM_M, GEMM_N);
+    for (i = 0; i < graph->output_count; ++i)
+    {
+        g = dml_graph_add_op(context, b, DML_OPERATOR_GEMM, &gemm);
+        act = i ? dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_CLIP, clip_desc(&out.desc, &out.desc))
+                : dml_graph_add_op(context, b, DML_OPERATOR_ACTIVATION_GELU, &gelu_desc);
+        dml_graph_connect_input(b, 0, g, 0);
+        dml_graph_connect_input(b, 1, g, 1);
+        dml_graph_connect(b, g, 0, act, 0);
+        dml_graph_connect_output(b, act, 0, i);
+    }
+}
+
+static void test_activation_gemm(void **state, DML_TENSOR_DATA_TYPE type, UINT activations)
+{
+    struct dml_test_context *context = *state;
+    struct vkdml_graph_report on, off;
+    struct fuse_graph graph;
+    const float *a, *b;
+    UINT m, n, k, i;
+
+    if (dml_test_skip_float16(context, type, "GEMM + activation"))
+        return;
+    graph_init(&graph, type, build_gemm);
+    a = add_input(&graph, 0, (const UINT[]){1, 1, GEMM_M, GEMM_K});
+    b = add_input(&graph, 1, (const UINT[]){1, 1, GEMM_K, GEMM_N});
+    for (i = 0; i < activations; ++i)
+        add_output(&graph, i, GEMM_M * GEMM_N);
+    for (m = 0; m < GEMM_M; ++m)
+    {
+        for (n = 0; n < GEMM_N; ++n)
+        {
+            double sum = 0.0;
+
+            for (k = 0; k < GEMM_K; ++k)
+                sum += (double)a[m * GEMM_K + k] * b[k * GEMM_N + n];
+            graph.expected[0][m * GEMM_N + n] = gelu(sum);
+            if (activations > 1)
+                graph.expected[1][m * GEMM_N + n] = fmin(fmax(sum, -0.25), 0.5);
+        }
+    }
+    run_pass_on_off(context, &graph, "activation", &on, &off);
+    assert_int_equal(on.fused_activations, activations);
+    assert_int_equal(on.dispatch_count + activations, off.dispatch_count);
+    graph_cleanup(&graph);
+}
+
+static void test_activation_gemm_float32(void **state)
+{
+    test_activation_gemm(state, DML_TENSOR_DATA_TYPE_FLOAT32, 2);
+}
+
+static void test_activation_gemm_float16(void **state)
+{
+    test_activation_gemm(state, DML_TENSOR_DATA_TYPE_FLOAT16, 1);
+}
+
+/* CONVOLUTION 3x3 (padding 1) → RELU: ResNet's pair. */
+static void conv_desc(DML_CONVOLUTION_OPERATOR_DESC *desc, const DML_TENSOR_DESC *input, const DML_TENSOR_DESC *filter,
+        const DML_TENSOR_DESC *output)
+{
+    static const UINT ones[2] = {1, 1}, zeros[2] = {0, 0};
+
+    *desc = (DML_CONVOLUTION_OPERATOR_DESC){input, filter, NULL, output, DML_CONVOLUTION_MODE_CROSS_CORRELATION,
+            DML_CONVOLUTION_DIRECTION_FORWARD, 2, ones, ones, ones, ones, zeros, 1, NULL};
+}
+
+static void build_conv_relu(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *b)
+{
+    struct dml_test_tensor input, filter, out;
+    DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {&out.desc, &out.desc};
+    DML_CONVOLUTION_OPERATOR_DESC conv;
+    UINT c, r;
+
+    tensor4(&input, graph->type, 1, 2, 4, 4);
+    tensor4(&filter, graph->type, 3, 2, 3, 3);
+    tensor4(&out, graph->type, 1, 3, 4, 4);
+    conv_desc(&conv, &input.desc, &filter.desc, &out.desc);
+    c = dml_graph_add_op(context, b, DML_OPERATOR_CONVOLUTION, &conv);
+    r = dml_graph_add_op(context, b, DML_OPERATOR_ACTIVATION_RELU, &relu_desc);
+    dml_graph_connect_input(b, 0, c, 0);
+    dml_graph_connect_input(b, 1, c, 1);
+    dml_graph_connect(b, c, 0, r, 0);
+    dml_graph_connect_output(b, r, 0, 0);
+}
+
+/* out[k][y][x] = sum over c, i, j of input[c][y + i - 1][x + j - 1] * filter[k][c][i][j]. */
+static void conv_reference(const float *input, const float *filter, UINT channels, UINT filters, double *out)
+{
+    UINT k, c, y, x, i, j;
+
+    for (k = 0; k < filters; ++k)
+    {
+        for (y = 0; y < 4; ++y)
+        {
+            for (x = 0; x < 4; ++x)
+            {
+                double sum = 0.0;
+
+                for (c = 0; c < channels; ++c)
+                {
+                    for (i = 0; i < 3; ++i)
+                    {
+                        for (j = 0; j < 3; ++j)
+                        {
+                            int iy = (int)(y + i) - 1, ix = (int)(x + j) - 1;
+
+                            if (iy >= 0 && iy < 4 && ix >= 0 && ix < 4)
+                                sum += (double)input[(c * 4 + iy) * 4 + ix] * filter[((k * channels + c) * 3 + i) * 3 + j];
+                        }
+                    }
+                }
+                out[(k * 4 + y) * 4 + x] = sum;
+            }
+        }
+    }
+}
+
+static void test_activation_conv(void **state, DML_TENSOR_DATA_TYPE type)
+{
+    struct dml_test_context *context = *state;
+    struct vkdml_graph_report on, off;
+    struct fuse_graph graph;
+    const float *input, *filter;
+    double *expected;
+    UINT i;
+
+    if (dml_test_skip_float16(context, type, "CONVOLUTION + RELU"))
+        return;
+    graph_init(&graph, type, build_conv_relu);
+    input = add_input(&graph, 0, (const UINT[]){1, 2, 4, 4});
+    filter = add_input(&graph, 1, (const UINT[]){3, 2, 3, 3});
+    expected = add_output(&graph, 0, 3 * 16);
+    conv_reference(input, filter, 2, 3, expected);
+    for (i = 0; i < 3 * 16; ++i)
+        expected[i] = relu(expected[i]);
+    run_pass_on_off(context, &graph, "activation", &on, &off);
+    assert_int_equal(on.fused_activations, 1);
+    assert_int_equal(on.dispatch_count + 1, off.dispatch_count);
+    graph_cleanup(&graph);
+}
+
+static void test_activation_conv_float32(void **state)
+{
+    test_activation_conv(state, DML_TENSOR_DATA_TYPE_FLOAT32);
+}
+
+static void test_activation_conv_float16(void **state)
+{
+    test_activation_conv(state, DML_TENSOR_DATA_TYPE_FLOAT16);
+}
+
+/* ADDs of inputs 0 and 1 ({1, 1, 3, 5}), each followed by an activation:
+ *   out0 = relu(a + b)                 fused: ADD becomes ADD1
+ *   out1 = clip(a + b)                 CLIP fuses only into CONVOLUTION and GEMM
+ *   out2 = relu(a + b), out3 = a + b   the sum is a graph output too
+ *   out4 = sigmoid(s), out5 = relu(s)  s = a + b has two readers
+ *   out6 = relu(a + b) as {1, 1, 5, 3} the RELU reads the sum in another shape
+ *   out7 = sigmoid(add1_relu(a, b))    the host has a FusedActivation already */
+#define EW_ELEMENTS 15u
+
+static UINT add_of_inputs(struct dml_test_context *context, struct dml_graph_builder *b, DML_OPERATOR_TYPE type,
+        const void *desc)
+{
+    UINT node = dml_graph_add_op(context, b, type, desc);
+
+    dml_graph_connect_input(b, 0, node, 0);
+    dml_graph_connect_input(b, 1, node, 1);
+    return node;
+}
+
+static void connect_activation(struct dml_test_context *context, struct dml_graph_builder *b, UINT from,
+        DML_OPERATOR_TYPE type, const void *desc, UINT output)
+{
+    UINT node = dml_graph_add_op(context, b, type, desc);
+
+    dml_graph_connect(b, from, 0, node, 0);
+    dml_graph_connect_output(b, node, 0, output);
+}
+
+static void build_add_cases(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *b)
+{
+    struct dml_test_tensor t, reshaped;
+    DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {&t.desc, &t.desc}, reshaped_relu = {&reshaped.desc, &reshaped.desc};
+    DML_ACTIVATION_SIGMOID_OPERATOR_DESC sigmoid_desc = {&t.desc, &t.desc};
+    DML_ELEMENT_WISE_ADD_OPERATOR_DESC add = {&t.desc, &t.desc, &t.desc};
+    DML_ELEMENT_WISE_ADD1_OPERATOR_DESC add1 = {&t.desc, &t.desc, &t.desc, &dml_test_relu};
+    UINT node;
+
+    tensor4(&t, graph->type, 1, 1, 3, 5);
+    tensor4(&reshaped, graph->type, 1, 1, 5, 3);
+    node = add_of_inputs(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &add);
+    connect_activation(context, b, node, DML_OPERATOR_ACTIVATION_RELU, &relu_desc, 0);
+    node = add_of_inputs(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &add);
+    connect_activation(context, b, node, DML_OPERATOR_ELEMENT_WISE_CLIP, clip_desc(&t.desc, &t.desc), 1);
+    node = add_of_inputs(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &add);
+    connect_activation(context, b, node, DML_OPERATOR_ACTIVATION_RELU, &relu_desc, 2);
+    dml_graph_connect_output(b, node, 0, 3);
+    node = add_of_inputs(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &add);
+    connect_activation(context, b, node, DML_OPERATOR_ACTIVATION_SIGMOID, &sigmoid_desc, 4);
+    connect_activation(context, b, node, DML_OPERATOR_ACTIVATION_RELU, &relu_desc, 5);
+    node = add_of_inputs(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &add);
+    connect_activation(context, b, node, DML_OPERATOR_ACTIVATION_RELU, &reshaped_relu, 6);
+    node = add_of_inputs(context, b, DML_OPERATOR_ELEMENT_WISE_ADD1, &add1);
+    connect_activation(context, b, node, DML_OPERATOR_ACTIVATION_SIGMOID, &sigmoid_desc, 7);
+}
+
+static void test_activation_add(void **state, DML_TENSOR_DATA_TYPE type)
+{
+    struct dml_test_context *context = *state;
+    struct vkdml_graph_report on, off;
+    struct fuse_graph graph;
+    const float *a, *b;
+    UINT i, o;
+
+    if (dml_test_skip_float16(context, type, "ADD + activation"))
+        return;
+    graph_init(&graph, type, build_add_cases);
+    a = add_input(&graph, 0, (const UINT[]){1, 1, 3, 5});
+    b = add_input(&graph, 1, (const UINT[]){1, 1, 3, 5});
+    for (o = 0; o < 8; ++o)
+        add_output(&graph, o, EW_ELEMENTS);
+    for (i = 0; i < EW_ELEMENTS; ++i)
+    {
+        double sum = (double)a[i] + b[i], rounded = stored(&graph, sum);
+
+        graph.expected[0][i] = graph.expected[2][i] = graph.expected[5][i] = graph.expected[6][i] = relu(sum);
+        graph.expected[1][i] = fmin(fmax(sum, -0.25), 0.5);
+        graph.expected[3][i] = sum;
+        graph.expected[4][i] = sigmoid(rounded);
+        graph.expected[7][i] = sigmoid(stored(&graph, relu(sum)));
+    }
+    run_pass_on_off(context, &graph, "activation", &on, &off);
+    assert_int_equal(on.fused_activations, 1);
+    assert_int_equal(on.dispatch_count + 1, off.dispatch_count);
+    graph_cleanup(&graph);
+}
+
+static void test_activation_add_float32(void **state)
+{
+    test_activation_add(state, DML_TENSOR_DATA_TYPE_FLOAT32);
+}
+
+static void test_activation_add_float16(void **state)
+{
+    test_activation_add(state, DML_TENSOR_DATA_TYPE_FLOAT16);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] =
+    {
+        cmocka_unit_test_setup_teardown(test_activation_gemm_float32, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_gemm_float16, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_conv_float32, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_conv_float16, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_add_float32, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_add_float16, dml_test_setup, dml_test_teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
