@@ -425,6 +425,156 @@ static void test_activation_add_float16(void **state)
     test_activation_add(state, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
+/* ---- alias ---- */
+
+/* Inputs a, b ({1, 1, 3, 5}) and a constant k; s = a + b:
+ *   out0 = identity(s) * b, as {1, 1, 5, 3}    the IDENTITY's output becomes an alias of s
+ *   out1 = identity(s as {1, 1, 1, 15})        s moves into graph output 1's binding
+ *   out2 = identity(a)                         a graph input to a graph output: a copy stays
+ *   out3 = identity(s) * 2 + 1                 ScaleBias is arithmetic
+ *   out4 = identity(a read transposed)         a strided input is no reshape
+ *   out5 = activation_identity(a) + b          a graph input is aliased for reading
+ *   out6 = identity(identity(s))               the first aliases s; the second's input is an alias
+ *   out7 = identity(k) + a                     a constant (persistent) is aliased for reading */
+static const UINT alias_sizes[4] = {1, 1, 3, 5};
+
+static UINT add_identity(struct dml_test_context *context, struct dml_graph_builder *b,
+        const struct dml_test_tensor *input, const struct dml_test_tensor *output, const DML_SCALE_BIAS *scale_bias)
+{
+    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc = {&input->desc, &output->desc, scale_bias};
+
+    return dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc);
+}
+
+static UINT add_sum(struct dml_test_context *context, struct dml_graph_builder *b, DML_OPERATOR_TYPE type,
+        const struct dml_test_tensor *t)
+{
+    DML_ELEMENT_WISE_ADD_OPERATOR_DESC desc = {&t->desc, &t->desc, &t->desc};
+
+    return add_of_inputs(context, b, type, &desc);
+}
+
+static void alias_constant(const struct fuse_graph *graph, void *data)
+{
+    UINT i;
+
+    for (i = 0; i < EW_ELEMENTS; ++i)
+    {
+        float value = 0.125f * (float)i - 1.0f;
+
+        if (graph->type == DML_TENSOR_DATA_TYPE_FLOAT16)
+            ((uint16_t *)data)[i] = ref_float_to_half(value);
+        else
+            ((float *)data)[i] = value;
+    }
+}
+
+static void build_alias_cases(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *b)
+{
+    static const DML_SCALE_BIAS scale_bias = {2.0f, 1.0f};
+    struct dml_test_tensor t, wide, tall, transposed;
+    DML_ELEMENT_WISE_ADD_OPERATOR_DESC tall_mul = {&tall.desc, &tall.desc, &tall.desc}, add = {&t.desc, &t.desc, &t.desc};
+    DML_ACTIVATION_IDENTITY_OPERATOR_DESC activation_identity = {&t.desc, &t.desc};
+    static uint32_t constant[EW_ELEMENTS];
+    UINT s, id, id2, node, k;
+
+    tensor4(&t, graph->type, 1, 1, 3, 5);
+    tensor4(&wide, graph->type, 1, 1, 1, 15);
+    tensor4(&tall, graph->type, 1, 1, 5, 3);
+    dml_test_tensor_init(&transposed, graph->type, 4, alias_sizes, (const UINT[]){15, 15, 1, 3});
+    s = add_sum(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t);
+    id = add_identity(context, b, &tall, &tall, NULL);
+    node = dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &tall_mul);
+    dml_graph_connect(b, s, 0, id, 0);
+    dml_graph_connect(b, id, 0, node, 0);
+    dml_graph_connect_input(b, 1, node, 1);
+    dml_graph_connect_output(b, node, 0, 0);
+
+    s = add_sum(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t);
+    id = add_identity(context, b, &wide, &wide, NULL);
+    dml_graph_connect(b, s, 0, id, 0);
+    dml_graph_connect_output(b, id, 0, 1);
+
+    id = add_identity(context, b, &t, &t, NULL);
+    dml_graph_connect_input(b, 0, id, 0);
+    dml_graph_connect_output(b, id, 0, 2);
+
+    s = add_sum(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t);
+    id = add_identity(context, b, &t, &t, &scale_bias);
+    dml_graph_connect(b, s, 0, id, 0);
+    dml_graph_connect_output(b, id, 0, 3);
+
+    id = add_identity(context, b, &transposed, &t, NULL);
+    dml_graph_connect_input(b, 0, id, 0);
+    dml_graph_connect_output(b, id, 0, 4);
+
+    id = dml_graph_add_op(context, b, DML_OPERATOR_ACTIVATION_IDENTITY, &activation_identity);
+    node = dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &add);
+    dml_graph_connect_input(b, 0, id, 0);
+    dml_graph_connect(b, id, 0, node, 0);
+    dml_graph_connect_input(b, 1, node, 1);
+    dml_graph_connect_output(b, node, 0, 5);
+
+    s = add_sum(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t);
+    id = add_identity(context, b, &t, &t, NULL);
+    id2 = add_identity(context, b, &t, &t, NULL);
+    dml_graph_connect(b, s, 0, id, 0);
+    dml_graph_connect(b, id, 0, id2, 0);
+    dml_graph_connect_output(b, id2, 0, 6);
+
+    alias_constant(graph, constant);
+    k = dml_graph_add_constant(b, constant, t.buffer.TotalTensorSizeInBytes);
+    id = add_identity(context, b, &t, &t, NULL);
+    node = dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &add);
+    dml_graph_connect(b, k, 0, id, 0);
+    dml_graph_connect(b, id, 0, node, 0);
+    dml_graph_connect_input(b, 0, node, 1);
+    dml_graph_connect_output(b, node, 0, 7);
+}
+
+static void test_alias(void **state, DML_TENSOR_DATA_TYPE type)
+{
+    struct dml_test_context *context = *state;
+    struct vkdml_graph_report on, off;
+    struct fuse_graph graph;
+    const float *a, *b;
+    UINT i, o;
+
+    if (dml_test_skip_float16(context, type, "IDENTITY aliases"))
+        return;
+    graph_init(&graph, type, build_alias_cases);
+    a = add_input(&graph, 0, alias_sizes);
+    b = add_input(&graph, 1, alias_sizes);
+    for (o = 0; o < 8; ++o)
+        add_output(&graph, o, EW_ELEMENTS);
+    for (i = 0; i < EW_ELEMENTS; ++i)
+    {
+        double sum = stored(&graph, (double)a[i] + b[i]);
+
+        graph.expected[0][i] = sum * b[i];
+        graph.expected[1][i] = graph.expected[6][i] = sum;
+        graph.expected[2][i] = a[i];
+        graph.expected[3][i] = sum * 2.0 + 1.0;
+        graph.expected[4][i] = a[(i % 5) * 3 + i / 5];
+        graph.expected[5][i] = (double)a[i] + b[i];
+        graph.expected[7][i] = stored(&graph, 0.125 * i - 1.0) + a[i];
+    }
+    run_pass_on_off(context, &graph, "alias", &on, &off);
+    assert_int_equal(on.aliased_nodes, 5);
+    assert_int_equal(on.dispatch_count + 5, off.dispatch_count);
+    graph_cleanup(&graph);
+}
+
+static void test_alias_float32(void **state)
+{
+    test_alias(state, DML_TENSOR_DATA_TYPE_FLOAT32);
+}
+
+static void test_alias_float16(void **state)
+{
+    test_alias(state, DML_TENSOR_DATA_TYPE_FLOAT16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -435,6 +585,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_activation_conv_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_add_float32, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_add_float16, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_alias_float32, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_alias_float16, dml_test_setup, dml_test_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
