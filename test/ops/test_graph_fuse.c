@@ -575,6 +575,158 @@ static void test_alias_float16(void **state)
     test_alias(state, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
+/* ---- join ---- */
+
+/* Graph inputs a, c ({1, 1, 2, 8}), b ({1, 1, 3, 8}), d ({1, 1, 1, 3}):
+ *   out0 = join(a + a, b + b) on axis 2, out1 = (a + a) * c   in place; a + a has a second reader
+ *   out2 = join(a + c, c) on axis 2                             a graph input cannot move
+ *   out3 = join(a + a, c + c) on axis 3                         the runs interleave
+ *   out4 = join(d + d, d * d) on axis 3                         the second run is not 16-byte aligned
+ *   out5 = 2 * join(a * c, a + c) on axis 2                     in place; the join is an intermediate */
+static UINT add_binary(struct dml_test_context *context, struct dml_graph_builder *b, DML_OPERATOR_TYPE type,
+        const struct dml_test_tensor *t, UINT x, UINT y)
+{
+    DML_ELEMENT_WISE_ADD_OPERATOR_DESC desc = {&t->desc, &t->desc, &t->desc};
+    UINT node = dml_graph_add_op(context, b, type, &desc);
+
+    dml_graph_connect_input(b, x, node, 0);
+    dml_graph_connect_input(b, y, node, 1);
+    return node;
+}
+
+static UINT add_join(struct dml_test_context *context, struct dml_graph_builder *b, const struct dml_test_tensor *x,
+        const struct dml_test_tensor *y, const struct dml_test_tensor *out, UINT axis)
+{
+    DML_TENSOR_DESC inputs[2] = {x->desc, y->desc};
+    DML_JOIN_OPERATOR_DESC desc = {2, inputs, &out->desc, axis};
+
+    return dml_graph_add_op(context, b, DML_OPERATOR_JOIN, &desc);
+}
+
+static void build_join_cases(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *b)
+{
+    struct dml_test_tensor small, large, joined, wide, tiny, tiny_joined, pair;
+    DML_ELEMENT_WISE_ADD_OPERATOR_DESC twice = {&pair.desc, &pair.desc, &pair.desc};
+    DML_ELEMENT_WISE_MULTIPLY_OPERATOR_DESC product = {&small.desc, &small.desc, &small.desc};
+    UINT x, y, join, node;
+
+    tensor4(&small, graph->type, 1, 1, 2, 8);
+    tensor4(&large, graph->type, 1, 1, 3, 8);
+    tensor4(&joined, graph->type, 1, 1, 5, 8);
+    tensor4(&pair, graph->type, 1, 1, 4, 8);
+    tensor4(&wide, graph->type, 1, 1, 2, 16);
+    tensor4(&tiny, graph->type, 1, 1, 1, 3);
+    tensor4(&tiny_joined, graph->type, 1, 1, 1, 6);
+
+    x = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &small, 0, 0);
+    y = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &large, 1, 1);
+    join = add_join(context, b, &small, &large, &joined, 2);
+    dml_graph_connect(b, x, 0, join, 0);
+    dml_graph_connect(b, y, 0, join, 1);
+    dml_graph_connect_output(b, join, 0, 0);
+    node = dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &product);
+    dml_graph_connect(b, x, 0, node, 0);
+    dml_graph_connect_input(b, 2, node, 1);
+    dml_graph_connect_output(b, node, 0, 1);
+
+    x = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &small, 0, 2);
+    join = add_join(context, b, &small, &small, &pair, 2);
+    dml_graph_connect(b, x, 0, join, 0);
+    dml_graph_connect_input(b, 2, join, 1);
+    dml_graph_connect_output(b, join, 0, 2);
+
+    x = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &small, 0, 0);
+    y = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &small, 2, 2);
+    join = add_join(context, b, &small, &small, &wide, 3);
+    dml_graph_connect(b, x, 0, join, 0);
+    dml_graph_connect(b, y, 0, join, 1);
+    dml_graph_connect_output(b, join, 0, 3);
+
+    x = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &tiny, 3, 3);
+    y = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &tiny, 3, 3);
+    join = add_join(context, b, &tiny, &tiny, &tiny_joined, 3);
+    dml_graph_connect(b, x, 0, join, 0);
+    dml_graph_connect(b, y, 0, join, 1);
+    dml_graph_connect_output(b, join, 0, 4);
+
+    x = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &small, 0, 2);
+    y = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &small, 0, 2);
+    join = add_join(context, b, &small, &small, &pair, 2);
+    node = dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &twice);
+    dml_graph_connect(b, x, 0, join, 0);
+    dml_graph_connect(b, y, 0, join, 1);
+    dml_graph_connect(b, join, 0, node, 0);
+    dml_graph_connect(b, join, 0, node, 1);
+    dml_graph_connect_output(b, node, 0, 5);
+}
+
+static void join_reference(struct fuse_graph *graph, const float *a, const float *b, const float *c, const float *d)
+{
+    UINT i, row, column;
+
+    for (i = 0; i < 16; ++i)
+    {
+        graph->expected[0][i] = 2.0 * a[i];
+        graph->expected[1][i] = stored(graph, 2.0 * a[i]) * c[i];
+        graph->expected[2][i] = (double)a[i] + c[i];
+        graph->expected[2][16 + i] = c[i];
+        graph->expected[5][i] = 2.0 * stored(graph, (double)a[i] * c[i]);
+        graph->expected[5][16 + i] = 2.0 * stored(graph, (double)a[i] + c[i]);
+    }
+    for (i = 0; i < 24; ++i)
+        graph->expected[0][16 + i] = 2.0 * b[i];
+    for (row = 0; row < 2; ++row)
+    {
+        for (column = 0; column < 8; ++column)
+        {
+            graph->expected[3][row * 16 + column] = 2.0 * a[row * 8 + column];
+            graph->expected[3][row * 16 + 8 + column] = 2.0 * c[row * 8 + column];
+        }
+    }
+    for (i = 0; i < 3; ++i)
+    {
+        graph->expected[4][i] = 2.0 * d[i];
+        graph->expected[4][3 + i] = (double)d[i] * d[i];
+    }
+}
+
+static void test_join(void **state, DML_TENSOR_DATA_TYPE type)
+{
+    struct dml_test_context *context = *state;
+    struct vkdml_graph_report on, off;
+    const float *a, *b, *c, *d;
+    struct fuse_graph graph;
+
+    if (dml_test_skip_float16(context, type, "JOIN in place"))
+        return;
+    graph_init(&graph, type, build_join_cases);
+    a = add_input(&graph, 0, (const UINT[]){1, 1, 2, 8});
+    b = add_input(&graph, 1, (const UINT[]){1, 1, 3, 8});
+    c = add_input(&graph, 2, (const UINT[]){1, 1, 2, 8});
+    d = add_input(&graph, 3, (const UINT[]){1, 1, 1, 3});
+    add_output(&graph, 0, 40);
+    add_output(&graph, 1, 16);
+    add_output(&graph, 2, 32);
+    add_output(&graph, 3, 32);
+    add_output(&graph, 4, 6);
+    add_output(&graph, 5, 32);
+    join_reference(&graph, a, b, c, d);
+    run_pass_on_off(context, &graph, "join", &on, &off);
+    assert_int_equal(on.joined_in_place, 2);
+    assert_true(on.dispatch_count + 2 <= off.dispatch_count);
+    graph_cleanup(&graph);
+}
+
+static void test_join_float32(void **state)
+{
+    test_join(state, DML_TENSOR_DATA_TYPE_FLOAT32);
+}
+
+static void test_join_float16(void **state)
+{
+    test_join(state, DML_TENSOR_DATA_TYPE_FLOAT16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -587,6 +739,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_activation_add_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_alias_float32, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_alias_float16, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_join_float32, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_join_float16, dml_test_setup, dml_test_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
