@@ -727,6 +727,80 @@ static void test_join_float16(void **state)
     test_join(state, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
+/* ---- The three together ---- */
+
+/* Inception-like: out = identity(join(relu(conv(x, f0)), relu(conv(x, f1))) on channels). The
+ * RELUs fuse into the convolutions, which then write their channels of the JOIN straight into
+ * the graph output's binding (the IDENTITY's input moved there): two dispatches. */
+static void build_block(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *b)
+{
+    struct dml_test_tensor input, filter, half, out;
+    DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {&half.desc, &half.desc};
+    DML_CONVOLUTION_OPERATOR_DESC conv;
+    UINT join, id, i, c, r;
+
+    tensor4(&input, graph->type, 1, 2, 4, 4);
+    tensor4(&filter, graph->type, 2, 2, 3, 3);
+    tensor4(&half, graph->type, 1, 2, 4, 4);
+    tensor4(&out, graph->type, 1, 4, 4, 4);
+    conv_desc(&conv, &input.desc, &filter.desc, &half.desc);
+    join = add_join(context, b, &half, &half, &out, 1);
+    for (i = 0; i < 2; ++i)
+    {
+        c = dml_graph_add_op(context, b, DML_OPERATOR_CONVOLUTION, &conv);
+        r = dml_graph_add_op(context, b, DML_OPERATOR_ACTIVATION_RELU, &relu_desc);
+        dml_graph_connect_input(b, 0, c, 0);
+        dml_graph_connect_input(b, 1 + i, c, 1);
+        dml_graph_connect(b, c, 0, r, 0);
+        dml_graph_connect(b, r, 0, join, i);
+    }
+    id = add_identity(context, b, &out, &out, NULL);
+    dml_graph_connect(b, join, 0, id, 0);
+    dml_graph_connect_output(b, id, 0, 0);
+}
+
+static void test_block(void **state, DML_TENSOR_DATA_TYPE type)
+{
+    struct dml_test_context *context = *state;
+    struct vkdml_graph_report all, none;
+    const float *input, *filters[2];
+    struct fuse_graph graph;
+    double *expected;
+    UINT i;
+
+    if (dml_test_skip_float16(context, type, "CONVOLUTION + RELU + JOIN + IDENTITY"))
+        return;
+    graph_init(&graph, type, build_block);
+    input = add_input(&graph, 0, (const UINT[]){1, 2, 4, 4});
+    filters[0] = add_input(&graph, 1, (const UINT[]){2, 2, 3, 3});
+    filters[1] = add_input(&graph, 2, (const UINT[]){2, 2, 3, 3});
+    expected = add_output(&graph, 0, 4 * 16);
+    conv_reference(input, filters[0], 2, 2, expected);
+    conv_reference(input, filters[1], 2, 2, expected + 2 * 16);
+    for (i = 0; i < 4 * 16; ++i)
+        expected[i] = relu(expected[i]);
+    run_graph(context, &graph, "all", &all);
+    run_graph(context, &graph, "none", &none);
+    assert_int_equal(all.fused_activations, 2);
+    assert_int_equal(all.joined_in_place, 1);
+    assert_int_equal(all.aliased_nodes, 1);
+    assert_int_equal(all.dispatches_unfused, none.dispatch_count);
+    assert_true(all.dispatch_count + 4 <= none.dispatch_count);
+    /* Nothing is left in the temporary resource. */
+    assert_int_equal(all.temporary_lower_bound, 0);
+    graph_cleanup(&graph);
+}
+
+static void test_block_float32(void **state)
+{
+    test_block(state, DML_TENSOR_DATA_TYPE_FLOAT32);
+}
+
+static void test_block_float16(void **state)
+{
+    test_block(state, DML_TENSOR_DATA_TYPE_FLOAT16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -741,6 +815,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_alias_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_join_float32, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_join_float16, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_block_float32, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_block_float16, dml_test_setup, dml_test_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
