@@ -329,6 +329,67 @@ static void test_activation_conv_float16(void **state)
     test_activation_conv(state, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
+/* BATCH_NORMALIZATION (not folded: its input is no convolution) → LEAKY_RELU. */
+static void build_batch_norm(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *b)
+{
+    struct dml_test_tensor x, channel;
+    DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC leaky_desc = {&x.desc, &x.desc, 0.125f};
+    DML_BATCH_NORMALIZATION_OPERATOR_DESC bn = {&x.desc, &channel.desc, &channel.desc, &channel.desc, &channel.desc,
+            &x.desc, TRUE, 1e-3f, NULL};
+    UINT node, act, i;
+
+    tensor4(&x, graph->type, 1, 2, 2, 3);
+    tensor4(&channel, graph->type, 1, 2, 1, 1);
+    node = dml_graph_add_op(context, b, DML_OPERATOR_BATCH_NORMALIZATION, &bn);
+    act = dml_graph_add_op(context, b, DML_OPERATOR_ACTIVATION_LEAKY_RELU, &leaky_desc);
+    for (i = 0; i < 5; ++i)
+        dml_graph_connect_input(b, i, node, i);
+    dml_graph_connect(b, node, 0, act, 0);
+    dml_graph_connect_output(b, act, 0, 0);
+}
+
+static void test_activation_batch_norm(void **state, DML_TENSOR_DATA_TYPE type)
+{
+    struct dml_test_context *context = *state;
+    struct vkdml_graph_report on, off;
+    struct fuse_graph graph;
+    float *params[4];
+    const float *x;
+    double *expected;
+    UINT i, c;
+
+    if (dml_test_skip_float16(context, type, "BATCH_NORMALIZATION + LEAKY_RELU"))
+        return;
+    graph_init(&graph, type, build_batch_norm);
+    x = add_input(&graph, 0, (const UINT[]){1, 2, 2, 3});
+    for (i = 0; i < 4; ++i)
+        params[i] = (float *)add_input(&graph, 1 + i, (const UINT[]){1, 2, 1, 1});
+    /* A variance of 0.5 or more. */
+    for (c = 0; c < 2; ++c)
+        params[1][c] = fabsf(params[1][c]) + 0.5f;
+    expected = add_output(&graph, 0, 12);
+    for (i = 0; i < 12; ++i)
+    {
+        c = i / 6;
+        expected[i] = params[2][c] * (x[i] - params[0][c]) / sqrt(params[1][c] + 1e-3f) + params[3][c];
+        expected[i] = expected[i] > 0.0 ? expected[i] : 0.125 * expected[i];
+    }
+    run_pass_on_off(context, &graph, "activation", &on, &off);
+    assert_int_equal(on.fused_activations, 1);
+    assert_int_equal(on.dispatch_count + 1, off.dispatch_count);
+    graph_cleanup(&graph);
+}
+
+static void test_activation_batch_norm_float32(void **state)
+{
+    test_activation_batch_norm(state, DML_TENSOR_DATA_TYPE_FLOAT32);
+}
+
+static void test_activation_batch_norm_float16(void **state)
+{
+    test_activation_batch_norm(state, DML_TENSOR_DATA_TYPE_FLOAT16);
+}
+
 /* ADDs of inputs 0 and 1 ({1, 1, 3, 5}), each followed by an activation:
  *   out0 = relu(a + b)                 fused: ADD becomes ADD1
  *   out1 = clip(a + b)                 CLIP fuses only into CONVOLUTION and GEMM
@@ -809,6 +870,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_activation_gemm_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_conv_float32, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_conv_float16, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_batch_norm_float32, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_batch_norm_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_add_float32, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_add_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_alias_float32, dml_test_setup, dml_test_teardown),
