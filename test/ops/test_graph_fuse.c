@@ -285,7 +285,8 @@ static void conv_reference(const float *input, const float *filter, UINT channel
                             int iy = (int)(y + i) - 1, ix = (int)(x + j) - 1;
 
                             if (iy >= 0 && iy < 4 && ix >= 0 && ix < 4)
-                                sum += (double)input[(c * 4 + iy) * 4 + ix] * filter[((k * channels + c) * 3 + i) * 3 + j];
+                                sum += (double)input[(c * 4 + iy) * 4 + ix]
+                                        * filter[((k * channels + c) * 3 + i) * 3 + j];
                         }
                     }
                 }
@@ -507,12 +508,15 @@ static UINT add_identity(struct dml_test_context *context, struct dml_graph_buil
     return dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc);
 }
 
-static UINT add_sum(struct dml_test_context *context, struct dml_graph_builder *b, DML_OPERATOR_TYPE type,
-        const struct dml_test_tensor *t)
+static UINT add_binary(struct dml_test_context *context, struct dml_graph_builder *b, DML_OPERATOR_TYPE type,
+        const struct dml_test_tensor *t, UINT x, UINT y)
 {
     DML_ELEMENT_WISE_ADD_OPERATOR_DESC desc = {&t->desc, &t->desc, &t->desc};
+    UINT node = dml_graph_add_op(context, b, type, &desc);
 
-    return add_of_inputs(context, b, type, &desc);
+    dml_graph_connect_input(b, x, node, 0);
+    dml_graph_connect_input(b, y, node, 1);
+    return node;
 }
 
 static void alias_constant(const struct fuse_graph *graph, void *data)
@@ -534,7 +538,8 @@ static void build_alias_cases(struct dml_test_context *context, struct fuse_grap
 {
     static const DML_SCALE_BIAS scale_bias = {2.0f, 1.0f};
     struct dml_test_tensor t, wide, tall, transposed;
-    DML_ELEMENT_WISE_ADD_OPERATOR_DESC tall_mul = {&tall.desc, &tall.desc, &tall.desc}, add = {&t.desc, &t.desc, &t.desc};
+    DML_ELEMENT_WISE_MULTIPLY_OPERATOR_DESC tall_mul = {&tall.desc, &tall.desc, &tall.desc};
+    DML_ELEMENT_WISE_ADD_OPERATOR_DESC add = {&t.desc, &t.desc, &t.desc};
     DML_ACTIVATION_IDENTITY_OPERATOR_DESC activation_identity = {&t.desc, &t.desc};
     static uint32_t constant[EW_ELEMENTS];
     UINT s, id, id2, node, k;
@@ -543,7 +548,7 @@ static void build_alias_cases(struct dml_test_context *context, struct fuse_grap
     tensor4(&wide, graph->type, 1, 1, 1, 15);
     tensor4(&tall, graph->type, 1, 1, 5, 3);
     dml_test_tensor_init(&transposed, graph->type, 4, alias_sizes, (const UINT[]){15, 15, 1, 3});
-    s = add_sum(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t);
+    s = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t, 0, 1);
     id = add_identity(context, b, &tall, &tall, NULL);
     node = dml_graph_add_op(context, b, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &tall_mul);
     dml_graph_connect(b, s, 0, id, 0);
@@ -551,7 +556,7 @@ static void build_alias_cases(struct dml_test_context *context, struct fuse_grap
     dml_graph_connect_input(b, 1, node, 1);
     dml_graph_connect_output(b, node, 0, 0);
 
-    s = add_sum(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t);
+    s = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t, 0, 1);
     id = add_identity(context, b, &wide, &wide, NULL);
     dml_graph_connect(b, s, 0, id, 0);
     dml_graph_connect_output(b, id, 0, 1);
@@ -560,7 +565,7 @@ static void build_alias_cases(struct dml_test_context *context, struct fuse_grap
     dml_graph_connect_input(b, 0, id, 0);
     dml_graph_connect_output(b, id, 0, 2);
 
-    s = add_sum(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t);
+    s = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t, 0, 1);
     id = add_identity(context, b, &t, &t, &scale_bias);
     dml_graph_connect(b, s, 0, id, 0);
     dml_graph_connect_output(b, id, 0, 3);
@@ -576,7 +581,7 @@ static void build_alias_cases(struct dml_test_context *context, struct fuse_grap
     dml_graph_connect_input(b, 1, node, 1);
     dml_graph_connect_output(b, node, 0, 5);
 
-    s = add_sum(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t);
+    s = add_binary(context, b, DML_OPERATOR_ELEMENT_WISE_ADD, &t, 0, 1);
     id = add_identity(context, b, &t, &t, NULL);
     id2 = add_identity(context, b, &t, &t, NULL);
     dml_graph_connect(b, s, 0, id, 0);
@@ -644,17 +649,6 @@ static void test_alias_float16(void **state)
  *   out3 = join(a + a, c + c) on axis 3                         the runs interleave
  *   out4 = join(d + d, d * d) on axis 3                         the second run is not 16-byte aligned
  *   out5 = 2 * join(a * c, a + c) on axis 2                     in place; the join is an intermediate */
-static UINT add_binary(struct dml_test_context *context, struct dml_graph_builder *b, DML_OPERATOR_TYPE type,
-        const struct dml_test_tensor *t, UINT x, UINT y)
-{
-    DML_ELEMENT_WISE_ADD_OPERATOR_DESC desc = {&t->desc, &t->desc, &t->desc};
-    UINT node = dml_graph_add_op(context, b, type, &desc);
-
-    dml_graph_connect_input(b, x, node, 0);
-    dml_graph_connect_input(b, y, node, 1);
-    return node;
-}
-
 static UINT add_join(struct dml_test_context *context, struct dml_graph_builder *b, const struct dml_test_tensor *x,
         const struct dml_test_tensor *y, const struct dml_test_tensor *out, UINT axis)
 {
