@@ -330,13 +330,18 @@ static void test_activation_conv_float16(void **state)
     test_activation_conv(state, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
-/* BATCH_NORMALIZATION (not folded: its input is no convolution) → LEAKY_RELU. */
-static void build_batch_norm(struct dml_test_context *context, struct fuse_graph *graph, struct dml_graph_builder *b)
+/* BATCH_NORMALIZATION (not folded: its input is no convolution) → LEAKY_RELU, and
+ * MEAN_VARIANCE_NORMALIZATION1 over {H, W} (a layer normalization) → TANH. */
+static void build_normalizations(struct dml_test_context *context, struct fuse_graph *graph,
+        struct dml_graph_builder *b)
 {
+    static const UINT axes[2] = {2, 3};
     struct dml_test_tensor x, channel;
     DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC leaky_desc = {&x.desc, &x.desc, 0.125f};
+    DML_ACTIVATION_TANH_OPERATOR_DESC tanh_desc = {&x.desc, &x.desc};
     DML_BATCH_NORMALIZATION_OPERATOR_DESC bn = {&x.desc, &channel.desc, &channel.desc, &channel.desc, &channel.desc,
             &x.desc, TRUE, 1e-3f, NULL};
+    DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC mvn = {&x.desc, NULL, NULL, &x.desc, 2, axes, TRUE, 1e-3f, NULL};
     UINT node, act, i;
 
     tensor4(&x, graph->type, 1, 2, 2, 3);
@@ -347,9 +352,32 @@ static void build_batch_norm(struct dml_test_context *context, struct fuse_graph
         dml_graph_connect_input(b, i, node, i);
     dml_graph_connect(b, node, 0, act, 0);
     dml_graph_connect_output(b, act, 0, 0);
+    node = dml_graph_add_op(context, b, DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1, &mvn);
+    act = dml_graph_add_op(context, b, DML_OPERATOR_ACTIVATION_TANH, &tanh_desc);
+    dml_graph_connect_input(b, 0, node, 0);
+    dml_graph_connect(b, node, 0, act, 0);
+    dml_graph_connect_output(b, act, 0, 1);
 }
 
-static void test_activation_batch_norm(void **state, DML_TENSOR_DATA_TYPE type)
+/* tanh((x - mean) / sqrt(variance + 1e-3)) over each channel's 6 elements. */
+static void layer_norm_tanh_reference(const float *x, double *out)
+{
+    UINT c, i;
+
+    for (c = 0; c < 2; ++c)
+    {
+        double mean = 0.0, variance = 0.0;
+
+        for (i = 0; i < 6; ++i)
+            mean += x[c * 6 + i] / 6.0;
+        for (i = 0; i < 6; ++i)
+            variance += (x[c * 6 + i] - mean) * (x[c * 6 + i] - mean) / 6.0;
+        for (i = 0; i < 6; ++i)
+            out[c * 6 + i] = tanh((x[c * 6 + i] - mean) / sqrt(variance + 1e-3));
+    }
+}
+
+static void test_activation_normalizations(void **state, DML_TENSOR_DATA_TYPE type)
 {
     struct dml_test_context *context = *state;
     struct vkdml_graph_report on, off;
@@ -359,9 +387,9 @@ static void test_activation_batch_norm(void **state, DML_TENSOR_DATA_TYPE type)
     double *expected;
     UINT i, c;
 
-    if (dml_test_skip_float16(context, type, "BATCH_NORMALIZATION + LEAKY_RELU"))
+    if (dml_test_skip_float16(context, type, "normalizations + activations"))
         return;
-    graph_init(&graph, type, build_batch_norm);
+    graph_init(&graph, type, build_normalizations);
     x = add_input(&graph, 0, (const UINT[]){1, 2, 2, 3});
     for (i = 0; i < 4; ++i)
         params[i] = (float *)add_input(&graph, 1 + i, (const UINT[]){1, 2, 1, 1});
@@ -375,20 +403,21 @@ static void test_activation_batch_norm(void **state, DML_TENSOR_DATA_TYPE type)
         expected[i] = params[2][c] * (x[i] - params[0][c]) / sqrt(params[1][c] + 1e-3f) + params[3][c];
         expected[i] = expected[i] > 0.0 ? expected[i] : 0.125 * expected[i];
     }
+    layer_norm_tanh_reference(x, add_output(&graph, 1, 12));
     run_pass_on_off(context, &graph, "activation", &on, &off);
-    assert_int_equal(on.fused_activations, 1);
-    assert_int_equal(on.dispatch_count + 1, off.dispatch_count);
+    assert_int_equal(on.fused_activations, 2);
+    assert_int_equal(on.dispatch_count + 2, off.dispatch_count);
     graph_cleanup(&graph);
 }
 
-static void test_activation_batch_norm_float32(void **state)
+static void test_activation_normalizations_float32(void **state)
 {
-    test_activation_batch_norm(state, DML_TENSOR_DATA_TYPE_FLOAT32);
+    test_activation_normalizations(state, DML_TENSOR_DATA_TYPE_FLOAT32);
 }
 
-static void test_activation_batch_norm_float16(void **state)
+static void test_activation_normalizations_float16(void **state)
 {
-    test_activation_batch_norm(state, DML_TENSOR_DATA_TYPE_FLOAT16);
+    test_activation_normalizations(state, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
 /* ADDs of inputs 0 and 1 ({1, 1, 3, 5}), each followed by an activation:
@@ -864,8 +893,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_activation_gemm_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_conv_float32, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_conv_float16, dml_test_setup, dml_test_teardown),
-        cmocka_unit_test_setup_teardown(test_activation_batch_norm_float32, dml_test_setup, dml_test_teardown),
-        cmocka_unit_test_setup_teardown(test_activation_batch_norm_float16, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_normalizations_float32, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_activation_normalizations_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_add_float32, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_activation_add_float16, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_alias_float32, dml_test_setup, dml_test_teardown),
