@@ -182,6 +182,82 @@ static void test_owned_by_dml_inputs(void **state)
     graph_test_release(&graph);
 }
 
+/* One initializer for two compiled graphs: its input bindings are one array per target, each in
+ * that graph's input order (docs/design.md, "Descriptor model"), its outputs each graph's
+ * persistent resource. Each graph then gives the unfused run's results. */
+static void test_shared_initializer(void **state)
+{
+    struct dml_test_context *context = *state;
+    DML_BUFFER_BINDING owned[2][3], persistent_buffers[2];
+    DML_BINDING_DESC input_descs[2], output_descs[2];
+    struct graph_test_outputs outputs, reference[2];
+    struct dml_test_binding results[1] = {{NULL}};
+    IDMLOperatorInitializer *initializer;
+    IDMLCompiledOperator *compiled[2];
+    ID3D12Resource *persistent[2], *temporary;
+    DML_BUFFER_ARRAY_BINDING arrays[2];
+    DML_BINDING_PROPERTIES properties;
+    struct graph_test graphs[2];
+    IDMLBindingTable *table;
+    float filter[54];
+    UINT i, j;
+
+    /* The second graph's filter differs from the first's, so swapped weights would show. */
+    for (i = 0; i < ARRAY_SIZE(filter); ++i)
+        filter[i] = 0.01f * i - 0.25f;
+    for (i = 0; i < 2; ++i)
+    {
+        graph_test_init(&graphs[i]);
+        build_owned_conv(context, &graphs[i], i ? &dml_test_relu : NULL);
+        graphs[i].data[1] = i ? filter : NULL;
+        graph_test_run_unfused(context, &graphs[i], &reference[i]);
+        compiled[i] = graph_test_compile(context, &graphs[i], DML_EXECUTION_FLAG_NONE);
+        for (j = 0; j < 3; ++j)
+        {
+            owned[i][j] = (DML_BUFFER_BINDING){graphs[i].owned_buffers[j].buffer, 0,
+                    j ? graphs[i].input_tensors[j].bytes : 0};
+        }
+        arrays[i] = (DML_BUFFER_ARRAY_BINDING){3, owned[i]};
+        input_descs[i] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER_ARRAY, &arrays[i]};
+        properties = IDMLDispatchable_GetBindingPropertiesByValue((IDMLDispatchable *)compiled[i]);
+        assert_true(properties.PersistentResourceSize > 0);
+        persistent[i] = dml_test_create_buffer(context, properties.PersistentResourceSize, NULL);
+        persistent_buffers[i] = (DML_BUFFER_BINDING){persistent[i], 0, properties.PersistentResourceSize};
+        output_descs[i] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &persistent_buffers[i]};
+    }
+    check_hr(IDMLDevice_CreateOperatorInitializer(context->dml, 2, compiled, &IID_IDMLOperatorInitializer,
+            (void **)&initializer), S_OK);
+    table = dml_test_create_table(context, initializer);
+    temporary = dml_test_bind_temporary(context, table, initializer);
+    IDMLBindingTable_BindInputs(table, 2, input_descs);
+    IDMLBindingTable_BindOutputs(table, 2, output_descs);
+    ID3D12GraphicsCommandList_SetDescriptorHeaps(context->d3d.list, 1, &context->heap);
+    IDMLCommandRecorder_RecordDispatch(context->recorder, (ID3D12CommandList *)context->d3d.list,
+            (IDMLDispatchable *)initializer, table);
+    execute_and_wait(&context->d3d);
+    check_hr(IDMLDevice_GetDeviceRemovedReason(context->dml), S_OK);
+    release_last(table);
+    release_last(initializer);
+    if (temporary)
+        release_last(temporary);
+
+    for (i = 0; i < 2; ++i)
+    {
+        results[0].buffer = dml_test_create_buffer(context, reference[i].tensors[0].bytes, NULL);
+        dml_test_execute(context, compiled[i], persistent[i], graphs[i].input_buffers, 3, results, 1);
+        outputs = (struct graph_test_outputs){1, {malloc(reference[i].tensors[0].bytes)}, {reference[i].tensors[0]}};
+        assert_non_null(outputs.bytes[0]);
+        dml_test_read_buffer(context, results[0].buffer, 0, outputs.bytes[0], reference[i].tensors[0].bytes);
+        graph_test_compare(&outputs, &reference[i], -1.0);
+        graph_test_outputs_cleanup(&outputs);
+        graph_test_outputs_cleanup(&reference[i]);
+        dml_test_release_bindings(results, 1);
+        release_last(persistent[i]);
+        release_last(compiled[i]);
+        graph_test_release(&graphs[i]);
+    }
+}
+
 /* Connected tensors of other sizes, rank and type but the same TotalTensorSizeInBytes: the bytes
  * are reinterpreted. A {1,1,4,6} FLOAT32 result is read as {8,3} by REDUCE and as {24} UINT32 bits. */
 static void test_reinterpreted_edges(void **state)
@@ -1319,6 +1395,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_output_from_input, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_constant_nodes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_owned_by_dml_inputs, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_shared_initializer, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_reinterpreted_edges, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_join_split_arrays, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_unusual_graphs, dml_test_setup, dml_test_teardown),
