@@ -480,7 +480,7 @@ static void test_resnet_block(void **state)
 /* x {1,1,8,16}: ln1 = MVN1(x) with scale and bias over the hidden axis; q, k, v = GEMMs of ln1;
  * probs = SOFTMAX1(q k^T / 4); h = x + (probs v) Wo; out = h + GEMM(GELU(GEMM(MVN1(h), W1) + b1), W2).
  * Weight matrices are OWNED_BY_DML graph inputs. */
-static void build_transformer_block(struct dml_test_context *context, struct graph_test *graph)
+static void build_transformer(struct dml_test_context *context, struct graph_test *graph, DML_TENSOR_DATA_TYPE type)
 {
     enum {S = 8, D = 16, F = 32};
     static const UINT x_sizes[4] = {1, 1, S, D}, vec_sizes[4] = {1, 1, 1, D}, w_sizes[4] = {1, 1, D, D};
@@ -491,14 +491,14 @@ static void build_transformer_block(struct dml_test_context *context, struct gra
     DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC softmax;
     UINT ln[2], q, k, v, qk, probs, attn, proj, h, ffn1, gelu, ffn2, out, i;
 
-    dml_test_tensor_init(&x, DML_TENSOR_DATA_TYPE_FLOAT32, 4, x_sizes, NULL);
-    dml_test_tensor_init(&vec, DML_TENSOR_DATA_TYPE_FLOAT32, 4, vec_sizes, NULL);
-    dml_test_tensor_init(&w, DML_TENSOR_DATA_TYPE_FLOAT32, 4, w_sizes, NULL);
-    dml_test_tensor_init(&scores, DML_TENSOR_DATA_TYPE_FLOAT32, 4, scores_sizes, NULL);
-    dml_test_tensor_init(&w1, DML_TENSOR_DATA_TYPE_FLOAT32, 4, w1_sizes, NULL);
-    dml_test_tensor_init(&w2, DML_TENSOR_DATA_TYPE_FLOAT32, 4, w2_sizes, NULL);
-    dml_test_tensor_init(&hidden, DML_TENSOR_DATA_TYPE_FLOAT32, 4, hidden_sizes, NULL);
-    dml_test_tensor_init(&b1, DML_TENSOR_DATA_TYPE_FLOAT32, 4, hidden_sizes, b1_strides);
+    dml_test_tensor_init(&x, type, 4, x_sizes, NULL);
+    dml_test_tensor_init(&vec, type, 4, vec_sizes, NULL);
+    dml_test_tensor_init(&w, type, 4, w_sizes, NULL);
+    dml_test_tensor_init(&scores, type, 4, scores_sizes, NULL);
+    dml_test_tensor_init(&w1, type, 4, w1_sizes, NULL);
+    dml_test_tensor_init(&w2, type, 4, w2_sizes, NULL);
+    dml_test_tensor_init(&hidden, type, 4, hidden_sizes, NULL);
+    dml_test_tensor_init(&b1, type, 4, hidden_sizes, b1_strides);
     w.buffer.Flags = w1.buffer.Flags = w2.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
 
     mvn = (DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC){&x.desc, &vec.desc, &vec.desc, &x.desc, 1, last_axis,
@@ -557,9 +557,23 @@ static void build_transformer_block(struct dml_test_context *context, struct gra
     graph_test_output(graph, out, 0, 0);
 }
 
+static void build_transformer_float32(struct dml_test_context *context, struct graph_test *graph)
+{
+    build_transformer(context, graph, DML_TENSOR_DATA_TYPE_FLOAT32);
+}
+
+static void build_transformer_float16(struct dml_test_context *context, struct graph_test *graph)
+{
+    build_transformer(context, graph, DML_TENSOR_DATA_TYPE_FLOAT16);
+}
+
 static void test_transformer_block(void **state)
 {
-    check_settings(*state, build_transformer_block, default_and_none, 2);
+    struct dml_test_context *context = *state;
+
+    check_settings(context, build_transformer_float32, default_and_none, 2);
+    if (!dml_test_skip_float16(context, DML_TENSOR_DATA_TYPE_FLOAT16, "the FLOAT16 transformer block"))
+        check_settings(context, build_transformer_float16, default_and_none, 1);
 }
 
 int main(void)
