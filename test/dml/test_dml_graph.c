@@ -1,9 +1,11 @@
 /*
  * The graph API (IDMLDevice1::CompileGraph), black-box: graph shapes (multi-input, multi-output,
- * diamonds, one graph input or node output feeding several nodes and a graph output), constant
- * nodes, OWNED_BY_DML graph inputs, reinterpreted edges, JOIN and SPLIT with one edge per array
- * element; every optimisation of VKDML_GRAPH_OPT on and off (README, "Environment variables") against the
- * same operators run one by one; vkdml_get_graph_report()'s counts; the profiler, SetName,
+ * diamonds, one graph input or node output feeding several nodes and a graph output, no graph
+ * inputs, constants only), constant nodes, OWNED_BY_DML graph inputs (one initializer for two
+ * graphs, two executions after one initialization), reinterpreted edges, JOIN and SPLIT with one
+ * edge per array element; every optimisation of VKDML_GRAPH_OPT on and off (README, "Environment
+ * variables") against the same operators run one by one, and where the passes must hold back;
+ * vkdml_get_graph_report()'s counts, memory planning and barriers; the profiler, SetName,
  * GetBindingProperties, DESCRIPTORS_VOLATILE; no references kept to the graph's operators; and
  * every bad graph: E_INVALIDARG with one log line. The operator families and the ResNet and
  * transformer blocks are in test_dml_graph_families.c.
