@@ -4,8 +4,9 @@
  * both checked against a C reference that evaluates the nodes one by one (integer results wrap
  * to the type after every node, as their tensors would), and the report says what was fused: a
  * transformer's bias and residual adds, x * sigmoid(x), (x - mean) * scale + bias (its fourth
- * input starts a new chain: a chain has at most three), ScaleBias and CLIP steps, INT8 and INT32
- * chains, and the graphs it must leave alone: an intermediate with a second reader, one that is a
+ * input starts a new chain: a chain has at most three), nine steps (a chain has at most eight),
+ * ScaleBias and CLIP steps, INT8 and INT32 chains, a constant node as a chain input, and the
+ * graphs it must leave alone: an intermediate with a second reader, one that is a
  * graph output, one read through other strides.
  */
 #include <math.h>
@@ -17,7 +18,7 @@
 #define RANK 4
 #define ELEMENTS 48u
 #define MAX_INPUTS 4
-#define MAX_NODES 4
+#define MAX_NODES 9
 #define NODE_OUT(k) (16u + (k))              /* an operand: node k's output (else a graph input) */
 
 static const UINT sizes[RANK] = {1, 1, 6, 8};
@@ -30,7 +31,7 @@ struct test_node
     DML_OPERATOR_TYPE type;
     UINT operands[2];
     const UINT *strides[2];             /* how it reads an NODE_OUT() operand; NULL: packed */
-    const DML_SCALE_BIAS *scale_bias;   /* IDENTITY, CLIP */
+    const DML_SCALE_BIAS *scale_bias;   /* unary ELEMENT_WISE_* operators */
     float min, max;                     /* CLIP */
 };
 
@@ -39,6 +40,7 @@ struct test_graph
     const char *name;
     UINT input_count;
     const UINT *input_strides[MAX_INPUTS];  /* NULL: packed */
+    UINT constants;                     /* inputs given as constant nodes (bit i: input i) */
     UINT node_count;
     struct test_node nodes[MAX_NODES];
     UINT output_count;
@@ -90,30 +92,53 @@ static void fill_desc(struct test_descs *descs, const struct test_graph *graph, 
     else if (node->type == DML_OPERATOR_ELEMENT_WISE_CLIP)
         descs->descs[n].clip = (DML_ELEMENT_WISE_CLIP_OPERATOR_DESC){&t[0].desc, &t[2].desc, node->scale_bias,
                 node->min, node->max};
-    else if (node->type == DML_OPERATOR_ELEMENT_WISE_IDENTITY)
+    else if (node->scale_bias)
         descs->descs[n].unary = (DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC){&t[0].desc, &t[2].desc, node->scale_bias};
     else
         descs->descs[n].activation = (DML_ACTIVATION_RELU_OPERATOR_DESC){&t[0].desc, &t[2].desc};
 }
 
+/* The graph input index of input `input`: constant nodes take none. */
+static UINT binding_index(const struct test_graph *graph, UINT input)
+{
+    UINT i, index = 0;
+
+    for (i = 0; i < input; ++i)
+        index += !(graph->constants & (1u << i));
+    return index;
+}
+
+/* The graph; `data` holds each input's bytes, which constant nodes copy. */
 static IDMLCompiledOperator *build_graph(struct dml_test_context *context, const struct test_graph *graph,
-        DML_TENSOR_DATA_TYPE type, struct test_descs *descs)
+        DML_TENSOR_DATA_TYPE type, struct test_descs *descs, uint8_t data[][ELEMENTS * 4], const UINT *data_size)
 {
     struct dml_graph_builder builder = {0};
-    UINT n, i;
+    UINT constants[MAX_INPUTS], n, i;
 
+    for (n = 0; n < graph->node_count; ++n)
+    {
+        fill_desc(descs, graph, n, type);
+        assert_int_equal(dml_graph_add_op(context, &builder, graph->nodes[n].type, &descs->descs[n]), n);
+    }
+    for (i = 0; i < graph->input_count; ++i)
+    {
+        if (graph->constants & (1u << i))
+            constants[i] = dml_graph_add_constant(&builder, data[i], data_size[i]);
+    }
     for (n = 0; n < graph->node_count; ++n)
     {
         const struct test_node *node = &graph->nodes[n];
 
-        fill_desc(descs, graph, n, type);
-        assert_int_equal(dml_graph_add_op(context, &builder, node->type, &descs->descs[n]), n);
         for (i = 0; i < (is_binary(node->type) ? 2u : 1u); ++i)
         {
-            if (node->operands[i] >= NODE_OUT(0))
-                dml_graph_connect(&builder, node->operands[i] - NODE_OUT(0), 0, n, i);
+            UINT o = node->operands[i];
+
+            if (o >= NODE_OUT(0))
+                dml_graph_connect(&builder, o - NODE_OUT(0), 0, n, i);
+            else if (graph->constants & (1u << o))
+                dml_graph_connect(&builder, constants[o], 0, n, i);
             else
-                dml_graph_connect_input(&builder, node->operands[i], n, i);
+                dml_graph_connect_input(&builder, binding_index(graph, o), n, i);
         }
     }
     for (i = 0; i < graph->output_count; ++i)
@@ -191,6 +216,8 @@ static double apply(const struct test_node *node, DML_TENSOR_DATA_TYPE type, dou
         case DML_OPERATOR_ELEMENT_WISE_MAX: return fmax(a, b);
         case DML_OPERATOR_ELEMENT_WISE_CLIP: return fmax(node->min, fmin(a, node->max));
         case DML_OPERATOR_ACTIVATION_RELU: return fmax(a, 0.0);
+        case DML_OPERATOR_ELEMENT_WISE_NEGATE: return -a;
+        case DML_OPERATOR_ELEMENT_WISE_ABS: return fabs(a);
         case DML_OPERATOR_ACTIVATION_SIGMOID: return 1.0 / (1.0 + exp(-a));
         default: return a;      /* IDENTITY */
     }
@@ -229,24 +256,27 @@ static void run_graph(struct dml_test_context *context, const struct test_graph 
 {
     UINT element_size = dml_test_element_size(type), n, i, o;
     struct dml_test_binding inputs[MAX_INPUTS] = {{0}}, outputs[2] = {{0}};
+    uint8_t bytes[ELEMENTS * 4], data[MAX_INPUTS][ELEMENTS * 4];
+    UINT data_size[MAX_INPUTS], binding_count = 0;
     double expected[MAX_NODES][ELEMENTS];
-    uint8_t bytes[ELEMENTS * 4];
     IDMLCompiledOperator *compiled;
     struct test_descs descs;
 
-    compiled = build_graph(context, graph, type, &descs);
     for (n = 0; n < graph->input_count; ++n)
     {
         UINT count = span(graph->input_strides[n]);
 
         for (i = 0; i < count; ++i)
-            store(type, bytes, i, input_value(type, n, i));
-        /* Bindings hold whole 4-byte words. */
-        inputs[n].buffer = dml_test_create_buffer(context, (count * element_size + 3) & ~3u, bytes);
+            store(type, data[n], i, input_value(type, n, i));
+        /* Bindings and constants hold whole 4-byte words. */
+        data_size[n] = (count * element_size + 3) & ~3u;
+        if (!(graph->constants & (1u << n)))
+            inputs[binding_count++].buffer = dml_test_create_buffer(context, data_size[n], data[n]);
     }
+    compiled = build_graph(context, graph, type, &descs, data, data_size);
     for (o = 0; o < graph->output_count; ++o)
         outputs[o].buffer = dml_test_create_buffer(context, ELEMENTS * element_size, NULL);
-    dml_test_run(context, compiled, inputs, graph->input_count, outputs, graph->output_count);
+    dml_test_run(context, compiled, inputs, binding_count, outputs, graph->output_count);
 
     reference(graph, type, expected);
     for (o = 0; o < graph->output_count; ++o)
@@ -266,7 +296,7 @@ static void run_graph(struct dml_test_context *context, const struct test_graph 
     }
     assert_int_equal(vkdml_get_graph_report(compiled, report, sizeof(*report)), S_OK);
     assert_int_equal(IDMLCompiledOperator_Release(compiled), 0);
-    dml_test_release_bindings(inputs, graph->input_count);
+    dml_test_release_bindings(inputs, binding_count);
     dml_test_release_bindings(outputs, graph->output_count);
 }
 
@@ -292,10 +322,11 @@ static void check_graph(struct dml_test_context *context, const struct test_grap
 
 /* ---- The graphs ---- */
 
-/* A transformer's bias add (the bias broadcast along rows) and residual add: one dispatch. */
+/* A transformer's bias add (the bias a constant node, broadcast along rows) and residual add:
+ * one dispatch. */
 static const struct test_graph bias_residual =
 {
-    "bias + residual", 3, {NULL, row_broadcast, NULL}, 2,
+    "bias + residual", 3, {NULL, row_broadcast, NULL}, 0x2, 2,
     {
         {DML_OPERATOR_ELEMENT_WISE_ADD, {0, 1}},
         {DML_OPERATOR_ELEMENT_WISE_ADD, {NODE_OUT(0), 2}},
@@ -306,7 +337,7 @@ static const struct test_graph bias_residual =
 /* x * sigmoid(x): x is one chain input, read once. */
 static const struct test_graph swish =
 {
-    "x * sigmoid(x)", 1, {NULL}, 2,
+    "x * sigmoid(x)", 1, {NULL}, 0, 2,
     {
         {DML_OPERATOR_ACTIVATION_SIGMOID, {0}},
         {DML_OPERATOR_ELEMENT_WISE_MULTIPLY, {0, NODE_OUT(0)}},
@@ -317,7 +348,7 @@ static const struct test_graph swish =
 /* (x - mean) * scale + bias: four inputs, so the last ADD stays a node of its own. */
 static const struct test_graph normalize =
 {
-    "(x - mean) * scale + bias", 4, {NULL, column_broadcast, row_broadcast, row_broadcast}, 3,
+    "(x - mean) * scale + bias", 4, {NULL, column_broadcast, row_broadcast, row_broadcast}, 0, 3,
     {
         {DML_OPERATOR_ELEMENT_WISE_SUBTRACT, {0, 1}},
         {DML_OPERATOR_ELEMENT_WISE_MULTIPLY, {NODE_OUT(0), 2}},
@@ -331,7 +362,7 @@ static const DML_SCALE_BIAS identity_scale_bias = {2.0f, -0.5f}, clip_scale_bias
 /* ScaleBias steps, CLIP's bounds, an activation that no host took: four nodes, one dispatch. */
 static const struct test_graph scale_clip_relu =
 {
-    "scale, clip, subtract, relu", 2, {NULL, NULL}, 4,
+    "scale, clip, subtract, relu", 2, {NULL, NULL}, 0, 4,
     {
         {DML_OPERATOR_ELEMENT_WISE_IDENTITY, {0}, {NULL}, &identity_scale_bias},
         {DML_OPERATOR_ELEMENT_WISE_CLIP, {NODE_OUT(0)}, {NULL}, &clip_scale_bias, -0.4f, 0.6f},
@@ -344,7 +375,7 @@ static const struct test_graph scale_clip_relu =
 /* Integers: a * b wraps in INT8 before the division; MAX joins a third input. */
 static const struct test_graph integer_chain =
 {
-    "a * b / c, max", 3, {NULL, NULL, row_broadcast}, 3,
+    "a * b / c, max", 3, {NULL, NULL, row_broadcast}, 0, 3,
     {
         {DML_OPERATOR_ELEMENT_WISE_MULTIPLY, {0, 1}},
         {DML_OPERATOR_ELEMENT_WISE_DIVIDE, {NODE_OUT(0), 2}},
@@ -353,10 +384,30 @@ static const struct test_graph integer_chain =
     1, {2}, 2, 1,
 };
 
+static const DML_SCALE_BIAS abs_scale_bias = {0.5f, 0.25f};
+
+/* Nine steps: the first eight (the bound) are one dispatch, the ninth another. */
+static const struct test_graph nine_steps =
+{
+    "nine steps", 1, {NULL}, 0, 9,
+    {
+        {DML_OPERATOR_ELEMENT_WISE_NEGATE, {0}},
+        {DML_OPERATOR_ELEMENT_WISE_ABS, {NODE_OUT(0)}, {NULL}, &abs_scale_bias},
+        {DML_OPERATOR_ELEMENT_WISE_NEGATE, {NODE_OUT(1)}},
+        {DML_OPERATOR_ELEMENT_WISE_ABS, {NODE_OUT(2)}, {NULL}, &abs_scale_bias},
+        {DML_OPERATOR_ELEMENT_WISE_NEGATE, {NODE_OUT(3)}},
+        {DML_OPERATOR_ELEMENT_WISE_ABS, {NODE_OUT(4)}, {NULL}, &abs_scale_bias},
+        {DML_OPERATOR_ELEMENT_WISE_NEGATE, {NODE_OUT(5)}},
+        {DML_OPERATOR_ELEMENT_WISE_ABS, {NODE_OUT(6)}, {NULL}, &abs_scale_bias},
+        {DML_OPERATOR_ELEMENT_WISE_NEGATE, {NODE_OUT(7)}},
+    },
+    1, {8}, 7, 2,
+};
+
 /* The SUBTRACT's output has two readers: nothing is fused. */
 static const struct test_graph second_reader =
 {
-    "second reader", 2, {NULL, NULL}, 3,
+    "second reader", 2, {NULL, NULL}, 0, 3,
     {
         {DML_OPERATOR_ELEMENT_WISE_SUBTRACT, {0, 1}},
         {DML_OPERATOR_ACTIVATION_RELU, {NODE_OUT(0)}},
@@ -368,7 +419,7 @@ static const struct test_graph second_reader =
 /* The SUBTRACT's output is also a graph output: nothing is fused. */
 static const struct test_graph graph_output_between =
 {
-    "graph output between", 2, {NULL, NULL}, 2,
+    "graph output between", 2, {NULL, NULL}, 0, 2,
     {
         {DML_OPERATOR_ELEMENT_WISE_SUBTRACT, {0, 1}},
         {DML_OPERATOR_ACTIVATION_RELU, {NODE_OUT(0)}},
@@ -379,7 +430,7 @@ static const struct test_graph graph_output_between =
 /* The RELU reads the SUBTRACT's output transposed (same bytes, other strides): not fused. */
 static const struct test_graph transposed_read =
 {
-    "transposed read", 2, {NULL, NULL}, 2,
+    "transposed read", 2, {NULL, NULL}, 0, 2,
     {
         {DML_OPERATOR_ELEMENT_WISE_SUBTRACT, {0, 1}},
         {DML_OPERATOR_ACTIVATION_RELU, {NODE_OUT(0)}, {transposed}},
@@ -399,9 +450,10 @@ static void test_chain_swish(void **state)
     check_graph(*state, &swish, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
-static void test_chain_input_bound(void **state)
+static void test_chain_bounds(void **state)
 {
     check_graph(*state, &normalize, DML_TENSOR_DATA_TYPE_FLOAT32);
+    check_graph(*state, &nine_steps, DML_TENSOR_DATA_TYPE_FLOAT32);
 }
 
 static void test_chain_scale_bias_clip(void **state)
@@ -429,7 +481,7 @@ int main(void)
     {
         cmocka_unit_test_setup_teardown(test_chain_bias_residual, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_chain_swish, dml_test_setup, dml_test_teardown),
-        cmocka_unit_test_setup_teardown(test_chain_input_bound, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_chain_bounds, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_chain_scale_bias_clip, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_chain_integers, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_chain_not_fused, dml_test_setup, dml_test_teardown),
