@@ -20,16 +20,22 @@ struct chain
     uint32_t input_count;
 };
 
+static bool same_type_and_sizes(const DML_BUFFER_TENSOR_DESC *a, const DML_BUFFER_TENSOR_DESC *b)
+{
+    return a->DataType == b->DataType && a->DimensionCount == b->DimensionCount
+            && !memcmp(a->Sizes, b->Sizes, a->DimensionCount * sizeof(*a->Sizes));
+}
+
 /* Whether two descs map every element to the same bytes: data type, sizes and strides. */
 static bool same_layout(const DML_BUFFER_TENSOR_DESC *a, const DML_BUFFER_TENSOR_DESC *b)
 {
     uint32_t d;
 
-    if (a->DataType != b->DataType || a->DimensionCount != b->DimensionCount)
+    if (!same_type_and_sizes(a, b))
         return false;
     for (d = 0; d < a->DimensionCount; ++d)
     {
-        if (a->Sizes[d] != b->Sizes[d] || (a->Sizes[d] > 1 && vkdml_tensor_stride(a, d) != vkdml_tensor_stride(b, d)))
+        if (a->Sizes[d] > 1 && vkdml_tensor_stride(a, d) != vkdml_tensor_stride(b, d))
             return false;
     }
     return true;
@@ -101,9 +107,7 @@ static bool add_step(const struct graph_ir *ir, struct chain *chain, uint32_t n,
 
     if (chain->desc.step_count == VKDML_CHAIN_MAX_STEPS || node->outputs[0] == GRAPH_NO_VALUE)
         return false;
-    if (chain->desc.step_count && (output->DataType != chain->desc.steps[0].op->outputs[0]->DataType
-            || output->DimensionCount != chain->desc.steps[0].op->outputs[0]->DimensionCount
-            || memcmp(output->Sizes, chain->desc.steps[0].op->outputs[0]->Sizes, output->DimensionCount * sizeof(UINT))))
+    if (chain->desc.step_count && !same_type_and_sizes(output, chain->desc.steps[0].op->outputs[0]))
         return false;
     for (i = 0; i < node->op->input_count; ++i)
     {
