@@ -6,8 +6,16 @@
  * reads each input of an element once (vectors where the layouts are packed) and writes the
  * output once; in between, the steps apply the family's own operations one after the other, so
  * each step computes what its operator's kernel computes. Float activations are compiled only
- * into the EW_GROUP_ACTIVATION variants, as in the other element-wise kernels.
+ * into the EW_GROUP_ACTIVATION variants, as in the other element-wise kernels, and the other
+ * costly functions into the EW_GROUP_MATH ones, which hold every group's operations (a chain may
+ * mix them).
  */
+#ifdef EW_GROUP_MATH
+#define EW_GROUP_TRIG
+#define EW_GROUP_EXP
+#define EW_GROUP_POW
+#define EW_GROUP_ACTIVATION
+#endif
 #include "elementwise_core.glsl"
 #include "elementwise_unary_ops.glsl"
 #include "elementwise_binary_ops.glsl"

@@ -971,8 +971,9 @@ bool vkdml_elementwise_chain_accepts(const struct vkdml_operator_view *op)
     uint32_t act[VKDML_ACTIVATION_SPEC_COUNT], i;
     const char *group;
 
-    /* Predicates, CAST, POW's and IF's mixed types, and the transposing IDENTITY stay alone. */
-    if (!info || info->kind != EW_KIND_SAME || op->output_count != 1 || !op->input_count || op->input_count > 2)
+    /* Predicates, CAST and IF mix data types; POW only where its exponent has the base's type. */
+    if (!info || (info->kind != EW_KIND_SAME && info->kind != EW_KIND_POW) || op->output_count != 1
+            || !op->input_count || op->input_count > 2)
         return false;
     type = op->outputs[0]->DataType;
     for (i = 0; i < op->input_count; ++i)
@@ -985,13 +986,25 @@ bool vkdml_elementwise_chain_accepts(const struct vkdml_operator_view *op)
     is_float = is_float_type(type);
     set_activation_spec(act, info, op);
     activation = act[0] != VKDML_ACTIVATION_NONE;
-    /* Integer activations (RELU, SHRINK) and bitwise operators on float bits are their own kernels'. */
-    if (activation && !is_float)
+    /* Integer activations (RELU, SHRINK), integer POW (its exponent's signedness is the kernel's
+     * tensor 1's) and bitwise operators on float bits are their own kernels'. */
+    if ((activation || info->kind == EW_KIND_POW) && !is_float)
         return false;
     if (is_float && info->rule == EW_RULE_BITS)
         return false;
     group = op_group(info->op, is_float && activation);
-    return !strcmp(group, "basic") || !strcmp(group, "activation");
+    return strcmp(group, "cast") != 0;
+}
+
+/* The chain kernel's group: "math" for any trigonometric, exponential or power step, else
+ * "activation" for any activation, else "basic" (kernels_glsl/meson.build). */
+static const char *chain_group(const char *group, const char *step_group)
+{
+    if (!strcmp(group, "math") || (strcmp(step_group, "basic") && strcmp(step_group, "activation")))
+        return "math";
+    if (!strcmp(group, "activation") || !strcmp(step_group, "activation"))
+        return "activation";
+    return "basic";
 }
 
 static HRESULT set_chain_step(uint32_t *spec, uint32_t k, const struct vkdml_elementwise_chain_step *step,
@@ -1026,8 +1039,8 @@ HRESULT vkdml_elementwise_chain_compile(struct vkdml_compile *compile)
     const struct vkdml_elementwise_chain_desc *chain = compile->op->desc;
     DML_TENSOR_DATA_TYPE type = compile->op->outputs[0]->DataType;
     uint32_t spec[EW_SPEC_CHAIN_COUNT] = {0}, domain = domain_of(type), k;
+    const char *group = "basic";
     enum vkdml_kernel_id kernel;
-    bool activation = false;
     HRESULT hr;
 
     spec[EW_SPEC_OP] = EW_OP_IDENTITY;
@@ -1036,12 +1049,15 @@ HRESULT vkdml_elementwise_chain_compile(struct vkdml_compile *compile)
     spec[EW_SPEC_CHAIN_STEPS] = chain->step_count;
     for (k = 0; k < chain->step_count; ++k)
     {
+        bool activation;
+
         if (FAILED(hr = set_chain_step(spec, k, &chain->steps[k], type)))
             return hr;
-        activation |= spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_ACTIVATION)] != VKDML_ACTIVATION_NONE;
+        activation = spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_ACTIVATION)] != VKDML_ACTIVATION_NONE;
+        group = chain_group(group, op_group(spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_OP)], activation));
     }
-    if (FAILED(hr = find_variant(compile, "elementwise_chain", activation ? "activation" : "basic",
-            tensor_features(&type, 1, domain), type, &kernel)))
+    if (FAILED(hr = find_variant(compile, "elementwise_chain", group, tensor_features(&type, 1, domain), type,
+            &kernel)))
         return hr;
     return add_elementwise_dispatch(compile, kernel, spec, EW_SPEC_CHAIN_COUNT);
 }

@@ -189,8 +189,9 @@ struct vkdml_elementwise_chain_desc
     struct vkdml_elementwise_chain_step steps[VKDML_CHAIN_MAX_STEPS];
 };
 
-/* Whether a (validated) operator can be a chain's step: an element-wise operator of the basic and
- * activation kernel groups over tensors of one data type the chain kernel holds. */
+/* Whether a (validated) operator can be a chain's step: an element-wise operator (no predicate,
+ * CAST or IF; POW and activations on floats only) over tensors of one data type the chain kernel
+ * holds (FLOAT32, FLOAT16, integers of 32 bits or less). */
 bool vkdml_elementwise_chain_accepts(const struct vkdml_operator_view *op);
 HRESULT vkdml_elementwise_chain_compile(struct vkdml_compile *compile);
 
