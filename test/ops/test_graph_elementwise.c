@@ -3,11 +3,12 @@
  * nodes in one dispatch. Each graph runs with the pass on and off (VKDML_GRAPH_OPT=-elementwise),
  * both checked against a C reference that evaluates the nodes one by one (integer results wrap
  * to the type after every node, as their tensors would), and the report says what was fused: a
- * transformer's bias and residual adds, x * sigmoid(x), GELU written out with ERF, POW, (x -
- * mean) * scale + bias (its fourth input starts a new chain: a chain has at most three), nine
- * steps (a chain has at most eight), ScaleBias and CLIP steps, INT8 and INT32 chains, a constant
- * node as a chain input, and the graphs it must leave alone: an intermediate with a second
- * reader, one that is a graph output, one read through other strides.
+ * transformer's bias and residual adds, ADD + RELU (an ADD1 after the activation pass) and a
+ * MULTIPLY, x * sigmoid(x), GELU written out with ERF, POW, (x - mean) * scale + bias (its fourth
+ * input starts a new chain: a chain has at most three), nine steps (a chain has at most eight),
+ * ScaleBias and CLIP steps, INT8 and INT32 chains, a constant node as a chain input, and the
+ * graphs it must leave alone: an intermediate with a second reader, one that is a graph output,
+ * one read through other strides.
  */
 #include <math.h>
 #include <string.h>
@@ -47,6 +48,7 @@ struct test_graph
     UINT output_count;
     UINT outputs[2];                    /* nodes whose outputs are graph outputs */
     UINT fused, dispatches;             /* with the pass */
+    UINT activations;                   /* activation nodes the activation pass fuses first */
 };
 
 /* A built graph's tensors (dml_test_tensor must not move once its desc is used) and descs. */
@@ -312,13 +314,15 @@ static void check_graph(struct dml_test_context *context, const struct test_grap
     run_graph(context, graph, type, &report);
     assert_int_equal(report.node_count, graph->node_count);
     assert_int_equal(report.dispatches_unfused, graph->node_count);
+    assert_int_equal(report.fused_activations, graph->activations);
     assert_int_equal(report.fused_elementwise, graph->fused);
     assert_int_equal(report.dispatch_count, graph->dispatches);
 
     dml_test_set_knob(context, "VKDML_GRAPH_OPT", "-elementwise");
     run_graph(context, graph, type, &report);
+    assert_int_equal(report.fused_activations, graph->activations);
     assert_int_equal(report.fused_elementwise, 0);
-    assert_int_equal(report.dispatch_count, graph->node_count);
+    assert_int_equal(report.dispatch_count, graph->node_count - graph->activations);
     dml_test_set_knob(context, "VKDML_GRAPH_OPT", NULL);
 }
 
@@ -334,6 +338,19 @@ static const struct test_graph bias_residual =
         {DML_OPERATOR_ELEMENT_WISE_ADD, {NODE_OUT(0), 2}},
     },
     1, {1}, 1, 1,
+};
+
+/* ResNet's ADD + RELU, then a MULTIPLY: the activation pass makes the first two an ADD1 with
+ * the RELU fused, the elementwise pass runs after it and chains that ADD1 with the MULTIPLY. */
+static const struct test_graph add_relu_multiply =
+{
+    "add + relu, multiply", 3, {NULL, NULL, NULL}, 0, 3,
+    {
+        {DML_OPERATOR_ELEMENT_WISE_ADD, {0, 1}},
+        {DML_OPERATOR_ACTIVATION_RELU, {NODE_OUT(0)}},
+        {DML_OPERATOR_ELEMENT_WISE_MULTIPLY, {NODE_OUT(1), 2}},
+    },
+    1, {2}, 1, 1, 1,
 };
 
 /* x * sigmoid(x): x is one chain input, read once. */
@@ -473,6 +490,12 @@ static void test_chain_bias_residual(void **state)
     check_graph(*state, &bias_residual, DML_TENSOR_DATA_TYPE_FLOAT16);
 }
 
+static void test_chain_after_activation(void **state)
+{
+    check_graph(*state, &add_relu_multiply, DML_TENSOR_DATA_TYPE_FLOAT32);
+    check_graph(*state, &add_relu_multiply, DML_TENSOR_DATA_TYPE_FLOAT16);
+}
+
 static void test_chain_swish(void **state)
 {
     check_graph(*state, &swish, DML_TENSOR_DATA_TYPE_FLOAT32);
@@ -516,6 +539,7 @@ int main(void)
     const struct CMUnitTest tests[] =
     {
         cmocka_unit_test_setup_teardown(test_chain_bias_residual, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_chain_after_activation, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_chain_swish, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_chain_math, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_chain_bounds, dml_test_setup, dml_test_teardown),
