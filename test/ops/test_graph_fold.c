@@ -299,13 +299,10 @@ static void test_constants_kept(void **state)
 
 /* ---- batchnorm ---- */
 
-/* CONVOLUTION of x {1, 2, 5, 5} with a 3x3 filter, 3 output channels, padding 1, then
- * BATCH_NORMALIZATION (epsilon 0.01) with per-channel parameters. */
-#define IN_CHANNELS 2u
-#define CHANNELS 3u
+/* CONVOLUTION of x {1, C, 5, 5} with a 3x3 filter, K output channels, padding 1 (C 2, K 3 unless
+ * the case says), then BATCH_NORMALIZATION (epsilon 0.01) with per-channel parameters. */
 #define SIDE 5u
 #define POSITIONS (SIDE * SIDE)
-#define CONV_ELEMENTS (CHANNELS * POSITIONS)
 #define EPSILON 0.01f
 
 struct bn_case
@@ -321,6 +318,11 @@ struct bn_case
     bool reinterpreted;                 /* the BATCH_NORMALIZATION reads the bytes as {1, 5, 15, 1} */
     const DML_OPERATOR_DESC *conv_activation, *bn_activation;
     UINT folded;                        /* folded_batch_norms expected */
+    UINT in_channels, channels;         /* 0: 2 and 3 */
+    /* The convolution forced to the cooperative-matrix kernel on channels-last copies, which
+     * copies an OWNED_BY_DML filter once, in the initializer (conv.c's initialize hook): the folded
+     * filter's copy runs there, the unfolded constant filter's at every execution. */
+    bool staged;
 };
 
 struct bn_graph
@@ -328,7 +330,7 @@ struct bn_graph
     const struct bn_case *test;
     struct dml_test_float_tensor x, filter, conv_bias, mean, variance, scale, bias;
     struct dml_test_tensor conv_out, bn_io;
-    UINT bn_channels;
+    UINT in_channels, channels, bn_channels;
     void *bytes[8];
     UINT byte_count;
 };
@@ -344,18 +346,21 @@ static void make_positive(struct dml_test_float_tensor *tensor)
 
 static void bn_graph_init(struct bn_graph *g, const struct bn_case *test)
 {
+    UINT channels = test->channels ? test->channels : 3, in_channels = test->in_channels ? test->in_channels : 2;
+    UINT bn_sizes[4] = {1, channels, SIDE, SIDE}, parameter[4] = {1, channels, 1, 1};
     DML_TENSOR_DATA_TYPE type = test->type;
-    UINT bn_sizes[4] = {1, CHANNELS, SIDE, SIDE}, parameter[4] = {1, CHANNELS, 1, 1};
 
     memset(g, 0, sizeof(*g));
     g->test = test;
+    g->channels = channels;
+    g->in_channels = in_channels;
     if (test->reinterpreted)
         memcpy(bn_sizes, (const UINT[]){1, 5, 15, 1}, sizeof(bn_sizes));
     g->bn_channels = parameter[1] = bn_sizes[1];
-    dml_test_float_tensor_init(&g->x, type, 4, (const UINT[]){1, IN_CHANNELS, SIDE, SIDE}, NULL, 0, 11);
-    dml_test_float_tensor_init(&g->filter, type, 4, (const UINT[]){CHANNELS, IN_CHANNELS, 3, 3}, NULL,
+    dml_test_float_tensor_init(&g->x, type, 4, (const UINT[]){1, in_channels, SIDE, SIDE}, NULL, 0, 11);
+    dml_test_float_tensor_init(&g->filter, type, 4, (const UINT[]){channels, in_channels, 3, 3}, NULL,
             test->owned_filter ? DML_TENSOR_FLAG_OWNED_BY_DML : 0, 12);
-    dml_test_float_tensor_init(&g->conv_bias, type, 4, (const UINT[]){1, CHANNELS, 1, 1}, NULL, 0, 13);
+    dml_test_float_tensor_init(&g->conv_bias, type, 4, (const UINT[]){1, channels, 1, 1}, NULL, 0, 13);
     dml_test_float_tensor_init(&g->mean, type, 4, test->broadcast_mean ? (const UINT[]){1, 1, 1, 1} : parameter,
             NULL, 0, 14);
     dml_test_float_tensor_init(&g->variance, type, 4, parameter, NULL, 0, 15);
@@ -364,7 +369,7 @@ static void bn_graph_init(struct bn_graph *g, const struct bn_case *test)
     if (!test->exp_variance)
         make_positive(&g->variance);
     make_positive(&g->scale);
-    dml_test_tensor_init(&g->conv_out, type, 4, (const UINT[]){1, CHANNELS, SIDE, SIDE}, NULL);
+    dml_test_tensor_init(&g->conv_out, type, 4, (const UINT[]){1, channels, SIDE, SIDE}, NULL);
     dml_test_tensor_init(&g->bn_io, type, 4, bn_sizes, NULL);
 }
 
@@ -392,15 +397,44 @@ static void feed(struct bn_graph *g, struct dml_graph_builder *builder, struct g
     dml_graph_connect(builder, add_constant(builder, tensor, &g->bytes[g->byte_count++]), 0, node, input);
 }
 
-static UINT add_conv(struct dml_test_context *context, struct dml_graph_builder *builder, const struct bn_graph *g)
+static void conv_desc(const struct bn_graph *g, DML_CONVOLUTION_OPERATOR_DESC *desc)
 {
     static const UINT ones[2] = {1, 1}, zeros[2] = {0, 0};
-    DML_CONVOLUTION_OPERATOR_DESC desc = {&g->x.t.desc, &g->filter.t.desc,
+
+    *desc = (DML_CONVOLUTION_OPERATOR_DESC){&g->x.t.desc, &g->filter.t.desc,
             g->test->conv_bias ? &g->conv_bias.t.desc : NULL, &g->conv_out.desc,
             DML_CONVOLUTION_MODE_CROSS_CORRELATION, DML_CONVOLUTION_DIRECTION_FORWARD, 2, ones, ones, ones, ones,
             zeros, 1, g->test->conv_activation};
+}
 
+static UINT add_conv(struct dml_test_context *context, struct dml_graph_builder *builder, const struct bn_graph *g)
+{
+    DML_CONVOLUTION_OPERATOR_DESC desc;
+
+    conv_desc(g, &desc);
     return dml_graph_add_op(context, builder, DML_OPERATOR_CONVOLUTION, &desc);
+}
+
+/* Whether the convolution compiles with the kernel VKDML_CONV_KERNEL forces (E_NOTIMPL where the
+ * device lacks it; its log line is dropped). */
+static bool conv_compiles(struct dml_test_context *context, const struct bn_graph *g)
+{
+    IDMLCompiledOperator *compiled = NULL;
+    DML_CONVOLUTION_OPERATOR_DESC desc;
+    IDMLOperator *op;
+    HRESULT hr;
+
+    conv_desc(g, &desc);
+    assert_int_equal(dml_test_create_operator(context, DML_OPERATOR_CONVOLUTION, &desc, &op), S_OK);
+    hr = IDMLDevice_CompileOperator(context->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
+            (void **)&compiled);
+    if (hr != E_NOTIMPL)
+        assert_int_equal(hr, S_OK);
+    if (compiled)
+        assert_int_equal(IDMLCompiledOperator_Release(compiled), 0);
+    assert_int_equal(IDMLOperator_Release(op), 0);
+    vkdml_test_log_reset();
+    return hr == S_OK;
 }
 
 /* Variance = EXP(the variance tensor's values), folded by the constants pass. */
@@ -464,7 +498,7 @@ static double conv_reference(const struct bn_graph *g, UINT k, UINT p, double *m
     int y = p / SIDE, x = p % SIDE, c, i, j, yy, xx;
 
     *magnitude = fabs(sum);
-    for (c = 0; c < (int)IN_CHANNELS; ++c)
+    for (c = 0; c < (int)g->in_channels; ++c)
     {
         for (i = 0; i < 3; ++i)
         {
@@ -477,7 +511,7 @@ static double conv_reference(const struct bn_graph *g, UINT k, UINT p, double *m
                 if (yy < 0 || xx < 0 || yy >= (int)SIDE || xx >= (int)SIDE)
                     continue;
                 term = g->x.values[(c * SIDE + yy) * SIDE + xx]
-                        * g->filter.values[((k * IN_CHANNELS + c) * 3 + i) * 3 + j];
+                        * g->filter.values[((k * g->in_channels + c) * 3 + i) * 3 + j];
                 sum += term;
                 *magnitude += fabs(term);
             }
@@ -503,9 +537,9 @@ static void check_bn(const struct bn_graph *g, const char *pass, float (*results
     char name[160];
 
     snprintf(name, sizeof(name), "%s, %s", test->name, pass);
-    for (e = 0; e < CONV_ELEMENTS; ++e)
+    for (e = 0; e < g->channels * POSITIONS; ++e)
     {
-        channel = e / (CONV_ELEMENTS / g->bn_channels);
+        channel = e / (g->channels * POSITIONS / g->bn_channels);
         conv = conv_reference(g, e / POSITIONS, e % POSITIONS, &magnitude);
         if (test->conv_output_too)
             check_close(name, test->type, e, results[1][e], activate(test->conv_activation, conv),
@@ -531,6 +565,13 @@ static void run_bn_case(struct dml_test_context *context, const struct bn_case *
         return;
     bn_graph_init(&g, test);
     dml_test_set_knob(context, "VKDML_GRAPH_OPT", NULL);
+    dml_test_set_knob(context, "VKDML_CONV_KERNEL", test->staged ? "coopmat-nhwc" : NULL);
+    if (test->staged && !conv_compiles(context, &g))
+    {
+        print_message("Skipping %s: the device has no cooperative-matrix convolution.\n", test->name);
+        bn_graph_cleanup(&g);
+        return;
+    }
     run_bn(context, &g, on, &report);
     dml_test_set_knob(context, "VKDML_GRAPH_OPT", "-batchnorm");
     run_bn(context, &g, off, &report_off);
@@ -538,7 +579,7 @@ static void run_bn_case(struct dml_test_context *context, const struct bn_case *
     check_bn(&g, "-batchnorm", off);
     assert_int_equal(report.folded_batch_norms, test->folded);
     assert_int_equal(report_off.folded_batch_norms, 0);
-    assert_int_equal(report.dispatch_count + test->folded, report_off.dispatch_count);
+    assert_int_equal(report.dispatch_count + test->folded + test->staged, report_off.dispatch_count);
     assert_int_equal(report.folded_nodes, test->exp_variance);
     bn_graph_cleanup(&g);
 }
@@ -559,6 +600,15 @@ static void test_batchnorm_folded(void **state)
 
     for (i = 0; i < ARRAY_SIZE(folded_cases); ++i)
         run_bn_case(*state, &folded_cases[i]);
+}
+
+/* 16 channels in and out: what the cooperative-matrix kernel takes. */
+static const struct bn_case staged_case = {"filter copied once by the initializer", F16, .conv_bias = true,
+        .bn_activation = &dml_test_relu, .folded = 1, .in_channels = 16, .channels = 16, .staged = true};
+
+static void test_batchnorm_filter_staged_once(void **state)
+{
+    run_bn_case(*state, &staged_case);
 }
 
 static const struct bn_case kept_cases[] =
@@ -585,6 +635,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_constants_kept, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_batchnorm_folded, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_batchnorm_kept, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_batchnorm_filter_staged_once, dml_test_setup, dml_test_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
