@@ -226,6 +226,49 @@ static void test_constants_folded(void **state)
     }
 }
 
+/* out = x + FILL_VALUE_CONSTANT(2.5): a node without inputs folds too. */
+static void run_fill(struct dml_test_context *context, struct constants_graph *g, float *result,
+        struct vkdml_graph_report *report)
+{
+    const struct graph_io io = {{&g->x}, 1, {&g->out}, 1};
+    DML_ELEMENT_WISE_ADD_OPERATOR_DESC desc = {&g->x.t.desc, &g->x.t.desc, &g->out.desc};
+    DML_FILL_VALUE_CONSTANT_OPERATOR_DESC fill_desc = {&g->out.desc, DML_TENSOR_DATA_TYPE_FLOAT32, {.Float32 = 2.5f}};
+    float results[GRAPH_MAX_IO][MAX_OUTPUT_ELEMENTS];
+    struct dml_graph_builder builder = {0};
+    UINT fill, out;
+
+    fill = dml_graph_add_op(context, &builder, DML_OPERATOR_FILL_VALUE_CONSTANT, &fill_desc);
+    out = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ADD, &desc);
+    dml_graph_connect_input(&builder, 0, out, 0);
+    dml_graph_connect(&builder, fill, 0, out, 1);
+    dml_graph_connect_output(&builder, out, 0, 0);
+    run_graph(context, &builder, &io, results, report);
+    memcpy(result, results[0], SMALL_ELEMENTS * sizeof(*result));
+}
+
+static void test_constants_no_inputs(void **state)
+{
+    struct dml_test_context *context = *state;
+    float folded[SMALL_ELEMENTS], unfolded[SMALL_ELEMENTS];
+    struct vkdml_graph_report on, off;
+    struct constants_graph g;
+    UINT i;
+
+    constants_graph_init(&g, F32);
+    run_fill(context, &g, folded, &on);
+    dml_test_set_knob(context, "VKDML_GRAPH_OPT", "-constants");
+    run_fill(context, &g, unfolded, &off);
+    for (i = 0; i < SMALL_ELEMENTS; ++i)
+    {
+        check_close("x + 2.5, folded", F32, i, folded[i], g.x.values[i] + 2.5f, 0.0);
+        check_close("x + 2.5, -constants", F32, i, unfolded[i], g.x.values[i] + 2.5f, 0.0);
+    }
+    assert_int_equal(on.folded_nodes, 1);
+    assert_int_equal(on.dispatch_count, 1);
+    assert_int_equal(off.dispatch_count, 2);
+    constants_graph_cleanup(&g);
+}
+
 /* out0 = x + s and out1 = s with s = c1 + c2 (a graph output: written at every execution, so its
  * ADD stays), out2 = CAST(RANDOM_GENERATOR(constant state)) (the generator never folds): nothing
  * folds. */
@@ -632,6 +675,7 @@ int main(void)
     const struct CMUnitTest tests[] =
     {
         cmocka_unit_test_setup_teardown(test_constants_folded, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_constants_no_inputs, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_constants_kept, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_batchnorm_folded, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_batchnorm_kept, dml_test_setup, dml_test_teardown),
