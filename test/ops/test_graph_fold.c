@@ -361,7 +361,7 @@ struct bn_case
     bool reinterpreted;                 /* the BATCH_NORMALIZATION reads the bytes as {1, 5, 15, 1} */
     const DML_OPERATOR_DESC *conv_activation, *bn_activation;
     UINT folded;                        /* folded_batch_norms expected */
-    UINT in_channels, channels;         /* 0: 2 and 3 */
+    UINT in_channels, channels, groups; /* 0: 2, 3 and 1 */
     /* The convolution forced to the cooperative-matrix kernel on channels-last copies, which
      * copies an OWNED_BY_DML filter once, in the initializer (conv.c's initialize hook): the folded
      * filter's copy runs there, the unfolded constant filter's at every execution. */
@@ -373,7 +373,7 @@ struct bn_graph
     const struct bn_case *test;
     struct dml_test_float_tensor x, filter, conv_bias, mean, variance, scale, bias;
     struct dml_test_tensor conv_out, bn_io;
-    UINT in_channels, channels, bn_channels;
+    UINT in_channels, channels, groups, bn_channels;
     void *bytes[8];
     UINT byte_count;
 };
@@ -397,11 +397,12 @@ static void bn_graph_init(struct bn_graph *g, const struct bn_case *test)
     g->test = test;
     g->channels = channels;
     g->in_channels = in_channels;
+    g->groups = test->groups ? test->groups : 1;
     if (test->reinterpreted)
         memcpy(bn_sizes, (const UINT[]){1, 5, 15, 1}, sizeof(bn_sizes));
     g->bn_channels = parameter[1] = bn_sizes[1];
     dml_test_float_tensor_init(&g->x, type, 4, (const UINT[]){1, in_channels, SIDE, SIDE}, NULL, 0, 11);
-    dml_test_float_tensor_init(&g->filter, type, 4, (const UINT[]){channels, in_channels, 3, 3}, NULL,
+    dml_test_float_tensor_init(&g->filter, type, 4, (const UINT[]){channels, in_channels / g->groups, 3, 3}, NULL,
             test->owned_filter ? DML_TENSOR_FLAG_OWNED_BY_DML : 0, 12);
     dml_test_float_tensor_init(&g->conv_bias, type, 4, (const UINT[]){1, channels, 1, 1}, NULL, 0, 13);
     dml_test_float_tensor_init(&g->mean, type, 4, test->broadcast_mean ? (const UINT[]){1, 1, 1, 1} : parameter,
@@ -447,7 +448,7 @@ static void conv_desc(const struct bn_graph *g, DML_CONVOLUTION_OPERATOR_DESC *d
     *desc = (DML_CONVOLUTION_OPERATOR_DESC){&g->x.t.desc, &g->filter.t.desc,
             g->test->conv_bias ? &g->conv_bias.t.desc : NULL, &g->conv_out.desc,
             DML_CONVOLUTION_MODE_CROSS_CORRELATION, DML_CONVOLUTION_DIRECTION_FORWARD, 2, ones, ones, ones, ones,
-            zeros, 1, g->test->conv_activation};
+            zeros, g->groups, g->test->conv_activation};
 }
 
 static UINT add_conv(struct dml_test_context *context, struct dml_graph_builder *builder, const struct bn_graph *g)
@@ -537,11 +538,12 @@ static double activate(const DML_OPERATOR_DESC *activation, double x)
 /* The convolution's output k, position p (before any activation), and the sum of its terms' magnitudes. */
 static double conv_reference(const struct bn_graph *g, UINT k, UINT p, double *magnitude)
 {
+    UINT group_inputs = g->in_channels / g->groups, first = k / (g->channels / g->groups) * group_inputs;
     double sum = g->test->conv_bias ? g->conv_bias.values[k] : 0.0;
     int y = p / SIDE, x = p % SIDE, c, i, j, yy, xx;
 
     *magnitude = fabs(sum);
-    for (c = 0; c < (int)g->in_channels; ++c)
+    for (c = 0; c < (int)group_inputs; ++c)
     {
         for (i = 0; i < 3; ++i)
         {
@@ -553,8 +555,8 @@ static double conv_reference(const struct bn_graph *g, UINT k, UINT p, double *m
                 xx = x + j - 1;
                 if (yy < 0 || xx < 0 || yy >= (int)SIDE || xx >= (int)SIDE)
                     continue;
-                term = g->x.values[(c * SIDE + yy) * SIDE + xx]
-                        * g->filter.values[((k * g->in_channels + c) * 3 + i) * 3 + j];
+                term = g->x.values[((first + c) * SIDE + yy) * SIDE + xx]
+                        * g->filter.values[((k * group_inputs + c) * 3 + i) * 3 + j];
                 sum += term;
                 *magnitude += fabs(term);
             }
@@ -635,6 +637,7 @@ static const struct bn_case folded_cases[] =
             .exp_variance = true, .folded = 1},
     {"no bias, OWNED_BY_DML filter, one mean, folded variance", F16, .owned_filter = true, .broadcast_mean = true,
             .exp_variance = true, .folded = 1},
+    {"2 groups of 1 input and 2 output channels", F32, .conv_bias = true, .folded = 1, .channels = 4, .groups = 2},
 };
 
 static void test_batchnorm_folded(void **state)
