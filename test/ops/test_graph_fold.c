@@ -358,6 +358,7 @@ struct bn_case
     bool exp_variance;                  /* Variance = EXP(constant): a node the constants pass folds */
     bool mean_input;                    /* Mean: a graph input bound at execution */
     bool conv_output_too;               /* the convolution's output is graph output 1 too */
+    bool second_reader;                 /* ... or ELEMENT_WISE_ABS reads it into graph output 1 */
     bool reinterpreted;                 /* the BATCH_NORMALIZATION reads the bytes as {1, 5, 15, 1} */
     const DML_OPERATOR_DESC *conv_activation, *bn_activation;
     UINT folded;                        /* folded_batch_norms expected */
@@ -505,8 +506,9 @@ static void run_bn(struct dml_test_context *context, struct bn_graph *g, float (
     DML_BATCH_NORMALIZATION_OPERATOR_DESC bn_desc = {&g->bn_io.desc, &g->mean.t.desc, &g->variance.t.desc,
             &g->scale.t.desc, &g->bias.t.desc, &g->bn_io.desc, TRUE, EPSILON, test->bn_activation};
     struct dml_graph_builder builder = {0};
-    struct graph_io io = {{&g->x}, 1, {&g->bn_io, &g->conv_out}, test->conv_output_too ? 2 : 1};
-    UINT conv, bn, i;
+    struct graph_io io = {{&g->x}, 1, {&g->bn_io, &g->conv_out}, test->conv_output_too || test->second_reader ? 2 : 1};
+    DML_ELEMENT_WISE_ABS_OPERATOR_DESC abs_desc = {&g->conv_out.desc, &g->conv_out.desc, NULL};
+    UINT conv, bn, i, abs;
 
     conv = add_conv(context, &builder, g);
     bn = dml_graph_add_op(context, &builder, DML_OPERATOR_BATCH_NORMALIZATION, &bn_desc);
@@ -522,6 +524,12 @@ static void run_bn(struct dml_test_context *context, struct bn_graph *g, float (
     dml_graph_connect_output(&builder, bn, 0, 0);
     if (test->conv_output_too)
         dml_graph_connect_output(&builder, conv, 0, 1);
+    if (test->second_reader)
+    {
+        abs = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ABS, &abs_desc);
+        dml_graph_connect(&builder, conv, 0, abs, 0);
+        dml_graph_connect_output(&builder, abs, 0, 1);
+    }
     run_graph(context, &builder, &io, results, report);
     for (i = 0; i < g->byte_count; ++i)
         free(g->bytes[i]);
@@ -586,10 +594,10 @@ static void check_bn(const struct bn_graph *g, const char *pass, float (*results
     {
         channel = e / (g->channels * POSITIONS / g->bn_channels);
         conv = conv_reference(g, e / POSITIONS, e % POSITIONS, &magnitude);
-        if (test->conv_output_too)
-            check_close(name, test->type, e, results[1][e], activate(test->conv_activation, conv),
-                    half ? 2e-3 * magnitude + 1e-3 : 1e-5 * magnitude + 1e-6);
         conv = activate(test->conv_activation, conv);
+        if (test->conv_output_too || test->second_reader)
+            check_close(name, test->type, e, results[1][e], test->second_reader ? fabs(conv) : conv,
+                    half ? 2e-3 * magnitude + 1e-3 : 1e-5 * magnitude + 1e-6);
         factor = g->scale.values[channel] / sqrt(variance_of(g, channel) + EPSILON);
         expected = activate(test->bn_activation, (conv - g->mean.values[test->broadcast_mean ? 0 : channel]) * factor
                 + g->bias.values[channel]);
@@ -660,6 +668,7 @@ static void test_batchnorm_filter_staged_once(void **state)
 static const struct bn_case kept_cases[] =
 {
     {"the convolution's output is a graph output too", F32, .conv_bias = true, .conv_output_too = true},
+    {"the convolution's output has a second reader", F32, .conv_bias = true, .second_reader = true},
     {"the convolution has a FusedActivation", F32, .conv_bias = true, .conv_activation = &dml_test_relu},
     {"Mean is bound at execution", F32, .conv_bias = true, .mean_input = true},
     {"the BATCH_NORMALIZATION reads the output as 5 channels", F32, .conv_bias = true, .reinterpreted = true},
