@@ -383,5 +383,7 @@ HRESULT graph_pass_batchnorm(struct graph_ir *ir)
             return hr;
         ++ir->report.folded_batch_norms;
     }
+    /* Weights that folded nodes computed are now read by the folding nodes only. */
+    graph_keep_init_only_values_temporary(ir);
     return S_OK;
 }
