@@ -144,8 +144,6 @@ static void constants_graph_cleanup(struct constants_graph *g)
     dml_test_float_tensor_cleanup(&g->w);
     dml_test_float_tensor_cleanup(&g->c1);
     dml_test_float_tensor_cleanup(&g->c2);
-    free(g->bytes[0]);
-    free(g->bytes[1]);
 }
 
 /* out = x + (c1 + c2) * w, c1 and c2 constant nodes, w OWNED_BY_DML: the ADD and the MULTIPLY
