@@ -71,21 +71,6 @@ static bool same_layout(const DML_BUFFER_TENSOR_DESC *a, const DML_BUFFER_TENSOR
     return true;
 }
 
-static uint32_t executed_producer(const struct graph_ir *ir, uint32_t value)
-{
-    uint32_t n, i;
-
-    for (n = 0; n < ir->node_count; ++n)
-    {
-        for (i = 0; !ir->nodes[n].removed && !ir->nodes[n].at_init && i < ir->nodes[n].op->output_count; ++i)
-        {
-            if (ir->nodes[n].outputs[i] == value)
-                return n;
-        }
-    }
-    return GRAPH_NO_VALUE;
-}
-
 /* Constants, OWNED_BY_DML graph inputs and what folded nodes compute: what the initializer reads. */
 static bool known_at_init(const struct graph_ir *ir, uint32_t value)
 {
@@ -145,14 +130,15 @@ static bool foldable_bn(const struct bn_fold *f)
 static bool find_pair(struct graph_ir *ir, uint32_t bn, struct bn_fold *f)
 {
     const struct graph_node *node = &ir->nodes[bn];
+    uint32_t output;
 
     memset(f, 0, sizeof(*f));
     f->ir = ir;
     f->bn = bn;
     if (node->removed || node->at_init || node->op->type != DML_OPERATOR_BATCH_NORMALIZATION)
         return false;
-    if ((f->conv = executed_producer(ir, node->inputs[BN_INPUT])) == GRAPH_NO_VALUE
-            || ir->nodes[f->conv].op->type != DML_OPERATOR_CONVOLUTION)
+    if ((f->conv = graph_value_producer(ir, node->inputs[BN_INPUT], &output)) == GRAPH_NO_VALUE || output
+            || ir->nodes[f->conv].at_init || ir->nodes[f->conv].op->type != DML_OPERATOR_CONVOLUTION)
         return false;
     f->conv_op = ir->nodes[f->conv].op;
     f->bn_op = node->op;
