@@ -357,6 +357,7 @@ struct bn_case
     bool mean_input;                    /* Mean: a graph input bound at execution */
     bool conv_output_too;               /* the convolution's output is graph output 1 too */
     bool second_reader;                 /* ... or ELEMENT_WISE_ABS reads it into graph output 1 */
+    bool relu_node;                     /* an ACTIVATION_RELU node after the BATCH_NORMALIZATION */
     bool reinterpreted;                 /* the BATCH_NORMALIZATION reads the bytes as {1, 5, 15, 1} */
     const DML_OPERATOR_DESC *conv_activation, *bn_activation;
     UINT folded;                        /* folded_batch_norms expected */
@@ -506,7 +507,8 @@ static void run_bn(struct dml_test_context *context, struct bn_graph *g, float (
     struct dml_graph_builder builder = {0};
     struct graph_io io = {{&g->x}, 1, {&g->bn_io, &g->conv_out}, test->conv_output_too || test->second_reader ? 2 : 1};
     DML_ELEMENT_WISE_ABS_OPERATOR_DESC abs_desc = {&g->conv_out.desc, &g->conv_out.desc, NULL};
-    UINT conv, bn, i, abs;
+    DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc = {&g->bn_io.desc, &g->bn_io.desc};
+    UINT conv, bn, i, abs, relu;
 
     conv = add_conv(context, &builder, g);
     bn = dml_graph_add_op(context, &builder, DML_OPERATOR_BATCH_NORMALIZATION, &bn_desc);
@@ -519,7 +521,16 @@ static void run_bn(struct dml_test_context *context, struct bn_graph *g, float (
     feed_variance(context, g, &builder, &io, bn);
     feed(g, &builder, &io, &g->scale, false, bn, 3);
     feed(g, &builder, &io, &g->bias, false, bn, 4);
-    dml_graph_connect_output(&builder, bn, 0, 0);
+    if (test->relu_node)
+    {
+        relu = dml_graph_add_op(context, &builder, DML_OPERATOR_ACTIVATION_RELU, &relu_desc);
+        dml_graph_connect(&builder, bn, 0, relu, 0);
+        dml_graph_connect_output(&builder, relu, 0, 0);
+    }
+    else
+    {
+        dml_graph_connect_output(&builder, bn, 0, 0);
+    }
     if (test->conv_output_too)
         dml_graph_connect_output(&builder, conv, 0, 1);
     if (test->second_reader)
@@ -597,8 +608,8 @@ static void check_bn(const struct bn_graph *g, const char *pass, float (*results
             check_close(name, test->type, e, results[1][e], test->second_reader ? fabs(conv) : conv,
                     half ? 2e-3 * magnitude + 1e-3 : 1e-5 * magnitude + 1e-6);
         factor = g->scale.values[channel] / sqrt(variance_of(g, channel) + EPSILON);
-        expected = activate(test->bn_activation, (conv - g->mean.values[test->broadcast_mean ? 0 : channel]) * factor
-                + g->bias.values[channel]);
+        expected = (conv - g->mean.values[test->broadcast_mean ? 0 : channel]) * factor + g->bias.values[channel];
+        expected = activate(test->relu_node ? &dml_test_relu : test->bn_activation, expected);
         /* FLOAT16: the folded filter, bias and factors are rounded once each (docs/graph.md, "batchnorm"). */
         tolerance = half ? 4e-3 * (magnitude + 1.0) * fabs(factor) + 2e-3 * fabs(expected) + 2e-3
                 : 1e-5 * (magnitude + 1.0) * fabs(factor) + 1e-5;
@@ -632,6 +643,8 @@ static void run_bn_case(struct dml_test_context *context, const struct bn_case *
     assert_int_equal(report_off.folded_batch_norms, 0);
     assert_int_equal(report.dispatch_count + test->folded + test->staged, report_off.dispatch_count);
     assert_int_equal(report.folded_nodes, test->exp_variance);
+    assert_int_equal(report.fused_activations, test->relu_node);
+    assert_int_equal(report_off.fused_activations, test->relu_node);
     /* filter' and bias' (less than 256 bytes each) are new persistent values; the EXP's output,
      * which only the folding nodes read now, leaves the persistent resource. */
     if (test->exp_variance)
@@ -647,7 +660,10 @@ static const struct bn_case folded_cases[] =
             .exp_variance = true, .folded = 1},
     {"no bias, OWNED_BY_DML filter, one mean, folded variance", F16, .owned_filter = true, .broadcast_mean = true,
             .exp_variance = true, .folded = 1},
-    {"2 groups of 1 input and 2 output channels", F32, .conv_bias = true, .folded = 1, .channels = 4, .groups = 2},
+    {"2 groups of 1 input and 2 output channels", F32, .conv_bias = true, .folded = 1, .channels = 4,
+            .groups = 2},
+    /* The activation pass then fuses the RELU into the folded convolution (into the normalization without). */
+    {"a RELU node after the normalization", F32, .conv_bias = true, .relu_node = true, .folded = 1},
 };
 
 static void test_batchnorm_folded(void **state)
