@@ -152,6 +152,37 @@ uint32_t graph_value_root(const struct graph_ir *ir, uint32_t value, uint64_t *o
     return value;
 }
 
+static bool read_at_execution(const struct graph_ir *ir, uint32_t value)
+{
+    uint32_t n, i;
+
+    for (n = 0; n < ir->node_count; ++n)
+    {
+        const struct graph_node *node = &ir->nodes[n];
+
+        for (i = 0; !node->removed && !node->at_init && i < node->op->input_count; ++i)
+        {
+            if (node->inputs[i] == value)
+                return true;
+        }
+    }
+    return false;
+}
+
+void graph_keep_init_only_values_temporary(struct graph_ir *ir)
+{
+    uint32_t n, i, v;
+
+    for (n = 0; n < ir->node_count; ++n)
+    {
+        for (i = 0; !ir->nodes[n].removed && ir->nodes[n].at_init && i < ir->nodes[n].op->output_count; ++i)
+        {
+            if ((v = ir->nodes[n].outputs[i]) != GRAPH_NO_VALUE && !read_at_execution(ir, v))
+                ir->values[v].kind = GRAPH_VALUE_INIT_TEMPORARY;
+        }
+    }
+}
+
 static void ir_destroy(struct graph_ir *ir)
 {
     uint32_t i;
