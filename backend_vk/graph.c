@@ -876,6 +876,18 @@ static HRESULT count_unfused(struct vkdml_backend_device *device, const struct v
     return hr;
 }
 
+/* The initializer's part compiles when an initializer is created: tried now (counting dispatches,
+ * creating no pipeline) so that CompileGraph answers what a folded node's family refuses. */
+static HRESULT check_initializer(struct vkdml_backend_device *device, const struct vkdml_program *program)
+{
+    struct vkdml_program dry = {.count_only = true};
+    HRESULT hr;
+
+    hr = vkdml_graph_add_initializer(device, &dry, program, 0, program->input_count + 1);
+    free(dry.dispatches);
+    return hr;
+}
+
 HRESULT vkdml_backend_compile_graph(struct vkdml_backend_device *device, const struct vkdml_graph_view *graph_view,
         DML_EXECUTION_FLAGS flags, struct vkdml_program **out)
 {
@@ -889,7 +901,8 @@ HRESULT vkdml_backend_compile_graph(struct vkdml_backend_device *device, const s
     memcpy(program->label, program->type_label, sizeof(program->label));
     if (!(program->graph = graph_create(device, graph_view, flags, device->knobs.graph_passes)))
         hr = E_OUTOFMEMORY;
-    else if (SUCCEEDED(hr = graph_compile(program->graph, program)) && device->knobs.graph_passes)
+    else if (SUCCEEDED(hr = graph_compile(program->graph, program))
+            && SUCCEEDED(hr = check_initializer(device, program)) && device->knobs.graph_passes)
         hr = count_unfused(device, graph_view, flags, &unfused);
     if (FAILED(hr))
     {
