@@ -291,8 +291,8 @@ static HRESULT check_output_edges(struct graph_check *check)
     return S_OK;
 }
 
-/* Every required input is connected, every graph input and output has an edge. Outputs of a node
- * may stay unconnected (docs/graph.md: they are computed and dropped). */
+/* Every required input and output is connected, every graph input and output has an edge; an
+ * optional output (MAX_POOLING1's indices) may stay unconnected: computed and dropped. */
 static HRESULT check_connections(struct graph_check *check)
 {
     const DML_GRAPH_DESC *desc = check->desc;
@@ -307,6 +307,12 @@ static HRESULT check_connections(struct graph_check *check)
             if (op->inputs[j] && check->inputs[i][j].kind == VKDML_GRAPH_SOURCE_NONE)
                 return graph_error("node %u (%s): input %u is not connected; every input the desc gives "
                         "takes an edge.", i, node_name(check, i), j);
+        }
+        for (j = 0; op && j < op->output_count; ++j)
+        {
+            if (op->outputs[j] && !check->output_uses[i][j] && !vkdml_operator_output_optional(op, j))
+                return graph_error("node %u (%s): output %u is not connected; every output but an optional "
+                        "one takes an edge.", i, node_name(check, i), j);
         }
         if (!op && !check->output_uses[i][0])
             return graph_error("node %u (%s): the constant node feeds no node.", i, node_name(check, i));

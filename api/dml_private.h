@@ -65,6 +65,8 @@ struct vkdml_desc_copy
     struct vkdml_operator_view view;
 };
 HRESULT vkdml_copy_operator_desc(const DML_OPERATOR_DESC *desc, struct vkdml_desc_copy *copy);
+/* Whether output `index` (binding order) of a copied desc is an optional tensor of its operator. */
+bool vkdml_operator_output_optional(const struct vkdml_operator_view *view, UINT index);
 
 /* "{2,3,4}" */
 const char *debugstr_sizes(UINT count, const UINT *sizes);

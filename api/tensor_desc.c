@@ -596,6 +596,24 @@ static UINT count_tensors(const void *desc, const struct vkdml_op_schema *schema
     return count;
 }
 
+bool vkdml_operator_output_optional(const struct vkdml_operator_view *view, UINT index)
+{
+    const struct vkdml_op_schema *schema = vkdml_op_schema_get(view->type);
+    UINT count = 0, i;
+
+    for (i = 0; schema && i < schema->field_count; ++i)
+    {
+        const struct vkdml_field_schema *field = &schema->fields[i];
+
+        if (field->role != VKDML_ROLE_OUTPUT)
+            continue;
+        count += field->kind == VKDML_FIELD_TENSOR_ARRAY ? field_count(view->desc, schema, field) : 1;
+        if (index < count)
+            return field->optional;
+    }
+    return false;
+}
+
 HRESULT vkdml_copy_operator_desc(const DML_OPERATOR_DESC *desc, struct vkdml_desc_copy *copy)
 {
     const struct vkdml_op_schema *schema = vkdml_op_schema_get(desc->Type);

@@ -253,8 +253,13 @@ static HRESULT ir_build(struct graph_ir *ir)
         ir->values[i].binding = i;
         ir->values[i].owned = owned;
     }
-    if (!(node_values = calloc(view->node_count, sizeof(*node_values))))
+    if (!(node_values = calloc(view->node_count, sizeof(*node_values)))
+            || !(ir->output_copies = graph_alloc(ir, view->output_count * sizeof(*ir->output_copies))))
+    {
+        free(node_values);
         return E_OUTOFMEMORY;
+    }
+    memset(ir->output_copies, 0xff, view->output_count * sizeof(*ir->output_copies));
     for (i = 0; i < view->node_count && SUCCEEDED(hr); ++i)
         hr = ir_add_view_node(ir, i, node_values);
     for (i = 0; i < view->output_count && SUCCEEDED(hr); ++i)
@@ -263,11 +268,8 @@ static HRESULT ir_build(struct graph_ir *ir)
 
         if (value->kind == GRAPH_VALUE_OUTPUT)
         {
-            FIXME("CompileGraph: node %u (%s) output %u feeds graph outputs %u and %u; one node output feeding two "
-                    "graph outputs is not implemented yet.", view->outputs[i].index,
-                    view->nodes[view->outputs[i].index].label, view->outputs[i].output, value->binding, i);
-            hr = E_NOTIMPL;
-            break;
+            ir->output_copies[i] = value->binding;
+            continue;
         }
         value->kind = GRAPH_VALUE_OUTPUT;
         value->binding = i;
@@ -729,6 +731,33 @@ static HRESULT place_barrier(struct vkdml_graph *graph, struct vkdml_program *pr
     return hr;
 }
 
+/* A node output feeding several graph outputs is written to the first: copies fill the others,
+ * after everything else. */
+static HRESULT add_output_copies(struct vkdml_graph *graph, struct vkdml_program *program)
+{
+    const struct graph_ir *ir = &graph->ir;
+    struct graph_node copy = {.label = "copy to graph output"};
+    uint32_t o, first;
+    HRESULT hr = S_OK;
+
+    for (o = 0; o < ir->view->output_count && SUCCEEDED(hr); ++o)
+    {
+        const struct vkdml_graph_source *from = &ir->view->outputs[o];
+        uint32_t source = ir->output_copies[o];
+        uint64_t size;
+
+        if (source == GRAPH_NO_VALUE)
+            continue;
+        size = ir->view->nodes[from->index].op->outputs[from->output]->TotalTensorSizeInBytes;
+        first = program->dispatch_count;
+        if (SUCCEEDED(hr = vkdml_program_add_copy(ir->device, program, ir->view->input_count + source, 0,
+                ir->view->input_count + o, 0, VKDML_ALIGN_UP(size, 4), true))
+                && !program->count_only)
+            hr = add_segment(program, &copy, first);
+    }
+    return hr;
+}
+
 static HRESULT compile_nodes(struct vkdml_graph *graph, struct vkdml_program *program, uint64_t scratch_start,
         uint64_t *persistent_size)
 {
@@ -756,7 +785,7 @@ static HRESULT compile_nodes(struct vkdml_graph *graph, struct vkdml_program *pr
     }
     free(pending.accesses);
     program->properties.TemporaryResourceSize = temporary;
-    return hr;
+    return SUCCEEDED(hr) ? add_output_copies(graph, program) : hr;
 }
 
 static HRESULT upload_constants(struct vkdml_graph *graph)

@@ -61,6 +61,9 @@ struct graph_ir
     void **allocations;
     uint32_t allocation_count, allocation_capacity;
     struct vkdml_graph_report report;
+    /* [output_count]: the graph output whose bytes graph output i copies (a node output feeding
+     * several graph outputs is written to the first), else GRAPH_NO_VALUE. */
+    uint32_t *output_copies;
 };
 
 /* Adds a value or node (fields zero, alias_of GRAPH_NO_VALUE); GRAPH_NO_VALUE when out of memory. */

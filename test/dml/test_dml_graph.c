@@ -338,8 +338,6 @@ static void test_unusual_graphs(void **state)
 {
     struct dml_test_context *context = *state;
     DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC sequence;
-    IDMLCompiledOperator *compiled;
-    HRESULT hr;
     struct dml_test_tensor t;
     struct graph_test graph;
     float c0[24], c1[24];
@@ -377,19 +375,13 @@ static void test_unusual_graphs(void **state)
     graph_test_release(&graph);
 
     /* One node output feeding two graph outputs: DML_GRAPH_DESC allows it (one edge per graph
-     * output, any node output).
-     * lead: core bug: docs/graph.md answers E_NOTIMPL; until then this case reports instead. */
+     * output, any node output); the second is a copy of the first (docs/graph.md). */
     graph_test_init(&graph);
     exp = graph_test_add_unary(&graph, context, DML_OPERATOR_ELEMENT_WISE_EXP, "exp", &t, &t);
     graph_test_input(&graph, 0, exp, 0);
     graph_test_output(&graph, exp, 0, 0);
     graph_test_output(&graph, exp, 0, 1);
-    if ((hr = graph_test_try_compile(context, &graph, NULL, DML_EXECUTION_FLAG_NONE, &compiled)) == E_NOTIMPL)
-        print_message("lead: core bug: a node output feeding two graph outputs answers E_NOTIMPL.\n");
-    else if (compiled)
-        release_last(compiled);
-    if (hr != E_NOTIMPL)
-        graph_test_check(context, &graph, DML_EXECUTION_FLAG_NONE, NULL);
+    graph_test_check(context, &graph, DML_EXECUTION_FLAG_NONE, NULL);
     graph_test_release(&graph);
 
     /* Nodes 0 and 1 share node 0's operator; node 1's own is not in the graph. */
@@ -1092,7 +1084,6 @@ static void test_bad_connections(void **state)
     struct dml_test_context *context = *state;
     IDMLCompiledOperator *compiled;
     struct graph_test graph;
-    HRESULT hr;
 
     /* b's second input unconnected (ADD has no optional input). */
     build_pair(context, &graph);
@@ -1108,23 +1099,13 @@ static void test_bad_connections(void **state)
     graph_test_release(&graph);
 
     /* a's output goes nowhere: DML_GRAPH_DESC's page requires connections for every node output
-     * that is not optional.
-     * lead: core bug: docs/graph.md accepts an unconnected output (computed and dropped); until
-     * that is settled this case reports instead of failing. */
+     * that is not optional. */
     build_pair(context, &graph);
     graph.builder.desc.IntermediateEdgeCount = 0;
     graph_test_input(&graph, 0, 1, 0);
     vkdml_test_log_reset();
-    if ((hr = graph_test_try_compile(context, &graph, NULL, DML_EXECUTION_FLAG_NONE, &compiled)) == S_OK)
-    {
-        print_message("lead: core bug: an unconnected node output compiles (DML_GRAPH_DESC forbids it).\n");
-        release_last(compiled);
-    }
-    else
-    {
-        check_hr(hr, E_INVALIDARG);
-        check_one_error("node 0 (a)");
-    }
+    check_hr(graph_test_try_compile(context, &graph, NULL, DML_EXECUTION_FLAG_NONE, &compiled), E_INVALIDARG);
+    check_one_error("node 0 (a)");
     graph_test_release(&graph);
 }
 
