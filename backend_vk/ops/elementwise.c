@@ -762,11 +762,19 @@ static uint32_t set_record(const struct vkdml_compile *compile, const struct ew_
         uint32_t element_count, uint32_t vector, struct ew_record *record, uint32_t *spec)
 {
     uint32_t n = 0, k = 0, rank = shape->rank, t, d;
+    bool slots_fit = true;
 
     for (t = 0; t < EW_TENSOR_COUNT; ++t)
-        n += dispatch_tensor(compile->op, t) != NULL;
+    {
+        if (!dispatch_tensor(compile->op, t))
+            continue;
+        ++n;
+        /* The record holds a slot per byte; a compiled graph's temporary and persistent slots
+         * come after all its inputs and outputs, past 255 in a network with many weights. */
+        slots_fit &= dispatch_location(compile, t)->slot <= UINT8_MAX;
+    }
     memset(record, 0, sizeof(*record));
-    if (push_shapes(compile) && EW_REC_WORDS(n, rank) <= EW_PUSH_WORDS)
+    if (push_shapes(compile) && slots_fit && EW_REC_WORDS(n, rank) <= EW_PUSH_WORDS)
         spec = NULL;
     else
         spec[EW_SPEC_SHAPE] = 1;
