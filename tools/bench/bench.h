@@ -48,6 +48,7 @@ enum group
     GROUP_SMOKE = 0x10,                 /* tiny, for `meson test` on lavapipe */
     GROUP_MOVEMENT = 0x20,              /* issue 19's data movement, indexing and casting presets */
     GROUP_POOLING_NORM = 0x40,          /* issue 20's pooling, normalization and resampling presets */
+    GROUP_GRAPH = 0x80,                 /* issue 21's networks through CompileGraph (graph.c) */
 };
 
 /* A --list/selection group: presets whose `groups` have a bit of `mask`. */
@@ -155,6 +156,8 @@ struct anchor_override
     double ms;
 };
 
+struct graph_result;
+
 /* ---- The bench: options, the shim device, what was measured ---- */
 
 struct bench
@@ -190,6 +193,8 @@ struct bench
     double copy_rate;                   /* GB/s of COPY_PRESET in this run; 0: not measured (yet) */
     struct dispatch_result dispatch;
     bool dispatch_run;
+    struct graph_result *graphs;        /* graph.c's presets */
+    unsigned int graph_count;
     struct trace_event *trace;
     size_t trace_count, trace_capacity;
     unsigned int position, total;       /* progress */

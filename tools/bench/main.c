@@ -27,7 +27,7 @@
  * workload on the shim), bare.c (the bare-Vulkan baselines), report.c (table, JSON, markdown,
  * Chrome trace), operators.c (the operator catalogue: descs, values, CPU references).
  */
-#include "bench.h"
+#include "graph.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -104,6 +104,7 @@ static bool finish(struct bench *b)
         ok &= b->results[i].status != STATUS_FAILED && b->results[i].check != 0;
     if (b->dispatch_run)
         ok &= b->dispatch.status == STATUS_OK && b->dispatch.check != 0;
+    ok &= graphs_ok(b);
     ok &= destroy_device(b);
     if (atomic_load(&validation_messages))
     {
@@ -166,6 +167,7 @@ int main(int argc, char **argv)
     ok = finish(&b);
     free(plan.jobs);
     free(b.results);
+    free(b.graphs);
     free(b.trace);
     return ok ? 0 : 1;
 }

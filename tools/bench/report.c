@@ -1,7 +1,7 @@
 /*
  * vkdml-bench's outputs: the text table, JSON, markdown, and the profiler's Chrome trace.
  */
-#include "bench.h"
+#include "graph.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -241,6 +241,7 @@ static void write_json(struct bench *b, FILE *f, bool ok)
         fputs(i + 1 < b->result_count ? ",\n" : "\n", f);
     }
     fputs("  ],\n", f);
+    json_graphs(b, f);
     if (b->dispatch_run)
         json_dispatch(f, &b->dispatch);
     fprintf(f, "  \"validation_messages\": %u, \"ok\": %s\n}\n", atomic_load(&validation_messages),
@@ -332,6 +333,7 @@ static void write_markdown(struct bench *b, FILE *f)
         markdown_result(f, &b->results[i]);
     if (b->dispatch_run)
         markdown_dispatch(f, &b->dispatch);
+    markdown_graphs(b, f);
 }
 
 /* ---- Output: Chrome trace ---- */
