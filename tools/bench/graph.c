@@ -71,9 +71,23 @@ struct net_input
     bool weight;                        /* OWNED_BY_DML in the graph */
 };
 
+/* A node's tensor as its desc reads it (every tensor of these networks has 4 dimensions). */
+struct node_tensor
+{
+    UINT sizes[4];
+    UINT strides[4];                    /* in elements */
+};
+
 struct net_node
 {
     char name[48];
+    DML_OPERATOR_TYPE type;
+    struct node_tensor tensors[MAX_NODE_INPUTS], shape;     /* as the desc reads them */
+    /* The attributes the CPU reference needs: window side, stride and start padding (CONVOLUTION,
+     * pooling); GEMM's TransB and Alpha. */
+    UINT window, stride, pad;
+    bool trans_b;
+    float alpha;
     IDMLOperator *op;                   /* the graph's: weights OWNED_BY_DML */
     IDMLOperator *plain;                /* the one-by-one run's: weights ordinary inputs */
     UINT inputs[MAX_NODE_INPUTS];       /* values in binding order; NO_VALUE: absent */
@@ -166,6 +180,44 @@ static void set_error(struct net *n, HRESULT hr, const char *what, const char *n
     snprintf(n->error, sizeof(n->error), "%s of node %s: HRESULT %#x", what, name, (unsigned int)hr);
 }
 
+static void record_tensor(struct node_tensor *t, const struct tensor *tensor)
+{
+    UINT i, packed = 1;
+
+    for (i = 4; i-- > 0;)
+    {
+        t->sizes[i] = tensor->sizes[i];
+        t->strides[i] = tensor->buffer.Strides ? tensor->strides[i] : packed;
+        packed *= tensor->sizes[i];
+    }
+}
+
+/* What the CPU reference reads of the node's desc. */
+static void record_attributes(struct net_node *node, const void *desc)
+{
+    const DML_CONVOLUTION_OPERATOR_DESC *convolution = desc;
+    const DML_MAX_POOLING_OPERATOR_DESC *pooling = desc;     /* AVERAGE_POOLING's starts the same */
+    const DML_GEMM_OPERATOR_DESC *gemm = desc;
+
+    if (node->type == DML_OPERATOR_CONVOLUTION)
+    {
+        node->window = ((const DML_BUFFER_TENSOR_DESC *)convolution->FilterTensor->Desc)->Sizes[2];
+        node->stride = convolution->Strides[0];
+        node->pad = convolution->StartPadding[0];
+    }
+    else if (node->type == DML_OPERATOR_MAX_POOLING || node->type == DML_OPERATOR_AVERAGE_POOLING)
+    {
+        node->window = pooling->WindowSize[0];
+        node->stride = pooling->Strides[0];
+        node->pad = pooling->StartPadding[0];
+    }
+    else if (node->type == DML_OPERATOR_GEMM)
+    {
+        node->trans_b = gemm->TransB == DML_MATRIX_TRANSFORM_TRANSPOSE;
+        node->alpha = gemm->Alpha;
+    }
+}
+
 /* A node of `type` whose desc points at `tensors` (its inputs in binding order, NULL where absent);
  * creates the graph's operator, and the one-by-one run's with the weights' flags cleared. Returns
  * the output's value. */
@@ -186,12 +238,16 @@ static UINT add_node(struct net *n, const char *name, DML_OPERATOR_TYPE type, co
     }
     node = &n->nodes[n->node_count];
     snprintf(node->name, sizeof(node->name), "%s", name);
+    node->type = type;
     node->input_count = input_count;
+    record_attributes(node, desc);
+    record_tensor(&node->shape, output);
     for (i = 0; i < input_count; ++i)
     {
         node->inputs[i] = inputs[i];
         if (inputs[i] == NO_VALUE)
             continue;
+        record_tensor(&node->tensors[i], tensors[i]);
         /* The bench's own consistency: an edge joins tensors of one byte size. */
         if (n->values[inputs[i]].bytes != tensors[i]->buffer.TotalTensorSizeInBytes)
         {
@@ -842,6 +898,7 @@ struct graph_run
     ID3D12Resource *weights;            /* every graph input, at its value's offset */
     ID3D12Resource *activations;        /* the one-by-one run's node outputs */
     ID3D12Resource *eager_temporary, *eager_output;
+    float *host;                        /* the graph inputs' values, as uploaded, for the CPU reference */
     UINT64 eager_temporary_size;
     IDMLBindingTable *graph_table;
     ID3D12DescriptorHeap *heap;         /* every table of the run: a list sees one heap */
@@ -883,6 +940,7 @@ static void release_graph_run(struct graph_run *g)
     release_resource(g->eager_temporary);
     release_resource(g->eager_output);
     release_net(&g->net);
+    free(g->host);
     if (g->heap)
         ID3D12DescriptorHeap_Release(g->heap);
 }
@@ -954,8 +1012,6 @@ static HRESULT upload_weights(struct bench *b, struct graph_run *g)
     UINT element = element_size(g->net.type), i;
     UINT64 size = 0, j;
     uint32_t seed = 0x9e3779b9u;
-    float *host;
-
     for (i = 0; i < g->net.input_count; ++i)
     {
         struct net_value *v = &g->net.values[g->net.inputs[i].value];
@@ -963,7 +1019,7 @@ static HRESULT upload_weights(struct bench *b, struct graph_run *g)
         v->offset = size;
         size = align_offset(size + v->bytes);
     }
-    if (!(host = calloc(size / element, sizeof(*host))))
+    if (!(g->host = calloc(size / element, sizeof(*g->host))))
         return E_OUTOFMEMORY;
     for (i = 0; i < g->net.input_count; ++i)
     {
@@ -971,10 +1027,10 @@ static HRESULT upload_weights(struct bench *b, struct graph_run *g)
         const struct net_value *v = &g->net.values[input->value];
 
         for (j = 0; j < v->bytes / element; ++j)
-            host[v->offset / element + j] = ref_random_float(&seed, input->low, input->high);
+            g->host[v->offset / element + j] = typed_value(g->net.type, ref_random_float(&seed, input->low,
+                    input->high));
     }
-    g->weights = upload_buffer(b, host, size / element, g->net.type);
-    free(host);
+    g->weights = upload_buffer(b, g->host, size / element, g->net.type);
     return g->weights ? S_OK : E_OUTOFMEMORY;
 }
 
@@ -1276,39 +1332,271 @@ static bool time_runs(struct bench *b, struct graph_run *g, struct graph_result 
     return true;
 }
 
+/* ---- The CPU reference of small networks (the smoke presets) ---- */
+
+#define REFERENCE_MAX_ELEMENTS (1u << 22)   /* every value together: the smoke networks, not ResNet-50 */
+
+static double element(const double *data, const struct node_tensor *t, UINT a, UINT b, UINT c, UINT d)
+{
+    return data[(size_t)a * t->strides[0] + (size_t)b * t->strides[1] + (size_t)c * t->strides[2]
+            + (size_t)d * t->strides[3]];
+}
+
+static double reference_convolution(const struct net_node *node, const double *const *in, UINT n, UINT k, UINT y,
+        UINT x)
+{
+    const struct node_tensor *image = &node->tensors[0], *filter = &node->tensors[1];
+    double sum = 0.0;
+    UINT c, r, s;
+    int iy, ix;
+
+    for (c = 0; c < image->sizes[1]; ++c)
+    {
+        for (r = 0; r < node->window; ++r)
+        {
+            for (s = 0; s < node->window; ++s)
+            {
+                iy = (int)(y * node->stride + r) - (int)node->pad;
+                ix = (int)(x * node->stride + s) - (int)node->pad;
+                if (iy >= 0 && ix >= 0 && iy < (int)image->sizes[2] && ix < (int)image->sizes[3])
+                    sum += element(in[0], image, n, c, iy, ix) * element(in[1], filter, k, c, r, s);
+            }
+        }
+    }
+    return sum;
+}
+
+/* MAX_POOLING, or AVERAGE_POOLING without the padding. */
+static double reference_pooling(const struct net_node *node, const double *const *in, UINT n, UINT c, UINT y,
+        UINT x)
+{
+    const struct node_tensor *image = &node->tensors[0];
+    double result = node->type == DML_OPERATOR_MAX_POOLING ? -INFINITY : 0.0;
+    UINT r, s, count = 0;
+    int iy, ix;
+
+    for (r = 0; r < node->window; ++r)
+    {
+        for (s = 0; s < node->window; ++s)
+        {
+            iy = (int)(y * node->stride + r) - (int)node->pad;
+            ix = (int)(x * node->stride + s) - (int)node->pad;
+            if (iy < 0 || ix < 0 || iy >= (int)image->sizes[2] || ix >= (int)image->sizes[3])
+                continue;
+            if (node->type == DML_OPERATOR_MAX_POOLING)
+                result = fmax(result, element(in[0], image, n, c, iy, ix));
+            else
+                result += element(in[0], image, n, c, iy, ix);
+            ++count;
+        }
+    }
+    return node->type == DML_OPERATOR_MAX_POOLING ? result : result / count;
+}
+
+static double reference_gemm(const struct net_node *node, const double *const *in, UINT a, UINT b, UINT m, UINT n)
+{
+    const struct node_tensor *ta = &node->tensors[0], *tb = &node->tensors[1];
+    double sum = 0.0;
+    UINT k;
+
+    for (k = 0; k < ta->sizes[3]; ++k)
+        sum += element(in[0], ta, a, b, m, k) * (node->trans_b ? element(in[1], tb, a, b, n, k)
+                : element(in[1], tb, a, b, k, n));
+    sum *= node->alpha;
+    return node->inputs[2] == NO_VALUE ? sum : sum + element(in[2], &node->tensors[2], a, b, m, n);
+}
+
+/* SOFTMAX1 and MVN1 over the last axis. */
+static double reference_row(const struct net_node *node, const double *const *in, UINT a, UINT b, UINT c, UINT d)
+{
+    const struct node_tensor *t = &node->tensors[0];
+    double x = element(in[0], t, a, b, c, d), max = -INFINITY, sum = 0.0, squares = 0.0, mean;
+    UINT i, count = t->sizes[3];
+
+    for (i = 0; i < count; ++i)
+    {
+        max = fmax(max, element(in[0], t, a, b, c, i));
+        sum += element(in[0], t, a, b, c, i);
+    }
+    if (node->type == DML_OPERATOR_ACTIVATION_SOFTMAX1)
+    {
+        for (i = 0, sum = 0.0; i < count; ++i)
+            sum += exp(element(in[0], t, a, b, c, i) - max);
+        return exp(x - max) / sum;
+    }
+    mean = sum / count;
+    for (i = 0; i < count; ++i)
+        squares += (element(in[0], t, a, b, c, i) - mean) * (element(in[0], t, a, b, c, i) - mean);
+    return (x - mean) / sqrt(squares / count + 1e-5) * element(in[1], &node->tensors[1], 0, 0, 0, d)
+            + element(in[2], &node->tensors[2], 0, 0, 0, d);
+}
+
+static double reference_element(const struct net_node *node, const double *const *in, UINT a, UINT b, UINT c,
+        UINT d)
+{
+    const struct node_tensor *t = node->tensors;
+    double x = node->type == DML_OPERATOR_CONVOLUTION || node->type == DML_OPERATOR_GEMM ? 0.0
+            : element(in[0], &t[0], a, b, c, d);
+
+    switch (node->type)
+    {
+        case DML_OPERATOR_CONVOLUTION:
+            return reference_convolution(node, in, a, b, c, d);
+        case DML_OPERATOR_BATCH_NORMALIZATION:
+            return (x - element(in[1], &t[1], 0, b, 0, 0)) / sqrt(element(in[2], &t[2], 0, b, 0, 0) + 1e-5)
+                    * element(in[3], &t[3], 0, b, 0, 0) + element(in[4], &t[4], 0, b, 0, 0);
+        case DML_OPERATOR_ACTIVATION_RELU:
+            return fmax(x, 0.0);
+        case DML_OPERATOR_ACTIVATION_GELU:
+            return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+        case DML_OPERATOR_ELEMENT_WISE_ADD:
+            return x + element(in[1], &t[1], a, b, c, d);
+        case DML_OPERATOR_ELEMENT_WISE_IDENTITY:
+            return x;
+        case DML_OPERATOR_MAX_POOLING:
+        case DML_OPERATOR_AVERAGE_POOLING:
+            return reference_pooling(node, in, a, b, c, d);
+        case DML_OPERATOR_GEMM:
+            return reference_gemm(node, in, a, b, c, d);
+        default:
+            return reference_row(node, in, a, b, c, d);
+    }
+}
+
+/* Each node's output in packed order, rounded to the type as the one-by-one run stores it. */
+static void reference_node(const struct net_node *node, DML_TENSOR_DATA_TYPE type, const double *const *in,
+        double *out)
+{
+    const UINT *sizes = node->shape.sizes;
+    size_t index = 0;
+    UINT a, b, c, d;
+
+    for (a = 0; a < sizes[0]; ++a)
+        for (b = 0; b < sizes[1]; ++b)
+            for (c = 0; c < sizes[2]; ++c)
+                for (d = 0; d < sizes[3]; ++d)
+                    out[index++] = typed_value(type, reference_element(node, in, a, b, c, d));
+}
+
+/* Value `i`'s storage; a graph input's from the uploaded values. */
+static double *reference_value_storage(const struct graph_run *g, UINT i)
+{
+    const struct net_value *v = &g->net.values[i];
+    UINT64 count = v->bytes / element_size(g->net.type), k;
+    double *values = malloc(count * sizeof(*values));
+
+    for (k = 0; values && v->node < 0 && k < count; ++k)
+        values[k] = g->host[v->offset / element_size(g->net.type) + k];
+    return values;
+}
+
+/* The network's output on the CPU, node by node in their (topological) order; NULL when too large
+ * or out of memory. */
+static double *reference_network(const struct graph_run *g)
+{
+    const struct net *n = &g->net;
+    const double *in[MAX_NODE_INPUTS];
+    double **values, *output = NULL;
+    UINT64 total = 0;
+    bool ok = true;
+    UINT i, j;
+
+    for (i = 0; i < n->value_count; ++i)
+        total += n->values[i].bytes / element_size(n->type);
+    if (total > REFERENCE_MAX_ELEMENTS || !(values = calloc(n->value_count, sizeof(*values))))
+        return NULL;
+    for (i = 0; ok && i < n->value_count; ++i)
+        ok = (values[i] = reference_value_storage(g, i)) != NULL;
+    for (i = 0; ok && i < n->node_count; ++i)
+    {
+        const struct net_node *node = &n->nodes[i];
+
+        for (j = 0; j < node->input_count; ++j)
+            in[j] = node->inputs[j] == NO_VALUE ? NULL : values[node->inputs[j]];
+        reference_node(node, n->type, in, values[node->output]);
+    }
+    if (ok)
+    {
+        output = values[n->output];
+        values[n->output] = NULL;
+    }
+    for (i = 0; i < n->value_count; ++i)
+        free(values[i]);
+    free(values);
+    return output;
+}
+
 /* ---- Check: the graph's output against the one-by-one run's ---- */
 
-static bool check_graph(struct bench *b, struct graph_run *g, struct graph_result *r)
+/* An output buffer's values, NULL when out of memory. */
+static double *read_output(struct bench *b, ID3D12Resource *buffer, DML_TENSOR_DATA_TYPE type, UINT64 count)
 {
-    UINT64 bytes = g->net.values[g->net.output].bytes, count = bytes / element_size(r->type), i;
-    double rtol = r->type == FP16 ? 2e-2 : 1e-3, scale = 1e-3, error;
-    ID3D12Resource *graph_readback, *eager_readback;
-    void *graph_values, *eager_values;
+    double *values = malloc(count * sizeof(*values));
+    ID3D12Resource *readback;
+    void *mapped;
+    UINT64 i;
 
-    if (!(graph_readback = read_back(b, g->graph_output, bytes, &graph_values)))
-        return fail_graph(r, "no memory for the readback buffer");
-    if (!(eager_readback = read_back(b, g->eager_output, bytes, &eager_values)))
+    if (!values || !(readback = read_back(b, buffer, count * element_size(type), &mapped)))
     {
-        unmap_and_release(graph_readback);
-        return fail_graph(r, "no memory for the readback buffer");
+        free(values);
+        return NULL;
     }
-    /* Fusion and folding round differently: relative to the element and to the output's scale. */
     for (i = 0; i < count; ++i)
-        scale = fmax(scale, fabs(load_value(eager_values, i, r->type)));
-    for (i = 0; i < count; ++i)
-    {
-        double expected = load_value(eager_values, i, r->type), got = load_value(graph_values, i, r->type);
+        values[i] = load_value(mapped, i, type);
+    unmap_and_release(readback);
+    return values;
+}
 
-        error = fabs(got - expected) / (rtol * (fabs(expected) + scale));
-        r->max_error = isnan(error) ? INFINITY : fmax(r->max_error, error);
-        if (!(error <= 1.0) && r->mismatches++ < 3)
-            fprintf(stderr, "vkdml-bench: %s: output element %llu: graph %.9g, one by one %.9g (tolerance %.3g)\n",
-                    r->name, (unsigned long long)i, got, expected, rtol * (fabs(expected) + scale));
+/* 1 when `got` matches `expected` within `rtol` of each element's magnitude plus the output's
+ * largest one (fusion and folding round differently), else 0; the worst error in tolerances. */
+static int compare(const struct graph_result *r, const char *what, const double *got, const double *expected,
+        UINT64 count, UINT64 *mismatches, double *max_error)
+{
+    double rtol = r->type == FP16 ? 2e-2 : 1e-3, scale = 1e-3, error, tolerance;
+    UINT64 i;
+
+    for (i = 0; i < count; ++i)
+        scale = fmax(scale, fabs(expected[i]));
+    for (i = 0; i < count; ++i)
+    {
+        tolerance = rtol * (fabs(expected[i]) + scale);
+        error = fabs(got[i] - expected[i]) / tolerance;
+        *max_error = isnan(error) ? INFINITY : fmax(*max_error, error);
+        if (!(error <= 1.0) && (*mismatches)++ < 3)
+            fprintf(stderr, "vkdml-bench: %s: output element %llu: %s %.9g, expected %.9g (tolerance %.3g)\n",
+                    r->name, (unsigned long long)i, what, got[i], expected[i], tolerance);
     }
-    r->checked = count;
-    r->check = !r->mismatches;
-    unmap_and_release(eager_readback);
-    unmap_and_release(graph_readback);
+    return !*mismatches;
+}
+
+/* The graph's output against the one-by-one run's, and that against the CPU reference where the
+ * network is small enough for one. */
+static bool check_outputs(struct bench *b, struct graph_run *g, struct graph_result *r)
+{
+    UINT64 count = g->net.values[g->net.output].bytes / element_size(r->type);
+    double *eager, *graph = NULL, *reference;
+
+    progress_update(b, r->name, "checking", 0, 0);
+    if (!(eager = read_output(b, g->eager_output, r->type, count))
+            || (g->graph && !(graph = read_output(b, g->graph_output, r->type, count))))
+    {
+        free(eager);
+        return fail_graph(r, "no memory for the readback buffers");
+    }
+    if (graph)
+    {
+        r->check = compare(r, "graph", graph, eager, count, &r->mismatches, &r->max_error);
+        r->checked = count;
+    }
+    if ((reference = reference_network(g)))
+    {
+        r->reference_check = compare(r, "one by one", eager, reference, count, &r->reference_mismatches,
+                &r->reference_max_error);
+        r->reference_checked = count;
+    }
+    free(reference);
+    free(graph);
+    free(eager);
     return true;
 }
 
@@ -1326,7 +1614,7 @@ static struct graph_result *new_graph_result(struct bench *b, const struct prese
     snprintf(r->name, sizeof(r->name), "%s", p->name);
     snprintf(r->shape, sizeof(r->shape), "%s", p->shape);
     r->type = p->type;
-    r->check = -1;
+    r->check = r->reference_check = -1;
     r->iterations = b->iterations;
     r->doc_anchor_ms = p->anchor;
     r->target = p->target;
@@ -1450,8 +1738,8 @@ static void measure(struct bench *b, const struct graph_spec *spec, struct graph
                 && (!graph || time_runs(b, g, r, true, &r->graph_ms, &r->graph_min_ms, &r->graph_p90_ms)))
         {
             derive_graph_rates(b, r);
-            if (graph && b->check)
-                check_graph(b, g, r);
+            if (b->check)
+                check_outputs(b, g, r);
         }
         if (IDMLDevice_GetDeviceRemovedReason(b->dml) != S_OK)
             fail_graph(r, "the DML device was removed (the log says why)");
@@ -1489,7 +1777,7 @@ bool graphs_ok(const struct bench *b)
     unsigned int i;
 
     for (i = 0; i < b->graph_count; ++i)
-        ok &= b->graphs[i].status != STATUS_FAILED && b->graphs[i].check != 0;
+        ok &= b->graphs[i].status != STATUS_FAILED && b->graphs[i].check != 0 && b->graphs[i].reference_check != 0;
     return ok;
 }
 
@@ -1497,9 +1785,9 @@ bool graphs_ok(const struct bench *b)
 
 static const char *const graph_status_names[] = {"ok", "skipped", "failed"};
 
-static const char *graph_check_text(const struct graph_result *r)
+static const char *check_text(int check)
 {
-    return r->check < 0 ? "-" : r->check ? "pass" : "MISMATCH";
+    return check ? "pass" : "MISMATCH";
 }
 
 static void print_compile(struct bench *b, const struct graph_result *r)
@@ -1561,12 +1849,14 @@ void print_graph(struct bench *b, const struct graph_result *r)
         print_compile(b, r);
         print_fusion(b, r);
         print_anchor(b, r);
-        fprintf(b->text, "  check:         %s", graph_check_text(r));
-        if (r->check >= 0)
-            fprintf(b->text, " (%llu elements against the one-by-one run, largest error %.3g of the tolerance)",
-                    (unsigned long long)r->checked, r->max_error);
-        fputc('\n', b->text);
     }
+    if (r->check >= 0)
+        fprintf(b->text, "  check:         %s: the graph against the one-by-one run, %llu elements, largest error "
+                "%.3g of the tolerance\n", check_text(r->check), (unsigned long long)r->checked, r->max_error);
+    if (r->reference_check >= 0)
+        fprintf(b->text, "  check:         %s: the one-by-one run against the CPU reference, %llu elements, largest "
+                "error %.3g of the tolerance\n", check_text(r->reference_check),
+                (unsigned long long)r->reference_checked, r->reference_max_error);
     fflush(b->text);
 }
 
@@ -1631,6 +1921,10 @@ static void json_graph(FILE *f, const struct graph_result *r)
     if (r->check >= 0)
         fprintf(f, ",\n      \"check\": {\"status\": \"%s\", \"checked\": %llu, \"mismatches\": %llu}",
                 r->check ? "pass" : "mismatch", (unsigned long long)r->checked, (unsigned long long)r->mismatches);
+    if (r->reference_check >= 0)
+        fprintf(f, ",\n      \"reference_check\": {\"status\": \"%s\", \"checked\": %llu, \"mismatches\": %llu}",
+                r->reference_check ? "pass" : "mismatch", (unsigned long long)r->reference_checked,
+                (unsigned long long)r->reference_mismatches);
     fputs("}", f);
 }
 

@@ -42,7 +42,10 @@ struct graph_result
     double ratio, doc_ratio, target;    /* anchor / graph time: a speed ratio */
     int check;                          /* -1 not run, 0 mismatch, 1 the graph's output equals the eager one's */
     UINT64 checked, mismatches;
-    double max_error;                   /* largest |graph - eager| / (tolerance) seen, for the log */
+    double max_error;                   /* the largest |graph - eager| in tolerances */
+    int reference_check;                /* -1 not run, else whether the eager output equals the CPU reference's */
+    UINT64 reference_checked, reference_mismatches;
+    double reference_max_error;
 };
 
 void run_graph_preset(struct bench *b, const struct preset *p);
