@@ -16,7 +16,8 @@
 #             vkdml-bench-trace.json (Chrome trace), pytorch-anchors.txt
 #   after --  replaces the default vkdml-bench arguments: --check gpu
 #
-# Environment: NO_PYTORCH=1 skips the PyTorch anchors. VK_DRIVER_FILES, when unset and the
+# Environment: NO_PYTORCH=1 skips the PyTorch anchors; GRAPHS_ONLY=1 times only the graph presets'
+# (with -- --check graph, a run of issue 21's networks alone). VK_DRIVER_FILES, when unset and the
 # loader's standard directories hold no NVIDIA ICD file, is pointed at the one that container
 # images mount under /usr/local/nvidia.
 set -eu -o pipefail
@@ -95,6 +96,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --format=csv,noheader \
 anchors=()
 if [ -z "${NO_PYTORCH:-}" ] && python3 -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
     python3 - >"$out/pytorch-anchors.txt" <<'EOF' || echo "run-gpu-bench.sh: the PyTorch anchors stopped early" >&2
+import os
 import torch
 import torch.nn.functional as F
 
@@ -299,6 +301,9 @@ def graphs():
                 report(f"encoder-d{d}{suffix}", lambda layer=layer, x=x: layer(x))
                 del layer
 
+if os.environ.get("GRAPHS_ONLY"):
+    graphs()
+    raise SystemExit(0)
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
