@@ -22,7 +22,7 @@ static inline struct dml_binding_table *impl_from_IDMLBindingTable(IDMLBindingTa
 
 static UINT target_input_count(const struct dml_dispatchable *d, UINT target)
 {
-    return d->initializer->targets[target]->op->desc.view.input_count;
+    return d->initializer->targets[target]->view->input_count;
 }
 
 /* First slot of an initializer target: its inputs, then its persistent resource. */
@@ -37,7 +37,7 @@ static UINT initializer_target_base(const struct dml_dispatchable *d, UINT targe
 
 static UINT compiled_temporary_slot(const struct dml_compiled_operator *compiled)
 {
-    return compiled->op->desc.view.input_count + compiled->op->desc.view.output_count;
+    return compiled->view->input_count + compiled->view->output_count;
 }
 
 static UINT temporary_slot(const struct dml_dispatchable *d)
@@ -203,7 +203,7 @@ static bool bind_initializer_inputs(struct dml_binding_table *table, UINT count,
         return false;
     for (t = 0; t < count; ++t)
     {
-        const struct vkdml_operator_view *view = &d->initializer->targets[t]->op->desc.view;
+        const struct vkdml_operator_view *view = d->initializer->targets[t]->view;
         const DML_BUFFER_ARRAY_BINDING *array = bindings[t].Type == DML_BINDING_TYPE_BUFFER_ARRAY ? bindings[t].Desc : NULL;
         UINT base = initializer_target_base(d, t);
 
@@ -258,7 +258,7 @@ static bool ranges_overlap(const struct dml_bound_range *a, const struct dml_bou
  * overwrite. */
 static bool check_output_overlap(struct dml_binding_table *table, const char *method, UINT o)
 {
-    const struct vkdml_operator_view *view = &table->dispatchable.compiled->op->desc.view;
+    const struct vkdml_operator_view *view = table->dispatchable.compiled->view;
     const struct dml_bound_range *out = &table->ranges[view->input_count + o];
     UINT p;
 
@@ -276,7 +276,7 @@ static bool check_output_overlap(struct dml_binding_table *table, const char *me
  * only in place, over exactly the input's range, where the operator supports that. */
 static bool check_aliasing(struct dml_binding_table *table, const char *method)
 {
-    const struct vkdml_operator_view *view = &table->dispatchable.compiled->op->desc.view;
+    const struct vkdml_operator_view *view = table->dispatchable.compiled->view;
     const struct dml_bound_range *in, *out;
     UINT i, o;
 
@@ -318,7 +318,7 @@ static void STDMETHODCALLTYPE dml_binding_table_BindInputs(IDMLBindingTable *ifa
         table->inputs_bound = bind_initializer_inputs(table, count, bindings);
         return;
     }
-    view = &table->dispatchable.compiled->op->desc.view;
+    view = table->dispatchable.compiled->view;
     for (i = 0; i < view->input_count; ++i)
         set_range(table, i, 0, 0);
     if (!count)
@@ -344,9 +344,9 @@ static bool bind_initializer_outputs(struct dml_binding_table *table, UINT count
     for (t = 0; t < count; ++t)
     {
         const struct dml_compiled_operator *target = d->initializer->targets[t];
-        UINT slot = initializer_target_base(d, t) + target->op->desc.view.input_count;
+        UINT slot = initializer_target_base(d, t) + target->view->input_count;
         struct binding_rule rule = {"BindOutputs", vkdml_debug_sprintf("bindings[%u] (persistent resource of %s)",
-                t, target->op->desc.view.name), target->properties.PersistentResourceSize,
+                t, target->view->name), target->properties.PersistentResourceSize,
                 DML_PERSISTENT_BUFFER_ALIGNMENT};
 
         if (!target->properties.PersistentResourceSize)
@@ -381,7 +381,7 @@ static void STDMETHODCALLTYPE dml_binding_table_BindOutputs(IDMLBindingTable *if
         table->outputs_bound = bind_initializer_outputs(table, count, bindings);
         return;
     }
-    view = &table->dispatchable.compiled->op->desc.view;
+    view = table->dispatchable.compiled->view;
     for (i = 0; i < view->output_count; ++i)
         set_range(table, view->input_count + i, 0, 0);
     if (!count)
@@ -513,7 +513,7 @@ static HRESULT set_target(struct dml_binding_table *table, const DML_BINDING_TAB
         return E_INVALIDARG;
     if (dispatchable.compiled)
     {
-        const struct vkdml_operator_view *view = &dispatchable.compiled->op->desc.view;
+        const struct vkdml_operator_view *view = dispatchable.compiled->view;
 
         range_count = view->input_count + view->output_count;
         if (range_count && !(ranges = calloc(range_count, sizeof(*ranges))))
@@ -665,7 +665,7 @@ static void initializer_needs(const struct dml_initializer *initializer, bool *i
     *inputs = *outputs = false;
     for (i = 0; i < initializer->target_count; ++i)
     {
-        *inputs |= has_input_to_bind(&initializer->targets[i]->op->desc.view, true);
+        *inputs |= has_input_to_bind(initializer->targets[i]->view, true);
         *outputs |= initializer->targets[i]->properties.PersistentResourceSize != 0;
     }
 }
@@ -680,8 +680,8 @@ bool dml_binding_table_ready(struct dml_binding_table *table, const char *caller
         initializer_needs(d->initializer, &inputs, &outputs);
     else
     {
-        inputs = has_input_to_bind(&d->compiled->op->desc.view, false);
-        outputs = d->compiled->op->desc.view.output_count != 0;
+        inputs = has_input_to_bind(d->compiled->view, false);
+        outputs = d->compiled->view->output_count != 0;
     }
     if (inputs && !table->inputs_bound)
         missing = "inputs (BindInputs)";
@@ -704,7 +704,7 @@ bool dml_binding_table_ready(struct dml_binding_table *table, const char *caller
  * and its temporary and persistent resources when it has them. NULL when all hold a buffer. */
 static const char *first_unwritten_slot(const struct dml_compiled_operator *compiled, D3D12_CPU_DESCRIPTOR_HANDLE table)
 {
-    const struct vkdml_operator_view *view = &compiled->op->desc.view;
+    const struct vkdml_operator_view *view = compiled->view;
     UINT temporary = compiled_temporary_slot(compiled), i;
 
     for (i = 0; i < view->input_count; ++i)
@@ -734,6 +734,6 @@ bool dml_volatile_bindings_written(struct dml_compiled_operator *compiled, D3D12
         return true;
     dml_device_remove(compiled->device, E_INVALIDARG, caller, "a DESCRIPTORS_VOLATILE dispatch of %s (compiled "
             "operator %p) has nothing bound as %s when it executes; nothing was submitted.",
-            compiled->op->desc.view.name, (void *)compiled, missing);
+            compiled->view->name, (void *)compiled, missing);
     return false;
 }

@@ -88,7 +88,7 @@ static bool check_initialization(struct dml_device *device, const struct dml_dis
     {
         dml_device_remove(device, E_INVALIDARG, caller, "compiled operator %p (%s) needs initialization "
                 "(an IDMLOperatorInitializer dispatch) before it executes.", (void *)d->compiled,
-                d->compiled->op->desc.view.name);
+                d->compiled->view->name);
         return false;
     }
     return true;

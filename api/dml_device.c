@@ -469,12 +469,25 @@ static HRESULT STDMETHODCALLTYPE dml_device_GetParentDevice(IDMLDevice1 *iface, 
 static HRESULT STDMETHODCALLTYPE dml_device_CompileGraph(IDMLDevice1 *iface, const DML_GRAPH_DESC *desc,
         DML_EXECUTION_FLAGS flags, REFIID riid, void **out)
 {
+    struct dml_device *device = impl_from_IDMLDevice1(iface);
+    struct dml_compiled_operator *compiled;
+    HRESULT hr;
+
     TRACE("iface %p, desc %p, flags %#x, riid %s, out %p.", (void *)iface, (const void *)desc, (unsigned int)flags,
             debugstr_guid(riid), (void *)out);
     if (out)
         *out = NULL;
-    FIXME("CompileGraph is not implemented yet; compile and record the graph's operators one by one.");
-    return E_NOTIMPL;
+    if (FAILED(hr = dml_device_check_removed(device, "CompileGraph")))
+        return hr;
+    if (flags & ~(DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION | DML_EXECUTION_FLAG_DISABLE_META_COMMANDS
+            | DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE))
+    {
+        ERR("CompileGraph: flags %#x has unknown DML_EXECUTION_FLAGS bits.", (unsigned int)flags);
+        return E_INVALIDARG;
+    }
+    if (FAILED(hr = dml_graph_compile(device, desc, flags, &compiled)))
+        return hr;
+    return hand_off((IUnknown *)&compiled->IDMLCompiledOperator_iface, riid, out);
 }
 
 static const struct IDMLDevice1Vtbl dml_device_vtbl =

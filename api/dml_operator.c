@@ -180,7 +180,9 @@ static ULONG STDMETHODCALLTYPE dml_compiled_operator_Release(IDMLCompiledOperato
 
         vkdml_private_store_destroy(&compiled->private_store);
         vkdml_backend_program_destroy(device->backend, compiled->program);
-        IDMLOperator_Release(&compiled->op->IDMLOperator_iface);
+        dml_graph_destroy(compiled->graph);
+        if (compiled->op)
+            IDMLOperator_Release(&compiled->op->IDMLOperator_iface);
         free(compiled);
         dml_device_release(device);
     }
@@ -247,37 +249,51 @@ HRESULT dml_compiled_operator_mark_initialized(struct dml_compiled_operator *com
     if (!atomic_compare_exchange_strong(&compiled->init_state, &expected, DML_INIT_RECORDED))
     {
         ERR("%s: compiled operator %p (%s) is already initialized; DirectML initializes an operator exactly once.",
-                caller, (void *)compiled, compiled->op->desc.view.name);
+                caller, (void *)compiled, compiled->view->name);
         return E_INVALIDARG;
     }
+    return S_OK;
+}
+
+HRESULT dml_compiled_operator_wrap(struct dml_device *device, struct dml_operator *op, struct dml_graph *graph,
+        const struct vkdml_operator_view *view, DML_EXECUTION_FLAGS flags, struct vkdml_program *program,
+        struct dml_compiled_operator **out)
+{
+    struct dml_compiled_operator *compiled;
+
+    if (!(compiled = calloc(1, sizeof(*compiled))))
+    {
+        vkdml_backend_program_destroy(device->backend, program);
+        dml_graph_destroy(graph);
+        return E_OUTOFMEMORY;
+    }
+    compiled->IDMLCompiledOperator_iface.lpVtbl = &dml_compiled_operator_vtbl;
+    atomic_init(&compiled->refcount, 1);
+    dml_device_add_ref(compiled->device = device);
+    if ((compiled->op = op))
+        IDMLOperator_AddRef(&op->IDMLOperator_iface);
+    compiled->graph = graph;
+    compiled->view = view;
+    compiled->program = program;
+    vkdml_private_store_init(&compiled->private_store);
+    compiled->flags = flags;
+    compiled->properties = vkdml_backend_program_binding_properties(compiled->program);
+    atomic_init(&compiled->init_state, DML_INIT_NONE);
+    TRACE("Compiled %s %p: %u descriptors, %" PRIu64 " temporary and %" PRIu64 " persistent bytes.",
+            view->name, (void *)compiled, compiled->properties.RequiredDescriptorCount,
+            (uint64_t)compiled->properties.TemporaryResourceSize,
+            (uint64_t)compiled->properties.PersistentResourceSize);
+    *out = compiled;
     return S_OK;
 }
 
 HRESULT dml_compiled_operator_create(struct dml_device *device, struct dml_operator *op, DML_EXECUTION_FLAGS flags,
         struct dml_compiled_operator **out)
 {
-    struct dml_compiled_operator *compiled;
+    struct vkdml_program *program;
     HRESULT hr;
 
-    if (!(compiled = calloc(1, sizeof(*compiled))))
-        return E_OUTOFMEMORY;
-    if (FAILED(hr = vkdml_backend_compile_operator(device->backend, &op->desc.view, flags, &compiled->program)))
-    {
-        free(compiled);
+    if (FAILED(hr = vkdml_backend_compile_operator(device->backend, &op->desc.view, flags, &program)))
         return hr;
-    }
-    compiled->IDMLCompiledOperator_iface.lpVtbl = &dml_compiled_operator_vtbl;
-    atomic_init(&compiled->refcount, 1);
-    dml_device_add_ref(compiled->device = device);
-    compiled->op = op;
-    IDMLOperator_AddRef(&op->IDMLOperator_iface);
-    vkdml_private_store_init(&compiled->private_store);
-    compiled->flags = flags;
-    compiled->properties = vkdml_backend_program_binding_properties(compiled->program);
-    atomic_init(&compiled->init_state, DML_INIT_NONE);
-    TRACE("Compiled %s operator %p: %u descriptors, %" PRIu64 " temporary and %" PRIu64 " persistent bytes.",
-            op->desc.view.name, (void *)compiled, compiled->properties.RequiredDescriptorCount,
-            (uint64_t)compiled->properties.TemporaryResourceSize, (uint64_t)compiled->properties.PersistentResourceSize);
-    *out = compiled;
-    return S_OK;
+    return dml_compiled_operator_wrap(device, op, NULL, &op->desc.view, flags, program, out);
 }

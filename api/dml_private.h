@@ -88,12 +88,16 @@ enum dml_init_state
     DML_INIT_RECORDED,                      /* an initializer dispatch that targets it was recorded */
 };
 
+struct dml_graph;
+
 struct dml_compiled_operator
 {
     IDMLCompiledOperator IDMLCompiledOperator_iface;
     atomic_uint refcount;
     struct dml_device *device;              /* holds a reference */
-    struct dml_operator *op;                /* holds a reference (CompileOperator keeps its operator) */
+    struct dml_operator *op;                /* holds a reference (CompileOperator keeps it); NULL for a graph */
+    struct dml_graph *graph;                /* CompileGraph's: what the program and `view` point into; else NULL */
+    const struct vkdml_operator_view *view; /* its bindings: the operator's, or the graph's inputs and outputs */
     struct vkdml_private_store private_store;
     DML_EXECUTION_FLAGS flags;
     struct vkdml_program *program;
@@ -186,6 +190,15 @@ struct dml_command_recorder
 HRESULT dml_operator_create(struct dml_device *device, const DML_OPERATOR_DESC *desc, struct dml_operator **op);
 HRESULT dml_compiled_operator_create(struct dml_device *device, struct dml_operator *op, DML_EXECUTION_FLAGS flags,
         struct dml_compiled_operator **compiled);
+/* CompileGraph (dml_graph.c): validates the DML_GRAPH_DESC and compiles it into one compiled operator. */
+HRESULT dml_graph_compile(struct dml_device *device, const DML_GRAPH_DESC *desc, DML_EXECUTION_FLAGS flags,
+        struct dml_compiled_operator **compiled);
+/* Wraps a compiled program (taking ownership of it and of `graph`, either may be NULL on failure)
+ * into a compiled operator whose bindings are `view`'s. */
+HRESULT dml_compiled_operator_wrap(struct dml_device *device, struct dml_operator *op, struct dml_graph *graph,
+        const struct vkdml_operator_view *view, DML_EXECUTION_FLAGS flags, struct vkdml_program *program,
+        struct dml_compiled_operator **compiled);
+void dml_graph_destroy(struct dml_graph *graph);
 HRESULT dml_initializer_create(struct dml_device *device, UINT count, IDMLCompiledOperator *const *operators,
         struct dml_initializer **initializer);
 HRESULT dml_binding_table_create(struct dml_device *device, const DML_BINDING_TABLE_DESC *desc,

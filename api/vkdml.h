@@ -253,6 +253,34 @@ VKDML_API uint32_t vkdml_get_operator_type_count(void);
 VKDML_API int vkdml_get_operator_support(uint32_t adapter_index, uint32_t count, struct vkdml_operator_support *support,
         size_t entry_size);
 
+/* ---- Compiled graphs ---------------------------------------------------------------------- */
+
+/* What CompileGraph did with a graph (docs/graph.md): VKDML_DEBUG=info logs it at compilation;
+ * the VKDML_GRAPH_OPT knob (README "Environment") turns the optimisations off one by one. */
+struct vkdml_graph_report
+{
+    uint32_t node_count;                /* operator nodes of the DML_GRAPH_DESC */
+    uint32_t constant_node_count;
+    uint32_t dispatches_unfused;        /* dispatches with every optimisation off */
+    uint32_t dispatch_count;            /* the compiled graph's dispatches per RecordDispatch */
+    uint32_t barrier_count;             /* ... and barriers between them */
+    uint32_t fused_activations;         /* activation nodes become their host's FusedActivation */
+    uint32_t fused_elementwise;         /* element-wise nodes merged into a chain's dispatch */
+    uint32_t folded_batch_norms;        /* BATCH_NORMALIZATION folded into a CONVOLUTION */
+    uint32_t folded_nodes;              /* nodes fed only by constants, run once by the initializer */
+    uint32_t aliased_nodes;             /* IDENTITY/reshape nodes that became aliases */
+    uint32_t joined_in_place;           /* JOIN inputs written in place by their producers */
+    uint64_t temporary_size;            /* the intermediates' plan plus the nodes' scratch */
+    uint64_t temporary_lower_bound;     /* the most intermediate bytes alive at once */
+    uint64_t persistent_size;
+};
+
+/* Fills `report` (report_size bytes: sizeof(struct vkdml_graph_report); a smaller, older struct is
+ * filled as far as it goes) for an IDMLCompiledOperator that IDMLDevice1::CompileGraph returned.
+ * Returns 0 (S_OK), or E_INVALIDARG (logged) for anything else. */
+VKDML_API int32_t vkdml_get_graph_report(void *compiled_operator, struct vkdml_graph_report *report,
+        size_t report_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,7 +21,8 @@
 #include "vkdml_com.h"
 #include "DirectML.h"
 
-struct vkdml_backend_device;            /* the Vulkan side of one IDMLDevice */
+struct vkdml_backend_device;
+struct vkdml_graph_report;            /* the Vulkan side of one IDMLDevice */
 struct vkdml_program;                   /* a compiled operator or initializer: dispatches to record */
 
 /* ---- Device ---- */
@@ -100,6 +101,44 @@ DML_BINDING_PROPERTIES vkdml_backend_program_binding_properties(const struct vkd
 /* SetName: names the program's Vulkan pipelines (debug utils) for tools like RenderDoc. */
 void vkdml_backend_program_set_name(struct vkdml_backend_device *device, struct vkdml_program *program,
         const char *name);
+
+/* A validated DML graph (dml_graph.c), nodes in an order where every node comes after the nodes
+ * that feed it. A source is where a node input or a graph output takes its bytes. */
+enum vkdml_graph_source_kind
+{
+    VKDML_GRAPH_SOURCE_NONE,                /* an absent optional tensor */
+    VKDML_GRAPH_SOURCE_INPUT,               /* graph input `index` */
+    VKDML_GRAPH_SOURCE_NODE,                /* output `output` of node `index` (0 for a constant node) */
+};
+
+struct vkdml_graph_source
+{
+    enum vkdml_graph_source_kind kind;
+    uint32_t index, output;
+};
+
+struct vkdml_graph_node
+{
+    const struct vkdml_operator_view *op;   /* NULL for a constant node */
+    const void *data;                       /* a constant node's bytes (the graph's copy) */
+    uint64_t data_size;
+    const char *label;                      /* for messages and profiler entries: Name, else the type */
+    const struct vkdml_graph_source *inputs;    /* [op->input_count] */
+};
+
+struct vkdml_graph_view
+{
+    uint32_t input_count, output_count, node_count;
+    const struct vkdml_graph_node *nodes;
+    const struct vkdml_graph_source *outputs;   /* [output_count], each a NODE source */
+    const DML_BUFFER_TENSOR_DESC *const *inputs;    /* [input_count]; NULL: unused */
+};
+
+/* CompileGraph's backend part: one program running the whole graph (docs/graph.md). */
+HRESULT vkdml_backend_compile_graph(struct vkdml_backend_device *device, const struct vkdml_graph_view *graph,
+        DML_EXECUTION_FLAGS flags, struct vkdml_program **program);
+/* What the graph compiler did (vkdml.h); zeros for an operator's program. */
+void vkdml_backend_program_graph_report(const struct vkdml_program *program, struct vkdml_graph_report *report);
 
 /* Records the program into an open DIRECT or COMPUTE shim command list: binds its pipelines,
  * pushes the table address and constants, dispatches. No barriers on bound resources; barriers

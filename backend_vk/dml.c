@@ -303,40 +303,74 @@ static void end_label(struct vkdml_backend_device *device, VkCommandBuffer cmd)
         VK_CALL(vkCmdEndDebugUtilsLabelEXT(cmd));
 }
 
-/* The program's dispatches in a debug label, timed by `profiler` when there is one. Shared by shim
- * command lists and engines' command buffers: the Vulkan state it changes is exactly what
- * vkdml_vulkan.h documents (compute pipeline, push constants, labels, the profiler's queries). */
+static void record_dispatches(struct vkdml_backend_device *device, VkCommandBuffer cmd,
+        const struct vkdml_program *program, uint32_t first, uint32_t end, uint8_t *push)
+{
+    const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
+    uint32_t i;
+
+    for (i = first; i < end; ++i)
+    {
+        const struct vkdml_dispatch *dispatch = &program->dispatches[i];
+
+        if (dispatch->barrier_before)
+            record_internal_barrier(vk_procs, cmd);
+        memcpy(push + sizeof(uint64_t), dispatch->push, dispatch->push_size);
+        VK_CALL(vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, dispatch->pipeline));
+        VK_CALL(vkCmdPushConstants(cmd, device->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                sizeof(uint64_t) + dispatch->push_size, push));
+        VK_CALL(vkCmdDispatch(cmd, dispatch->groups[0], dispatch->groups[1], dispatch->groups[2]));
+    }
+}
+
+/* Dispatches [first, end) in a label of their own, timed by `profiler` when there is one. */
+static void record_labelled(struct vkdml_backend_device *device, VkCommandBuffer cmd,
+        const struct vkdml_program *program, uint32_t first, uint32_t end, const char *label, uint8_t *push,
+        struct vkdml_profiler *profiler)
+{
+    int slot = -1;
+
+    if (first == end)
+        return;
+    begin_label(device, cmd, label);
+    if (profiler)
+        slot = vkdml_profiler_begin(profiler, cmd, label);
+    record_dispatches(device, cmd, program, first, end, push);
+    if (slot >= 0)
+        vkdml_profiler_end(profiler, cmd, slot);
+    end_label(device, cmd);
+}
+
+/* The program's dispatches in a debug label, timed by `profiler` when there is one (per node for
+ * a compiled graph, in the graph's label). Shared by shim command lists and engines' command
+ * buffers: the Vulkan state it changes is exactly what vkdml_vulkan.h documents (compute
+ * pipeline, push constants, labels, the profiler's queries). */
 static void record_program(struct vkdml_backend_device *device, VkCommandBuffer cmd,
         const struct vkdml_program *program, D3D12_GPU_DESCRIPTOR_HANDLE table, struct vkdml_profiler *profiler)
 {
-    const struct vkdml_vk_device_procs *vk_procs = &device->vk->procs;
     uint8_t push[VKDML_PUSH_CONSTANT_SIZE];
     char label[64];
-    int slot = -1;
     uint32_t i;
 
     /* Nothing to run (an initializer with nothing to copy): no label, no timing. */
     if (!program->dispatch_count)
         return;
     vkdml_program_get_label(device, program, label, sizeof(label));
-    begin_label(device, cmd, label);
-    if (profiler)
-        slot = vkdml_profiler_begin(profiler, cmd, label);
     memcpy(push, &table.ptr, sizeof(table.ptr));
-    for (i = 0; i < program->dispatch_count; ++i)
+    if (!program->segment_count)
     {
-        const struct vkdml_dispatch *dispatch = &program->dispatches[i];
-
-        if (dispatch->barrier_before)
-            record_internal_barrier(vk_procs, cmd);
-        memcpy(push + sizeof(table.ptr), dispatch->push, dispatch->push_size);
-        VK_CALL(vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, dispatch->pipeline));
-        VK_CALL(vkCmdPushConstants(cmd, device->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                sizeof(table.ptr) + dispatch->push_size, push));
-        VK_CALL(vkCmdDispatch(cmd, dispatch->groups[0], dispatch->groups[1], dispatch->groups[2]));
+        record_labelled(device, cmd, program, 0, program->dispatch_count, label, push, profiler);
+        return;
     }
-    if (slot >= 0)
-        vkdml_profiler_end(profiler, cmd, slot);
+    begin_label(device, cmd, label);
+    for (i = 0; i < program->segment_count; ++i)
+    {
+        uint32_t end = i + 1 < program->segment_count ? program->segments[i + 1].first_dispatch
+                : program->dispatch_count;
+
+        record_labelled(device, cmd, program, program->segments[i].first_dispatch, end,
+                program->segments[i].label, push, profiler);
+    }
     end_label(device, cmd);
 }
 

@@ -41,6 +41,15 @@ struct vkdml_owned_input
     uint64_t size;                          /* TotalTensorSizeInBytes */
 };
 
+/* A part of a program with its own profiler entry and debug label: a compiled graph's node. */
+struct vkdml_program_segment
+{
+    uint32_t first_dispatch;                /* runs to the next segment's first dispatch */
+    char label[64];
+};
+
+struct vkdml_graph;
+
 struct vkdml_program
 {
     struct vkdml_dispatch *dispatches;
@@ -57,8 +66,33 @@ struct vkdml_program
     bool family_init;
     /* The name of its debug labels and profiler entries: SetName's, else type_label. */
     char label[64];
-    char type_label[64];                    /* "GEMM", "INITIALIZER" */
+    char type_label[64];                    /* "GEMM", "INITIALIZER", "GRAPH" */
+    /* A compiled graph's: its nodes' segments and what its initializer needs (graph.c). */
+    struct vkdml_program_segment *segments;
+    uint32_t segment_count;
+    struct vkdml_graph *graph;
+    /* Counts dispatches without creating pipelines (the graph report's unfused count). */
+    bool count_only;
 };
+
+/* Appends a dispatch of the copy kernel: `size` bytes (a multiple of 4) from slot `source_slot`
+ * (or, with COPY_SOURCE_ADDRESS, from `source_address`) to `destination_offset` of slot
+ * `destination_slot`. */
+HRESULT vkdml_program_add_copy(struct vkdml_backend_device *device, struct vkdml_program *program,
+        uint32_t source_slot, uint64_t source_address, uint32_t destination_slot, uint64_t destination_offset,
+        uint64_t size, bool barrier_before);
+
+/* graph.c: a graph program's initializer part (its OWNED_BY_DML inputs and constants copied into the
+ * persistent resource, nodes run once, the families' initialize hooks), its slots from `base_slot`
+ * (inputs, then the persistent resource) and the initializer's temporary resource at `temporary_slot`. */
+HRESULT vkdml_graph_add_initializer(struct vkdml_backend_device *device, struct vkdml_program *init,
+        const struct vkdml_program *target, uint32_t base_slot, uint32_t temporary_slot);
+void vkdml_graph_destroy(struct vkdml_graph *graph);
+/* The family initialize hook of `op` (compiled with `flags`, its persistent data from
+ * `persistent_start`) added to `init`; `inputs` are where the initializer finds the op's inputs. */
+HRESULT vkdml_program_add_family_init(struct vkdml_backend_device *device, struct vkdml_program *init,
+        const struct vkdml_operator_view *op, DML_EXECUTION_FLAGS flags, const struct vkdml_tensor_location *inputs,
+        uint32_t persistent_slot, uint64_t persistent_start, uint32_t temporary_slot);
 
 /* Copies the program's label under the device's label mutex. */
 void vkdml_program_get_label(struct vkdml_backend_device *device, const struct vkdml_program *program,

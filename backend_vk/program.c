@@ -120,7 +120,8 @@ static HRESULT program_add_dispatch(struct vkdml_backend_device *device, struct 
     }
     dispatch = &program->dispatches[program->dispatch_count];
     memset(dispatch, 0, sizeof(*dispatch));
-    if (FAILED(hr = vkdml_pipeline_cache_get(device, kernel, spec, spec_count, &dispatch->pipeline)))
+    if (!program->count_only && FAILED(hr = vkdml_pipeline_cache_get(device, kernel, spec, spec_count,
+            &dispatch->pipeline)))
         return hr;
     memcpy(dispatch->groups, groups, sizeof(dispatch->groups));
     dispatch->barrier_before = barrier_before;
@@ -179,6 +180,8 @@ void vkdml_backend_program_destroy(struct vkdml_backend_device *device, struct v
         return;
     free(program->dispatches);
     free(program->owned);
+    free(program->segments);
+    vkdml_graph_destroy(program->graph);
     free(program);
 }
 
@@ -294,35 +297,80 @@ fail:
     return hr;
 }
 
+HRESULT vkdml_program_add_copy(struct vkdml_backend_device *device, struct vkdml_program *program,
+        uint32_t source_slot, uint64_t source_address, uint32_t destination_slot, uint64_t destination_offset,
+        uint64_t size, bool barrier_before)
+{
+    const uint32_t words_per_group = COPY_WORKGROUP_SIZE * COPY_WORDS_PER_INVOCATION;
+    uint32_t max_x = device->vk->caps.properties.limits.maxComputeWorkGroupCount[0];
+    uint64_t words = size / 4;
+    uint32_t rows = (uint32_t)((words + words_per_group - 1) / words_per_group);
+    struct vkdml_copy_push push =
+    {
+        .src_slot = source_slot,
+        .dst_slot = destination_slot,
+        .dst_offset = destination_offset,
+        .word_count = (uint32_t)words,
+        .src_address = source_address,
+    };
+    uint32_t groups[3] = {VKDML_MIN(rows, max_x), (rows + max_x - 1) / max_x, 1};
+
+    if (!words)
+        return S_OK;
+    return program_add_dispatch(device, program, VKDML_KERNEL_COPY, NULL, 0, &push, sizeof(push), groups,
+            barrier_before);
+}
+
 /* One copy dispatch per OWNED_BY_DML input of a target, into its persistent resource. */
 static HRESULT add_owned_copies(struct vkdml_backend_device *device, struct vkdml_program *init,
         const struct vkdml_program *target, uint32_t base_slot)
 {
-    const uint32_t words_per_group = COPY_WORKGROUP_SIZE * COPY_WORDS_PER_INVOCATION;
-    uint32_t max_x = device->vk->caps.properties.limits.maxComputeWorkGroupCount[0], i;
+    uint32_t i;
     HRESULT hr;
 
     for (i = 0; i < target->owned_count; ++i)
     {
         const struct vkdml_owned_input *owned = &target->owned[i];
-        uint64_t words = owned->size / 4;
-        uint32_t rows = (uint32_t)((words + words_per_group - 1) / words_per_group);
-        struct vkdml_copy_push push =
-        {
-            .src_slot = base_slot + owned->input,
-            .dst_slot = base_slot + target->input_count,
-            .dst_offset = owned->offset,
-            .word_count = (uint32_t)words,
-        };
-        uint32_t groups[3] = {VKDML_MIN(rows, max_x), (rows + max_x - 1) / max_x, 1};
 
-        if (!words)
-            continue;
-        if (FAILED(hr = program_add_dispatch(device, init, VKDML_KERNEL_COPY, NULL, 0, &push, sizeof(push),
-                groups, false)))
+        if (FAILED(hr = vkdml_program_add_copy(device, init, base_slot + owned->input, 0,
+                base_slot + target->input_count, owned->offset, owned->size, false)))
             return hr;
     }
     return S_OK;
+}
+
+HRESULT vkdml_program_add_family_init(struct vkdml_backend_device *device, struct vkdml_program *init,
+        const struct vkdml_operator_view *op, DML_EXECUTION_FLAGS flags, const struct vkdml_tensor_location *inputs,
+        uint32_t persistent_slot, uint64_t persistent_start, uint32_t temporary_slot)
+{
+    const struct vkdml_op_entry *entry = &vkdml_op_table[op->type];
+    struct vkdml_tensor_location *locations;
+    struct vkdml_compile compile = {0};
+    uint32_t i, count = op->input_count + op->output_count;
+    HRESULT hr;
+
+    if (!entry->initialize)
+        return vkdml_op_error(op, E_NOTIMPL, "the family has no initializer for its persistent data.");
+    if (!(locations = calloc(count ? count : 1, sizeof(*locations))))
+        return E_OUTOFMEMORY;
+    for (i = 0; i < count; ++i)
+        locations[i] = i < op->input_count ? inputs[i] : (struct vkdml_tensor_location){temporary_slot};
+    compile.device = device;
+    compile.vk = device->vk;
+    compile.op = op;
+    compile.flags = flags;
+    compile.knobs = &device->knobs;
+    compile.inputs = locations;
+    compile.outputs = locations + op->input_count;
+    compile.temporary_slot = temporary_slot;
+    compile.persistent_slot = persistent_slot;
+    compile.persistent_size = persistent_start;
+    compile.temporary_size = init->properties.TemporaryResourceSize;
+    compile.program = init;
+    hr = entry->initialize(&compile);
+    init->properties.TemporaryResourceSize = VKDML_MAX(init->properties.TemporaryResourceSize, compile.temporary_size);
+    free(locations);
+    return hr;
 }
 
 /* The family's initializer dispatches for a target whose compile() reserved persistent space:
@@ -330,33 +378,17 @@ static HRESULT add_owned_copies(struct vkdml_backend_device *device, struct vkdm
 static HRESULT add_family_init(struct vkdml_backend_device *device, struct vkdml_program *init,
         const struct vkdml_program *target, uint32_t base_slot, uint32_t temporary_slot)
 {
-    const struct vkdml_op_entry *entry = &vkdml_op_table[target->op->type];
-    struct vkdml_tensor_location *locations;
-    struct vkdml_compile compile = {0};
-    uint32_t i, count = target->op->input_count + target->op->output_count;
+    struct vkdml_tensor_location *inputs;
+    uint32_t i, count = target->op->input_count;
     HRESULT hr;
 
-    if (!entry->initialize)
-        return vkdml_op_error(target->op, E_NOTIMPL, "the family has no initializer for its persistent data.");
-    if (!(locations = calloc(count ? count : 1, sizeof(*locations))))
+    if (!(inputs = calloc(count ? count : 1, sizeof(*inputs))))
         return E_OUTOFMEMORY;
     for (i = 0; i < count; ++i)
-        locations[i] = (struct vkdml_tensor_location){i < target->op->input_count ? base_slot + i : temporary_slot};
-    compile.device = device;
-    compile.vk = device->vk;
-    compile.op = target->op;
-    compile.flags = target->flags;
-    compile.knobs = &device->knobs;
-    compile.inputs = locations;
-    compile.outputs = locations + target->op->input_count;
-    compile.temporary_slot = temporary_slot;
-    compile.persistent_slot = base_slot + target->input_count;
-    compile.persistent_size = target->owned_size;
-    compile.temporary_size = init->properties.TemporaryResourceSize;
-    compile.program = init;
-    hr = entry->initialize(&compile);
-    init->properties.TemporaryResourceSize = VKDML_MAX(init->properties.TemporaryResourceSize, compile.temporary_size);
-    free(locations);
+        inputs[i] = (struct vkdml_tensor_location){base_slot + i};
+    hr = vkdml_program_add_family_init(device, init, target->op, target->flags, inputs,
+            base_slot + target->input_count, target->owned_size, temporary_slot);
+    free(inputs);
     return hr;
 }
 
@@ -375,7 +407,10 @@ HRESULT vkdml_backend_compile_initializer(struct vkdml_backend_device *device, U
         slots += targets[i]->input_count + 1;
     for (i = 0; i < target_count && SUCCEEDED(hr); ++i)
     {
-        hr = add_owned_copies(device, program, targets[i], slot);
+        if (targets[i]->graph)
+            hr = vkdml_graph_add_initializer(device, program, targets[i], slot, slots);
+        else
+            hr = add_owned_copies(device, program, targets[i], slot);
         if (SUCCEEDED(hr) && targets[i]->family_init)
             hr = add_family_init(device, program, targets[i], slot, slots);
         slot += targets[i]->input_count + 1;

@@ -22,7 +22,8 @@ void main()
 {
     uint row = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint first = (row * COPY_WORKGROUP_SIZE + gl_LocalInvocationID.x) * COPY_WORDS_PER_INVOCATION;
-    Words src = Words(push.table.records[push.src_slot].address);
+    Words src = Words(push.src_slot == COPY_SOURCE_ADDRESS ? push.src_address
+            : push.table.records[push.src_slot].address);
     Words dst = Words(add_offset(push.table.records[push.dst_slot].address, push.dst_offset));
 
     [[unroll]] for (uint i = 0; i < COPY_WORDS_PER_INVOCATION; ++i)

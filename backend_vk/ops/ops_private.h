@@ -84,7 +84,26 @@ struct vkdml_knobs
     enum vkdml_conv_kernel_knob conv_kernel;
     enum vkdml_shapes_knob elementwise_shapes;
     struct vkdml_tuning_knob gemm_tune, conv_tune, softmax_tune;
+    uint32_t graph_passes;              /* VKDML_GRAPH_OPT: VKDML_GRAPH_PASS_* bits (docs/graph.md) */
 };
+
+/* The graph compiler's optimisations, each off through VKDML_GRAPH_OPT (docs/graph.md). */
+enum vkdml_graph_pass
+{
+    VKDML_GRAPH_PASS_ACTIVATION = 0x1,
+    VKDML_GRAPH_PASS_ELEMENTWISE = 0x2,
+    VKDML_GRAPH_PASS_BATCHNORM = 0x4,
+    VKDML_GRAPH_PASS_CONSTANTS = 0x8,
+    VKDML_GRAPH_PASS_ALIAS = 0x10,
+    VKDML_GRAPH_PASS_JOIN = 0x20,
+    VKDML_GRAPH_PASS_MEMORY = 0x40,
+    VKDML_GRAPH_PASS_BARRIERS = 0x80,
+    VKDML_GRAPH_PASS_ALL = 0xff,
+};
+
+/* VKDML_GRAPH_OPT's pass names, bit i for entry i. */
+#define VKDML_GRAPH_PASS_COUNT 8
+extern const char *const vkdml_graph_pass_names[VKDML_GRAPH_PASS_COUNT];
 
 void vkdml_knobs_read(struct vkdml_knobs *knobs);
 

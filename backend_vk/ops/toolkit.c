@@ -168,8 +168,64 @@ static void read_tuning_knob(const char *variable, uint32_t valid_counts, const 
     knob->count = 0;
 }
 
+const char *const vkdml_graph_pass_names[VKDML_GRAPH_PASS_COUNT] =
+{
+    "activation", "elementwise", "batchnorm", "constants", "alias", "join", "memory", "barriers",
+};
+
+static int graph_pass_index(const char *name, size_t length)
+{
+    int i;
+
+    for (i = 0; i < VKDML_GRAPH_PASS_COUNT; ++i)
+    {
+        if (strlen(vkdml_graph_pass_names[i]) == length && !strncmp(vkdml_graph_pass_names[i], name, length))
+            return i;
+    }
+    return -1;
+}
+
+/* "all" (the default), "none", names to keep, or "-name" to drop one from all. */
+static uint32_t read_graph_passes(void)
+{
+    const char *value = getenv("VKDML_GRAPH_OPT"), *item, *end;
+    uint32_t kept = 0, dropped = 0;
+    bool keep_all = true;
+
+    if (!value || !*value)
+        return VKDML_GRAPH_PASS_ALL;
+    for (item = value; *item; item = *end ? end + 1 : end)
+    {
+        bool drop = *item == '-';
+        size_t length;
+        int index;
+
+        end = strchr(item, ',');
+        end = end ? end : item + strlen(item);
+        length = (size_t)(end - item) - drop;
+        if (length == 3 && !strncmp(item, "all", 3))
+            continue;
+        if (length == 4 && !strncmp(item, "none", 4))
+        {
+            keep_all = false;
+            continue;
+        }
+        if ((index = graph_pass_index(item + drop, length)) < 0)
+        {
+            WARN("VKDML_GRAPH_OPT=%s: unknown pass \"%.*s\"; every pass stays on.", value, (int)length, item + drop);
+            return VKDML_GRAPH_PASS_ALL;
+        }
+        if (drop)
+            dropped |= 1u << index;
+        else
+            kept |= 1u << index, keep_all = false;
+    }
+    return ((keep_all ? VKDML_GRAPH_PASS_ALL : 0) | kept) & ~dropped;
+}
+
 void vkdml_knobs_read(struct vkdml_knobs *knobs)
 {
+    knobs->graph_passes = read_graph_passes();
     knobs->gemm_kernel = read_kernel_knob("VKDML_GEMM_KERNEL", vkdml_gemm_kernel_names, VKDML_GEMM_KERNEL_COUNT);
     knobs->conv_kernel = read_kernel_knob("VKDML_CONV_KERNEL", vkdml_conv_kernel_names, VKDML_CONV_KERNEL_COUNT);
     knobs->elementwise_shapes = read_kernel_knob("VKDML_ELEMENTWISE_SHAPES", vkdml_shapes_names, VKDML_SHAPES_COUNT);

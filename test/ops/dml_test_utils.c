@@ -71,7 +71,8 @@ static int release_last_of(void *object, const char *name)
     return 0;
 }
 
-static const char *const knobs[] = {"VKDML_GEMM_KERNEL", "VKDML_GEMM_TUNE", "VKDML_CONV_KERNEL", "VKDML_CONV_TUNE"};
+static const char *const knobs[] = {"VKDML_GEMM_KERNEL", "VKDML_GEMM_TUNE", "VKDML_CONV_KERNEL", "VKDML_CONV_TUNE",
+        "VKDML_GRAPH_OPT"};
 
 int dml_test_teardown(void **state)
 {

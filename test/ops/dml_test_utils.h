@@ -201,7 +201,7 @@ double dml_test_sum_tolerance(DML_TENSOR_DATA_TYPE type, DML_EXECUTION_FLAGS fla
 /* Sets (value NULL: removes) an environment variable. */
 void dml_test_set_env(const char *name, const char *value);
 /* Sets (NULL: removes) a debug knob that a DML device reads when it is created (VKDML_GEMM_KERNEL,
- * VKDML_GEMM_TUNE, VKDML_CONV_KERNEL, VKDML_CONV_TUNE) and, when that changes its value, gives the
+ * VKDML_GEMM_TUNE, VKDML_CONV_KERNEL, VKDML_CONV_TUNE, VKDML_GRAPH_OPT) and, when that changes its value, gives the
  * context a new DML device and recorder that read it: every object of the old device must be
  * released by then (asserted). dml_test_teardown removes these knobs, so a failed test leaves
  * none set. */

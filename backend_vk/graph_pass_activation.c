@@ -1,0 +1,11 @@
+/*
+ * The graph compiler's "activation" pass (docs/graph.md, "Passes"): not written yet; it changes nothing.
+ */
+
+#include "graph_private.h"
+
+HRESULT graph_pass_activation(struct graph_ir *ir)
+{
+    (void)ir;
+    return S_OK;
+}
