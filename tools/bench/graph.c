@@ -997,9 +997,7 @@ static HRESULT create_heap(struct bench *b, struct graph_run *g, IDMLOperatorIni
             D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, 0};
     UINT i;
 
-    g->heap_size = (initializer ? descriptor_count(initializer) : 0) + descriptor_count(g->marker_op);
-    if (g->graph)
-        g->heap_size += descriptor_count(g->graph);
+    g->heap_size = descriptor_count(initializer) + descriptor_count(g->marker_op) + descriptor_count(g->graph);
     for (i = 0; i < g->net.node_count; ++i)
         g->heap_size += descriptor_count(g->net.nodes[i].compiled);
     desc.NumDescriptors = g->heap_size;
@@ -1578,16 +1576,13 @@ static bool check_outputs(struct bench *b, struct graph_run *g, struct graph_res
 
     progress_update(b, r->name, "checking", 0, 0);
     if (!(eager = read_output(b, g->eager_output, r->type, count))
-            || (g->graph && !(graph = read_output(b, g->graph_output, r->type, count))))
+            || !(graph = read_output(b, g->graph_output, r->type, count)))
     {
         free(eager);
         return fail_graph(r, "no memory for the readback buffers");
     }
-    if (graph)
-    {
-        r->check = compare(r, "graph", graph, eager, count, &r->mismatches, &r->max_error);
-        r->checked = count;
-    }
+    r->check = compare(r, "graph", graph, eager, count, &r->mismatches, &r->max_error);
+    r->checked = count;
     if ((reference = reference_network(g)))
     {
         r->reference_check = compare(r, "one by one", eager, reference, count, &r->reference_mismatches,
@@ -1621,8 +1616,28 @@ static struct graph_result *new_graph_result(struct bench *b, const struct prese
     return r;
 }
 
-/* The graph compiled and initialized on the bench's device; false with the graph part skipped
- * where CompileGraph answers E_NOTIMPL. */
+/* What the compiler did (vkdml.h's report). */
+static void read_report(IDMLCompiledOperator *graph, struct graph_result *r)
+{
+    struct vkdml_graph_report report;
+
+    if (vkdml_get_graph_report(graph, &report, sizeof(report)))
+        return;
+    r->have_report = true;
+    r->dispatches = report.dispatch_count;
+    r->dispatches_unfused = report.dispatches_unfused;
+    r->barriers = report.barrier_count;
+    r->fused_activations = report.fused_activations;
+    r->fused_elementwise = report.fused_elementwise;
+    r->folded_batch_norms = report.folded_batch_norms;
+    r->folded_nodes = report.folded_nodes;
+    r->aliased_nodes = report.aliased_nodes;
+    r->temporary_mib = report.temporary_size / 1048576.0;
+    r->temporary_lower_bound_mib = report.temporary_lower_bound / 1048576.0;
+    r->persistent_mib = report.persistent_size / 1048576.0;
+}
+
+/* The graph compiled and initialized on the bench's device. */
 static bool prepare_graph(struct bench *b, struct graph_run *g, struct graph_result *r,
         IDMLOperatorInitializer **initializer)
 {
@@ -1630,11 +1645,9 @@ static bool prepare_graph(struct bench *b, struct graph_run *g, struct graph_res
     HRESULT hr;
 
     progress_update(b, r->name, "CompileGraph", 0, 0);
-    hr = compile_graph(&g->net, &g->graph, &ms);
-    if (hr == E_NOTIMPL)
-        return skip_graph(r, "CompileGraph answers E_NOTIMPL (the log says which operator or path)");
-    if (FAILED(hr))
+    if (FAILED(hr = compile_graph(&g->net, &g->graph, &ms)))
         return fail_graph(r, "CompileGraph failed: HRESULT %#x (the log says why)", (unsigned int)hr);
+    read_report(g->graph, r);
     if (FAILED(hr = IDMLDevice_CreateOperatorInitializer(b->dml, 1, &g->graph, &IID_IDMLOperatorInitializer,
             (void **)initializer)))
         return fail_graph(r, "CreateOperatorInitializer of the graph failed: HRESULT %#x", (unsigned int)hr);
@@ -1657,8 +1670,7 @@ static bool prepare_run(struct bench *b, const struct graph_spec *spec, struct g
     r->nodes = g->net.node_count;
     for (i = 0; i < g->net.input_count; ++i)
         r->weights += g->net.inputs[i].weight;
-    prepare_graph(b, g, r, &initializer);
-    if (r->status == STATUS_FAILED || !compile_nodes(b, g, r))
+    if (!prepare_graph(b, g, r, &initializer) || !compile_nodes(b, g, r))
         goto done;
     if (FAILED(hr = create_marker(b, g)) || FAILED(hr = vkdml_profiler_create(b->dml, 2 * GRAPH_RUNS_PER_LIST,
             &g->profiler)))
@@ -1681,7 +1693,7 @@ static bool prepare_run(struct bench *b, const struct graph_spec *spec, struct g
             goto done;
         }
     }
-    if (g->graph && (FAILED(hr = initialize_graph(b, g, initializer)) || FAILED(hr = bind_graph(b, g))))
+    if ((FAILED(hr = initialize_graph(b, g, initializer)) || FAILED(hr = bind_graph(b, g))))
     {
         fail_graph(r, "initializing or binding the graph failed: HRESULT %#x", (unsigned int)hr);
         goto done;
@@ -1724,7 +1736,6 @@ static void derive_graph_rates(const struct bench *b, struct graph_result *r)
 static void measure(struct bench *b, const struct graph_spec *spec, struct graph_result *r)
 {
     struct graph_run *g = calloc(1, sizeof(*g));
-    bool graph;
 
     if (!g)
     {
@@ -1733,9 +1744,8 @@ static void measure(struct bench *b, const struct graph_spec *spec, struct graph
     }
     if (prepare_run(b, spec, g, r))
     {
-        graph = g->graph != NULL;
         if (time_runs(b, g, r, false, &r->eager_ms, &r->eager_min_ms, &r->eager_p90_ms)
-                && (!graph || time_runs(b, g, r, true, &r->graph_ms, &r->graph_min_ms, &r->graph_p90_ms)))
+                && time_runs(b, g, r, true, &r->graph_ms, &r->graph_min_ms, &r->graph_p90_ms))
         {
             derive_graph_rates(b, r);
             if (b->check)
@@ -1762,8 +1772,7 @@ void run_graph_preset(struct bench *b, const struct preset *p)
     else
     {
         progress_update(b, r->name, "CompileGraph on a fresh device", 0, 0);
-        hr = time_compilation(b, &spec, r);
-        if (FAILED(hr) && hr != E_NOTIMPL)
+        if (FAILED(hr = time_compilation(b, &spec, r)))
             fail_graph(r, "CompileGraph on a fresh device failed: HRESULT %#x (the log says why)", (unsigned int)hr);
         else
             measure(b, &spec, r);
@@ -1807,11 +1816,12 @@ static void print_fusion(struct bench *b, const struct graph_result *r)
         fputs("  compiler:      no report (vkdml_get_graph_report)\n", b->text);
         return;
     }
-    fprintf(b->text, "  compiler:      %u dispatches (%u unfused), %u barriers; fused %u activations, %u element-wise; "
-            "folded %u batch norms, %u constant nodes; %u aliases; temporary %.2f MiB (lower bound %.2f), "
-            "persistent %.2f MiB\n", r->dispatches, r->dispatches_unfused, r->barriers, r->fused_activations,
-            r->fused_elementwise, r->folded_batch_norms, r->folded_nodes, r->aliased_nodes, r->temporary_mib,
+    fprintf(b->text, "  compiler:      %u dispatches (%u unfused), %u barriers; temporary %.2f MiB (lower bound "
+            "%.2f), persistent %.2f MiB\n", r->dispatches, r->dispatches_unfused, r->barriers, r->temporary_mib,
             r->temporary_lower_bound_mib, r->persistent_mib);
+    fprintf(b->text, "  fusion:        %u activations and %u element-wise nodes fused, %u batch norms and %u constant "
+            "nodes folded, %u aliases\n", r->fused_activations, r->fused_elementwise, r->folded_batch_norms,
+            r->folded_nodes, r->aliased_nodes);
 }
 
 static void print_anchor(struct bench *b, const struct graph_result *r)
