@@ -11,7 +11,8 @@
  * with a UAV barrier after each, as an application without the graph API runs them. GPU time is
  * taken around the whole run by two tiny timed dispatches (markers) whose profiler timestamps
  * wait for all earlier work: no per-node timestamp serializes the graph. --check compares the
- * graph's output with the one-by-one run's.
+ * graph's output with the one-by-one run's, and for small networks (the smoke presets) the
+ * one-by-one run's with a CPU evaluation of the network.
  */
 #include "graph.h"
 
