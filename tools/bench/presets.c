@@ -272,6 +272,8 @@ const struct preset presets[] =
     GRAPH("encoder-d768-fp16", GRAPH_ENCODER, FP16, "8x512x768", 0, NULL, 0),
     GRAPH("encoder-d1024-fp32", GRAPH_ENCODER, FP32, "8x512x1024", 2.51, "PyTorch eager, d 1024 fp32", 0.8),
     GRAPH("encoder-d1024-fp16", GRAPH_ENCODER, FP16, "8x512x1024", 0.241, "PyTorch eager, d 1024 fp16", 0),
+    /* ResNet-50's whole depth (267 graph inputs) at a size a CPU device runs in seconds. */
+    {"resnet50-32px", GRAPH_RESNET, FP32, "1x32:3,4,6,3", false, GROUP_GRAPH, 0, NULL, 0},
     {"resnet-smoke", GRAPH_RESNET, FP32, "1x32:1", false, GROUP_SMOKE | GROUP_GRAPH, 0, NULL, 0},
     {"encoder-smoke", GRAPH_ENCODER, FP32, "2x16x128", false, GROUP_SMOKE | GROUP_GRAPH, 0, NULL, 0},
     {"encoder-smoke-fp16", GRAPH_ENCODER, FP16, "2x16x128", false, GROUP_SMOKE | GROUP_GRAPH, 0, NULL, 0},
