@@ -26,6 +26,10 @@
 #define BUFFER_ALIGNMENT 256u           /* binding offsets: DirectML asks 16, temporary/persistent 256 */
 #define GRAPH_RUNS_PER_LIST 16u
 #define MARKER_ELEMENTS 64u
+/* The one-by-one run's node outputs (4.5 GiB for ResNet-50 at batch 32 in fp32) in buffers of at
+ * most this size each: no single allocation as large as the whole. */
+#define ACTIVATION_CHUNK_BYTES (1ull << 30)
+#define MAX_ACTIVATION_CHUNKS 64u
 
 static bool graph_status(struct graph_result *r, enum status status, const char *format, va_list args)
 {
@@ -63,6 +67,7 @@ struct net_value
     UINT input;
     UINT64 bytes;
     UINT64 offset;                      /* in the weights buffer (graph inputs) or the eager run's activations */
+    UINT chunk;                         /* which of the eager run's activation buffers */
 };
 
 struct net_input
@@ -897,7 +902,7 @@ struct graph_run
     IDMLCompiledOperator *graph;
     ID3D12Resource *graph_persistent, *graph_temporary, *graph_output;
     ID3D12Resource *weights;            /* every graph input, at its value's offset */
-    ID3D12Resource *activations;        /* the one-by-one run's node outputs */
+    ID3D12Resource *activations[MAX_ACTIVATION_CHUNKS];     /* the one-by-one run's node outputs */
     ID3D12Resource *eager_temporary, *eager_output;
     float *host;                        /* the graph inputs' values, as uploaded, for the CPU reference */
     UINT64 eager_temporary_size;
@@ -920,6 +925,8 @@ static void release_resource(ID3D12Resource *resource)
 
 static void release_graph_run(struct graph_run *g)
 {
+    UINT i;
+
     if (g->profiler)
         vkdml_profiler_destroy(g->profiler);
     if (g->marker_table)
@@ -937,7 +944,8 @@ static void release_graph_run(struct graph_run *g)
     release_resource(g->graph_temporary);
     release_resource(g->graph_output);
     release_resource(g->weights);
-    release_resource(g->activations);
+    for (i = 0; i < MAX_ACTIVATION_CHUNKS; ++i)
+        release_resource(g->activations[i]);
     release_resource(g->eager_temporary);
     release_resource(g->eager_output);
     release_net(&g->net);
@@ -1033,12 +1041,13 @@ static HRESULT upload_weights(struct bench *b, struct graph_run *g)
     return g->weights ? S_OK : E_OUTOFMEMORY;
 }
 
-/* The one-by-one run's node outputs in one buffer (the graph's output in a buffer of its own, to
- * read back), and one temporary resource that the nodes share: they run one after another. */
+/* The one-by-one run's node outputs in chunks of ACTIVATION_CHUNK_BYTES at most (the graph's
+ * output in a buffer of its own, to read back), and one temporary resource that the nodes share:
+ * they run one after another. */
 static HRESULT create_eager_buffers(struct bench *b, struct graph_run *g)
 {
-    UINT64 size = 0;
-    UINT i;
+    UINT64 sizes[MAX_ACTIVATION_CHUNKS] = {0};
+    UINT chunk = 0, i;
 
     for (i = 0; i < g->net.node_count; ++i)
     {
@@ -1049,11 +1058,18 @@ static HRESULT create_eager_buffers(struct bench *b, struct graph_run *g)
         g->eager_temporary_size = temporary > g->eager_temporary_size ? temporary : g->eager_temporary_size;
         if (node->output == g->net.output)
             continue;
-        v->offset = size;
-        size = align_offset(size + v->bytes);
+        if (sizes[chunk] && sizes[chunk] + v->bytes > ACTIVATION_CHUNK_BYTES && ++chunk == MAX_ACTIVATION_CHUNKS)
+            return E_OUTOFMEMORY;
+        v->chunk = chunk;
+        v->offset = sizes[chunk];
+        sizes[chunk] = align_offset(sizes[chunk] + v->bytes);
     }
-    if (FAILED(create_optional_buffer(b, size, &g->activations))
-            || FAILED(create_optional_buffer(b, g->eager_temporary_size, &g->eager_temporary))
+    for (i = 0; i <= chunk; ++i)
+    {
+        if (FAILED(create_optional_buffer(b, sizes[i], &g->activations[i])))
+            return E_OUTOFMEMORY;
+    }
+    if (FAILED(create_optional_buffer(b, g->eager_temporary_size, &g->eager_temporary))
             || FAILED(create_optional_buffer(b, g->net.values[g->net.output].bytes, &g->eager_output))
             || FAILED(create_optional_buffer(b, g->net.values[g->net.output].bytes, &g->graph_output)))
         return E_OUTOFMEMORY;
@@ -1066,7 +1082,7 @@ static DML_BINDING_DESC eager_binding(const struct graph_run *g, UINT value, DML
     const struct net_value *v = &g->net.values[value];
     DML_BINDING_DESC desc = {DML_BINDING_TYPE_BUFFER, storage};
 
-    storage->Buffer = v->node < 0 ? g->weights : value == g->net.output ? g->eager_output : g->activations;
+    storage->Buffer = v->node < 0 ? g->weights : value == g->net.output ? g->eager_output : g->activations[v->chunk];
     storage->Offset = value == g->net.output ? 0 : v->offset;
     storage->SizeInBytes = v->bytes;
     return desc;
