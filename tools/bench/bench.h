@@ -267,6 +267,8 @@ void progress_update(struct bench *b, const char *name, const char *what, unsign
         unsigned int total);
 void warm_up(struct bench *b, unsigned int batch, void (*execute)(void *context), void *context);
 void add_trace_event(struct bench *b, const struct vkdml_profiler_entry *entry, unsigned int tid);
+/* The preset's --anchor-ms figure; 0 when none was given. */
+double anchor_override_ms(const struct bench *b, const char *name);
 void derive_rates(const struct bench *b, const struct preset *preset, struct result *r);
 int verdict(const struct result *r);
 void run_selection(struct bench *b, const struct selection *s, const struct plan *plan);
@@ -300,6 +302,11 @@ void run_bare_add(struct bench *b, const struct preset *p, struct result *r);
 
 /* ---- Outputs (report.c) ---- */
 
+extern const char *const status_names[];  /* by enum status */
+/* "-" (not run), "pass" or "MISMATCH". */
+const char *check_text(int check);
+void json_string(FILE *f, const char *s);
+void json_number(FILE *f, double value, bool zero_is_null);
 void print_header(struct bench *b);
 void print_result(struct bench *b, const struct result *r);
 void print_dispatch(struct bench *b, const struct dispatch_result *d);

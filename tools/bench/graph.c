@@ -1722,22 +1722,10 @@ done:
     return ok;
 }
 
-static double anchor_ms(const struct bench *b, const char *name)
-{
-    unsigned int i;
-
-    for (i = 0; i < b->anchor_count; ++i)
-    {
-        if (!strcmp(b->anchors[i].name, name))
-            return b->anchors[i].ms;
-    }
-    return 0.0;
-}
-
 /* Items per second, and the speed ratios to PyTorch eager (this run's, else performance.md's). */
 static void derive_graph_rates(const struct bench *b, struct graph_result *r)
 {
-    double measured = anchor_ms(b, r->name);
+    double measured = anchor_override_ms(b, r->name);
 
     r->eager_rate = r->items / (r->eager_ms * 1e-3);
     if (r->graph_ms > 0.0)
@@ -1809,13 +1797,6 @@ bool graphs_ok(const struct bench *b)
 
 /* ---- Outputs ---- */
 
-static const char *const graph_status_names[] = {"ok", "skipped", "failed"};
-
-static const char *check_text(int check)
-{
-    return check ? "pass" : "MISMATCH";
-}
-
 static void print_compile(struct bench *b, const struct graph_result *r)
 {
     fprintf(b->text, "  CompileGraph:  cold %.1f ms (fresh device), warm %.2f ms", r->compile_cold_ms,
@@ -1860,7 +1841,7 @@ void print_graph(struct bench *b, const struct graph_result *r)
     fprintf(b->text, "\ngraph %s (%s, %s %s): %u nodes, %u OWNED_BY_DML weights", r->name, type_name(r->type),
             r->network, r->shape, r->nodes, r->weights);
     if (r->status != STATUS_OK)
-        fprintf(b->text, "; %s: %s", graph_status_names[r->status], r->reason);
+        fprintf(b->text, "; %s: %s", status_names[r->status], r->reason);
     fputc('\n', b->text);
     if (r->eager_ms <= 0.0)
         return;
@@ -1887,29 +1868,17 @@ void print_graph(struct bench *b, const struct graph_result *r)
     fflush(b->text);
 }
 
-static void json_text(FILE *f, const char *key, const char *s)
+/* `"key": "text"`, and `, "key": number` (null where not measured). */
+static void json_text(FILE *f, const char *key, const char *text)
 {
-    fprintf(f, "\"%s\": \"", key);
-    for (; *s; ++s)
-    {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned int)(unsigned char)*s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
+    fprintf(f, "\"%s\": ", key);
+    json_string(f, text);
 }
 
-/* A number, or null where it was not measured (0) or is not finite. */
 static void json_value(FILE *f, const char *key, double value)
 {
     fprintf(f, ", \"%s\": ", key);
-    if (!isfinite(value) || value == 0.0)
-        fputs("null", f);
-    else
-        fprintf(f, "%.6g", value);
+    json_number(f, value, true);
 }
 
 static void json_graph(FILE *f, const struct graph_result *r)
@@ -1918,7 +1887,7 @@ static void json_graph(FILE *f, const struct graph_result *r)
     json_text(f, "name", r->name);
     fprintf(f, ", \"network\": \"%s\", \"type\": \"%s\", ", r->network, type_name(r->type));
     json_text(f, "shape", r->shape);
-    fprintf(f, ", \"status\": \"%s\", ", graph_status_names[r->status]);
+    fprintf(f, ", \"status\": \"%s\", ", status_names[r->status]);
     json_text(f, "reason", r->reason);
     fprintf(f, ",\n      \"unit\": \"%s\", \"items\": %u, \"nodes\": %u, \"weights\": %u, \"iterations\": %u",
             r->unit ? r->unit : "", r->items, r->nodes, r->weights, r->iterations);
@@ -1984,7 +1953,7 @@ void markdown_graphs(const struct bench *b, FILE *f)
 
         if (r->graph_ms <= 0.0)
         {
-            fprintf(f, "| %s | %s: %s | | | | | | | |\n", r->name, graph_status_names[r->status], r->reason);
+            fprintf(f, "| %s | %s: %s | | | | | | | |\n", r->name, status_names[r->status], r->reason);
             continue;
         }
         fprintf(f, "| %s | %.3f | %.4g %s | %.3f |", r->name, r->graph_ms, r->rate, r->unit, r->eager_ms);

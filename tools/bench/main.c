@@ -24,8 +24,9 @@
  * Files: main.c (this: logging, the run from options to exit status), options.c (the command
  * line, --list), presets.c (named workloads and groups), runner.c (one workload: resources,
  * timing, check), device.c (the shim device and D3D12 plumbing), dispatch.c (the small-dispatch
- * workload on the shim), bare.c (the bare-Vulkan baselines), report.c (table, JSON, markdown,
- * Chrome trace), operators.c (the operator catalogue: descs, values, CPU references).
+ * workload on the shim), bare.c (the bare-Vulkan baselines), graph.c (issue 21's networks through
+ * CompileGraph, beside their operators one by one), report.c (table, JSON, markdown, Chrome
+ * trace), operators.c (the operator catalogue: descs, values, CPU references).
  */
 #include "graph.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const status_names[] = {"ok", "skipped", "failed"};
+const char *const status_names[] = {"ok", "skipped", "failed"};
 
 /* ---- Output: the text table ---- */
 
@@ -17,7 +17,7 @@ static const char *unit_of(bool compute_bound)
     return compute_bound ? "TFLOP/s" : "GB/s";
 }
 
-static const char *check_text(int check)
+const char *check_text(int check)
 {
     return check < 0 ? "-" : check ? "pass" : "MISMATCH";
 }
@@ -107,7 +107,7 @@ void print_dispatch(struct bench *b, const struct dispatch_result *d)
 
 /* ---- Output: JSON ---- */
 
-static void json_string(FILE *f, const char *s)
+void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; ++s)
@@ -123,7 +123,7 @@ static void json_string(FILE *f, const char *s)
 }
 
 /* A number, or null for "none" (0) and non-finite values. */
-static void json_number(FILE *f, double value, bool zero_is_null)
+void json_number(FILE *f, double value, bool zero_is_null)
 {
     if (!isfinite(value) || (zero_is_null && value == 0.0))
         fputs("null", f);

@@ -331,7 +331,7 @@ static bool time_batches(struct bench *b, struct run *run, struct result *r, uns
     return true;
 }
 
-static double anchor_override_ms(const struct bench *b, const char *name)
+double anchor_override_ms(const struct bench *b, const char *name)
 {
     unsigned int i;
 
