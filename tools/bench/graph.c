@@ -1267,6 +1267,13 @@ static bool compile_nodes(struct bench *b, struct graph_run *g, struct graph_res
     r->eager_compile_ms = (now_ns() - start) * 1e-6;
     for (i = 0; i < g->net.node_count; ++i)
     {
+        WCHAR name[ARRAY_SIZE(g->net.nodes[i].name)];
+        size_t c;
+
+        /* Named as the graph's node, for the profiler (the trace's one-by-one run). */
+        for (c = 0; c < ARRAY_SIZE(name); ++c)
+            name[c] = (unsigned char)g->net.nodes[i].name[c];
+        IDMLCompiledOperator_SetName(g->net.nodes[i].compiled, name);
         if (FAILED(hr = initialize_operator(b, g->net.nodes[i].compiled, &g->net.nodes[i].persistent)))
             return fail_graph(r, "initializing node %s failed: HRESULT %#x", g->net.nodes[i].name,
                     (unsigned int)hr);
@@ -1285,29 +1292,36 @@ static void record_marker(struct bench *b, struct graph_run *g)
     tool_uav_barrier(b->timed_list);
 }
 
-/* `runs` runs of the graph (one RecordDispatch) or of its nodes one by one, each between markers. */
+/* One run: the graph (one RecordDispatch) or its nodes one by one, each followed by a UAV barrier. */
+static void record_run(struct bench *b, struct graph_run *g, bool graph)
+{
+    UINT i;
+
+    if (graph)
+    {
+        IDMLCommandRecorder_RecordDispatch(b->recorder, (ID3D12CommandList *)b->timed_list,
+                (IDMLDispatchable *)g->graph, g->graph_table);
+        tool_uav_barrier(b->timed_list);
+    }
+    for (i = 0; !graph && i < g->net.node_count; ++i)
+    {
+        IDMLCommandRecorder_RecordDispatch(b->recorder, (ID3D12CommandList *)b->timed_list,
+                (IDMLDispatchable *)g->net.nodes[i].compiled, g->net.nodes[i].table);
+        tool_uav_barrier(b->timed_list);
+    }
+}
+
+/* `runs` runs, each between markers. */
 static void record_runs(struct bench *b, struct graph_run *g, bool graph, unsigned int runs)
 {
     unsigned int run;
-    UINT i;
 
     CHECK(vkdml_profiler_reset(g->profiler));
     begin_graph_list(b, g, b->timed_allocator, b->timed_list);
     for (run = 0; run < runs; ++run)
     {
         record_marker(b, g);
-        if (graph)
-        {
-            IDMLCommandRecorder_RecordDispatch(b->recorder, (ID3D12CommandList *)b->timed_list,
-                    (IDMLDispatchable *)g->graph, g->graph_table);
-            tool_uav_barrier(b->timed_list);
-        }
-        for (i = 0; !graph && i < g->net.node_count; ++i)
-        {
-            IDMLCommandRecorder_RecordDispatch(b->recorder, (ID3D12CommandList *)b->timed_list,
-                    (IDMLDispatchable *)g->net.nodes[i].compiled, g->net.nodes[i].table);
-            tool_uav_barrier(b->timed_list);
-        }
+        record_run(b, g, graph);
         record_marker(b, g);
     }
     CHECK(ID3D12GraphicsCommandList_Close(b->timed_list));
@@ -1541,6 +1555,58 @@ static double *reference_network(const struct graph_run *g)
     return output;
 }
 
+/* With --chrome-trace: one run of each with every dispatch timed (the graph's one entry per
+ * executed node, named after it), so the trace shows what the compiler fused. */
+static void trace_runs(struct bench *b, struct graph_run *g, struct graph_result *r)
+{
+    struct vkdml_profiler_entry *entries = calloc(g->net.node_count, sizeof(*entries));
+    unsigned int tid = GRAPH_TRACE_TID + 2 * (unsigned int)(r - b->graphs), pass;
+    struct vkdml_profiler *profiler;
+    uint32_t count, i;
+
+    if (!entries || FAILED(vkdml_profiler_create(b->dml, g->net.node_count, &profiler)))
+    {
+        free(entries);
+        return;
+    }
+    for (pass = 0; pass < 2; ++pass)
+    {
+        begin_graph_list(b, g, b->timed_allocator, b->timed_list);
+        CHECK(vkdml_command_list_set_profiler(b->timed_list, profiler));
+        record_run(b, g, !pass);
+        CHECK(vkdml_command_list_set_profiler(b->timed_list, NULL));
+        CHECK(ID3D12GraphicsCommandList_Close(b->timed_list));
+        execute_and_wait(b, b->timed_list);
+        count = g->net.node_count;
+        if (SUCCEEDED(vkdml_profiler_get_results(profiler, entries, sizeof(*entries), &count)))
+        {
+            for (i = 0; i < count && i < g->net.node_count; ++i)
+                add_trace_event(b, &entries[i], tid + pass);
+        }
+        CHECK(vkdml_profiler_reset(profiler));
+    }
+    vkdml_profiler_destroy(profiler);
+    free(entries);
+}
+
+void trace_graph_names(const struct bench *b, FILE *f)
+{
+    unsigned int i, pass;
+    char name[96];
+
+    for (i = 0; i < b->graph_count; ++i)
+    {
+        for (pass = 0; pass < 2; ++pass)
+        {
+            snprintf(name, sizeof(name), "%s, %s", b->graphs[i].name, pass ? "one by one" : "graph");
+            fprintf(f, ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %u, \"args\": "
+                    "{\"name\": ", GRAPH_TRACE_TID + 2 * i + pass);
+            json_string(f, name);
+            fputs("}}", f);
+        }
+    }
+}
+
 /* ---- Check: the graph's output against the one-by-one run's ---- */
 
 /* An output buffer's values, NULL when out of memory. */
@@ -1753,6 +1819,8 @@ static void measure(struct bench *b, const struct graph_spec *spec, struct graph
                 && time_runs(b, g, r, true, &r->graph_ms, &r->graph_min_ms, &r->graph_p90_ms))
         {
             derive_graph_rates(b, r);
+            if (b->trace_path)
+                trace_runs(b, g, r);
             if (b->check)
                 check_outputs(b, g, r);
         }

@@ -13,6 +13,9 @@
 #define GRAPH_RESNET "graph-resnet50"
 #define GRAPH_ENCODER "graph-encoder"
 
+/* Chrome trace threads: graph i's run at GRAPH_TRACE_TID + 2i, its one-by-one run next. */
+#define GRAPH_TRACE_TID 1000u
+
 /* performance.md's bar for CompileGraph of ResNet-50 with a warm cache. */
 #define TARGET_RESNET_COMPILE_MS 50.0
 
@@ -54,5 +57,7 @@ bool graphs_ok(const struct bench *b);
 void print_graph(struct bench *b, const struct graph_result *r);
 void json_graphs(const struct bench *b, FILE *f);
 void markdown_graphs(const struct bench *b, FILE *f);
+/* The Chrome trace's thread names of the graphs' runs. */
+void trace_graph_names(const struct bench *b, FILE *f);
 
 #endif /* VKDML_BENCH_GRAPH_H */

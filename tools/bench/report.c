@@ -360,6 +360,7 @@ static void write_trace(struct bench *b, FILE *f)
         json_string(f, b->results[i].name);
         fputs("}}", f);
     }
+    trace_graph_names(b, f);
     for (i = 0; i < b->trace_count; ++i)
     {
         fputs(",\n  {\"name\": ", f);
