@@ -118,6 +118,40 @@ uint32_t graph_value_readers(const struct graph_ir *ir, uint32_t value, uint32_t
     return count;
 }
 
+uint32_t graph_value_producer(const struct graph_ir *ir, uint32_t value, uint32_t *output)
+{
+    uint32_t n, i;
+
+    for (n = 0; n < ir->node_count; ++n)
+    {
+        const struct graph_node *node = &ir->nodes[n];
+
+        for (i = 0; !node->removed && i < node->op->output_count; ++i)
+        {
+            if (node->outputs[i] != value)
+                continue;
+            if (output)
+                *output = i;
+            return n;
+        }
+    }
+    return GRAPH_NO_VALUE;
+}
+
+uint32_t graph_value_root(const struct graph_ir *ir, uint32_t value, uint64_t *offset)
+{
+    uint64_t total = 0;
+
+    while (ir->values[value].alias_of != GRAPH_NO_VALUE)
+    {
+        total += ir->values[value].alias_offset;
+        value = ir->values[value].alias_of;
+    }
+    if (offset)
+        *offset = total;
+    return value;
+}
+
 static void ir_destroy(struct graph_ir *ir)
 {
     uint32_t i;
@@ -215,9 +249,34 @@ static HRESULT ir_build(struct graph_ir *ir)
 
 static uint32_t value_root(const struct graph_ir *ir, uint32_t value)
 {
-    while (ir->values[value].alias_of != GRAPH_NO_VALUE)
-        value = ir->values[value].alias_of;
-    return value;
+    return graph_value_root(ir, value, NULL);
+}
+
+/* Whether values `a` and `b` share bytes: the same value, or aliases of one root whose ranges
+ * meet (a JOIN's output and the inputs written into its slices). */
+static bool values_overlap(const struct graph_ir *ir, uint32_t a, uint32_t b)
+{
+    uint64_t offset_a, offset_b;
+
+    if (a == b)
+        return true;
+    if (graph_value_root(ir, a, &offset_a) != graph_value_root(ir, b, &offset_b))
+        return false;
+    return offset_a < offset_b + ir->values[b].size && offset_b < offset_a + ir->values[a].size;
+}
+
+/* Whether node `n` may read `value`: every other node writing its bytes is placed. */
+static bool input_ready(const struct graph_ir *ir, const uint32_t *producer, const bool *placed, uint32_t n,
+        uint32_t value)
+{
+    uint32_t v;
+
+    for (v = 0; v < ir->value_count; ++v)
+    {
+        if (producer[v] != GRAPH_NO_VALUE && producer[v] != n && !placed[producer[v]] && values_overlap(ir, value, v))
+            return false;
+    }
+    return true;
 }
 
 /* Executed nodes in an order where each follows the producers of its inputs (passes may append
@@ -257,7 +316,7 @@ static HRESULT plan_order(struct vkdml_graph *graph)
             for (i = 0; ready && i < ir->nodes[n].op->input_count; ++i)
             {
                 v = ir->nodes[n].inputs[i];
-                ready = v == GRAPH_NO_VALUE || producer[v] == GRAPH_NO_VALUE || placed[producer[v]];
+                ready = v == GRAPH_NO_VALUE || input_ready(ir, producer, placed, n, v);
             }
             if (!ready)
                 continue;
@@ -463,12 +522,13 @@ static void plan_locations(struct vkdml_graph *graph, uint64_t *persistent_size)
     }
     for (v = 0; v < ir->value_count; ++v)
     {
-        uint32_t root = value_root(ir, v);
+        uint64_t offset;
+        uint32_t root = graph_value_root(ir, v, &offset);
 
         if (root != v)
         {
             ir->values[v].location = ir->values[root].location;
-            ir->values[v].location.offset += ir->values[v].alias_offset;
+            ir->values[v].location.offset += offset;
         }
     }
     *persistent_size = persistent;

@@ -70,6 +70,11 @@ uint32_t graph_add_node(struct graph_ir *ir, const struct vkdml_operator_view *o
 void *graph_alloc(struct graph_ir *ir, size_t size);
 /* The nodes reading `value` (not removed), counted, and the first one's index. */
 uint32_t graph_value_readers(const struct graph_ir *ir, uint32_t value, uint32_t *first_reader);
+/* The node (not removed) writing `value`, and which of its outputs (may be NULL); GRAPH_NO_VALUE: none. */
+uint32_t graph_value_producer(const struct graph_ir *ir, uint32_t value, uint32_t *output);
+/* The value that `value` is an alias inside (itself when none), through aliases of aliases, and
+ * `value`'s byte offset there (may be NULL). */
+uint32_t graph_value_root(const struct graph_ir *ir, uint32_t value, uint64_t *offset);
 
 /* The optimisation passes (docs/graph.md, "Passes"), run by graph_run_passes() (graph_passes.c) in
  * this order, each when its VKDML_GRAPH_PASS_* bit is set; one file each (graph_pass_<name>.c). */

@@ -151,13 +151,16 @@ static const char *activation_name(DML_OPERATOR_TYPE type)
     return schema ? schema->name : vkdml_debug_sprintf("%d", (int)type);
 }
 
+bool vkdml_activation_fusible_into(DML_OPERATOR_TYPE host, DML_OPERATOR_TYPE activation)
+{
+    bool clip_host = host == DML_OPERATOR_CONVOLUTION || host == DML_OPERATOR_GEMM;
+
+    return is_fusible_everywhere(activation) || (activation == DML_OPERATOR_ELEMENT_WISE_CLIP && clip_host);
+}
+
 static HRESULT check_fusible(const struct vkdml_operator_view *op, DML_OPERATOR_TYPE type)
 {
-    bool clip_host = op->type == DML_OPERATOR_CONVOLUTION || op->type == DML_OPERATOR_GEMM;
-
-    if (is_fusible_everywhere(type))
-        return S_OK;
-    if (type == DML_OPERATOR_ELEMENT_WISE_CLIP && clip_host)
+    if (vkdml_activation_fusible_into(op->type, type))
         return S_OK;
     if (type == DML_OPERATOR_ELEMENT_WISE_CLIP)
         return vkdml_op_error(op, E_INVALIDARG, "FusedActivation.Type=ELEMENT_WISE_CLIP may be fused only into "

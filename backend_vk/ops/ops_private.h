@@ -402,6 +402,10 @@ void vkdml_fused_activation_spec(const DML_OPERATOR_DESC *activation, uint32_t s
 /* Checks a FusedActivation field of a host operator (DirectML's list of fusible activations;
  * CLIP only for CONVOLUTION and GEMM; NULL tensors). */
 HRESULT vkdml_validate_fused_activation(const struct vkdml_operator_view *op, const DML_OPERATOR_DESC *activation);
+/* Whether `host` takes an `activation` of this type as its FusedActivation without conditions on
+ * the activation's own fields (DirectML's list; CLIP in CONVOLUTION and GEMM; not GEMM's SOFTMAX,
+ * which depends on its Axes). */
+bool vkdml_activation_fusible_into(DML_OPERATOR_TYPE host, DML_OPERATOR_TYPE activation);
 
 /* Split-K (split_k.c; conv.c's tiled and cooperative-matrix kernels, gemm.c's fast kernels):
  * when a GEMM-like kernel has too few output tiles to fill a large GPU, several workgroups per

@@ -84,8 +84,8 @@ static void test_graph_shared_edges(void **state)
     }
     assert_int_equal(vkdml_get_graph_report(compiled, &report, sizeof(report)), S_OK);
     assert_int_equal(report.node_count, 3);
-    /* Each node reads what the one before wrote. */
-    assert_int_equal(report.barrier_count, 2);
+    /* Each dispatch reads what the one before wrote (the passes may fuse the RELU into the ADD). */
+    assert_int_equal(report.barrier_count, report.dispatch_count - 1);
     assert_int_equal(IDMLCompiledOperator_Release(compiled), 0);
     dml_test_release_bindings(in, 2);
     dml_test_release_bindings(out, 2);
