@@ -1776,7 +1776,7 @@ static bool prepare_run(struct bench *b, const struct graph_spec *spec, struct g
             goto done;
         }
     }
-    if ((FAILED(hr = initialize_graph(b, g, initializer)) || FAILED(hr = bind_graph(b, g))))
+    if (FAILED(hr = initialize_graph(b, g, initializer)) || FAILED(hr = bind_graph(b, g)))
     {
         fail_graph(r, "initializing or binding the graph failed: HRESULT %#x", (unsigned int)hr);
         goto done;
