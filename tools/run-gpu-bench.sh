@@ -16,7 +16,8 @@
 #             vkdml-bench-trace.json (Chrome trace), pytorch-anchors.txt
 #   after --  replaces the default vkdml-bench arguments: --check gpu
 #
-# Environment: NO_PYTORCH=1 skips the PyTorch anchors. VK_DRIVER_FILES, when unset and the
+# Environment: NO_PYTORCH=1 skips the PyTorch anchors; GRAPHS_ONLY=1 times only the graph presets'
+# (with -- --check graph, a run of issue 21's networks alone). VK_DRIVER_FILES, when unset and the
 # loader's standard directories hold no NVIDIA ICD file, is pointed at the one that container
 # images mount under /usr/local/nvidia.
 set -eu -o pipefail
@@ -95,6 +96,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --format=csv,noheader \
 anchors=()
 if [ -z "${NO_PYTORCH:-}" ] && python3 -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
     python3 - >"$out/pytorch-anchors.txt" <<'EOF' || echo "run-gpu-bench.sh: the PyTorch anchors stopped early" >&2
+import os
 import torch
 import torch.nn.functional as F
 
@@ -248,6 +250,60 @@ def normalization():
         report("batchnorm-resnet" + suffix, lambda x=x, mean=mean, var=var, weight=weight, bias=bias:
                F.batch_norm(x, mean, var, weight, bias, training=False, eps=1e-5))
 
+# Issue 21's graph presets: the same networks in eager mode (NCHW, inference, TF32 off as above;
+# fp16 through .half()). torchvision may be absent, so ResNet-50 v1.5 is written here: stride on
+# the 3x3 convolution, projection shortcuts where the shape changes.
+class Bottleneck(torch.nn.Module):
+    def __init__(self, inplanes, width, stride):
+        super().__init__()
+        nn = torch.nn
+        self.conv1, self.bn1 = nn.Conv2d(inplanes, width, 1, bias=False), nn.BatchNorm2d(width)
+        self.conv2, self.bn2 = nn.Conv2d(width, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width)
+        self.conv3, self.bn3 = nn.Conv2d(width, 4 * width, 1, bias=False), nn.BatchNorm2d(4 * width)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = None
+        if stride != 1 or inplanes != 4 * width:
+            self.downsample = nn.Sequential(nn.Conv2d(inplanes, 4 * width, 1, stride, bias=False),
+                                            nn.BatchNorm2d(4 * width))
+
+    def forward(self, x):
+        identity = x if self.downsample is None else self.downsample(x)
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.relu(self.bn2(self.conv2(out)))
+        return self.relu(self.bn3(self.conv3(out)) + identity)
+
+def resnet50():
+    nn = torch.nn
+    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1)]
+    inplanes = 64
+    for stage, blocks in enumerate((3, 4, 6, 3)):
+        for block in range(blocks):
+            layers.append(Bottleneck(inplanes, 64 << stage, 2 if stage and not block else 1))
+            inplanes = 4 * (64 << stage)
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2048, 1000)]
+    return nn.Sequential(*layers)
+
+def graphs():
+    with torch.inference_mode():
+        for suffix, half in (("-fp32", False), ("-fp16", True)):
+            model = resnet50().cuda().eval()
+            model = model.half() if half else model
+            for batch in (1, 32):
+                x = torch.rand(batch, 3, 224, 224, device="cuda", dtype=torch.float16 if half else torch.float32)
+                report(f"resnet50-b{batch}{suffix}", lambda model=model, x=x: model(x))
+            del model
+            # One post-norm encoder layer, as vkdml-bench's graph: heads of 64, FFN 4d with GELU.
+            for d in (768, 1024):
+                layer = torch.nn.TransformerEncoderLayer(d, d // 64, 4 * d, dropout=0.0, activation="gelu",
+                                                         batch_first=True).cuda().eval()
+                layer = layer.half() if half else layer
+                x = torch.rand(8, 512, d, device="cuda", dtype=torch.float16 if half else torch.float32) * 2 - 1
+                report(f"encoder-d{d}{suffix}", lambda layer=layer, x=x: layer(x))
+                del layer
+
+if os.environ.get("GRAPHS_ONLY"):
+    graphs()
+    raise SystemExit(0)
 memory_bound("", torch.float32, 1 << 26)
 memory_bound("-fp16", torch.float16, 1 << 27)
 broadcast("", torch.float32, 8192, 8192)
@@ -279,6 +335,7 @@ mvn()
 resample()
 pooling()
 normalization()
+graphs()
 EOF
     while read -r line; do
         anchors+=(--anchor-ms "$line")

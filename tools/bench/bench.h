@@ -48,6 +48,7 @@ enum group
     GROUP_SMOKE = 0x10,                 /* tiny, for `meson test` on lavapipe */
     GROUP_MOVEMENT = 0x20,              /* issue 19's data movement, indexing and casting presets */
     GROUP_POOLING_NORM = 0x40,          /* issue 20's pooling, normalization and resampling presets */
+    GROUP_GRAPH = 0x80,                 /* issue 21's networks through CompileGraph (graph.c) */
 };
 
 /* A --list/selection group: presets whose `groups` have a bit of `mask`. */
@@ -155,6 +156,8 @@ struct anchor_override
     double ms;
 };
 
+struct graph_result;
+
 /* ---- The bench: options, the shim device, what was measured ---- */
 
 struct bench
@@ -190,6 +193,8 @@ struct bench
     double copy_rate;                   /* GB/s of COPY_PRESET in this run; 0: not measured (yet) */
     struct dispatch_result dispatch;
     bool dispatch_run;
+    struct graph_result *graphs;        /* graph.c's presets */
+    unsigned int graph_count;
     struct trace_event *trace;
     size_t trace_count, trace_capacity;
     unsigned int position, total;       /* progress */
@@ -262,6 +267,8 @@ void progress_update(struct bench *b, const char *name, const char *what, unsign
         unsigned int total);
 void warm_up(struct bench *b, unsigned int batch, void (*execute)(void *context), void *context);
 void add_trace_event(struct bench *b, const struct vkdml_profiler_entry *entry, unsigned int tid);
+/* The preset's --anchor-ms figure; 0 when none was given. */
+double anchor_override_ms(const struct bench *b, const char *name);
 void derive_rates(const struct bench *b, const struct preset *preset, struct result *r);
 int verdict(const struct result *r);
 void run_selection(struct bench *b, const struct selection *s, const struct plan *plan);
@@ -295,6 +302,11 @@ void run_bare_add(struct bench *b, const struct preset *p, struct result *r);
 
 /* ---- Outputs (report.c) ---- */
 
+extern const char *const status_names[];  /* by enum status */
+/* "-" (not run), "pass" or "MISMATCH". */
+const char *check_text(int check);
+void json_string(FILE *f, const char *s);
+void json_number(FILE *f, double value, bool zero_is_null);
 void print_header(struct bench *b);
 void print_result(struct bench *b, const struct result *r);
 void print_dispatch(struct bench *b, const struct dispatch_result *d);

@@ -24,10 +24,11 @@
  * Files: main.c (this: logging, the run from options to exit status), options.c (the command
  * line, --list), presets.c (named workloads and groups), runner.c (one workload: resources,
  * timing, check), device.c (the shim device and D3D12 plumbing), dispatch.c (the small-dispatch
- * workload on the shim), bare.c (the bare-Vulkan baselines), report.c (table, JSON, markdown,
- * Chrome trace), operators.c (the operator catalogue: descs, values, CPU references).
+ * workload on the shim), bare.c (the bare-Vulkan baselines), graph.c (issue 21's networks through
+ * CompileGraph, beside their operators one by one), report.c (table, JSON, markdown, Chrome
+ * trace), operators.c (the operator catalogue: descs, values, CPU references).
  */
-#include "bench.h"
+#include "graph.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -104,6 +105,7 @@ static bool finish(struct bench *b)
         ok &= b->results[i].status != STATUS_FAILED && b->results[i].check != 0;
     if (b->dispatch_run)
         ok &= b->dispatch.status == STATUS_OK && b->dispatch.check != 0;
+    ok &= graphs_ok(b);
     ok &= destroy_device(b);
     if (atomic_load(&validation_messages))
     {
@@ -166,6 +168,7 @@ int main(int argc, char **argv)
     ok = finish(&b);
     free(plan.jobs);
     free(b.results);
+    free(b.graphs);
     free(b.trace);
     return ok ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 /*
  * vkdml-bench's named workloads (presets) and the groups that run several of them.
  */
-#include "bench.h"
+#include "graph.h"
 
 #include <string.h>
 
@@ -10,7 +10,7 @@ const struct preset_group groups[] =
 {
     {"gpu", GROUP_GPU}, {"memory", GROUP_MEMORY}, {"gemm", GROUP_GEMM}, {"conv", GROUP_CONV},
     {"smoke", GROUP_SMOKE}, {"movement", GROUP_MOVEMENT},
-    {"pooling-norm", GROUP_POOLING_NORM}, {"all", ~0u},
+    {"pooling-norm", GROUP_POOLING_NORM}, {"graph", GROUP_GRAPH}, {"all", ~0u},
 };
 const size_t group_count = ARRAY_SIZE(groups);
 
@@ -32,6 +32,10 @@ const size_t group_count = ARRAY_SIZE(groups);
 /* Issue 20's GPU presets (pooling, normalization, resampling), likewise. */
 #define POOLING_NORM(name, op, type, shape, mode) \
         {name, op, type, shape, false, GPU_MEM | GROUP_POOLING_NORM, 0, NULL, MEMORY_RULE, mode}
+/* Issue 21's networks (graph.c): `anchor` is PyTorch eager's time in ms, `target` a speed ratio. */
+#define GRAPH(name, op, type, shape, anchor_ms, source, target) \
+        {name, op, type, shape, false, GROUP_GPU | GROUP_GRAPH, anchor_ms, source, target, 0, NULL}
+#define RESNET50 "x224:3,4,6,3"
 /* Smoke presets, for --check on lavapipe. */
 #define SMOKE(name, op, type, shape, mode) {name, op, type, shape, false, GROUP_SMOKE, 0, NULL, 0, 0, mode}
 #define INT8 DML_TENSOR_DATA_TYPE_INT8
@@ -256,6 +260,23 @@ const struct preset presets[] =
     SMOKE("lrn-smoke-fp16", "local-response-normalization", FP16, "1x9x3x33", NULL),
     SMOKE("max-unpooling-smoke", "max-unpooling", FP32, "2x3x6x10", NULL),
     SMOKE("max-unpooling-smoke-int64", "max-unpooling", DML_TENSOR_DATA_TYPE_INT64, "2x3x6x10@uint64", NULL),
+    /* Issue 21: ResNet-50 v1.5 and a transformer encoder layer (batch 8, sequence 512) through
+     * CompileGraph, beside their operators one by one; the bars are performance.md's and the
+     * issue's (the encoder's in FLOAT32). Smoke: a stem and one bottleneck at 32x32, and an
+     * encoder of two heads; --check compares the graph with the one-by-one run. */
+    GRAPH("resnet50-b1-fp32", GRAPH_RESNET, FP32, "1" RESNET50, 3.37, "PyTorch eager, batch 1 fp32", 3.0),
+    GRAPH("resnet50-b1-fp16", GRAPH_RESNET, FP16, "1" RESNET50, 4.57, "PyTorch eager, batch 1 fp16", 3.0),
+    GRAPH("resnet50-b32-fp32", GRAPH_RESNET, FP32, "32" RESNET50, 10.99, "PyTorch eager, batch 32 fp32", 0.8),
+    GRAPH("resnet50-b32-fp16", GRAPH_RESNET, FP16, "32" RESNET50, 4.24, "PyTorch eager, batch 32 fp16", 0.8),
+    GRAPH("encoder-d768-fp32", GRAPH_ENCODER, FP32, "8x512x768", 0, NULL, 0.8),
+    GRAPH("encoder-d768-fp16", GRAPH_ENCODER, FP16, "8x512x768", 0, NULL, 0),
+    GRAPH("encoder-d1024-fp32", GRAPH_ENCODER, FP32, "8x512x1024", 2.51, "PyTorch eager, d 1024 fp32", 0.8),
+    GRAPH("encoder-d1024-fp16", GRAPH_ENCODER, FP16, "8x512x1024", 0.241, "PyTorch eager, d 1024 fp16", 0),
+    /* ResNet-50's whole depth (267 graph inputs) at a size a CPU device runs in seconds. */
+    {"resnet50-32px", GRAPH_RESNET, FP32, "1x32:3,4,6,3", false, GROUP_GRAPH, 0, NULL, 0},
+    {"resnet-smoke", GRAPH_RESNET, FP32, "1x32:1", false, GROUP_SMOKE | GROUP_GRAPH, 0, NULL, 0},
+    {"encoder-smoke", GRAPH_ENCODER, FP32, "2x16x128", false, GROUP_SMOKE | GROUP_GRAPH, 0, NULL, 0},
+    {"encoder-smoke-fp16", GRAPH_ENCODER, FP16, "2x16x128", false, GROUP_SMOKE | GROUP_GRAPH, 0, NULL, 0},
 };
 #undef GPU_MEM
 #undef GPU_GEMM
@@ -264,6 +285,8 @@ const struct preset presets[] =
 #undef MOVER
 #undef POOLING_NORM
 #undef SMOKE
+#undef GRAPH
+#undef RESNET50
 #undef INT8
 #undef INT32
 #undef SUM_LAST

@@ -1,14 +1,14 @@
 /*
  * vkdml-bench's outputs: the text table, JSON, markdown, and the profiler's Chrome trace.
  */
-#include "bench.h"
+#include "graph.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-static const char *const status_names[] = {"ok", "skipped", "failed"};
+const char *const status_names[] = {"ok", "skipped", "failed"};
 
 /* ---- Output: the text table ---- */
 
@@ -17,7 +17,7 @@ static const char *unit_of(bool compute_bound)
     return compute_bound ? "TFLOP/s" : "GB/s";
 }
 
-static const char *check_text(int check)
+const char *check_text(int check)
 {
     return check < 0 ? "-" : check ? "pass" : "MISMATCH";
 }
@@ -107,7 +107,7 @@ void print_dispatch(struct bench *b, const struct dispatch_result *d)
 
 /* ---- Output: JSON ---- */
 
-static void json_string(FILE *f, const char *s)
+void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; ++s)
@@ -123,7 +123,7 @@ static void json_string(FILE *f, const char *s)
 }
 
 /* A number, or null for "none" (0) and non-finite values. */
-static void json_number(FILE *f, double value, bool zero_is_null)
+void json_number(FILE *f, double value, bool zero_is_null)
 {
     if (!isfinite(value) || (zero_is_null && value == 0.0))
         fputs("null", f);
@@ -241,6 +241,7 @@ static void write_json(struct bench *b, FILE *f, bool ok)
         fputs(i + 1 < b->result_count ? ",\n" : "\n", f);
     }
     fputs("  ],\n", f);
+    json_graphs(b, f);
     if (b->dispatch_run)
         json_dispatch(f, &b->dispatch);
     fprintf(f, "  \"validation_messages\": %u, \"ok\": %s\n}\n", atomic_load(&validation_messages),
@@ -332,6 +333,7 @@ static void write_markdown(struct bench *b, FILE *f)
         markdown_result(f, &b->results[i]);
     if (b->dispatch_run)
         markdown_dispatch(f, &b->dispatch);
+    markdown_graphs(b, f);
 }
 
 /* ---- Output: Chrome trace ---- */
@@ -358,6 +360,7 @@ static void write_trace(struct bench *b, FILE *f)
         json_string(f, b->results[i].name);
         fputs("}}", f);
     }
+    trace_graph_names(b, f);
     for (i = 0; i < b->trace_count; ++i)
     {
         fputs(",\n  {\"name\": ", f);

@@ -2,7 +2,7 @@
  * vkdml-bench's runner: one workload through the DirectML API (compile, initialize, bind, time
  * with the profiler, check against the CPU reference), presets and --op jobs in order, progress.
  */
-#include "bench.h"
+#include "graph.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -331,7 +331,7 @@ static bool time_batches(struct bench *b, struct run *run, struct result *r, uns
     return true;
 }
 
-static double anchor_override_ms(const struct bench *b, const char *name)
+double anchor_override_ms(const struct bench *b, const char *name)
 {
     unsigned int i;
 
@@ -629,6 +629,13 @@ static void run_preset(struct bench *b, const struct preset *p)
             b->copy_rate = r->rate;
         progress_end(b);
         print_result(b, r);
+        return;
+    }
+    if (p->groups & GROUP_GRAPH)
+    {
+        progress_begin(b, p->name);
+        run_graph_preset(b, p);
+        progress_end(b);
         return;
     }
     if (strcmp(p->op, DISPATCH_OP))
