@@ -10,7 +10,7 @@
 #include "dml_test_utils.h"
 
 #define DML_GRAPH_MAX_NODES 64
-#define DML_GRAPH_MAX_EDGES 128
+#define DML_GRAPH_MAX_EDGES 320
 
 struct dml_graph_builder
 {

@@ -417,7 +417,7 @@ static void record_and_wait(struct dml_test_context *context, void *dispatchable
 ID3D12Resource *dml_test_initialize(struct dml_test_context *context, IDMLCompiledOperator *op,
         const struct dml_test_binding *owned, UINT owned_count)
 {
-    DML_BUFFER_BINDING owned_buffers[16], persistent_buffer;
+    DML_BUFFER_BINDING owned_buffers[DML_TEST_MAX_BINDINGS], persistent_buffer;
     DML_BINDING_DESC input_desc = {DML_BINDING_TYPE_NONE, NULL}, output_desc = {DML_BINDING_TYPE_NONE, NULL};
     UINT64 persistent_size = properties_of(op).PersistentResourceSize;
     IDMLOperatorInitializer *initializer = NULL;
@@ -458,8 +458,8 @@ void dml_test_execute(struct dml_test_context *context, IDMLCompiledOperator *op
         const struct dml_test_binding *inputs, UINT input_count, const struct dml_test_binding *outputs,
         UINT output_count)
 {
-    DML_BUFFER_BINDING input_buffers[16], output_buffers[16], persistent_buffer;
-    DML_BINDING_DESC input_descs[16], output_descs[16], persistent_desc;
+    DML_BUFFER_BINDING input_buffers[DML_TEST_MAX_BINDINGS], output_buffers[DML_TEST_MAX_BINDINGS], persistent_buffer;
+    DML_BINDING_DESC input_descs[DML_TEST_MAX_BINDINGS], output_descs[DML_TEST_MAX_BINDINGS], persistent_desc;
     UINT64 persistent_size = properties_of(op).PersistentResourceSize;
     ID3D12Resource *temporary;
     IDMLBindingTable *table;

@@ -26,7 +26,9 @@
 # define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
-#define DML_TEST_DESCRIPTORS 64
+#define DML_TEST_DESCRIPTORS 512
+/* Inputs, outputs or OWNED_BY_DML bindings of one dispatch (compiled graphs have many). */
+#define DML_TEST_MAX_BINDINGS 320
 
 struct dml_test_context
 {

@@ -2,8 +2,9 @@
  * The graph compiler's core (docs/graph.md) through CompileGraph: a graph input feeding two nodes,
  * a node output read by a node and also a graph output, constant nodes, OWNED_BY_DML graph
  * inputs, memory reuse along a chain (the plan against its lower bound), barriers only between
- * dependent nodes, and VKDML_GRAPH_OPT=-memory,-barriers giving the same results. Outputs are
- * checked against C; test/dml/test_dml_graph.c covers the API's rules and every family.
+ * dependent nodes, slots past 255, and VKDML_GRAPH_OPT=-memory,-barriers giving the same
+ * results. Outputs are checked against C; test/dml/test_dml_graph.c covers the API's rules and
+ * every family.
  */
 #include <math.h>
 
@@ -210,6 +211,52 @@ static void test_graph_branches_owned(void **state)
     dml_test_release_bindings(&owned_binding, 1);
 }
 
+/* 260 graph inputs joined, then a RELU: the temporary slot (after 261 bindings) is past 255,
+ * where element-wise kernels cannot push it in their one-byte slot fields. */
+static void test_graph_many_bindings(void **state)
+{
+    enum {INPUTS = 260, WIDTH = 4};
+    struct dml_test_context *context = *state;
+    static struct dml_graph_builder builder;
+    static struct dml_test_binding in[INPUTS];
+    static DML_TENSOR_DESC join_inputs[INPUTS];
+    DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc;
+    static float values[INPUTS * WIDTH], result[INPUTS * WIDTH];
+    struct dml_test_tensor piece, joined;
+    DML_JOIN_OPERATOR_DESC join_desc;
+    IDMLCompiledOperator *compiled;
+    struct dml_test_binding out;
+    UINT join, relu, i;
+
+    memset(&builder, 0, sizeof(builder));
+    dml_test_tensor_init(&piece, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){1, 1, 1, WIDTH}, NULL);
+    dml_test_tensor_init(&joined, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){1, 1, 1, INPUTS * WIDTH}, NULL);
+    for (i = 0; i < INPUTS; ++i)
+        join_inputs[i] = piece.desc;
+    join_desc = (DML_JOIN_OPERATOR_DESC){INPUTS, join_inputs, &joined.desc, 3};
+    relu_desc = (DML_ACTIVATION_RELU_OPERATOR_DESC){&joined.desc, &joined.desc};
+    join = dml_graph_add_op(context, &builder, DML_OPERATOR_JOIN, &join_desc);
+    relu = dml_graph_add_op(context, &builder, DML_OPERATOR_ACTIVATION_RELU, &relu_desc);
+    for (i = 0; i < INPUTS; ++i)
+        dml_graph_connect_input(&builder, i, join, i);
+    dml_graph_connect(&builder, join, 0, relu, 0);
+    dml_graph_connect_output(&builder, relu, 0, 0);
+    compiled = dml_graph_compile(context, &builder, DML_EXECUTION_FLAG_NONE);
+
+    for (i = 0; i < INPUTS * WIDTH; ++i)
+        values[i] = (float)i * (i % 3 ? 0.5f : -0.5f);
+    for (i = 0; i < INPUTS; ++i)
+        in[i] = (struct dml_test_binding){dml_test_create_buffer(context, WIDTH * sizeof(float), &values[i * WIDTH])};
+    out = (struct dml_test_binding){dml_test_create_buffer(context, sizeof(result), NULL)};
+    dml_test_run(context, compiled, in, INPUTS, &out, 1);
+    dml_test_read_buffer(context, out.buffer, 0, result, sizeof(result));
+    for (i = 0; i < INPUTS * WIDTH; ++i)
+        assert_float_equal(result[i], fmaxf(values[i], 0.0f), 0.0f);
+    assert_int_equal(IDMLCompiledOperator_Release(compiled), 0);
+    dml_test_release_bindings(in, INPUTS);
+    dml_test_release_bindings(&out, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -217,6 +264,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_graph_shared_edges, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_graph_chain_memory, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_graph_branches_owned, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_graph_many_bindings, dml_test_setup, dml_test_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
