@@ -642,7 +642,9 @@ static enum conv_path choose_path(const struct vkdml_compile *compile, const str
 
     /* A 1x1 convolution is a GEMM, and the GEMM service's kernels beat the convolution's own
      * (H200, N32 56x56 FLOAT16: C64 K256 76.3 against 42.0 TFLOP/s on conv_coopmat.comp, C256 K64
-     * 56.1 against 56.5; FLOAT32 C64 K256 28.3 against 22.2 on the implicit GEMM). */
+     * 56.1 against 56.5; FLOAT32 C64 K256 28.3 against 22.2 on the implicit GEMM); but not with
+     * few tiles and a long K, where the tiled kernel split wins (split_tiled_pays: 1x1 C2048 7x7
+     * K512 124.9 against 16.9 us) unless cooperative matrices take it (the GEMM service's split). */
     if (is_gemm_1x1(shape) && !(coopmat_unsuitable(compile, shape) && split_tiled_pays(compile, shape)))
         return CONV_PATH_GEMM_1X1;
     if (!staging_unsuitable(compile, shape) && staging_pays(shape))
@@ -654,10 +656,11 @@ static enum conv_path choose_path(const struct vkdml_compile *compile, const str
         return CONV_PATH_DIRECT;
     if (split_tiled_pays(compile, shape))
         return CONV_PATH_TILED;
-    /* Too few outputs to fill the device even with the smallest tiles: the direct kernel's
-     * thread per output gives 4 times the workgroups. H200, direct against implicit GEMM:
-     * N1 C256 7x7 K256 3x3 (64 tiles) 0.049 against 0.068 ms; N1 C64 56x56 K64 3x3 (784 tiles)
-     * 0.064 against 0.036 ms. Backward convolutions stay on the implicit GEMM whatever their
+    /* Too few outputs to fill the device even with the smallest tiles, and K too short to
+     * split (split_tiled_pays takes the others: N1 C256 7x7 K256 3x3, direct 50.0 -> 18.1 us):
+     * the direct kernel's thread per output gives 4 times the workgroups. H200, direct against
+     * implicit GEMM: N1 C256 7x7 K256 3x3 (64 tiles) 0.049 against 0.068 ms; N1 C64 56x56 K64 3x3
+     * (784 tiles) 0.064 against 0.036 ms. Backward convolutions stay on the implicit GEMM whatever their
      * strides: it multiplies the zeros of the taps that meet no input, and still wins
      * (N8 C128 28x28 K64 3x3, strides 3x3: 0.68 against 0.49 ms). */
     if (gemm_tiles(gemm_m, gemm_n, shape->groups, 1, 1) < CONV_ENOUGH_GROUPS)
