@@ -152,6 +152,37 @@ uint32_t graph_value_root(const struct graph_ir *ir, uint32_t value, uint64_t *o
     return value;
 }
 
+static bool read_at_execution(const struct graph_ir *ir, uint32_t value)
+{
+    uint32_t n, i;
+
+    for (n = 0; n < ir->node_count; ++n)
+    {
+        const struct graph_node *node = &ir->nodes[n];
+
+        for (i = 0; !node->removed && !node->at_init && i < node->op->input_count; ++i)
+        {
+            if (node->inputs[i] == value)
+                return true;
+        }
+    }
+    return false;
+}
+
+void graph_keep_init_only_values_temporary(struct graph_ir *ir)
+{
+    uint32_t n, i, v;
+
+    for (n = 0; n < ir->node_count; ++n)
+    {
+        for (i = 0; !ir->nodes[n].removed && ir->nodes[n].at_init && i < ir->nodes[n].op->output_count; ++i)
+        {
+            if ((v = ir->nodes[n].outputs[i]) != GRAPH_NO_VALUE && !read_at_execution(ir, v))
+                ir->values[v].kind = GRAPH_VALUE_INIT_TEMPORARY;
+        }
+    }
+}
+
 static void ir_destroy(struct graph_ir *ir)
 {
     uint32_t i;
@@ -845,6 +876,18 @@ static HRESULT count_unfused(struct vkdml_backend_device *device, const struct v
     return hr;
 }
 
+/* The initializer's part compiles when an initializer is created: tried now (counting dispatches,
+ * creating no pipeline) so that CompileGraph answers what a folded node's family refuses. */
+static HRESULT check_initializer(struct vkdml_backend_device *device, const struct vkdml_program *program)
+{
+    struct vkdml_program dry = {.count_only = true};
+    HRESULT hr;
+
+    hr = vkdml_graph_add_initializer(device, &dry, program, 0, program->input_count + 1);
+    free(dry.dispatches);
+    return hr;
+}
+
 HRESULT vkdml_backend_compile_graph(struct vkdml_backend_device *device, const struct vkdml_graph_view *graph_view,
         DML_EXECUTION_FLAGS flags, struct vkdml_program **out)
 {
@@ -858,7 +901,8 @@ HRESULT vkdml_backend_compile_graph(struct vkdml_backend_device *device, const s
     memcpy(program->label, program->type_label, sizeof(program->label));
     if (!(program->graph = graph_create(device, graph_view, flags, device->knobs.graph_passes)))
         hr = E_OUTOFMEMORY;
-    else if (SUCCEEDED(hr = graph_compile(program->graph, program)) && device->knobs.graph_passes)
+    else if (SUCCEEDED(hr = graph_compile(program->graph, program))
+            && SUCCEEDED(hr = check_initializer(device, program)) && device->knobs.graph_passes)
         hr = count_unfused(device, graph_view, flags, &unfused);
     if (FAILED(hr))
     {

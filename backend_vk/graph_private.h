@@ -70,6 +70,9 @@ uint32_t graph_add_node(struct graph_ir *ir, const struct vkdml_operator_view *o
 void *graph_alloc(struct graph_ir *ir, size_t size);
 /* The nodes reading `value` (not removed), counted, and the first one's index. */
 uint32_t graph_value_readers(const struct graph_ir *ir, uint32_t value, uint32_t *first_reader);
+/* The outputs of the initializer's nodes (at_init) that no executed node reads go to the
+ * initializer's temporary resource: they need no room in the persistent one. */
+void graph_keep_init_only_values_temporary(struct graph_ir *ir);
 /* The node (not removed) writing `value`, and which of its outputs (may be NULL); GRAPH_NO_VALUE: none. */
 uint32_t graph_value_producer(const struct graph_ir *ir, uint32_t value, uint32_t *output);
 /* The value that `value` is an alias inside (itself when none), through aliases of aliases, and

@@ -6,76 +6,17 @@
  * ACTIVATION_* operators are EW_OP_IDENTITY followed by the kernel's activation. Operators with
  * costly functions are compiled only into their group's variants (EW_GROUP_TRIG, EW_GROUP_EXP,
  * EW_GROUP_POW: elementwise_interface.h).
- *
- * Numerics: NaN in gives NaN out (no GLSL min/max/clamp/sign on floats: their NaN results are
- * undefined); the transcendental functions are include/math.glsl's, not the built-ins. ROUND is
- * exact in every mode. Integer ABS and NEGATE wrap (|INT_MIN| = INT_MIN).
+ * The operations themselves, and their numerics, are in include/elementwise_unary_ops.glsl
+ * (the chain kernel applies them too).
  */
 #include "elementwise_core.glsl"
+#include "elementwise_unary_ops.glsl"
 
 /* ---- FLOAT ---- */
 
-float ew_round(float x)
-{
-    float t;
-
-    if (EW_ATTR0 == 0u)             /* DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN */
-        return roundEven(x);
-    t = trunc(x);
-    if (EW_ATTR0 == 1u)             /* TOWARD_ZERO */
-        return t;
-    /* TOWARD_INFINITY: halves away from zero. x - t is exact; round() may go either way. */
-    return abs(x - t) >= 0.5 ? t + vkdml_copysign(1.0, x) : t;
-}
-
-/* On the bits: ±1 for denormals too (float comparisons may flush them), zeros keep their sign. */
-float ew_sign(float x)
-{
-    uint bits = floatBitsToUint(x);
-
-    if (vkdml_isnan(x) || (bits & 0x7fffffffu) == 0u)
-        return x;
-    return (bits & 0x80000000u) != 0u ? -1.0 : 1.0;
-}
-
 float ew_float_value(float x, float unused1, float unused2)
 {
-    switch (EW_OP)
-    {
-        case EW_OP_ABS: return abs(x);
-        case EW_OP_CEIL: return ceil(x);
-        case EW_OP_CLIP: return vkdml_clamp(x, uintBitsToFloat(EW_ATTR0), uintBitsToFloat(EW_ATTR2));
-        case EW_OP_FLOOR: return floor(x);
-        case EW_OP_NEGATE: return -x;
-        case EW_OP_RECIP: return 1.0 / x;
-        case EW_OP_ROUND: return ew_round(x);
-        case EW_OP_SIGN: return ew_sign(x);
-        /* GLSL leaves sqrt of a negative number undefined. */
-        case EW_OP_SQRT: return x < 0.0 ? vkdml_nan() : sqrt(x);
-#ifdef EW_GROUP_TRIG
-        case EW_OP_ACOS: return vkdml_acos(x);
-        case EW_OP_ASIN: return vkdml_asin(x);
-        case EW_OP_ATAN: return vkdml_atan(x);
-        case EW_OP_COS: return vkdml_cos(x);
-        case EW_OP_SIN: return vkdml_sin(x);
-        case EW_OP_TAN: return vkdml_tan(x);
-#endif
-#ifdef EW_GROUP_EXP
-        case EW_OP_ACOSH: return vkdml_acosh(x);
-        case EW_OP_ASINH: return vkdml_asinh(x);
-        case EW_OP_ATANH: return vkdml_atanh(x);
-        case EW_OP_COSH: return vkdml_cosh(x);
-        case EW_OP_ERF: return vkdml_erf(x);
-        case EW_OP_EXP: return vkdml_exp(x);
-        case EW_OP_LOG: return vkdml_log(x);
-        case EW_OP_SINH: return vkdml_sinh(x);
-        case EW_OP_TANH: return vkdml_tanh(x);
-#endif
-#ifdef EW_GROUP_POW
-        case EW_OP_CONSTANT_POW: return vkdml_pow(x, uintBitsToFloat(EW_ATTR0));
-#endif
-        default: return x;
-    }
+    return ew_float_unary(EW_OP, x, EW_ATTR0, EW_ATTR2);
 }
 
 uint ew_float_predicate(float x, float unused)
@@ -96,33 +37,7 @@ uint ew_float_predicate(float x, float unused)
 
 uint ew_uint_value(uint x, uint unused1, uint unused2)
 {
-    bool s = ew_signed_domain();
-
-    switch (EW_OP)
-    {
-        case EW_OP_ABS:
-            return s && int(x) < 0 ? 0u - x : x;
-        case EW_OP_NEGATE:
-            return 0u - x;
-        case EW_OP_SIGN:
-            if (s)
-                return int(x) > 0 ? 1u : (int(x) < 0 ? 0xffffffffu : 0u);
-            return x != 0u ? 1u : 0u;
-        case EW_OP_CLIP:
-            if (s)
-                return uint(max(min(int(x), int(EW_ATTR2)), int(EW_ATTR0)));
-            return max(min(x, EW_ATTR2), EW_ATTR0);
-#ifdef EW_GROUP_POW
-        case EW_OP_CONSTANT_POW:
-            return ew_ipow_float(x, uintBitsToFloat(EW_ATTR0));
-#endif
-        case EW_OP_LOGICAL_NOT:
-            return x == 0u ? 1u : 0u;
-        case EW_OP_BIT_NOT:
-            return ~x;
-        default:
-            return x;
-    }
+    return ew_uint_unary(EW_OP, x, EW_ATTR0, EW_ATTR2);
 }
 
 uint ew_uint_predicate(uint x, uint unused)

@@ -4,7 +4,8 @@
  * elementwise_unary.comp, elementwise_binary.comp or elementwise_cast.comp
  * (include/elementwise_interface.h describes the kernels, their variants, domains and
  * constants; README "CAST: decisions" the conversions). IDENTITY copies that transpose take the
- * tiled transpose instead (transpose.c).
+ * tiled transpose instead (transpose.c). The graph compiler's element-wise chains (several of
+ * these operators in one dispatch of elementwise_chain.comp, docs/graph.md) compile here too.
  *
  * DirectML's rules for these operators: every tensor has the output's DimensionCount and Sizes
  * (broadcasting is expressed with 0-strides, never with size-1 dimensions); the data types and
@@ -807,12 +808,14 @@ static void set_tensor_spec(uint32_t *spec, uint32_t t, DML_TENSOR_DATA_TYPE typ
     spec[EW_SPEC_TENSOR(t, EW_SPEC_TENSOR_INNER)] = stride <= 1 ? stride : EW_INNER_STRIDED;
 }
 
-static void set_activation_spec(uint32_t *spec, const struct ew_operator *info, const struct vkdml_operator_view *op)
+/* The operator's activation (VKDML_ACTIVATION_SPEC_COUNT words at `activation`). */
+static void set_activation_spec(uint32_t *activation, const struct ew_operator *info,
+        const struct vkdml_operator_view *op)
 {
     DML_OPERATOR_DESC self = {op->type, op->desc};
 
     /* An ACTIVATION_* operator maps its own desc exactly as a fused one would be mapped. */
-    vkdml_fused_activation_spec(info->activation ? &self : op_fused_activation(op), &spec[EW_SPEC_ACTIVATION]);
+    vkdml_fused_activation_spec(info->activation ? &self : op_fused_activation(op), activation);
 }
 
 /* Workgroups along x only; the kernel's grid-stride loop covers what one row of groups can't.
@@ -825,6 +828,17 @@ static void dispatch_size(const struct vkdml_compile *compile, uint32_t items, u
     groups[0] = (uint32_t)VKDML_MAX(1, VKDML_MIN(needed, (uint64_t)VKDML_MIN(max_x, 65535u)));
     groups[1] = 1;
     groups[2] = 1;
+}
+
+static HRESULT find_variant(const struct vkdml_compile *compile, const char *family, const char *group,
+        uint32_t features, DML_TENSOR_DATA_TYPE type, enum vkdml_kernel_id *kernel)
+{
+    if (!vkdml_caps_have_kernel_features(&compile->vk->caps, features))
+        return vkdml_op_error(compile->op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s "
+                "tensors.", debugstr_data_type(type));
+    if (!vkdml_find_kernel_variant(&compile->vk->caps, family, group, features, kernel))
+        return vkdml_op_error(compile->op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
+    return S_OK;
 }
 
 static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct ew_operator *info, uint32_t domain,
@@ -840,12 +854,7 @@ static HRESULT choose_kernel(const struct vkdml_compile *compile, const struct e
             types[count++] = dispatch_tensor(op, t)->DataType;
     }
     features = info->kind == EW_KIND_CAST ? cast_features(types, count) : tensor_features(types, count, domain);
-    if (!vkdml_caps_have_kernel_features(&compile->vk->caps, features))
-        return vkdml_op_error(op, E_NOTIMPL, "the device lacks the storage or arithmetic features of %s tensors.",
-                debugstr_data_type(operand_type(info, op)));
-    if (!vkdml_find_kernel_variant(&compile->vk->caps, kernel_family(info), group, features, kernel))
-        return vkdml_op_error(op, E_NOTIMPL, "no element-wise kernel variant holds this mix of data types.");
-    return S_OK;
+    return find_variant(compile, kernel_family(info), group, features, operand_type(info, op), kernel);
 }
 
 static HRESULT set_op_spec(uint32_t *spec, const struct ew_operator *info, const struct vkdml_operator_view *op,
@@ -863,7 +872,7 @@ static HRESULT set_op_spec(uint32_t *spec, const struct ew_operator *info, const
         spec[EW_SPEC_SCALE] = vkdml_float_bits(scale_bias->Scale);
         spec[EW_SPEC_BIAS] = vkdml_float_bits(scale_bias->Bias);
     }
-    set_activation_spec(spec, info, op);
+    set_activation_spec(&spec[EW_SPEC_ACTIVATION], info, op);
     if (!info->attributes)
         return S_OK;
     return info->attributes(op, operand_type(info, op), &spec[EW_SPEC_ATTRIBUTES]);
@@ -889,27 +898,16 @@ static HRESULT add_transpose(struct vkdml_compile *compile, const struct ew_oper
     return vkdml_transpose_add_dispatch(compile, &copy);
 }
 
-HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
+/* The dispatch of `kernel` over the op's tensors, `spec` holding what the operation needs: the
+ * shape, its record and vector mode added here. */
+static HRESULT add_elementwise_dispatch(struct vkdml_compile *compile, enum vkdml_kernel_id kernel, uint32_t *spec,
+        uint32_t spec_count)
 {
     const struct vkdml_operator_view *op = compile->op;
-    const struct ew_operator *info = find_operator(op->type);
-    uint32_t spec[EW_SPEC_COUNT] = {0}, groups[3], element_count = 1, vector, domain, push_size, d, t;
-    enum vkdml_kernel_id kernel = VKDML_KERNEL_ELEMENTWISE_UNARY_BASIC;
+    uint32_t groups[3], element_count = 1, vector, push_size, d, t;
     struct ew_record record;
     struct ew_shape shape;
-    const char *group;
-    HRESULT hr;
 
-    if (!info)
-        return vkdml_op_error(op, E_NOTIMPL, "not an element-wise operator vkdml implements.");
-    if ((hr = add_transpose(compile, info)) != S_FALSE)
-        return hr;
-    domain = compute_domain(info, operand_type(info, op), op_scale_bias(op) != NULL);
-    if (FAILED(hr = set_op_spec(spec, info, op, domain)))
-        return hr;
-    group = op_group(info->op, domain == EW_DOMAIN_FLOAT && spec[EW_SPEC_ACTIVATION] != VKDML_ACTIVATION_NONE);
-    if (FAILED(hr = choose_kernel(compile, info, domain, group, &kernel)))
-        return hr;
     collapse_shape(op, &shape);
     for (d = 0; d < op->outputs[0]->DimensionCount; ++d)
         element_count *= op->outputs[0]->Sizes[d];
@@ -926,5 +924,140 @@ HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
 
     push_size = set_record(compile, &shape, element_count, vector, &record, spec);
     dispatch_size(compile, element_count / vector, groups);
-    return vkdml_compile_add_dispatch(compile, kernel, spec, EW_SPEC_COUNT, record.words, push_size, groups, false);
+    return vkdml_compile_add_dispatch(compile, kernel, spec, spec_count, record.words, push_size, groups, false);
+}
+
+HRESULT vkdml_elementwise_compile(struct vkdml_compile *compile)
+{
+    const struct vkdml_operator_view *op = compile->op;
+    const struct ew_operator *info = find_operator(op->type);
+    uint32_t spec[EW_SPEC_COUNT] = {0}, domain;
+    enum vkdml_kernel_id kernel = VKDML_KERNEL_ELEMENTWISE_UNARY_BASIC;
+    const char *group;
+    HRESULT hr;
+
+    if (!info)
+        return vkdml_op_error(op, E_NOTIMPL, "not an element-wise operator vkdml implements.");
+    if ((hr = add_transpose(compile, info)) != S_FALSE)
+        return hr;
+    domain = compute_domain(info, operand_type(info, op), op_scale_bias(op) != NULL);
+    if (FAILED(hr = set_op_spec(spec, info, op, domain)))
+        return hr;
+    group = op_group(info->op, domain == EW_DOMAIN_FLOAT && spec[EW_SPEC_ACTIVATION] != VKDML_ACTIVATION_NONE);
+    if (FAILED(hr = choose_kernel(compile, info, domain, group, &kernel)))
+        return hr;
+    return add_elementwise_dispatch(compile, kernel, spec, EW_SPEC_COUNT);
+}
+
+/* ---- Chains (the graph compiler's "elementwise" pass, docs/graph.md) ---- */
+
+_Static_assert(VKDML_CHAIN_MAX_STEPS == EW_CHAIN_MAX_STEPS, "chain steps");
+_Static_assert(VKDML_CHAIN_MAX_INPUTS == EW_MAX_INPUTS, "chain inputs");
+_Static_assert(VKDML_CHAIN_RESULT(1) == EW_CHAIN_RESULT(1), "chain operands");
+
+/* The chain kernel's types: its variants (kernels_glsl/meson.build) hold 16- or 8-bit storage. */
+static bool is_chain_type(DML_TENSOR_DATA_TYPE type)
+{
+    unsigned int size = vkdml_element_size(type);
+
+    return size && size <= 4;
+}
+
+bool vkdml_elementwise_chain_accepts(const struct vkdml_operator_view *op)
+{
+    const struct ew_operator *info = find_operator(op->type);
+    DML_TENSOR_DATA_TYPE type;
+    bool is_float, activation;
+    uint32_t act[VKDML_ACTIVATION_SPEC_COUNT], i;
+    const char *group;
+
+    /* Predicates, CAST and IF mix data types; POW only where its exponent has the base's type. */
+    if (!info || (info->kind != EW_KIND_SAME && info->kind != EW_KIND_POW) || op->output_count != 1
+            || !op->input_count || op->input_count > 2)
+        return false;
+    type = op->outputs[0]->DataType;
+    for (i = 0; i < op->input_count; ++i)
+    {
+        if (!op->inputs[i] || op->inputs[i]->DataType != type)
+            return false;
+    }
+    if (!is_chain_type(type))
+        return false;
+    is_float = is_float_type(type);
+    set_activation_spec(act, info, op);
+    activation = act[0] != VKDML_ACTIVATION_NONE;
+    /* Integer activations (RELU, SHRINK), integer POW (its exponent's signedness is the kernel's
+     * tensor 1's) and bitwise operators on float bits are their own kernels'. */
+    if ((activation || info->kind == EW_KIND_POW) && !is_float)
+        return false;
+    if (is_float && info->rule == EW_RULE_BITS)
+        return false;
+    group = op_group(info->op, is_float && activation);
+    return strcmp(group, "cast") != 0;
+}
+
+/* The chain kernel's group: "math" for any trigonometric, exponential or power step, else
+ * "activation" for any activation, else "basic" (kernels_glsl/meson.build). */
+static const char *chain_group(const char *group, const char *step_group)
+{
+    if (!strcmp(group, "math") || (strcmp(step_group, "basic") && strcmp(step_group, "activation")))
+        return "math";
+    if (!strcmp(group, "activation") || !strcmp(step_group, "activation"))
+        return "activation";
+    return "basic";
+}
+
+static HRESULT set_chain_step(uint32_t *spec, uint32_t k, const struct vkdml_elementwise_chain_step *step,
+        DML_TENSOR_DATA_TYPE type)
+{
+    const struct vkdml_operator_view *op = step->op;
+    const struct ew_operator *info = find_operator(op->type);
+    const DML_SCALE_BIAS *scale_bias = op_scale_bias(op);
+    uint32_t attributes[EW_ATTRIBUTE_COUNT] = {0};
+    HRESULT hr;
+
+    spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_OP)] = info->op;
+    spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_A)] = step->operands[0];
+    spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_B)] = op->input_count > 1 ? step->operands[1] : step->operands[0];
+    spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_SCALE)] = vkdml_float_bits(1.0f);
+    if (scale_bias)
+    {
+        spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_SCALE_BIAS)] = 1;
+        spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_SCALE)] = vkdml_float_bits(scale_bias->Scale);
+        spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_BIAS)] = vkdml_float_bits(scale_bias->Bias);
+    }
+    set_activation_spec(&spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_ACTIVATION)], info, op);
+    if (info->attributes && FAILED(hr = info->attributes(op, type, attributes)))
+        return hr;
+    spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_ATTR0)] = attributes[0];
+    spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_ATTR2)] = attributes[2];
+    return S_OK;
+}
+
+HRESULT vkdml_elementwise_chain_compile(struct vkdml_compile *compile)
+{
+    const struct vkdml_elementwise_chain_desc *chain = compile->op->desc;
+    DML_TENSOR_DATA_TYPE type = compile->op->outputs[0]->DataType;
+    uint32_t spec[EW_SPEC_CHAIN_COUNT] = {0}, domain = domain_of(type), k;
+    const char *group = "basic";
+    enum vkdml_kernel_id kernel;
+    HRESULT hr;
+
+    spec[EW_SPEC_OP] = EW_OP_IDENTITY;
+    spec[EW_SPEC_DOMAIN] = domain;
+    spec[EW_SPEC_SCALE] = vkdml_float_bits(1.0f);
+    spec[EW_SPEC_CHAIN_STEPS] = chain->step_count;
+    for (k = 0; k < chain->step_count; ++k)
+    {
+        bool activation;
+
+        if (FAILED(hr = set_chain_step(spec, k, &chain->steps[k], type)))
+            return hr;
+        activation = spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_ACTIVATION)] != VKDML_ACTIVATION_NONE;
+        group = chain_group(group, op_group(spec[EW_SPEC_CHAIN_STEP(k, EW_CHAIN_OP)], activation));
+    }
+    if (FAILED(hr = find_variant(compile, "elementwise_chain", group, tensor_features(&type, 1, domain), type,
+            &kernel)))
+        return hr;
+    return add_elementwise_dispatch(compile, kernel, spec, EW_SPEC_CHAIN_COUNT);
 }

@@ -29,7 +29,7 @@
 #define NORMALIZATION {vkdml_normalization_validate, vkdml_normalization_compile}
 #define UNPOOLING {vkdml_unpooling_validate, vkdml_unpooling_compile}
 
-const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
+const struct vkdml_op_entry vkdml_op_table[VKDML_OP_TABLE_SIZE] =
 {
     [DML_OPERATOR_CAST] = ELEMENTWISE,
     [DML_OPERATOR_ELEMENT_WISE_ABS] = ELEMENTWISE,
@@ -177,4 +177,5 @@ const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT] =
     [DML_OPERATOR_BATCH_NORMALIZATION] = NORMALIZATION,
     [DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION] = NORMALIZATION,
     [DML_OPERATOR_MAX_UNPOOLING] = UNPOOLING,
+    [VKDML_OPERATOR_ELEMENT_WISE_CHAIN] = {NULL, vkdml_elementwise_chain_compile},
 };

@@ -163,8 +163,42 @@ struct vkdml_op_entry
 #define VKDML_FOLD_DATA_TYPES (VKDML_DATA_TYPE_BIT(FLOAT32) | VKDML_DATA_TYPE_BIT(FLOAT16) \
         | VKDML_DATA_TYPE_BIT(INT32) | VKDML_DATA_TYPE_BIT(UINT32))
 
-/* Indexed by DML_OPERATOR_TYPE. */
-extern const struct vkdml_op_entry vkdml_op_table[VKDML_OPERATOR_TYPE_COUNT];
+/* ---- Backend-internal operators: types beyond DirectML's range, which only the graph compiler
+ * builds (docs/graph.md); CreateOperator and the support matrix never see them ---- */
+
+/* Element-wise nodes of a graph in one dispatch (docs/graph.md, "elementwise"): each step is a
+ * node's operator that vkdml_elementwise_chain_accepts(), its operands chain inputs
+ * (VKDML_CHAIN_INPUT: the view's inputs, at most VKDML_CHAIN_MAX_INPUTS) or earlier steps'
+ * results (VKDML_CHAIN_RESULT); the view's output is the last step's. Every tensor of every step
+ * has the Sizes and data type of that output, and each result a later step reads is packed. */
+#define VKDML_OPERATOR_ELEMENT_WISE_CHAIN ((DML_OPERATOR_TYPE)VKDML_OPERATOR_TYPE_COUNT)
+#define VKDML_CHAIN_MAX_STEPS 8
+#define VKDML_CHAIN_MAX_INPUTS 3
+#define VKDML_CHAIN_INPUT(i) (i)
+#define VKDML_CHAIN_RESULT(k) (VKDML_CHAIN_MAX_INPUTS + (k))
+
+struct vkdml_elementwise_chain_step
+{
+    const struct vkdml_operator_view *op;
+    uint32_t operands[2];               /* input 0 and (binary operators) input 1 */
+};
+
+struct vkdml_elementwise_chain_desc
+{
+    uint32_t step_count;
+    struct vkdml_elementwise_chain_step steps[VKDML_CHAIN_MAX_STEPS];
+};
+
+/* Whether a (validated) operator can be a chain's step: an element-wise operator (no predicate,
+ * CAST or IF; POW and activations on floats only) over tensors of one data type the chain kernel
+ * holds (FLOAT32, FLOAT16, integers of 32 bits or less). */
+bool vkdml_elementwise_chain_accepts(const struct vkdml_operator_view *op);
+HRESULT vkdml_elementwise_chain_compile(struct vkdml_compile *compile);
+
+#define VKDML_OP_TABLE_SIZE (VKDML_OPERATOR_TYPE_COUNT + 1)
+
+/* Indexed by DML_OPERATOR_TYPE, then the backend-internal types. */
+extern const struct vkdml_op_entry vkdml_op_table[VKDML_OP_TABLE_SIZE];
 
 /* Each family's entries, defined in its file and listed in op_table.c. */
 #define VKDML_OP_FAMILY(name) \

@@ -194,6 +194,33 @@
 #define EW_SPEC_ACTIVATION (EW_SPEC_TENSORS + EW_TENSOR_COUNT * EW_SPEC_TENSOR_SIZE)  /* VKDML_ACTIVATION_SPEC_COUNT */
 #define EW_SPEC_COUNT (EW_SPEC_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT)
 
+/* ---- The chain kernel (elementwise_chain.comp): the graph compiler's element-wise chains
+ * (docs/graph.md, "elementwise"). It is the core above with EW_OP_IDENTITY, no ScaleBias and no
+ * activation of its own, whose operation applies up to EW_CHAIN_MAX_STEPS steps to the inputs of
+ * one element: step k computes activation(op(a * scale + bias, b)) of an EW_OP_* code (unary or
+ * binary, of include/elementwise_unary_ops.glsl or elementwise_binary_ops.glsl), its operands
+ * chain inputs or earlier steps' results; the last step's result is stored. All of a chain's
+ * tensors share one data type of 32 bits or less; FLOAT16 is computed in fp32 throughout, integer
+ * results wrap to the type after every step, as storing them would. ---- */
+
+#define EW_CHAIN_MAX_STEPS 8
+#define EW_CHAIN_INPUT(i) (i)                       /* an operand: chain input i (< EW_MAX_INPUTS) */
+#define EW_CHAIN_RESULT(k) (EW_MAX_INPUTS + (k))    /* an operand: step k's result */
+#define EW_SPEC_CHAIN_STEPS EW_SPEC_COUNT           /* steps, 1 .. EW_CHAIN_MAX_STEPS */
+#define EW_SPEC_CHAIN (EW_SPEC_CHAIN_STEPS + 1)     /* EW_CHAIN_MAX_STEPS blocks: */
+#define EW_CHAIN_OP 0                   /*   EW_OP_* */
+#define EW_CHAIN_A 1                    /*   operands */
+#define EW_CHAIN_B 2
+#define EW_CHAIN_SCALE_BIAS 3           /*   bool: a = a * scale + bias (float domain) */
+#define EW_CHAIN_SCALE 4                /*   float bits */
+#define EW_CHAIN_BIAS 5
+#define EW_CHAIN_ATTR0 6                /*   attribute words 0 and 2 (EW_ATTR_CLIP_MIN, EW_ATTR_CLIP_MAX, ...) */
+#define EW_CHAIN_ATTR2 7
+#define EW_CHAIN_ACTIVATION 8           /*   VKDML_ACTIVATION_SPEC_COUNT words (float domain) */
+#define EW_CHAIN_STEP_SIZE (EW_CHAIN_ACTIVATION + VKDML_ACTIVATION_SPEC_COUNT)
+#define EW_SPEC_CHAIN_STEP(k, field) (EW_SPEC_CHAIN + (k) * EW_CHAIN_STEP_SIZE + (field))
+#define EW_SPEC_CHAIN_COUNT EW_SPEC_CHAIN_STEP(EW_CHAIN_MAX_STEPS, 0)
+
 /* Innermost stride kinds: they decide how vector mode loads a tensor. */
 #define EW_INNER_BROADCAST 0            /* stride 0 */
 #define EW_INNER_CONTIGUOUS 1           /* stride 1 */

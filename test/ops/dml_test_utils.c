@@ -559,8 +559,7 @@ void dml_test_float_tensor_cleanup(struct dml_test_float_tensor *tensor)
     free(tensor->values);
 }
 
-/* The buffer's bytes: `values` in the tensor's data type, zero padded to TotalTensorSizeInBytes. */
-static void *float_tensor_bytes(const struct dml_test_float_tensor *tensor)
+void *dml_test_float_tensor_bytes(const struct dml_test_float_tensor *tensor)
 {
     uint8_t *bytes = calloc(1, tensor->t.buffer.TotalTensorSizeInBytes);
     size_t i;
@@ -604,7 +603,7 @@ void dml_test_create_input_buffers(struct dml_test_context *context,
         if (!(tensor = tensors[i]))
             continue;
         size = tensor->t.buffer.TotalTensorSizeInBytes;
-        bytes = float_tensor_bytes(tensor);
+        bytes = dml_test_float_tensor_bytes(tensor);
         if (tensor->t.buffer.Flags & DML_TENSOR_FLAG_OWNED_BY_DML)
         {
             owned[i].buffer = create_upload_buffer(context->d3d.device, size);

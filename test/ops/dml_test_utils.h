@@ -166,6 +166,9 @@ struct dml_test_float_tensor
 void dml_test_float_tensor_init(struct dml_test_float_tensor *tensor, DML_TENSOR_DATA_TYPE type, UINT rank,
         const UINT *sizes, const UINT *strides, DML_TENSOR_FLAGS flags, unsigned int seed);
 void dml_test_float_tensor_cleanup(struct dml_test_float_tensor *tensor);
+/* The buffer's bytes: `values` in the tensor's data type, zero padded to TotalTensorSizeInBytes
+ * (free()); constant nodes of graphs take them. */
+void *dml_test_float_tensor_bytes(const struct dml_test_float_tensor *tensor);
 /* Element `index` of FLOAT32 or FLOAT16 `bytes`. */
 float dml_test_read_float(const void *bytes, DML_TENSOR_DATA_TYPE type, size_t index);
 /* True, with a message, for a FLOAT16 case on a device without FLOAT16 tensors (other types run). */

@@ -51,6 +51,8 @@ static void test_graph_shared_edges(void **state)
     struct dml_test_tensor tensor;
     UINT add1, relu_node, add2, i;
 
+    /* The core alone: the fusing passes would merge these nodes. */
+    dml_test_set_knob(context, "VKDML_GRAPH_OPT", "memory,barriers");
     dml_test_tensor_init(&tensor, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){1, 1, 3, 5}, NULL);
     binary_desc(&add_desc, &tensor, &tensor, &tensor);
     relu_desc = (DML_ACTIVATION_RELU_OPERATOR_DESC){&tensor.desc, &tensor.desc};
@@ -137,6 +139,7 @@ static void test_graph_chain_memory(void **state)
     struct vkdml_graph_report report;
     UINT i;
 
+    dml_test_set_knob(context, "VKDML_GRAPH_OPT", "memory,barriers");
     run_chain(context, &report, result);
     for (i = 0; i < ELEMENTS; ++i)
         assert_float_equal(result[i], -1.0f + 0.5f * (float)i + 8 * (0.125f + (float)i), 1e-5f);
@@ -145,7 +148,7 @@ static void test_graph_chain_memory(void **state)
     assert_int_equal(report.temporary_size, report.temporary_lower_bound);
     assert_true(report.persistent_size >= 8 * ELEMENTS * sizeof(float));
 
-    dml_test_set_knob(context, "VKDML_GRAPH_OPT", "-memory,-barriers");
+    dml_test_set_knob(context, "VKDML_GRAPH_OPT", "none");
     run_chain(context, &report, unplanned);
     assert_memory_equal(result, unplanned, sizeof(result));
     assert_int_equal(report.temporary_size, 7 * DML_TEMPORARY_BUFFER_ALIGNMENT);
@@ -167,6 +170,7 @@ static void test_graph_branches_owned(void **state)
     ID3D12Resource *persistent;
     UINT add, mul, sub, i;
 
+    dml_test_set_knob(context, "VKDML_GRAPH_OPT", "memory,barriers");
     dml_test_tensor_init(&tensor, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){1, 1, 3, 5}, NULL);
     dml_test_tensor_init(&owned, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){1, 1, 3, 5}, NULL);
     owned.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;

@@ -195,8 +195,8 @@ static void test_activation_gemm(void **state, DML_TENSOR_DATA_TYPE type, UINT a
     struct dml_test_context *context = *state;
     struct vkdml_graph_report on, off;
     struct fuse_graph graph;
+    UINT m, n, k, i, fused;
     const float *a, *b;
-    UINT m, n, k, i;
 
     if (dml_test_skip_float16(context, type, "GEMM + activation"))
         return;
@@ -219,8 +219,10 @@ static void test_activation_gemm(void **state, DML_TENSOR_DATA_TYPE type, UINT a
         }
     }
     run_pass_on_off(context, &graph, "activation", &on, &off);
-    assert_int_equal(on.fused_activations, activations);
-    assert_int_equal(on.dispatch_count + activations, off.dispatch_count);
+    /* GELU stays apart from a FLOAT16 GEMM, where its own dispatch is faster (docs/graph.md, "activation"). */
+    fused = type == DML_TENSOR_DATA_TYPE_FLOAT16 ? activations - 1 : activations;
+    assert_int_equal(on.fused_activations, fused);
+    assert_int_equal(on.dispatch_count + fused, off.dispatch_count);
     graph_cleanup(&graph);
 }
 
@@ -231,7 +233,7 @@ static void test_activation_gemm_float32(void **state)
 
 static void test_activation_gemm_float16(void **state)
 {
-    test_activation_gemm(state, DML_TENSOR_DATA_TYPE_FLOAT16, 1);
+    test_activation_gemm(state, DML_TENSOR_DATA_TYPE_FLOAT16, 2);
 }
 
 /* CONVOLUTION 3x3 (padding 1) → RELU: ResNet's pair. */
