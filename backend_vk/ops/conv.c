@@ -24,7 +24,8 @@
  * channels-last copies of the input and filter that conv_stage.comp makes in the temporary resource
  * first ("coopmat-nhwc"); otherwise a 1x1 convolution with unit strides and no padding is a plain
  * GEMM over channels and runs the GEMM service (gemm.c's kernel choice; batches = images x groups,
- * bias as C); shapes whose
+ * bias as C), except where few tiles and a long reduction (batch-1 inference) make the tiled
+ * kernel split K (split_tiled_pays, before the GEMM service and the direct kernel); shapes whose
  * GEMM tiles would be mostly empty (few output channels per group such as depthwise, or tiny
  * reductions) or too few to fill the device run the direct kernel; large ones (128 tiles of 64 x
  * 64 outputs) the register-tiled implicit GEMM (CONV_TILED); the rest the implicit-GEMM kernel

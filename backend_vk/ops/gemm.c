@@ -9,7 +9,7 @@
  *     subgroups; A and B in 16-byte vectors where their layouts allow, else gathered);
  *   - gemm_tiled.comp (FLOAT32, and FLOAT16 the cooperative-matrix kernel cannot take, with at
  *     least GEMM_TILED_MIN_TILES output tiles of 128 x 128, or with fewer but a long K that split-K
- *     spreads over that many workgroups);
+ *     spreads over that many workgroups or into GEMM_TILED_SPLIT_PAYS parts: batch-1 rows);
  *   - gemm.comp, the general kernel: everything else.
  * The fast kernels take every layout their preconditions admit, and read and write vectors
  * wherever sizes, strides and offsets allow. VKDML_GEMM_KERNEL=general|tiled|coopmat|gemv
