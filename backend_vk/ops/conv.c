@@ -24,7 +24,8 @@
  * channels-last copies of the input and filter that conv_stage.comp makes in the temporary resource
  * first ("coopmat-nhwc"); otherwise a 1x1 convolution with unit strides and no padding is a plain
  * GEMM over channels and runs the GEMM service (gemm.c's kernel choice; batches = images x groups,
- * bias as C); shapes whose
+ * bias as C), except where few tiles and a long reduction (batch-1 inference) make the tiled
+ * kernel split K (split_tiled_pays, before the GEMM service and the direct kernel); shapes whose
  * GEMM tiles would be mostly empty (few output channels per group such as depthwise, or tiny
  * reductions) or too few to fill the device run the direct kernel; large ones (128 tiles of 64 x
  * 64 outputs) the register-tiled implicit GEMM (CONV_TILED); the rest the implicit-GEMM kernel
@@ -491,6 +492,28 @@ static uint32_t choose_split_k(const struct conv_shape *shape, uint64_t tiles, u
     return vkdml_split_k_choose(tiles, slabs, conv_outputs(shape));
 }
 
+/* Batch-1 inference's few positions (ResNet-50's layers 2 to 4: 784 to 49 an image) make fewer
+ * tiles than a large GPU has units, but their reductions are long: CONV_TILED's smallest tiles
+ * with K split (choose_split_k) then fill the GPU where the direct kernel, the implicit GEMM and
+ * the GEMM service (1x1) leave it idle. H200, FLOAT32 batch 1, us, before -> after (64x64x8 tiles:
+ * tiles, parts): 3x3 C512 7x7 K512 93.3 -> 27.6 (8, 16), C256 14x14 K256 69.2 -> 24.7 (16, 16),
+ * C128 28x28 K128 50.9 -> 24.1 (26, 8), C64 56x56 K64 34.9 -> 24.9 (49, 4), C256 7x7 K256 50.0 ->
+ * 18.1 (4, 16); 1x1 C2048 7x7 K512 124.9 -> 16.9 (8, 16), C1024 14x14 K256 66.9 -> 17.0 (16, 8),
+ * C512 7x7 K2048 35.4 -> 17.5 (32, 4), C256 56x56 K64 20.7 -> 17.4 (49, 2), C256 14x14 K1024
+ * 20.9 -> 18.8 (64, 2). Not with more tiles than half the units, even split: C256 56x56 K128 1x1
+ * (98 tiles, 2 parts) 21.0 -> 23.6, C256 56x56 K512 1x1 stride 2 (104, 2) 22.1 -> 24.5, C128
+ * 28x28 K512 1x1 (104, unsplit) 13.3 -> 14.9. */
+#define CONV_SPLIT_ENOUGH_GROUPS 64
+
+static bool split_tiled_pays(const struct vkdml_compile *compile, const struct conv_shape *shape)
+{
+    uint64_t tiles = tiled_tiles(shape, &tiled_smallest);
+    uint32_t split_k = choose_split_k(shape, tiles, tiled_smallest.tile_k);
+
+    return !tiled_shared_missing(compile) && 2 * tiles <= CONV_ENOUGH_GROUPS && split_k > 1
+            && tiles * split_k >= CONV_SPLIT_ENOUGH_GROUPS;
+}
+
 /* ---- CONV_TILED's tiling ---- */
 
 /* VKDML_CONV_TUNE's numbers, as given, into the first `count` fields. */
@@ -620,8 +643,10 @@ static enum conv_path choose_path(const struct vkdml_compile *compile, const str
 
     /* A 1x1 convolution is a GEMM, and the GEMM service's kernels beat the convolution's own
      * (H200, N32 56x56 FLOAT16: C64 K256 76.3 against 42.0 TFLOP/s on conv_coopmat.comp, C256 K64
-     * 56.1 against 56.5; FLOAT32 C64 K256 28.3 against 22.2 on the implicit GEMM). */
-    if (is_gemm_1x1(shape))
+     * 56.1 against 56.5; FLOAT32 C64 K256 28.3 against 22.2 on the implicit GEMM); but not with
+     * few tiles and a long K, where the tiled kernel split wins (split_tiled_pays: 1x1 C2048 7x7
+     * K512 124.9 against 16.9 us) unless cooperative matrices take it (the GEMM service's split). */
+    if (is_gemm_1x1(shape) && !(coopmat_unsuitable(compile, shape) && split_tiled_pays(compile, shape)))
         return CONV_PATH_GEMM_1X1;
     if (!staging_unsuitable(compile, shape) && staging_pays(shape))
         return CONV_PATH_COOPMAT_NHWC;
@@ -630,10 +655,13 @@ static enum conv_path choose_path(const struct vkdml_compile *compile, const str
     /* Tiles of at least 16 x 16 outputs and 16 reduction steps would be mostly padding. */
     if (gemm_n < 8 || gemm_k < 8)
         return CONV_PATH_DIRECT;
-    /* Too few outputs to fill the device even with the smallest tiles: the direct kernel's
-     * thread per output gives 4 times the workgroups. H200, direct against implicit GEMM:
-     * N1 C256 7x7 K256 3x3 (64 tiles) 0.049 against 0.068 ms; N1 C64 56x56 K64 3x3 (784 tiles)
-     * 0.064 against 0.036 ms. Backward convolutions stay on the implicit GEMM whatever their
+    if (split_tiled_pays(compile, shape))
+        return CONV_PATH_TILED;
+    /* Too few outputs to fill the device even with the smallest tiles, and K too short to
+     * split (split_tiled_pays takes the others: N1 C256 7x7 K256 3x3, direct 50.0 -> 18.1 us):
+     * the direct kernel's thread per output gives 4 times the workgroups. H200, direct against
+     * implicit GEMM: N1 C256 7x7 K256 3x3 (64 tiles) 0.049 against 0.068 ms; N1 C64 56x56 K64 3x3
+     * (784 tiles) 0.064 against 0.036 ms. Backward convolutions stay on the implicit GEMM whatever their
      * strides: it multiplies the zeros of the taps that meet no input, and still wins
      * (N8 C128 28x28 K64 3x3, strides 3x3: 0.68 against 0.49 ms). */
     if (gemm_tiles(gemm_m, gemm_n, shape->groups, 1, 1) < CONV_ENOUGH_GROUPS)

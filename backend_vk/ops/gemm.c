@@ -9,7 +9,7 @@
  *     subgroups; A and B in 16-byte vectors where their layouts allow, else gathered);
  *   - gemm_tiled.comp (FLOAT32, and FLOAT16 the cooperative-matrix kernel cannot take, with at
  *     least GEMM_TILED_MIN_TILES output tiles of 128 x 128, or with fewer but a long K that split-K
- *     spreads over that many workgroups);
+ *     spreads over that many workgroups or into GEMM_TILED_SPLIT_PAYS parts: batch-1 rows);
  *   - gemm.comp, the general kernel: everything else.
  * The fast kernels take every layout their preconditions admit, and read and write vectors
  * wherever sizes, strides and offsets allow. VKDML_GEMM_KERNEL=general|tiled|coopmat|gemv
@@ -708,6 +708,8 @@ static const char *plan_gemv(const struct vkdml_compile *compile, const struct g
  * partial sums' traffic (written and read: 8 bytes per part and output, at most 1/32 byte per
  * multiply-add) is small against the arithmetic. */
 #define GEMM_TILED_SPLIT_MIN_K 4096
+/* Parts of K (the default split) from which the tiled kernel wins however few its tiles. */
+#define GEMM_TILED_SPLIT_PAYS 8
 
 static bool tiled_pays(const struct vkdml_compile *compile, const struct gemm_layout *layout, const uint32_t *spec)
 {
@@ -715,12 +717,18 @@ static bool tiled_pays(const struct vkdml_compile *compile, const struct gemm_la
     unsigned int size = element_size(layout);
     uint32_t split_k = 1;
 
-    if (gemm_outputs(spec) < GEMM_TILED_MIN_FILL * tiles * GEMM_TILED_TILE * GEMM_TILED_TILE)
-        return false;
     /* FLOAT16 with neither A nor B in vectors loses to the general kernel (H200, no cooperative
      * matrices: 4095^3 16.7 against 24.4 TFLOP/s; A in vectors, 333x4096x777: 17.5 against 8.0). */
     if (size == 2 && !vector_mode(&layout->a, size, GEMM_TILED_VECTOR, true)
             && !vector_mode(&layout->b, size, GEMM_TILED_VECTOR, true))
+        return false;
+    /* Few tiles (rows or columns of batch-1 inference) and a long K: split-K's parts keep the
+     * GPU busy, however empty the tiles (H200, FLOAT32, us: 49x2048x512 126.1 on the general kernel
+     * against 26.7 in 16 parts; 196x1024x256 66.9 against 28.5 in 8; 16x4096x4096 256.3 against
+     * 144.5 in 16). */
+    if (choose_split_k(spec, GEMM_TILED_TILE, GEMM_TILED_TILE, tiled_default.tile_k) >= GEMM_TILED_SPLIT_PAYS)
+        return true;
+    if (gemm_outputs(spec) < GEMM_TILED_MIN_FILL * tiles * GEMM_TILED_TILE * GEMM_TILED_TILE)
         return false;
     if (spec[GEMM_SPEC_K] >= GEMM_TILED_SPLIT_MIN_K)
         split_k = choose_split_k(spec, GEMM_TILED_TILE, GEMM_TILED_TILE, tiled_default.tile_k);

@@ -1004,6 +1004,37 @@ static void test_tiled_kernel(void **state)
     set_conv_tune(context, NULL);
 }
 
+/* ---- Few tiles and a long reduction: the tiled kernel split (batch-1 inference) ---- */
+
+/* 16 positions: 8 or 4 tiles of 64x64, K long enough for 8 or 16 parts: conv.c picks the tiled
+ * kernel with split-K (64 workgroups), 1x1 included (rather than the GEMM service). */
+static const struct conv_case split_tiled_cases[] =
+{
+    {"split-K by shape: 3x3 C128 4x4 K512, pad 1", F32, 4, 1, 128, 512, 1, {4, 4}, {3, 3}, .start_pad = {1, 1},
+            .end_pad = {1, 1}, .mode = XCORR, .direction = FWD, .bias = true, .activation = &dml_test_relu,
+            .path = PATH_TILED},
+    {"split-K by shape: 1x1 C2048 4x4 K256", F32, 4, 1, 2048, 256, 1, {4, 4}, {1, 1}, .mode = XCORR,
+            .direction = FWD, .bias = true, .path = PATH_TILED},
+};
+
+/* Each case as picked (split), then forced unsplit: both must match the reference. */
+static void test_split_tiled(void **state)
+{
+    struct dml_test_context *context = *state;
+    struct conv_case test;
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(split_tiled_cases); ++i)
+    {
+        run_case(context, &split_tiled_cases[i]);
+        test = split_tiled_cases[i];
+        test.force = PATH_TILED;
+        set_conv_tune(context, "64,64,8,1");
+        run_case(context, &test);
+        set_conv_tune(context, NULL);
+    }
+}
+
 /* On the gathering kernel, every case; on channels-last copies, those it takes. */
 static void force_coopmat(struct conv_case *test, enum conv_path path)
 {
@@ -1331,6 +1362,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_forced_kernels, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_coopmat_kernel, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_tiled_kernel, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_split_tiled, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_ranks_and_types, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_attributes, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_channels, dml_test_setup, dml_test_teardown),

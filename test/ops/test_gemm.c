@@ -596,6 +596,11 @@ static const struct split_case split_cases[] =
      * parts of 32 slabs. */
     {NULL, NULL, 16, {"split-K by shape: 2 batches of 65x384x4096, C bias row", F32, 3, 1, 2, 65, 384, 4096,
             NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED}},
+    /* By shape: few tiles (batch-1 rows or columns) and K long enough for 8 parts or more. */
+    {NULL, NULL, 8, {"split-K by shape: few rows, 49x512x1024, C bias row", F32, 2, 1, 1, 49, 512, 1024,
+            NONE, NONE, true, 1.0f, 1.0f, PACKED, PACKED, ROW, PACKED}},
+    {NULL, NULL, 16, {"split-K by shape: few columns, 512x20x2048, TransA", F32, 2, 1, 1, 512, 20, 2048,
+            TRANS, NONE, false, 1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED, &dml_test_relu}},
     /* The tiled kernel forced, its default split: parts of at least 16 slabs of 8. */
     {"tiled", NULL, 16, {"split-K default: 128x128x2048, 16 parts", F32, 2, 1, 1, 128, 128, 2048, NONE, NONE, false,
             1.0f, 0.0f, PACKED, PACKED, PACKED, PACKED}},
