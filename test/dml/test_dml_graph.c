@@ -603,8 +603,10 @@ static void check_pass_report(const char *pass, const struct vkdml_graph_report 
         assert_true(report->fused_activations >= 1);
     if (!strcmp(pass, "elementwise"))
         assert_true(report->fused_elementwise >= 1);
+    /* The graph is FLOAT32, whose convolutions keep their normalization (docs/graph.md,
+     * "batchnorm"); test/ops/test_graph_fold.c folds FLOAT16 ones. */
     if (!strcmp(pass, "batchnorm"))
-        assert_int_equal(report->folded_batch_norms, 1);
+        assert_int_equal(report->folded_batch_norms, 0);
     if (!strcmp(pass, "constants"))
         assert_true(report->folded_nodes >= 1);
     if (!strcmp(pass, "alias"))
