@@ -264,7 +264,7 @@ void epilogue(uint part, uint g, uint m0, uint n0, uint sm, uint sn)
     uint scratch = gl_SubgroupID * MAT * SCRATCH_LD;
     uint lane = gl_SubgroupInvocationID, row = lane / 2, column = (lane % 2) * HALVES;
     ConvOutput out_tensor = ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI));
-    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, PARTIAL_OFFSET_LO, PARTIAL_OFFSET_HI));
 
     [[unroll]] for (uint i = 0; i < ACC_ROWS; ++i)
     {

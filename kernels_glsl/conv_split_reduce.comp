@@ -19,7 +19,7 @@ void main()
         return;
 
     uint n = index % GEMM_N, m = (index / GEMM_N) % GEMM_M, g = index / (GEMM_N * GEMM_M);
-    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, PARTIAL_OFFSET_LO, PARTIAL_OFFSET_HI));
     float sum = 0.0;
 
     for (uint part = 0; part < SPLIT_K; ++part)

@@ -214,7 +214,7 @@ void main()
 
     /* Bias, activation and store; or, with split-K, this part's sums into the temporary resource. */
     ConvOutput out_tensor = ConvOutput(tensor_address(OUT_SLOT, OUT_OFFSET_LO, OUT_OFFSET_HI));
-    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, 0, 0));
+    PartialSums partial = PartialSums(tensor_address(PARTIAL_SLOT, PARTIAL_OFFSET_LO, PARTIAL_OFFSET_HI));
 
     [[unroll]] for (uint i = 0; i < 4 * MAX_BLOCKS; ++i)
     {

@@ -847,8 +847,23 @@ static HRESULT compile_conv(struct vkdml_compile *compile, const struct conv_sha
             groups, false);
 }
 
+/* Split-K's partial sums come first in the operator's part of the temporary resource, after what
+ * earlier dispatches keep there (a compiled graph's intermediates); the channels-last copies
+ * follow them. */
+static void set_partial_location(const struct vkdml_compile *compile, uint32_t *spec)
+{
+    struct vkdml_tensor_location partial = {compile->temporary_slot, VKDML_ALIGN_UP(compile->temporary_size, 256)};
+
+    vkdml_set_location(&spec[CONV_SPEC_PARTIAL_LOCATION], &partial);
+}
+
+static uint64_t partial_offset(const uint32_t *spec)
+{
+    return spec[CONV_SPEC_PARTIAL_LOCATION + 1] | (uint64_t)spec[CONV_SPEC_PARTIAL_LOCATION + 2] << 32;
+}
+
 /* After a kernel that wrote `split_k` parts' sums: the temporary resource they need, and the
- * dispatch that adds them up (spec: the kernel's constants, CONV_SPEC_PARTIAL_SLOT included). */
+ * dispatch that adds them up (spec: the kernel's constants, CONV_SPEC_PARTIAL_LOCATION included). */
 static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct conv_shape *shape, const uint32_t *spec,
         uint32_t split_k)
 {
@@ -861,7 +876,7 @@ static HRESULT add_split_reduce(struct vkdml_compile *compile, const struct conv
         return S_OK;
     /* Channels-last copies may follow the partial sums. */
     compile->temporary_size = VKDML_MAX(compile->temporary_size,
-            vkdml_split_k_partial_size(conv_outputs(shape), split_k));
+            partial_offset(spec) + vkdml_split_k_partial_size(conv_outputs(shape), split_k));
     if (FAILED(hr = vkdml_spread_groups(compile, count, groups)))
         return hr;
     return vkdml_compile_add_dispatch(compile, fp32 ? VKDML_KERNEL_CONV_SPLIT_REDUCE_F32
@@ -879,7 +894,6 @@ static HRESULT add_tile_dispatches(struct vkdml_compile *compile, const struct c
     HRESULT hr;
 
     spec[CONV_SPEC_SPLIT_K] = split_k;
-    spec[CONV_SPEC_PARTIAL_SLOT] = compile->temporary_slot;
     if (FAILED(hr = vkdml_spread_groups(compile, tiles * split_k, groups))
             || FAILED(hr = vkdml_compile_add_dispatch(compile, kernel, spec, spec_count, NULL, 0, groups,
             barrier_before)))
@@ -894,6 +908,7 @@ static HRESULT compile_tiled(struct vkdml_compile *compile, const struct conv_sh
     uint64_t tiles;
 
     fill_conv_spec(compile, shape, spec);
+    set_partial_location(compile, spec);
     choose_tiled_tiling(compile, shape, &tiling);
     spec[CONV_SPEC_TILE_M] = tiling.tile_m;
     spec[CONV_SPEC_TILE_N] = tiling.tile_n;
@@ -1026,7 +1041,8 @@ static void set_staging_spec(struct vkdml_compile *compile, const struct conv_sh
     struct vkdml_tensor_location input = {compile->temporary_slot}, filter = {compile->temporary_slot};
 
     staging_init(shape, staging);
-    input.offset = VKDML_ALIGN_UP(vkdml_split_k_partial_size(conv_outputs(shape), split_k), 256);
+    input.offset = VKDML_ALIGN_UP(partial_offset(spec) + vkdml_split_k_partial_size(conv_outputs(shape), split_k),
+            256);
     compile->temporary_size = VKDML_MAX(compile->temporary_size, input.offset + staging->input_bytes);
     if (filter_staged_once(compile))
     {
@@ -1077,6 +1093,7 @@ static void fill_coopmat_spec(const struct vkdml_compile *compile, const struct 
         uint32_t spec[CONV_COOPMAT_SPEC_COUNT], struct coopmat_tiling *tiling)
 {
     fill_conv_spec(compile, shape, spec);
+    set_partial_location(compile, spec);
     choose_coopmat_tiling(compile, shape, tiling);
     spec[CONV_SPEC_TILE_M] = tiling->tile_m;
     spec[CONV_SPEC_TILE_N] = tiling->tile_n;

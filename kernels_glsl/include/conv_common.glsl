@@ -248,7 +248,9 @@ uint linear_group()
 #ifdef CONV_COMMON_SPLIT_K
 
 layout(constant_id = CONV_SPEC_SPLIT_K) const uint SPLIT_K = 1;
-layout(constant_id = CONV_SPEC_PARTIAL_SLOT) const uint PARTIAL_SLOT = 0;
+layout(constant_id = CONV_SPEC_PARTIAL_LOCATION + 0) const uint PARTIAL_SLOT = 0;
+layout(constant_id = CONV_SPEC_PARTIAL_LOCATION + 1) const uint PARTIAL_OFFSET_LO = 0;
+layout(constant_id = CONV_SPEC_PARTIAL_LOCATION + 2) const uint PARTIAL_OFFSET_HI = 0;
 
 /* The GEMM the tiled and coopmat kernels compute per group: channels x positions, K = the reduction. */
 const uint GEMM_M = OUT_C_PER_GROUP;

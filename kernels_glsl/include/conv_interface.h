@@ -98,8 +98,8 @@
  * resource (its slot here); conv_split_reduce.comp (the same constants up to here) adds them up,
  * then bias, activation and store. */
 #define CONV_SPEC_SPLIT_K               (CONV_SPEC_TILE_K + 1)
-#define CONV_SPEC_PARTIAL_SLOT          (CONV_SPEC_SPLIT_K + 1)
-#define CONV_TILED_SPEC_COUNT           (CONV_SPEC_PARTIAL_SLOT + 1)
+#define CONV_SPEC_PARTIAL_LOCATION      (CONV_SPEC_SPLIT_K + 1)             /* split-K's sums: slot, offset lo, hi */
+#define CONV_TILED_SPEC_COUNT           (CONV_SPEC_PARTIAL_LOCATION + 3)
 /* conv_coopmat.comp's own. */
 #define CONV_SPEC_SUBGROUPS_M           CONV_TILED_SPEC_COUNT               /* subgroups along the channels ... */
 #define CONV_SPEC_SUBGROUPS_N           (CONV_SPEC_SUBGROUPS_M + 1)         /* ... and along the positions */

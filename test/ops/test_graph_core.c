@@ -257,6 +257,80 @@ static void test_graph_many_bindings(void **state)
     dml_test_release_bindings(&out, 1);
 }
 
+/* a = RELU(x) stays alive across a batch-1 convolution whose long reduction is split (split-K
+ * sums in the temporary resource) and is read after it: the sums must not land on a's bytes. */
+static void test_graph_split_k_scratch(void **state)
+{
+    enum {C = 128, K = 512, HW = 4, TAPS = 9};
+    static const UINT ones[2] = {1, 1}, zeros[2] = {0, 0};
+    struct dml_test_context *context = *state;
+    static float x[C * HW * HW], filter[K * C * TAPS], conv[K * HW * HW], relu[C * HW * HW];
+    struct dml_test_tensor input, weights, output;
+    DML_ACTIVATION_RELU_OPERATOR_DESC relu_desc;
+    DML_ELEMENT_WISE_ABS_OPERATOR_DESC abs_desc;
+    DML_CONVOLUTION_OPERATOR_DESC conv_desc;
+    struct dml_graph_builder builder = {0};
+    struct dml_test_binding in[2], out[2];
+    IDMLCompiledOperator *compiled;
+    UINT a, c, b, k, i, y, xx, t;
+
+    dml_test_tensor_init(&input, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){1, C, HW, HW}, NULL);
+    dml_test_tensor_init(&weights, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){K, C, 3, 3}, NULL);
+    dml_test_tensor_init(&output, DML_TENSOR_DATA_TYPE_FLOAT32, 4, (const UINT[]){1, K, HW, HW}, NULL);
+    relu_desc = (DML_ACTIVATION_RELU_OPERATOR_DESC){&input.desc, &input.desc};
+    abs_desc = (DML_ELEMENT_WISE_ABS_OPERATOR_DESC){&input.desc, &input.desc, NULL};
+    conv_desc = (DML_CONVOLUTION_OPERATOR_DESC){&input.desc, &weights.desc, NULL, &output.desc,
+            DML_CONVOLUTION_MODE_CROSS_CORRELATION, DML_CONVOLUTION_DIRECTION_FORWARD, 2, ones, ones, ones, ones,
+            zeros, 1, NULL};
+    a = dml_graph_add_op(context, &builder, DML_OPERATOR_ACTIVATION_RELU, &relu_desc);
+    c = dml_graph_add_op(context, &builder, DML_OPERATOR_CONVOLUTION, &conv_desc);
+    b = dml_graph_add_op(context, &builder, DML_OPERATOR_ELEMENT_WISE_ABS, &abs_desc);
+    dml_graph_connect_input(&builder, 0, a, 0);
+    dml_graph_connect(&builder, a, 0, c, 0);
+    dml_graph_connect_input(&builder, 1, c, 1);
+    dml_graph_connect(&builder, a, 0, b, 0);
+    dml_graph_connect_output(&builder, c, 0, 0);
+    dml_graph_connect_output(&builder, b, 0, 1);
+    compiled = dml_graph_compile(context, &builder, DML_EXECUTION_FLAG_NONE);
+
+    for (i = 0; i < ARRAY_SIZE(x); ++i)
+        x[i] = (float)((int)(i * 7 % 13) - 6) * 0.25f;
+    for (i = 0; i < ARRAY_SIZE(filter); ++i)
+        filter[i] = (float)((int)(i * 5 % 11) - 5) * 0.125f;
+    in[0] = (struct dml_test_binding){dml_test_create_buffer(context, sizeof(x), x)};
+    in[1] = (struct dml_test_binding){dml_test_create_buffer(context, sizeof(filter), filter)};
+    out[0] = (struct dml_test_binding){dml_test_create_buffer(context, sizeof(conv), NULL)};
+    out[1] = (struct dml_test_binding){dml_test_create_buffer(context, sizeof(relu), NULL)};
+    dml_test_run(context, compiled, in, 2, out, 2);
+    dml_test_read_buffer(context, out[0].buffer, 0, conv, sizeof(conv));
+    dml_test_read_buffer(context, out[1].buffer, 0, relu, sizeof(relu));
+    for (i = 0; i < ARRAY_SIZE(relu); ++i)
+        assert_float_equal(relu[i], fmaxf(x[i], 0.0f), 0.0f);
+    for (k = 0; k < K; ++k)
+    {
+        for (i = 0; i < HW * HW; ++i)
+        {
+            double sum = 0.0;
+
+            y = i / HW, xx = i % HW;
+            for (c = 0; c < C; ++c)
+            {
+                for (t = 0; t < TAPS; ++t)
+                {
+                    int iy = (int)y + (int)(t / 3) - 1, ix = (int)xx + (int)(t % 3) - 1;
+
+                    if (iy >= 0 && iy < HW && ix >= 0 && ix < HW)
+                        sum += fmax(x[(c * HW + iy) * HW + ix], 0.0) * filter[(k * C + c) * TAPS + t];
+                }
+            }
+            assert_float_equal(conv[k * HW * HW + i], sum, 1e-3);
+        }
+    }
+    assert_int_equal(IDMLCompiledOperator_Release(compiled), 0);
+    dml_test_release_bindings(in, 2);
+    dml_test_release_bindings(out, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -265,6 +339,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_graph_chain_memory, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_graph_branches_owned, dml_test_setup, dml_test_teardown),
         cmocka_unit_test_setup_teardown(test_graph_many_bindings, dml_test_setup, dml_test_teardown),
+        cmocka_unit_test_setup_teardown(test_graph_split_k_scratch, dml_test_setup, dml_test_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
