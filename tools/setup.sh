@@ -26,7 +26,8 @@ esac
 # Debian 12 packages, each for a reason (README.md, "Dependencies").
 PACKAGES="gcc g++ pkg-config python3 meson ninja-build binutils
 libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools directx-headers-dev libcmocka-dev
-mesa-vulkan-drivers vulkan-validationlayers"
+mesa-vulkan-drivers vulkan-validationlayers
+protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata"
 # The Windows build: mingw-w64 (the win32 thread model is enough, vkdml uses Win32 threads), wine
 # and a virtual X server to run the tests, CMake and dpkg-dev to build cmocka from Debian's source.
 WINDOWS_PACKAGES="gcc-mingw-w64-x86-64-win32 g++-mingw-w64-x86-64-win32 wine64 xvfb xauth cmake dpkg-dev"
