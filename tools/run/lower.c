@@ -311,6 +311,25 @@ bool run_broadcast(struct run_node *n, const struct run_shape *a, const struct r
     return true;
 }
 
+int64_t run_broadcast_source(const struct run_shape *from, const struct run_shape *to, int64_t index)
+{
+    int64_t source = 0, stride = 1;
+    unsigned int i;
+
+    for (i = to->rank; i-- > 0;)
+    {
+        int64_t coordinate = index % to->dims[i];
+
+        index /= to->dims[i];
+        if (i + from->rank < to->rank)
+            continue;
+        if (from->dims[i + from->rank - to->rank] != 1)
+            source += coordinate * stride;
+        stride *= from->dims[i + from->rank - to->rank];
+    }
+    return source;
+}
+
 /* ---- Tensor descs ---- */
 
 DML_TENSOR_DATA_TYPE run_dml_type(const struct run_lower *l, int type)

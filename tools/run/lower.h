@@ -75,6 +75,9 @@ struct run_tensor *run_out_host(struct run_node *n, unsigned int i);
 bool run_axis(struct run_node *n, int64_t axis, unsigned int rank, unsigned int *out);
 /* Numpy broadcasting of two shapes; fails when they do not broadcast. */
 bool run_broadcast(struct run_node *n, const struct run_shape *a, const struct run_shape *b, struct run_shape *out);
+/* The element of a tensor of shape `from` that element `index` of shape `to` reads under numpy
+ * broadcasting (host folds). */
+int64_t run_broadcast_source(const struct run_shape *from, const struct run_shape *to, int64_t index);
 /* Memory that lives until the whole model is lowered (zeroed). */
 void *run_alloc(struct run_node *n, size_t size);
 
