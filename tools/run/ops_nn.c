@@ -5,7 +5,7 @@
  * - Gemm, MatMul: GEMM (4-D: MatMul's batch dimensions broadcast by 0 strides, more than two of them
  *   merged where their strides allow).
  * - BatchNormalization (inference form; training outputs are unsupported): BATCH_NORMALIZATION.
- * - MaxPool (Indices through MAX_POOLING2; storage_order 1 is unsupported), AveragePool, LpPool and
+ * - MaxPool (Indices through MAX_POOLING2; storage_order 1 pools an NCWH view), AveragePool, LpPool and
  *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
  *   DirectML leaves no window past it (README.md, "Pooling: decisions").
  * Float operators take FLOAT and FLOAT16 only, as DirectML's tables list (README.md, "Operator support").
@@ -654,18 +654,59 @@ static bool infer_global_pool(struct run_node *n)
     return infer_pool_common(n, true);
 }
 
-static bool emit_max_pool(struct run_node *n, const struct dml_window *d, struct run_value **outputs)
+/* A 4-D NCHW `v` read as NCWH: row-major indices over this view are ONNX's column-major ones. */
+static DML_TENSOR_DESC *nchw_transposed_desc(struct run_node *n, const struct run_value *v, DML_TENSOR_DATA_TYPE type)
+{
+    const int64_t *dims = v->shape.dims;
+    UINT sizes[4] = {(UINT)dims[0], (UINT)dims[1], (UINT)dims[3], (UINT)dims[2]};
+    UINT strides[4] = {(UINT)(dims[1] * dims[2] * dims[3]), (UINT)(dims[2] * dims[3]), 1, (UINT)dims[3]};
+
+    return run_desc_view(n, v, 4, sizes, strides, type);
+}
+
+static void swap_uints(UINT *values)
+{
+    UINT first = values[0];
+
+    values[0] = values[1];
+    values[1] = first;
+}
+
+/* storage_order 1 (column-major Indices) pools the input seen as NCWH: the window's axes swap too. */
+static bool max_pool_column_major(struct run_node *n, struct dml_window *d, struct run_value **outputs,
+        DML_MAX_POOLING2_OPERATOR_DESC *desc)
+{
+    if (n->in[0]->shape.rank != 4)
+        return run_unsupported(n, "storage_order 1 is mapped for 2-D pools only");
+    swap_uints(d->kernel);
+    swap_uints(d->strides);
+    swap_uints(d->dilations);
+    swap_uints(d->start);
+    swap_uints(d->end);
+    return (desc->InputTensor = nchw_transposed_desc(n, n->in[0], DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc->OutputTensor = nchw_transposed_desc(n, outputs[0], DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc->OutputIndicesTensor = nchw_transposed_desc(n, outputs[1], DML_TENSOR_DATA_TYPE_UINT64));
+}
+
+static bool emit_max_pool(struct run_node *n, struct dml_window *d, struct run_value **outputs)
 {
     DML_MAX_POOLING2_OPERATOR_DESC desc;
 
-    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0))
-        return run_unsupported(n, "storage_order 1 (column-major Indices): DirectML's indices are row-major");
     memset(&desc, 0, sizeof(desc));
-    if (!(desc.InputTensor = nchw_desc(n, n->in[0])) || !(desc.OutputTensor = nchw_desc(n, outputs[0])))
+    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0))
+    {
+        if (!max_pool_column_major(n, d, outputs, &desc))
+            return false;
+    }
+    else if (!(desc.InputTensor = nchw_desc(n, n->in[0])) || !(desc.OutputTensor = nchw_desc(n, outputs[0])))
+    {
         return false;
+    }
     /* ONNX's INT64 indices are never negative: DirectML's UINT64 holds them. */
-    if (outputs[1] && !(desc.OutputIndicesTensor = nchw_desc_typed(n, outputs[1], DML_TENSOR_DATA_TYPE_UINT64)))
+    else if (outputs[1] && !(desc.OutputIndicesTensor = nchw_desc_typed(n, outputs[1], DML_TENSOR_DATA_TYPE_UINT64)))
+    {
         return false;
+    }
     desc.DimensionCount = d->count;
     desc.Strides = d->strides;
     desc.WindowSize = d->kernel;
