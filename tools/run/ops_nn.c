@@ -8,6 +8,10 @@
  * - MaxPool (Indices through MAX_POOLING2; storage_order 1 pools an NCWH view), AveragePool, LpPool and
  *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
  *   DirectML leaves no window past it (README.md, "Pooling: decisions").
+ * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization: MEAN_VARIANCE_NORMALIZATION1 over
+ *   their axes; LayerNormalization's Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
+ * - LRN: LOCAL_RESPONSE_NORMALIZATION across channels (other ranks folded into NCHW); LpNormalization:
+ *   LP_NORMALIZATION.
  * Float operators take FLOAT and FLOAT16 only, as DirectML's tables list (README.md, "Operator support").
  */
 #include "ops.h"
@@ -806,6 +810,221 @@ static bool emit_global_lp_pool(struct run_node *n)
     return emit_pool(n, POOL_LP, true);
 }
 
+/* ---- Normalizations over axes: InstanceNormalization, LayerNormalization, MeanVarianceNormalization ---- */
+
+static bool emit_mvn(struct run_node *n, struct run_value *x, const DML_TENSOR_DESC *scale, struct run_value *scale_value,
+        const DML_TENSOR_DESC *bias, struct run_value *bias_value, const UINT *axes, unsigned int axis_count,
+        float epsilon)
+{
+    struct run_value *inputs[3] = {x, scale_value, bias_value};
+    DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC desc;
+
+    memset(&desc, 0, sizeof(desc));
+    if (!(desc.InputTensor = run_desc(n, x, x->shape.rank)) || !(desc.OutputTensor = run_desc(n, n->out[0], x->shape.rank)))
+        return false;
+    desc.ScaleTensor = scale;
+    desc.BiasTensor = bias;
+    desc.AxisCount = axis_count;
+    desc.Axes = axes;
+    desc.NormalizeVariance = TRUE;
+    desc.Epsilon = epsilon;
+    return run_emit(n, DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1, &desc, inputs, 3, &n->out[0], 1);
+}
+
+static bool infer_same(struct run_node *n)
+{
+    run_set_out(n, 0, n->in[0]->type, &n->in[0]->shape);
+    return true;
+}
+
+static bool emit_instance_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0];
+    unsigned int rank = x->shape.rank, i;
+    DML_TENSOR_DESC *scale, *bias;
+    UINT axes[RUN_MAX_RANK];
+
+    if (!require_float(n, x))
+        return false;
+    if (rank < 3)
+        return run_fail(n, "input of %u dimensions (N, C and spatial ones expected)", rank);
+    for (i = 2; i < rank; ++i)
+        axes[i - 2] = i;
+    return (scale = channel_desc(n, n->in[1], rank)) && (bias = channel_desc(n, n->in[2], rank))
+            && emit_mvn(n, x, scale, n->in[1], bias, n->in[2], axes, rank - 2, onnx_attr_float(n->onnx, "epsilon", 1e-5f));
+}
+
+static bool emit_mean_variance_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0];
+    int64_t given[RUN_MAX_RANK] = {0, 2, 3};
+    int count = onnx_attr_ints(n->onnx, "axes", given, RUN_MAX_RANK);
+    UINT axes[RUN_MAX_RANK];
+    unsigned int axis;
+    int i;
+
+    if (!require_float(n, x))
+        return false;
+    if (count > RUN_MAX_RANK)
+        return run_fail(n, "%d axes", count);
+    count = count < 0 ? 3 : count;
+    for (i = 0; i < count; ++i)
+    {
+        if (!run_axis(n, given[i], x->shape.rank, &axis))
+            return false;
+        axes[i] = axis;
+    }
+    /* ONNX's function body divides by sqrt(variance + 1e-9). */
+    return emit_mvn(n, x, NULL, NULL, NULL, NULL, axes, (unsigned int)count, 1e-9f);
+}
+
+/* LayerNormalization normalizes over [axis, rank); Mean and InvStdDev keep those dimensions as 1s. */
+static bool layer_norm_axis(struct run_node *n, unsigned int *axis)
+{
+    return run_axis(n, onnx_attr_int(n->onnx, "axis", -1), n->in[0]->shape.rank, axis);
+}
+
+static bool infer_layer_norm(struct run_node *n)
+{
+    const struct run_value *x = n->in[0];
+    int stash = (int)onnx_attr_int(n->onnx, "stash_type", ONNX_FLOAT);
+    struct run_shape stats = x->shape;
+    unsigned int axis, i;
+
+    if (!layer_norm_axis(n, &axis))
+        return false;
+    for (i = axis; i < stats.rank; ++i)
+        stats.dims[i] = 1;
+    run_set_out(n, 0, x->type, &x->shape);
+    run_set_out(n, 1, stash, &stats);
+    run_set_out(n, 2, stash, &stats);
+    return true;
+}
+
+static bool emit_reduce_average(struct run_node *n, struct run_value *in, struct run_value *out, const UINT *axes,
+        unsigned int axis_count)
+{
+    DML_REDUCE_OPERATOR_DESC desc;
+    unsigned int rank = in->shape.rank;
+
+    desc.Function = DML_REDUCE_FUNCTION_AVERAGE;
+    desc.AxisCount = axis_count;
+    desc.Axes = axes;
+    return (desc.InputTensor = run_desc(n, in, rank)) && (desc.OutputTensor = run_desc(n, out, rank))
+            && run_emit(n, DML_OPERATOR_REDUCE, &desc, &in, 1, &out, 1);
+}
+
+/* InvStdDev = (mean((x - mean)^2) + epsilon)^-0.5, as ONNX's function body computes it. */
+static bool emit_inv_std_dev(struct run_node *n, struct run_value *mean, const UINT *axes, unsigned int axis_count,
+        float epsilon)
+{
+    struct run_value *x = n->in[0], *inputs[2] = {x, mean}, *square, *variance;
+    DML_ELEMENT_WISE_DIFFERENCE_SQUARE_OPERATOR_DESC square_desc;
+    DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC pow_desc;
+    DML_SCALE_BIAS scale_bias = {1.0f, epsilon};
+    unsigned int rank = x->shape.rank;
+
+    if (!(square = run_temp(n, mean->type, &x->shape)) || !(variance = run_temp(n, mean->type, &mean->shape)))
+        return false;
+    if (!(square_desc.ATensor = run_desc(n, x, rank))
+            || !(square_desc.BTensor = run_desc_broadcast(n, mean, rank, x->shape.dims))
+            || !(square_desc.OutputTensor = run_desc(n, square, rank))
+            || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_DIFFERENCE_SQUARE, &square_desc, inputs, 2, &square, 1)
+            || !emit_reduce_average(n, square, variance, axes, axis_count))
+        return false;
+    pow_desc.ScaleBias = &scale_bias;
+    pow_desc.Exponent = -0.5f;
+    return (pow_desc.InputTensor = run_desc(n, variance, rank)) && (pow_desc.OutputTensor = run_desc(n, n->out[2], rank))
+            && run_emit(n, DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW, &pow_desc, &variance, 1, &n->out[2], 1);
+}
+
+static bool emit_layer_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0], *bias = run_in(n, 2), *mean;
+    struct run_value *mean_out = n->out_count > 1 ? n->out[1] : NULL, *inv_out = n->out_count > 2 ? n->out[2] : NULL;
+    float epsilon = onnx_attr_float(n->onnx, "epsilon", 1e-5f);
+    DML_TENSOR_DESC *scale_desc, *bias_desc = NULL;
+    unsigned int rank = x->shape.rank, axis, i;
+    UINT axes[RUN_MAX_RANK];
+
+    if (!require_float(n, x) || !layer_norm_axis(n, &axis))
+        return false;
+    for (i = axis; i < rank; ++i)
+        axes[i - axis] = i;
+    if ((mean_out || inv_out) && run_dml_type(n->lower, (mean_out ? mean_out : inv_out)->type)
+            != run_dml_type(n->lower, x->type))
+        return run_unsupported(n, "Mean and InvStdDev of stash_type %s from %s X", onnx_type_name(
+                (mean_out ? mean_out : inv_out)->type), onnx_type_name(x->type));
+    if (n->in[1]->shape.rank > rank || (bias && bias->shape.rank > rank))
+        return run_fail(n, "Scale or B has more dimensions than X");
+    if (!(scale_desc = run_desc(n, n->in[1], rank)) || (bias && !(bias_desc = run_desc(n, bias, rank)))
+            || !emit_mvn(n, x, scale_desc, n->in[1], bias_desc, bias, axes, rank - axis, epsilon))
+        return false;
+    if (!mean_out && !inv_out)
+        return true;
+    mean = mean_out;
+    if (!mean && !(mean = run_temp(n, inv_out->type, &inv_out->shape)))
+        return false;
+    if (!emit_reduce_average(n, x, mean, axes, rank - axis))
+        return false;
+    return !inv_out || emit_inv_std_dev(n, mean, axes, rank - axis, epsilon);
+}
+
+/* ---- LRN, LpNormalization ---- */
+
+/* LRN's input as DirectML's NCHW: a 1-D spatial shape gets a height of 1, more spatial dimensions
+ * merge into the height (LRN sums along C only, so the layout of the rest does not matter). */
+static DML_TENSOR_DESC *lrn_desc(struct run_node *n, const struct run_value *v)
+{
+    const int64_t *dims = v->shape.dims;
+    UINT sizes[4] = {(UINT)dims[0], (UINT)dims[1], 1, 1};
+    unsigned int i;
+
+    for (i = 2; i + 1 < v->shape.rank; ++i)
+        sizes[2] *= (UINT)dims[i];
+    if (v->shape.rank > 2)
+        sizes[3] = (UINT)dims[v->shape.rank - 1];
+    return run_desc_view(n, v, 4, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+static bool emit_lrn(struct run_node *n)
+{
+    DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC desc;
+    int64_t size = onnx_attr_int(n->onnx, "size", 0);
+
+    if (!require_float(n, n->in[0]))
+        return false;
+    if (size < 1)
+        return run_fail(n, "size is %" PRId64 " (required, at least 1)", size);
+    if (n->in[0]->shape.rank < 2)
+        return run_fail(n, "input of %u dimensions (N, C, ... expected)", n->in[0]->shape.rank);
+    desc.CrossChannel = TRUE;
+    desc.LocalSize = (UINT)size;
+    desc.Alpha = onnx_attr_float(n->onnx, "alpha", 1e-4f);
+    desc.Beta = onnx_attr_float(n->onnx, "beta", 0.75f);
+    desc.Bias = onnx_attr_float(n->onnx, "bias", 1.0f);
+    return (desc.InputTensor = lrn_desc(n, n->in[0])) && (desc.OutputTensor = lrn_desc(n, n->out[0]))
+            && run_emit(n, DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION, &desc, n->in, 1, &n->out[0], 1);
+}
+
+static bool emit_lp_norm(struct run_node *n)
+{
+    DML_LP_NORMALIZATION_OPERATOR_DESC desc;
+    int64_t p = onnx_attr_int(n->onnx, "p", 2);
+    unsigned int axis;
+
+    if (!require_float(n, n->in[0]) || !run_axis(n, onnx_attr_int(n->onnx, "axis", -1), n->in[0]->shape.rank, &axis))
+        return false;
+    if (p != 1 && p != 2)
+        return run_fail(n, "p is %" PRId64 " (ONNX allows 1 and 2)", p);
+    desc.Axis = axis;
+    /* x / max(norm, 0) is ONNX's x / norm. */
+    desc.Epsilon = 0.0f;
+    desc.P = (UINT)p;
+    return (desc.InputTensor = run_desc(n, n->in[0], 0)) && (desc.OutputTensor = run_desc(n, n->out[0], 0))
+            && run_emit(n, DML_OPERATOR_LP_NORMALIZATION, &desc, n->in, 1, &n->out[0], 1);
+}
+
 const struct run_op run_ops_nn[] =
 {
     {"AveragePool", infer_pool, NULL, emit_average_pool_node},
@@ -816,8 +1035,13 @@ const struct run_op run_ops_nn[] =
     {"GlobalAveragePool", infer_global_pool, NULL, emit_global_average_pool},
     {"GlobalLpPool", infer_global_pool, NULL, emit_global_lp_pool},
     {"GlobalMaxPool", infer_global_pool, NULL, emit_global_max_pool},
+    {"InstanceNormalization", infer_same, NULL, emit_instance_norm},
+    {"LRN", infer_same, NULL, emit_lrn},
+    {"LayerNormalization", infer_layer_norm, NULL, emit_layer_norm},
+    {"LpNormalization", infer_same, NULL, emit_lp_norm},
     {"LpPool", infer_pool, NULL, emit_lp_pool_node},
     {"MatMul", infer_matmul, NULL, emit_matmul},
     {"MaxPool", infer_pool, NULL, emit_max_pool_node},
+    {"MeanVarianceNormalization", infer_same, NULL, emit_mean_variance_norm},
     {NULL},
 };
