@@ -570,6 +570,336 @@ static bool emit_trilu(struct run_node *n)
             && run_emit(n, DML_OPERATOR_DIAGONAL_MATRIX1, &desc, &in, 1, &n->out[0], 1);
 }
 
+/* ---- Einsum ---- */
+
+#define EINSUM_OPERANDS 16
+#define EINSUM_LETTERS 52               /* a-z, A-Z; then the dimensions the ellipsis stands for */
+#define EINSUM_LABELS (EINSUM_LETTERS + RUN_MAX_RANK)
+
+struct einsum
+{
+    unsigned int operands;
+    unsigned int rank[EINSUM_OPERANDS];
+    unsigned int labels[EINSUM_OPERANDS][RUN_MAX_RANK];     /* each operand dimension's label */
+    unsigned int ellipsis;              /* dimensions the ellipsis stands for, at most */
+    int64_t size[EINSUM_LABELS];        /* 0: a label not used */
+    unsigned int order[RUN_MAX_RANK];   /* the computation's dimensions: the output's, then the summed */
+    unsigned int order_count, out_count;
+};
+
+static int einsum_letter(char c)
+{
+    if (c >= 'a' && c <= 'z')
+        return c - 'a';
+    if (c >= 'A' && c <= 'Z')
+        return 26 + c - 'A';
+    return -1;
+}
+
+/* Counts a term's letters; false on a character that is neither a letter nor one "...". */
+static bool einsum_count(const char *term, size_t length, unsigned int *letters, bool *ellipsis)
+{
+    size_t i;
+
+    *letters = 0;
+    *ellipsis = false;
+    for (i = 0; i < length; ++i)
+    {
+        if (einsum_letter(term[i]) >= 0)
+        {
+            ++*letters;
+            continue;
+        }
+        if (*ellipsis || i + 3 > length || strncmp(term + i, "...", 3))
+            return false;
+        *ellipsis = true;
+        i += 2;
+    }
+    return true;
+}
+
+/* A term's labels; its ellipsis stands for `ellipsis_rank` dimensions, right-aligned among the
+ * equation's (numpy broadcasting). */
+static unsigned int einsum_term(const struct einsum *e, const char *term, size_t length, unsigned int ellipsis_rank,
+        unsigned int *labels)
+{
+    unsigned int count = 0, j;
+    size_t i;
+
+    for (i = 0; i < length; ++i)
+    {
+        if (einsum_letter(term[i]) >= 0)
+        {
+            labels[count++] = (unsigned int)einsum_letter(term[i]);
+            continue;
+        }
+        for (j = 0; j < ellipsis_rank; ++j)
+            labels[count++] = EINSUM_LETTERS + e->ellipsis - ellipsis_rank + j;
+        i += 2;
+    }
+    return count;
+}
+
+/* Operand `i`'s term: its labels and their sizes. */
+static bool einsum_operand(struct run_node *n, struct einsum *e, unsigned int i, const char *term, size_t length)
+{
+    const struct run_shape *shape = &n->in[i]->shape;
+    unsigned int letters, d;
+    bool ellipsis;
+
+    einsum_count(term, length, &letters, &ellipsis);
+    if (letters > shape->rank || (!ellipsis && letters != shape->rank))
+        return run_fail(n, "term %u has %u labels for %u dimensions", i, letters, shape->rank);
+    e->rank[i] = einsum_term(e, term, length, shape->rank - letters, e->labels[i]);
+    for (d = 0; d < e->rank[i]; ++d)
+    {
+        int64_t *size = &e->size[e->labels[i][d]];
+
+        if (*size > 1 && shape->dims[d] != 1 && shape->dims[d] != *size)
+            return run_fail(n, "a label has sizes %" PRId64 " and %" PRId64, *size, shape->dims[d]);
+        if (*size <= 1)
+            *size = shape->dims[d] ? shape->dims[d] : -1;
+    }
+    return true;
+}
+
+/* The output's labels when the equation has no "->": the ellipsis's, then the letters used once,
+ * in the order of their character codes (numpy's rule). */
+static void einsum_implicit_output(struct einsum *e)
+{
+    static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    unsigned int i, j, d, uses;
+
+    for (i = 0; i < e->ellipsis; ++i)
+        e->order[e->out_count++] = EINSUM_LETTERS + i;
+    for (i = 0; letters[i]; ++i)
+    {
+        unsigned int label = (unsigned int)einsum_letter(letters[i]);
+
+        for (j = 0, uses = 0; j < e->operands; ++j)
+            for (d = 0; d < e->rank[j]; ++d)
+                uses += e->labels[j][d] == label;
+        if (uses == 1 && e->out_count < RUN_MAX_RANK)
+            e->order[e->out_count++] = label;
+    }
+}
+
+static bool einsum_order_add(struct run_node *n, struct einsum *e, unsigned int label)
+{
+    unsigned int i;
+
+    for (i = 0; i < e->order_count; ++i)
+        if (e->order[i] == label)
+            return true;
+    if (e->order_count == RUN_MAX_RANK)
+        return run_unsupported(n, "more than %u distinct labels (DirectML's tensors have at most %u dimensions)",
+                RUN_MAX_RANK, RUN_MAX_RANK);
+    e->order[e->order_count++] = label;
+    return true;
+}
+
+/* The explicit output term: labels of the inputs, each once. */
+static bool einsum_explicit_output(struct run_node *n, struct einsum *e, const char *term, size_t length)
+{
+    unsigned int letters, labels[RUN_MAX_RANK + EINSUM_LETTERS], count, i, j;
+    bool ellipsis;
+
+    if (!einsum_count(term, length, &letters, &ellipsis) || letters + (ellipsis ? e->ellipsis : 0) > RUN_MAX_RANK)
+        return run_fail(n, "the output term is not valid");
+    count = einsum_term(e, term, length, ellipsis ? e->ellipsis : 0, labels);
+    for (i = 0; i < count; ++i)
+    {
+        if (!e->size[labels[i]])
+            return run_fail(n, "an output label is in no input");
+        for (j = 0; j < i; ++j)
+            if (labels[j] == labels[i])
+                return run_fail(n, "an output label is repeated");
+        e->order[e->out_count++] = labels[i];
+    }
+    return true;
+}
+
+/* Parses the equation for the node's inputs. */
+static bool einsum_parse(struct run_node *n, struct einsum *e)
+{
+    char equation[256], term_text[256];
+    const char *term, *arrow, *end;
+    unsigned int i, d, letters;
+    bool ellipsis;
+    size_t j, k;
+
+    memset(e, 0, sizeof(*e));
+    onnx_attr_string(n->onnx, "equation", "", term_text, sizeof(term_text));
+    for (j = k = 0; term_text[j]; ++j)
+        if (term_text[j] != ' ')
+            equation[k++] = term_text[j];
+    equation[k] = 0;
+    if ((e->operands = n->in_count) > EINSUM_OPERANDS || !e->operands)
+        return run_unsupported(n, "%u operands (at most %u)", n->in_count, EINSUM_OPERANDS);
+    arrow = strstr(equation, "->");
+    end = arrow ? arrow : equation + k;
+    /* First pass: how many dimensions the ellipsis stands for, at most. */
+    for (i = 0, term = equation; i < e->operands; ++i, term += strcspn(term, ",") + 1)
+    {
+        size_t length = strcspn(term, ",");
+
+        if (!n->in[i] || term > end || (i + 1 < e->operands) != (term + length < end && term[length] == ','))
+            return run_fail(n, "the equation '%s' does not have %u input terms", equation, e->operands);
+        if (!einsum_count(term, term + length > end ? (size_t)(end - term) : length, &letters, &ellipsis))
+            return run_fail(n, "the equation '%s' is not valid", equation);
+        if (ellipsis && n->in[i]->shape.rank >= letters && n->in[i]->shape.rank - letters > e->ellipsis)
+            e->ellipsis = n->in[i]->shape.rank - letters;
+    }
+    for (i = 0, term = equation; i < e->operands; ++i, term += strcspn(term, ",") + 1)
+    {
+        size_t length = strcspn(term, ",");
+
+        if (!einsum_operand(n, e, i, term, term + length > end ? (size_t)(end - term) : length))
+            return false;
+    }
+    if (!arrow)
+        einsum_implicit_output(e);
+    else if (!einsum_explicit_output(n, e, arrow + 2, strlen(arrow + 2)))
+        return false;
+    e->order_count = e->out_count;
+    for (i = 0; i < e->operands; ++i)
+        for (d = 0; d < e->rank[i]; ++d)
+            if (!einsum_order_add(n, e, e->labels[i][d]))
+                return false;
+    return true;
+}
+
+static bool infer_einsum(struct run_node *n)
+{
+    struct run_shape shape;
+    struct einsum e;
+    unsigned int i;
+
+    if (!einsum_parse(n, &e))
+        return false;
+    shape.rank = e.out_count;
+    for (i = 0; i < e.out_count; ++i)
+        shape.dims[i] = e.size[e.order[i]] < 0 ? 0 : e.size[e.order[i]];
+    run_set_out(n, 0, n->in[0]->type, &shape);
+    return true;
+}
+
+/* Operand `i` read in the computation's dimensions: a repeated label's strides add up (a
+ * diagonal), a missing label or a dimension of 1 is broadcast (stride 0). */
+static DML_TENSOR_DESC *einsum_view(struct run_node *n, const struct einsum *e, unsigned int i, struct run_value *v)
+{
+    uint32_t sizes[RUN_MAX_RANK] = {1}, strides[RUN_MAX_RANK] = {0}, stride = 1;
+    unsigned int d, p;
+
+    for (p = 0; p < e->order_count; ++p)
+        sizes[p] = (uint32_t)e->size[e->order[p]];
+    for (d = e->rank[i]; d-- > 0;)
+    {
+        for (p = 0; e->order[p] != e->labels[i][d]; ++p)
+            ;
+        if (v->shape.dims[d] != 1)
+            strides[p] += stride;
+        stride *= (uint32_t)v->shape.dims[d];
+    }
+    return run_desc_view(n, v, e->order_count ? e->order_count : 1, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+/* A packed tensor in the computation's dimensions, those from `kept` on as 1 (the summed ones). */
+static DML_TENSOR_DESC *einsum_packed(struct run_node *n, const struct einsum *e, struct run_value *v,
+        unsigned int kept)
+{
+    uint32_t sizes[RUN_MAX_RANK] = {1};
+    unsigned int p;
+
+    for (p = 0; p < e->order_count; ++p)
+        sizes[p] = p < kept ? (uint32_t)e->size[e->order[p]] : 1;
+    return run_desc_view(n, v, e->order_count ? e->order_count : 1, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+/* The product of every operand over all the labels (ELEMENT_WISE_MULTIPLY), into `result` when
+ * nothing is summed; returns the product and its desc. */
+static struct run_value *einsum_product(struct run_node *n, const struct einsum *e, struct run_value **operands,
+        struct run_value *result, DML_TENSOR_DESC **product_desc)
+{
+    struct run_value *product = operands[0], *inputs[2];
+    DML_ELEMENT_WISE_MULTIPLY_OPERATOR_DESC desc;
+    struct run_shape shape;
+    unsigned int i, p;
+
+    shape.rank = e->order_count;
+    for (p = 0; p < e->order_count; ++p)
+        shape.dims[p] = e->size[e->order[p]];
+    *product_desc = einsum_view(n, e, 0, product);
+    for (i = 1; i < e->operands && *product_desc; ++i)
+    {
+        inputs[0] = product;
+        inputs[1] = operands[i];
+        desc.ATensor = *product_desc;
+        desc.BTensor = einsum_view(n, e, i, operands[i]);
+        if (i + 1 == e->operands && e->order_count == e->out_count)
+            product = result;
+        else if (!(product = run_temp(n, result->type, &shape)))
+            return NULL;
+        desc.OutputTensor = *product_desc = einsum_packed(n, e, product, e->order_count);
+        if (!desc.BTensor || !desc.OutputTensor
+                || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, &desc, inputs, 2, &product, 1))
+            return NULL;
+    }
+    return *product_desc ? product : NULL;
+}
+
+static bool emit_einsum(struct run_node *n)
+{
+    struct run_value *operands[EINSUM_OPERANDS], *out = n->out[0], *result, *product;
+    UINT axes[RUN_MAX_RANK], axis_count = 0;
+    DML_TENSOR_DESC *product_desc;
+    struct einsum e;
+    unsigned int i;
+
+    if (!einsum_parse(n, &e))
+        return false;
+    if (!out)
+        return true;
+    switch (out->type)
+    {
+        case ONNX_FLOAT: case ONNX_FLOAT16: case ONNX_DOUBLE: case ONNX_INT32: case ONNX_UINT32: case ONNX_INT64:
+        case ONNX_UINT64:
+            break;
+        default:
+            return run_unsupported(n, "DirectML's REDUCE has no SUM for %s", onnx_type_name(out->type));
+    }
+    for (i = 0; i < e.operands; ++i)
+        if (n->in[i]->type != out->type || !(operands[i] = float_input(n, n->in[i])))
+            return n->in[i]->type != out->type ? run_fail(n, "the operands' types differ") : false;
+    if (!(result = float_output(n, out)) || !(product = einsum_product(n, &e, operands, result, &product_desc)))
+        return false;
+    if (e.order_count > e.out_count)
+    {
+        DML_REDUCE_OPERATOR_DESC desc;
+
+        for (i = e.out_count; i < e.order_count; ++i)
+            axes[axis_count++] = i;
+        desc.Function = DML_REDUCE_FUNCTION_SUM;
+        desc.InputTensor = product_desc;
+        desc.OutputTensor = einsum_packed(n, &e, result, e.out_count);
+        desc.AxisCount = axis_count;
+        desc.Axes = axes;
+        if (!desc.OutputTensor || !run_emit(n, DML_OPERATOR_REDUCE, &desc, &product, 1, &result, 1))
+            return false;
+    }
+    else if (e.operands == 1)
+    {
+        DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
+
+        desc.InputTensor = product_desc;
+        desc.OutputTensor = einsum_packed(n, &e, result, e.out_count);
+        desc.ScaleBias = NULL;
+        if (!desc.OutputTensor || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &product, 1, &result, 1))
+            return false;
+    }
+    return float_finish(n, result, out);
+}
+
 /* ---- NonMaxSuppression ---- */
 
 static bool infer_non_max_suppression(struct run_node *n)
@@ -598,6 +928,7 @@ const struct run_op run_ops_reduce[] =
     {"TopK", infer_topk, NULL, emit_topk},
     {"CumSum", infer_same, NULL, emit_cumsum},
     {"Trilu", infer_trilu, NULL, emit_trilu},
+    {"Einsum", infer_einsum, NULL, emit_einsum},
     {"NonMaxSuppression", infer_non_max_suppression, NULL, NULL},
     {NULL},
 };
