@@ -193,6 +193,98 @@ def encoder(batch, sequence, hidden, dtype, decompose=False, seed=22):
                    f"transformer encoder layer, {batch}x{sequence}x{hidden}, heads of {HEAD_SIZE}")
 
 
+# ---- Expected outputs: the model evaluated in float64 by numpy, node by node ----
+
+def conv(x, w, strides, pads):
+    n, c, h, width = x.shape
+    k, _, r, s = w.shape
+    x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    out_h = (x.shape[2] - r) // strides[0] + 1
+    out_w = (x.shape[3] - s) // strides[1] + 1
+    y = np.zeros((n, k, out_h, out_w))
+    for i in range(r):
+        for j in range(s):
+            window = x[:, :, i:i + strides[0] * out_h:strides[0], j:j + strides[1] * out_w:strides[1]]
+            y += np.einsum("nchw,kc->nkhw", window, w[:, :, i, j])
+    return y
+
+
+def max_pool(x, window, strides, pads):
+    x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])), constant_values=-np.inf)
+    out_h = (x.shape[2] - window[0]) // strides[0] + 1
+    out_w = (x.shape[3] - window[1]) // strides[1] + 1
+    return np.max([x[:, :, i:i + strides[0] * out_h:strides[0], j:j + strides[1] * out_w:strides[1]]
+                   for i in range(window[0]) for j in range(window[1])], axis=0)
+
+
+def normalize(x, axis, epsilon):
+    mean = x.mean(axis=axis, keepdims=True)
+    return (x - mean) / np.sqrt(((x - mean) ** 2).mean(axis=axis, keepdims=True) + epsilon)
+
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def evaluate_node(node, args, a):
+    """The ops make-models.py writes, at opset 17; `a` holds the node's attributes."""
+    op = node.op_type
+    if op == "Conv":
+        return conv(args[0], args[1], a["strides"], a["pads"])
+    if op == "BatchNormalization":
+        x, scale, bias, mean, var = args
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        return (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + a["epsilon"]) * scale.reshape(shape) \
+            + bias.reshape(shape)
+    if op == "MaxPool":
+        return max_pool(args[0], a["kernel_shape"], a["strides"], a["pads"])
+    if op == "Gemm":
+        return a.get("alpha", 1.0) * (args[0] @ (args[1].T if a.get("transB") else args[1])) \
+            + a.get("beta", 1.0) * args[2]
+    if op == "LayerNormalization":
+        return normalize(args[0], a["axis"], a["epsilon"]) * args[1] + args[2]
+    simple = {
+        "Relu": lambda x: np.maximum(x, 0), "Add": np.add, "Sub": np.subtract, "Mul": np.multiply,
+        "Div": np.divide, "Pow": np.power, "Sqrt": np.sqrt, "MatMul": np.matmul,
+        "Erf": np.vectorize(math.erf), "GlobalAveragePool": lambda x: x.mean(axis=(2, 3), keepdims=True),
+        "Flatten": lambda x: x.reshape(x.shape[0], -1), "Reshape": lambda x, shape: x.reshape(shape),
+        "Transpose": lambda x: x.transpose(a["perm"]), "Softmax": lambda x: softmax(x, a["axis"]),
+        "ReduceMean": lambda x: x.mean(axis=tuple(a["axes"]), keepdims=bool(a["keepdims"])),
+    }
+    return simple[op](*args)
+
+
+def reference(model, inputs):
+    values = {i.name: numpy_helper.to_array(i).astype(np.float64) for i in model.graph.initializer
+              if i.data_type != TensorProto.INT64}
+    values.update({i.name: numpy_helper.to_array(i) for i in model.graph.initializer
+                   if i.data_type == TensorProto.INT64})
+    values.update({name: x.astype(np.float64) for name, x in inputs.items()})
+    for node in model.graph.node:
+        attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        values[node.output[0]] = evaluate_node(node, [values[i] for i in node.input], attributes)
+    return [values[o.name] for o in model.graph.output]
+
+
+def write_data(model, directory, seed=7):
+    """An ONNX test folder beside the model: input_0.pb (uniform in [-1, 1]) and the expected output_0.pb."""
+    declared = model.graph.input[0]
+    np_type = next(np_type for np_type, onnx_type, _ in DTYPES.values()
+                   if onnx_type == declared.type.tensor_type.elem_type)
+    shape = [d.dim_value for d in declared.type.tensor_type.shape.dim]
+    x = np.random.default_rng(seed).uniform(-1.0, 1.0, size=shape).astype(np_type)
+    outputs = reference(model, {declared.name: x})
+    data = os.path.join(directory, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    with open(os.path.join(data, "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, declared.name).SerializeToString())
+    for i, (y, declared_output) in enumerate(zip(outputs, model.graph.output)):
+        with open(os.path.join(data, f"output_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(y.astype(np_type), declared_output.name).SerializeToString())
+    print(f"{data}: input_0.pb and the expected output_0.pb (numpy, float64)")
+
+
 # ---- Command line ----
 
 def parse_dims(text, count):
@@ -242,6 +334,8 @@ def main():
     bench.add_argument("--decompose", action="store_true", help="the encoders' LayerNormalization decomposed")
     for p in (res, enc):
         p.add_argument("--dtype", choices=DTYPES, default="float32")
+        p.add_argument("--data", action="store_true", help="also OUTPUT's folder/test_data_set_0 with the expected "
+                       "output, computed by numpy (for vkdml-run --check at small sizes)")
     bench.add_argument("--dtype", choices=list(DTYPES) + ["all"], default="all")
     args = parser.parse_args()
 
@@ -249,11 +343,15 @@ def main():
         blocks = [int(b) for b in args.blocks.split(",")]
         if not 1 <= len(blocks) <= 4 or min(blocks) < 1 or args.batch < 1 or args.side < 32:
             parser.error("ResNet-50 takes 1 to 4 stages of 1 or more blocks, batch >= 1, side >= 32")
-        save(resnet50(args.batch, args.side, blocks, args.dtype), args.output)
+        model = resnet50(args.batch, args.side, blocks, args.dtype)
     elif args.network == "encoder":
-        save(encoder(*args.shape, args.dtype, args.decompose), args.output)
+        model = encoder(*args.shape, args.dtype, args.decompose)
     else:
         write_bench(args.directory, list(DTYPES) if args.dtype == "all" else [args.dtype], args.decompose)
+        return 0
+    save(model, args.output)
+    if args.data:
+        write_data(model, os.path.dirname(args.output) or ".")
     return 0
 
 
