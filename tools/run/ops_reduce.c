@@ -16,17 +16,19 @@
  * - CumSum: DML_OPERATOR_CUMULATIVE_SUMMATION (reverse: DECREASING; exclusive: HasExclusiveSum).
  * - Trilu: DML_OPERATOR_DIAGONAL_MATRIX1 over the input, zero filled outside the kept band
  *   (README.md, "Generators").
- * - Einsum: every product of one or two operands with any summation, as views: an operand's
- *   repeated labels are one dimension whose stride is their sum (diagonals), the operands are
- *   multiplied broadcast over all labels (ELEMENT_WISE_MULTIPLY), the labels missing from the
- *   output are summed (REDUCE), and the output's desc is strided in label order (transposes).
+ * - Einsum: any equation of up to 16 operands and 8 distinct labels, as views: the computation's
+ *   dimensions are the output's labels, then the summed ones; each operand is read through strides
+ *   in that order (transposes), its repeated labels one dimension whose stride is their sum
+ *   (diagonals, traces), a label it lacks broadcast. The operands are multiplied over all labels
+ *   (ELEMENT_WISE_MULTIPLY) and the summed labels reduced (REDUCE SUM); no GEMM, so a large
+ *   product materializes its whole label space.
  * - FLOAT64: DirectML's REDUCE, softmax, scans and multiply take no FLOAT64 (README.md,
  *   "Operator support"), so doubles are CAST to FLOAT, computed, and CAST back: results within
  *   ONNX's test tolerance, not double precision. Where rounding to FLOAT could change which element
  *   is selected (ArgMax, ArgMin, Hardmax, TopK), FLOAT64 is unsupported.
  * - Unsupported: NonMaxSuppression (DirectML has no such operator, and its output shape depends on
- *   the data); integer types a function lacks (README.md, "Reductions"); Einsum of three or more
- *   operands.
+ *   the data); integer types a function lacks (README.md, "Reductions"); TopK with an output
+ *   left out (CompileGraph wants both of TOP_K1's outputs connected: docs/graph.md).
  */
 #include "ops.h"
 
@@ -462,11 +464,11 @@ static bool emit_topk(struct run_node *n)
     shape.dims[axis] = k;
     for (i = 0; i < shape.rank; ++i)
         sizes[i] = (uint32_t)shape.dims[i];
-    /* TOP_K1 writes both outputs: one the model leaves out goes to a temporary. */
-    outputs[0] = n->out_count > 0 && n->out[0] ? n->out[0] : run_temp(n, in->type, &shape);
-    outputs[1] = n->out_count > 1 && n->out[1] ? n->out[1] : run_temp(n, ONNX_INT64, &shape);
+    /* TOP_K1 writes both outputs, and CompileGraph wants every output connected (docs/graph.md). */
+    outputs[0] = n->out_count > 0 ? n->out[0] : NULL;
+    outputs[1] = n->out_count > 1 ? n->out[1] : NULL;
     if (!outputs[0] || !outputs[1])
-        return false;
+        return run_unsupported(n, "an output is left out, and TOP_K1's outputs must both be connected");
     desc.InputTensor = run_desc(n, in, 0);
     desc.OutputValueTensor = run_desc(n, outputs[0], 0);
     desc.OutputIndexTensor = run_desc_view(n, outputs[1], shape.rank, sizes, NULL, DML_TENSOR_DATA_TYPE_UINT64);
