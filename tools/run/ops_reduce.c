@@ -234,11 +234,13 @@ static int64_t reduced_index(const struct run_shape *shape, const bool *reduced,
     return out;
 }
 
-/* Shape arithmetic (ReduceProd of a Shape) and other constants, in doubles on the host. */
+/* Shape arithmetic (ReduceProd of a Shape) and other constants, in doubles on the host; also
+ * the reduction of an input with no elements (DirectML has no empty tensors), which reads none. */
 static bool fold_reduce(struct run_node *n)
 {
     DML_REDUCE_FUNCTION function = find_reduce_function(n)->function;
     const struct run_tensor *in = n->in[0]->host;
+    const struct run_shape *in_shape = &n->in[0]->shape;
     int64_t count, i, outputs, per_output;
     bool reduced[RUN_MAX_RANK], noop;
     struct run_tensor *out;
@@ -251,8 +253,11 @@ static bool fold_reduce(struct run_node *n)
         memcpy(out->data, in->data, run_tensor_bytes(out));
         return true;
     }
-    count = run_shape_elements(&in->shape);
+    count = run_shape_elements(in_shape);
     outputs = run_shape_elements(&out->shape);
+    if (!count && !is_float(out->type)
+            && (function == DML_REDUCE_FUNCTION_MAX || function == DML_REDUCE_FUNCTION_MIN))
+        return run_unsupported(n, "the maximum or minimum of no integers");
     per_output = outputs ? count / outputs : 0;
     if (!(sums = run_alloc(n, (size_t)outputs * sizeof(*sums))))
         return run_fail(n, "out of memory");
@@ -260,7 +265,7 @@ static bool fold_reduce(struct run_node *n)
         sums[i] = reduce_start(function);
     for (i = 0; i < count; ++i)
     {
-        int64_t o = reduced_index(&in->shape, reduced, i);
+        int64_t o = reduced_index(in_shape, reduced, i);
 
         sums[o] = reduce_step(function, sums[o], run_tensor_get_double(in, i));
     }
@@ -300,6 +305,8 @@ static bool emit_reduce(struct run_node *n)
         return run_alias(n, 0, in);
     if (!out)
         return true;
+    if (!run_shape_elements(&in->shape))
+        return fold_reduce(n);
     if (in->type != ONNX_DOUBLE && !reduce_type_supported(f, in->type))
         return run_unsupported(n, "DirectML's REDUCE has no %s for %s", f->op_type, onnx_type_name(in->type));
     for (i = 0; i < in->shape.rank; ++i)
