@@ -431,7 +431,7 @@ static unsigned int present_inputs(const struct run_node *n)
 static bool infer_binary(struct run_node *n)
 {
     const struct binary_op *op = binary_op_of(n);
-    struct run_shape shape, legacy;
+    struct run_shape shape, legacy, both;
     unsigned int i;
 
     if (!op)
@@ -444,8 +444,9 @@ static bool infer_binary(struct run_node *n)
     {
         if (!n->in[i])
             continue;
-        if (!legacy_shape(n, n->in[0], n->in[i], &legacy) || !run_broadcast(n, &shape, &legacy, &shape))
+        if (!legacy_shape(n, n->in[0], n->in[i], &legacy) || !run_broadcast(n, &shape, &legacy, &both))
             return false;
+        shape = both;
     }
     run_set_out(n, 0, op->bool_output ? ONNX_BOOL : n->in[0]->type, &shape);
     return true;
@@ -852,12 +853,12 @@ static bool fold_is_inf(struct run_node *n)
 
 static bool infer_where(struct run_node *n)
 {
-    struct run_shape shape;
+    struct run_shape pair, shape;
 
     if (n->in_count != 3 || !n->in[0] || !n->in[1] || !n->in[2])
         return run_fail(n, "Where takes three inputs");
-    if (!run_broadcast(n, &n->in[0]->shape, &n->in[1]->shape, &shape)
-            || !run_broadcast(n, &shape, &n->in[2]->shape, &shape))
+    if (!run_broadcast(n, &n->in[0]->shape, &n->in[1]->shape, &pair)
+            || !run_broadcast(n, &pair, &n->in[2]->shape, &shape))
         return false;
     run_set_out(n, 0, n->in[1]->type, &shape);
     return true;
