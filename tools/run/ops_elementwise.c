@@ -215,6 +215,19 @@ static bool emit_scale_bias_to(struct run_node *n, struct run_value *in, struct 
 
 /* ---- Host evaluation ---- */
 
+/* Output i's host tensor, for a type the host can write (run_tensor_set_* has no bfloat16). */
+static struct run_tensor *fold_out(struct run_node *n, unsigned int i)
+{
+    const struct run_value *v = i < n->out_count ? n->out[i] : NULL;
+
+    if (v && v->type == ONNX_BFLOAT16)
+    {
+        run_unsupported(n, "no host evaluation into bfloat16");
+        return NULL;
+    }
+    return run_out_host(n, i);
+}
+
 typedef double (*host_binary_float)(double a, double b);
 typedef int64_t (*host_binary_int)(int64_t a, int64_t b);
 
@@ -222,7 +235,8 @@ typedef int64_t (*host_binary_int)(int64_t a, int64_t b);
  * Floats when any input is a float, 64-bit integers otherwise. */
 static bool fold_chain(struct run_node *n, host_binary_float float_op, host_binary_int int_op, double divisor)
 {
-    struct run_tensor *out = run_out_host(n, 0);
+    struct run_shape shapes[RUN_MAX_NODE_TENSORS];
+    struct run_tensor *out = fold_out(n, 0);
     bool floats = false;
     int64_t count, i;
     unsigned int k;
@@ -230,14 +244,21 @@ static bool fold_chain(struct run_node *n, host_binary_float float_op, host_bina
     if (!out)
         return false;
     for (k = 0; k < n->in_count; ++k)
+    {
         floats |= n->in[k] && is_float_type(n->in[k]->type);
+        if (!n->in[k])
+            continue;
+        shapes[k] = n->in[k]->shape;
+        if (k && !legacy_shape(n, n->in[0], n->in[k], &shapes[k]))
+            return false;
+    }
     if ((floats && !float_op) || (!floats && !int_op))
         return run_unsupported(n, "no host evaluation for these types");
     count = run_shape_elements(&out->shape);
     for (i = 0; i < count; ++i)
     {
         const struct run_tensor *first = n->in[0]->host;
-        int64_t source = run_broadcast_source(&first->shape, &out->shape, i);
+        int64_t source = run_broadcast_source(&shapes[0], &out->shape, i);
         double value = run_tensor_get_double(first, source);
         int64_t integer = run_tensor_get_int(first, source);
 
@@ -248,7 +269,7 @@ static bool fold_chain(struct run_node *n, host_binary_float float_op, host_bina
             if (!n->in[k])
                 continue;
             t = n->in[k]->host;
-            source = run_broadcast_source(&t->shape, &out->shape, i);
+            source = run_broadcast_source(&shapes[k], &out->shape, i);
             if (floats)
                 value = float_op(value, run_tensor_get_double(t, source));
             else
@@ -458,8 +479,6 @@ static bool fold_binary(struct run_node *n)
 
     if (!op)
         return false;
-    if (n->opset < 7 && onnx_attr_has(n->onnx, "axis"))
-        return run_unsupported(n, "no host evaluation of the broadcast of opsets before 7");
     return fold_chain(n, op->host_float, op->host_int, strcmp(op->key, "Mean") ? 1.0 : present_inputs(n));
 }
 
@@ -712,7 +731,7 @@ static bool fold_unary(struct run_node *n)
 {
     const struct unary_op *op = unary_op_of(n);
     const struct run_tensor *in = n->in[0]->host;
-    struct run_tensor *out = run_out_host(n, 0);
+    struct run_tensor *out = fold_out(n, 0);
     bool floats = is_float_type(in->type) || !op->host_int;
     int64_t count = run_shape_elements(&in->shape), i;
     float params[2];
@@ -835,7 +854,7 @@ static bool fold_is_inf(struct run_node *n)
     bool positive = onnx_attr_int(n->onnx, "detect_positive", 1), negative = onnx_attr_int(n->onnx,
             "detect_negative", 1);
     const struct run_tensor *in = n->in[0]->host;
-    struct run_tensor *out = run_out_host(n, 0);
+    struct run_tensor *out = fold_out(n, 0);
     int64_t count = run_shape_elements(&in->shape), i;
 
     if (!out)
@@ -867,7 +886,7 @@ static bool infer_where(struct run_node *n)
 static bool fold_where(struct run_node *n)
 {
     const struct run_tensor *condition = n->in[0]->host, *x = n->in[1]->host, *y = n->in[2]->host;
-    struct run_tensor *out = run_out_host(n, 0);
+    struct run_tensor *out = fold_out(n, 0);
     size_t size = onnx_type_size(x->type);
     int64_t count, i;
 
@@ -949,7 +968,7 @@ static bool emit_prelu(struct run_node *n)
 static bool fold_prelu(struct run_node *n)
 {
     const struct run_tensor *x = n->in[0]->host, *slope = n->in[1]->host;
-    struct run_tensor *out = run_out_host(n, 0);
+    struct run_tensor *out = fold_out(n, 0);
     struct run_shape slope_shape;
     int64_t count = run_shape_elements(&x->shape), i;
 
@@ -1074,7 +1093,7 @@ static bool fold_clip(struct run_node *n)
 {
     const struct run_tensor *in = n->in[0]->host;
     const struct run_value *lower = run_in(n, 1), *upper = run_in(n, 2);
-    struct run_tensor *out = run_out_host(n, 0);
+    struct run_tensor *out = fold_out(n, 0);
     int64_t count = run_shape_elements(&in->shape), i;
     double low = -INFINITY, high = INFINITY;
 
@@ -1122,6 +1141,8 @@ static bool infer_cast(struct run_node *n)
         return run_fail(n, "input 0 is missing");
     if (to == ONNX_UNDEFINED)
         return run_fail(n, "no target type");
+    if (!onnx_type_size(to))
+        return run_unsupported(n, "vkdml-run holds no %s tensors", onnx_type_name(to));
     run_set_out(n, 0, to, &n->in[0]->shape);
     return true;
 }
@@ -1129,13 +1150,11 @@ static bool infer_cast(struct run_node *n)
 static bool fold_cast(struct run_node *n)
 {
     const struct run_tensor *in = n->in[0]->host;
-    struct run_tensor *out = run_out_host(n, 0);
+    struct run_tensor *out = fold_out(n, 0);
     int64_t count = run_shape_elements(&in->shape), i;
 
     if (!out)
         return false;
-    if (!onnx_type_size(in->type) || !onnx_type_size(out->type))
-        return run_unsupported(n, "a cast from %s to %s", onnx_type_name(in->type), onnx_type_name(out->type));
     for (i = 0; i < count; ++i)
     {
         if (is_float_type(in->type) || is_float_type(out->type))
