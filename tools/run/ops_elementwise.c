@@ -48,6 +48,12 @@ static bool is_float_type(int type)
     return type == ONNX_FLOAT || type == ONNX_FLOAT16 || type == ONNX_DOUBLE || type == ONNX_BFLOAT16;
 }
 
+/* Abs and Relu leave these unchanged (ABS and RELU have no unsigned types). */
+static bool is_unsigned_type(int type)
+{
+    return type == ONNX_UINT8 || type == ONNX_UINT16 || type == ONNX_UINT32 || type == ONNX_UINT64;
+}
+
 /* Whether vkdml's operator `dml_name` takes `v`'s type (`types`: a mask of DML types). */
 static bool check_type(struct run_node *n, const struct run_value *v, unsigned int types, const char *dml_name)
 {
@@ -765,35 +771,32 @@ static bool emit_mish(struct run_node *n)
             && emit_binary_to(n, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, in, tanh_value, out);
 }
 
-/* Gelu with approximate="tanh": 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); TANH's ScaleBias
- * scales its input, IDENTITY's makes 0.5 (1 + t). */
+/* Gelu with approximate="tanh": 0.5 x (1 + tanh(u)) with u = sqrt(2 / pi) (x + 0.044715 x^3), computed
+ * as x sigmoid(2u) (the same value, without 1 + tanh's cancellation for negative x). A ScaleBias
+ * applies to an operator's input: IDENTITY's makes k x, CONSTANT_POW's (cbrt(0.044715 k) x)^3. */
 static bool emit_gelu_tanh(struct run_node *n)
 {
-    struct run_value *x = n->in[0], *out = n->out[0], *cube, *sum, *t, *half;
-    DML_SCALE_BIAS *scale_bias = run_alloc(n, 2 * sizeof(*scale_bias));
-    union unary_desc desc;
+    const float k = 2.0f * 0.7978845608028654f;     /* 2 sqrt(2 / pi) */
+    struct run_value *x = n->in[0], *out = n->out[0], *linear, *cube, *sum, *gate;
+    DML_SCALE_BIAS *cube_scale = run_alloc(n, sizeof(*cube_scale));
+    DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC pow_desc;
 
-    if (!scale_bias)
+    if (!cube_scale)
         return run_fail(n, "out of memory");
-    scale_bias[0].Scale = 0.044715f;
-    scale_bias[1].Scale = 0.7978845608028654f;      /* sqrt(2 / pi) */
-    if (!(cube = run_temp(n, x->type, &x->shape)) || !(sum = run_temp(n, x->type, &x->shape))
-            || !(t = run_temp(n, x->type, &x->shape)) || !(half = run_temp(n, x->type, &x->shape)))
+    cube_scale->Scale = cbrtf(0.044715f * k);
+    if (!(linear = run_temp(n, x->type, &x->shape)) || !(cube = run_temp(n, x->type, &x->shape))
+            || !(sum = run_temp(n, x->type, &x->shape)) || !(gate = run_temp(n, x->type, &x->shape)))
         return false;
-    {
-        DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC pow_desc = {run_desc(n, x, 0), run_desc(n, cube, 0),
-                &scale_bias[0], 3.0f};
-
-        if (!pow_desc.InputTensor || !pow_desc.OutputTensor
-                || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW, &pow_desc, &x, 1, &cube, 1))
-            return false;
-    }
-    memset(&desc, 0, sizeof(desc));
-    desc.plain.ScaleBias = &scale_bias[1];
-    return emit_binary_to(n, DML_OPERATOR_ELEMENT_WISE_ADD, x, cube, sum)
-            && emit_unary_to(n, DML_OPERATOR_ELEMENT_WISE_TANH, &desc, sum, t)
-            && emit_scale_bias_to(n, t, half, 0.5f, 0.5f)
-            && emit_binary_to(n, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, x, half, out);
+    pow_desc.InputTensor = run_desc(n, x, 0);
+    pow_desc.OutputTensor = run_desc(n, cube, 0);
+    pow_desc.ScaleBias = cube_scale;
+    pow_desc.Exponent = 3.0f;
+    return pow_desc.InputTensor && pow_desc.OutputTensor
+            && run_emit(n, DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW, &pow_desc, &x, 1, &cube, 1)
+            && emit_scale_bias_to(n, x, linear, k, 0.0f)
+            && emit_binary_to(n, DML_OPERATOR_ELEMENT_WISE_ADD, linear, cube, sum)
+            && emit_plain_unary_to(n, DML_OPERATOR_ACTIVATION_SIGMOID, sum, gate)
+            && emit_binary_to(n, DML_OPERATOR_ELEMENT_WISE_MULTIPLY, x, gate, out);
 }
 
 static bool emit_unary(struct run_node *n)
@@ -803,6 +806,8 @@ static bool emit_unary(struct run_node *n)
     float params[2];
     char approximate[16];
 
+    if (is_unsigned_type(n->in[0]->type) && (!strcmp(op->op_type, "Abs") || !strcmp(op->op_type, "Relu")))
+        return run_alias(n, 0, n->in[0]);
     if (!check_type(n, n->in[0], op->types, op->dml_name))
         return false;
     if (!strcmp(op->op_type, "Mish"))
