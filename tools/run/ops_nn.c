@@ -12,11 +12,15 @@
  *   their axes; LayerNormalization's Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
  * - LRN: LOCAL_RESPONSE_NORMALIZATION across channels (other ranks folded into NCHW); LpNormalization:
  *   LP_NORMALIZATION.
+ * - Resize, Upsample: RESAMPLE3, nearest and linear (DirectML has no cubic), every coordinate transformation
+ *   as pixel offsets, nearest_mode as the rounding direction and half-pixel shifts; tf_crop_and_resize where
+ *   no read falls outside the input (DirectML clamps, ONNX extrapolates).
  * Float operators take FLOAT and FLOAT16 only, as DirectML's tables list (README.md, "Operator support").
  */
 #include "ops.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1025,6 +1029,304 @@ static bool emit_lp_norm(struct run_node *n)
             && run_emit(n, DML_OPERATOR_LP_NORMALIZATION, &desc, n->in, 1, &n->out[0], 1);
 }
 
+/* ---- Resize, Upsample ---- */
+
+/* The output size and ONNX's scale of each dimension, and the crop of tf_crop_and_resize. */
+struct resize
+{
+    unsigned int rank;
+    int64_t out[RUN_MAX_RANK];
+    double scales[RUN_MAX_RANK];
+    double roi_start[RUN_MAX_RANK], roi_end[RUN_MAX_RANK];
+};
+
+/* Input i's floats when it is present and has values; the count, 0 when absent or empty, -1 on failure. */
+static int optional_floats(struct run_node *n, unsigned int i, double *values, unsigned int max)
+{
+    const struct run_tensor *t;
+    int64_t count, j;
+
+    if (!run_in(n, i) || !run_shape_elements(&run_in(n, i)->shape))
+        return 0;
+    if (!(t = run_in_host(n, i)))
+        return -1;
+    if ((count = run_shape_elements(&t->shape)) > max)
+    {
+        run_fail(n, "input %u has %" PRId64 " values (at most %u)", i, count, max);
+        return -1;
+    }
+    for (j = 0; j < count; ++j)
+        values[j] = run_tensor_get_double(t, j);
+    return (int)count;
+}
+
+/* Where the scales and sizes are: Upsample-7's attribute, Upsample-9's and Resize-10's input 1,
+ * Resize-11's inputs 1 (roi), 2 (scales) and 3 (sizes). */
+static bool resize_read(struct run_node *n, double *scales, int *scale_count, double *sizes, int *size_count,
+        double *roi, int *roi_count)
+{
+    bool upsample = !strcmp(n->onnx->op_type, "Upsample");
+    float attr[RUN_MAX_RANK];
+    int i;
+
+    *size_count = *roi_count = 0;
+    if (upsample && n->opset < 9)
+    {
+        if ((*scale_count = onnx_attr_floats(n->onnx, "scales", attr, RUN_MAX_RANK)) > RUN_MAX_RANK)
+            return run_fail(n, "%d scales", *scale_count);
+        for (i = 0; i < *scale_count; ++i)
+            scales[i] = attr[i];
+        return true;
+    }
+    if (upsample || n->opset < 11)
+        return (*scale_count = optional_floats(n, 1, scales, RUN_MAX_RANK)) >= 0;
+    return (*roi_count = optional_floats(n, 1, roi, 2 * RUN_MAX_RANK)) >= 0
+            && (*scale_count = optional_floats(n, 2, scales, RUN_MAX_RANK)) >= 0
+            && (*size_count = optional_floats(n, 3, sizes, RUN_MAX_RANK)) >= 0;
+}
+
+/* Resize-18's axes: which dimensions the scales and sizes name (all of them without it). */
+static bool resize_axes(struct run_node *n, unsigned int rank, unsigned int *axes, unsigned int *count)
+{
+    int64_t given[RUN_MAX_RANK];
+    int got = onnx_attr_ints(n->onnx, "axes", given, RUN_MAX_RANK);
+    unsigned int i;
+
+    if (got > RUN_MAX_RANK)
+        return run_fail(n, "%d axes", got);
+    *count = got < 0 ? rank : (unsigned int)got;
+    for (i = 0; i < *count; ++i)
+        if (got < 0)
+            axes[i] = i;
+        else if (!run_axis(n, given[i], rank, &axes[i]))
+            return false;
+    return true;
+}
+
+static bool resize_plan(struct run_node *n, struct resize *r)
+{
+    const struct run_shape *x = &n->in[0]->shape;
+    double scales[RUN_MAX_RANK], sizes[RUN_MAX_RANK], roi[2 * RUN_MAX_RANK];
+    int scale_count, size_count, roi_count;
+    unsigned int axes[RUN_MAX_RANK], axis_count = 0, i;
+    char policy[32];
+
+    if (!resize_read(n, scales, &scale_count, sizes, &size_count, roi, &roi_count)
+            || !resize_axes(n, x->rank, axes, &axis_count))
+        return false;
+    if (strcmp(onnx_attr_string(n->onnx, "keep_aspect_ratio_policy", "stretch", policy, sizeof(policy)), "stretch"))
+        return run_unsupported(n, "keep_aspect_ratio_policy '%s' is not mapped", policy);
+    if ((size_count ? size_count : scale_count) != (int)axis_count)
+        return run_fail(n, "%d %s for %u dimensions", size_count ? size_count : scale_count,
+                size_count ? "sizes" : "scales", axis_count);
+    if (roi_count && roi_count != 2 * (int)axis_count)
+        return run_fail(n, "roi has %d values for %u dimensions", roi_count, axis_count);
+    r->rank = x->rank;
+    for (i = 0; i < x->rank; ++i)
+    {
+        r->out[i] = x->dims[i];
+        r->scales[i] = 1.0;
+        r->roi_start[i] = 0.0;
+        r->roi_end[i] = 1.0;
+    }
+    for (i = 0; i < axis_count; ++i)
+    {
+        unsigned int a = axes[i];
+
+        if (roi_count)
+        {
+            r->roi_start[a] = roi[i];
+            r->roi_end[a] = roi[i + axis_count];
+        }
+        if (size_count)
+        {
+            r->out[a] = (int64_t)sizes[i];
+            r->scales[a] = (double)r->out[a] / (double)x->dims[a];
+            continue;
+        }
+        if (!(scales[i] > 0.0))
+            return run_fail(n, "scale %u is %g (positive expected)", i, scales[i]);
+        r->scales[a] = scales[i];
+        r->out[a] = (int64_t)floor((double)x->dims[a] * scales[i]);
+    }
+    return true;
+}
+
+static bool infer_resize(struct run_node *n)
+{
+    struct run_shape shape;
+    struct resize r;
+    unsigned int i;
+
+    if (!resize_plan(n, &r))
+        return false;
+    shape.rank = r.rank;
+    for (i = 0; i < r.rank; ++i)
+        shape.dims[i] = r.out[i];
+    run_set_out(n, 0, n->in[0]->type, &shape);
+    return true;
+}
+
+/* DirectML's mapping (README.md, "Resampling: decisions"): output x reads input
+ * (x - OutputPixelOffset) / Scale - InputPixelOffset. */
+struct resample
+{
+    FLOAT scales[RUN_MAX_RANK], input_offsets[RUN_MAX_RANK], output_offsets[RUN_MAX_RANK];
+};
+
+/* tf_crop_and_resize: x reads roi_start (in - 1) + x (roi_end - roi_start) (in - 1) / (out - 1); DirectML
+ * clamps where ONNX extrapolates, so every read must stay inside the input. */
+static bool crop_and_resize(struct run_node *n, const struct resize *r, unsigned int i, int64_t in,
+        struct resample *d)
+{
+    double first, last, step;
+
+    if (r->out[i] == 1)
+    {
+        first = last = 0.5 * (r->roi_start[i] + r->roi_end[i]) * (double)(in - 1);
+        d->scales[i] = 1.0f;
+        d->input_offsets[i] = (FLOAT)-first;
+        d->output_offsets[i] = 0.0f;
+    }
+    else
+    {
+        step = (r->roi_end[i] - r->roi_start[i]) * (double)(in - 1) / (double)(r->out[i] - 1);
+        first = r->roi_start[i] * (double)(in - 1);
+        last = first + step * (double)(r->out[i] - 1);
+        if (!(step > 0.0))
+            return run_unsupported(n, "tf_crop_and_resize with an empty or inverted region");
+        d->scales[i] = (FLOAT)(1.0 / step);
+        d->input_offsets[i] = (FLOAT)-first;
+        d->output_offsets[i] = 0.0f;
+    }
+    if (first < 0.0 || last > (double)(in - 1))
+        return run_unsupported(n, "tf_crop_and_resize reads outside the input: DirectML clamps where ONNX "
+                "writes extrapolation_value");
+    return true;
+}
+
+static bool resample_offsets(struct run_node *n, const struct resize *r, const char *mode, struct resample *d)
+{
+    const struct run_value *x = n->in[0];
+    unsigned int i;
+
+    for (i = 0; i < r->rank; ++i)
+    {
+        int64_t in = x->shape.dims[i];
+        /* ONNX's length_resized: in x scale, not rounded when the scales are given. */
+        double length = (double)in * r->scales[i];
+
+        d->scales[i] = (FLOAT)r->scales[i];
+        d->input_offsets[i] = d->output_offsets[i] = 0.0f;
+        if (!strcmp(mode, "asymmetric"))
+            continue;
+        if (!strcmp(mode, "half_pixel") || (!strcmp(mode, "pytorch_half_pixel") && length > 1.0))
+        {
+            d->input_offsets[i] = 0.5f;
+            d->output_offsets[i] = -0.5f;
+        }
+        else if (!strcmp(mode, "pytorch_half_pixel"))
+        {
+            d->scales[i] = 1.0f;
+        }
+        else if (!strcmp(mode, "tf_half_pixel_for_nn"))
+        {
+            d->output_offsets[i] = -0.5f;
+        }
+        else if (!strcmp(mode, "align_corners"))
+        {
+            d->scales[i] = length > 1.0 && in > 1 ? (FLOAT)((length - 1.0) / (double)(in - 1)) : 1.0f;
+        }
+        else if (!strcmp(mode, "tf_crop_and_resize"))
+        {
+            if (!crop_and_resize(n, r, i, in, d))
+                return false;
+        }
+        else
+        {
+            return run_unsupported(n, "coordinate_transformation_mode '%s' is not mapped", mode);
+        }
+    }
+    return true;
+}
+
+/* ONNX's nearest_mode as DirectML's rounding direction (floor: DECREASING, ceil: INCREASING); the
+ * round modes shift the input offsets by half a pixel: round_prefer_floor(c) = ceil(c - 0.5).
+ * DirectML computes coordinates in fp32 (README.md, "Resampling: decisions"), where ONNX's exact
+ * integers and halves may land a rounding error to the wrong side: a nudge of a quarter of the
+ * smallest step between coordinates (1 / (2 x output size)) keeps them on the side ONNX takes. */
+static bool nearest_rounding(struct run_node *n, const struct resize *r, struct resample *d,
+        DML_AXIS_DIRECTION *direction)
+{
+    char buffer[32];
+    const char *mode = onnx_attr_string(n->onnx, "nearest_mode", "round_prefer_floor", buffer, sizeof(buffer));
+    double shift = 0.0, nudge;
+    unsigned int i;
+
+    /* Upsample and Resize-10 read input floor(x / scale). */
+    if (!strcmp(n->onnx->op_type, "Upsample") || n->opset < 11 || !strcmp(mode, "floor"))
+        *direction = DML_AXIS_DIRECTION_DECREASING;
+    else if (!strcmp(mode, "ceil"))
+        *direction = DML_AXIS_DIRECTION_INCREASING;
+    else if (!strcmp(mode, "round_prefer_floor"))
+        *direction = DML_AXIS_DIRECTION_INCREASING, shift = 0.5;
+    else if (!strcmp(mode, "round_prefer_ceil"))
+        *direction = DML_AXIS_DIRECTION_DECREASING, shift = -0.5;
+    else
+        return run_fail(n, "nearest_mode '%s' is not an ONNX value", mode);
+    for (i = 0; i < r->rank; ++i)
+    {
+        /* c + nudge for DECREASING (floor), c - nudge for INCREASING (ceil); c falls as the offset grows. */
+        nudge = 0.125 / (double)r->out[i];
+        nudge = nudge < 1e-3 ? nudge : 1e-3;
+        if (r->out[i] == n->in[0]->shape.dims[i] && r->scales[i] == 1.0)
+            nudge = 0.0;
+        d->input_offsets[i] = (FLOAT)(d->input_offsets[i] + shift
+                + (*direction == DML_AXIS_DIRECTION_DECREASING ? -nudge : nudge));
+    }
+    return true;
+}
+
+static bool emit_resize(struct run_node *n)
+{
+    bool legacy = !strcmp(n->onnx->op_type, "Upsample") || n->opset < 11;
+    struct run_value *x = n->in[0];
+    DML_RESAMPLE3_OPERATOR_DESC desc;
+    char mode_buffer[32], transform_buffer[32];
+    const char *mode = onnx_attr_string(n->onnx, "mode", "nearest", mode_buffer, sizeof(mode_buffer));
+    const char *transform = legacy ? "asymmetric" : onnx_attr_string(n->onnx, "coordinate_transformation_mode",
+            "half_pixel", transform_buffer, sizeof(transform_buffer));
+    struct resample d;
+    struct resize r;
+
+    if (!resize_plan(n, &r))
+        return false;
+    if (x->type != ONNX_FLOAT && x->type != ONNX_FLOAT16 && x->type != ONNX_INT8 && x->type != ONNX_UINT8)
+        return run_unsupported(n, "X is %s: DirectML resamples FLOAT, FLOAT16, INT8 and UINT8", onnx_type_name(x->type));
+    if (r.rank > 4)
+        return run_unsupported(n, "X has %u dimensions: vkdml's RESAMPLE3 takes at most 4", r.rank);
+    memset(&desc, 0, sizeof(desc));
+    desc.RoundingDirection = DML_AXIS_DIRECTION_DECREASING;
+    if (!strcmp(mode, "nearest"))
+        desc.InterpolationMode = DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR;
+    else if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear"))
+        desc.InterpolationMode = DML_INTERPOLATION_MODE_LINEAR;
+    else
+        return run_unsupported(n, "mode '%s': DirectML interpolates nearest and linear only", mode);
+    if (!resample_offsets(n, &r, transform, &d))
+        return false;
+    if (desc.InterpolationMode == DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR
+            && !nearest_rounding(n, &r, &d, &desc.RoundingDirection))
+        return false;
+    desc.DimensionCount = r.rank;
+    desc.Scales = d.scales;
+    desc.InputPixelOffsets = d.input_offsets;
+    desc.OutputPixelOffsets = d.output_offsets;
+    desc.Antialiased = onnx_attr_int(n->onnx, "antialias", 0) != 0;
+    return (desc.InputTensor = run_desc(n, x, r.rank)) && (desc.OutputTensor = run_desc(n, n->out[0], r.rank))
+            && run_emit(n, DML_OPERATOR_RESAMPLE3, &desc, &n->in[0], 1, &n->out[0], 1);
+}
+
 const struct run_op run_ops_nn[] =
 {
     {"AveragePool", infer_pool, NULL, emit_average_pool_node},
@@ -1043,5 +1345,7 @@ const struct run_op run_ops_nn[] =
     {"MatMul", infer_matmul, NULL, emit_matmul},
     {"MaxPool", infer_pool, NULL, emit_max_pool_node},
     {"MeanVarianceNormalization", infer_same, NULL, emit_mean_variance_norm},
+    {"Resize", infer_resize, NULL, emit_resize},
+    {"Upsample", infer_resize, NULL, emit_resize},
     {NULL},
 };
