@@ -15,6 +15,8 @@
  * - Resize, Upsample: RESAMPLE3, nearest and linear (DirectML has no cubic), every coordinate transformation
  *   as pixel offsets, nearest_mode as the rounding direction and half-pixel shifts; tf_crop_and_resize where
  *   no read falls outside the input (DirectML clamps, ONNX extrapolates).
+ * - MaxUnpool: MAX_UNPOOLING (4-D: other ranks folded; a larger output_shape pads with PADDING); MaxRoiPool: ROI_POOLING; RoiAlign: ROI_ALIGN1, mode avg
+ *   (DirectML's MAX is not ONNX's max of weighted corners).
  * Float operators take FLOAT and FLOAT16 only, as DirectML's tables list (README.md, "Operator support").
  */
 #include "ops.h"
@@ -1327,6 +1329,202 @@ static bool emit_resize(struct run_node *n)
             && run_emit(n, DML_OPERATOR_RESAMPLE3, &desc, &n->in[0], 1, &n->out[0], 1);
 }
 
+/* ---- MaxUnpool, MaxRoiPool, RoiAlign ---- */
+
+/* MaxUnpool's default output: the input of the MaxPool that made the indices. */
+static bool max_unpool_default(struct run_node *n, struct run_shape *shape)
+{
+    const struct run_value *x = n->in[0];
+    struct window w;
+    unsigned int i;
+
+    if (!read_window(n, &x->shape, NULL, &w))
+        return false;
+    for (i = 0; i < w.count; ++i)
+        w.out[i] = (w.in[i] - 1) * w.strides[i] + w.kernel[i] - w.start[i] - w.end[i];
+    window_out_shape(&w, x->shape.dims[0], x->shape.dims[1], shape);
+    return true;
+}
+
+static bool infer_max_unpool(struct run_node *n)
+{
+    const struct run_value *x = n->in[0];
+    struct run_shape shape;
+
+    if (run_in(n, 2))
+    {
+        int64_t dims[RUN_MAX_RANK];
+        int count = run_in_ints(n, 2, dims, RUN_MAX_RANK);
+
+        if (count < 0)
+            return false;
+        if (count != (int)x->shape.rank)
+            return run_fail(n, "output_shape has %d values for %u dimensions", count, x->shape.rank);
+        shape.rank = (unsigned int)count;
+        memcpy(shape.dims, dims, count * sizeof(*dims));
+    }
+    else if (!max_unpool_default(n, &shape))
+    {
+        return false;
+    }
+    run_set_out(n, 0, x->type, &shape);
+    return true;
+}
+
+/* MAX_UNPOOLING's 4-D: a 1-D spatial shape gets a height of 1, a 3-D one merges depth into height;
+ * an index is a row-major position over the output, which neither changes. */
+static DML_TENSOR_DESC *unpool_desc(struct run_node *n, const struct run_value *v, DML_TENSOR_DATA_TYPE type)
+{
+    const int64_t *dims = v->shape.dims;
+    unsigned int rank = v->shape.rank;
+    UINT sizes[4] = {(UINT)dims[0], (UINT)dims[1], 1, (UINT)dims[rank - 1]};
+
+    if (rank < 3 || rank > 5)
+    {
+        run_unsupported(n, "'%s' has %u dimensions (1 to 3 spatial ones are mapped)", v->name, rank);
+        return NULL;
+    }
+    if (rank >= 4)
+        sizes[2] = (UINT)(rank == 5 ? dims[2] * dims[3] : dims[2]);
+    return run_desc_view(n, v, 4, sizes, NULL, type);
+}
+
+static bool emit_unpooling(struct run_node *n, struct run_value *out)
+{
+    struct run_value *inputs[2] = {n->in[0], n->in[1]};
+    DML_MAX_UNPOOLING_OPERATOR_DESC desc;
+
+    /* ONNX's INT64 indices are never negative: DirectML's UINT64 holds them. */
+    return (desc.InputTensor = unpool_desc(n, inputs[0], DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.IndicesTensor = unpool_desc(n, inputs[1], DML_TENSOR_DATA_TYPE_UINT64))
+            && (desc.OutputTensor = unpool_desc(n, out, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && run_emit(n, DML_OPERATOR_MAX_UNPOOLING, &desc, inputs, 2, &out, 1);
+}
+
+/* A larger output_shape than the default: ONNX's indices count over the default shape, which lies at
+ * the start of each dimension, zeros after it. */
+static bool emit_max_unpool(struct run_node *n)
+{
+    UINT start[RUN_MAX_RANK] = {0}, end[RUN_MAX_RANK];
+    struct run_value *out = n->out[0], *unpooled;
+    DML_PADDING_OPERATOR_DESC desc;
+    struct run_shape shape;
+    unsigned int i;
+
+    if (!max_unpool_default(n, &shape))
+        return false;
+    if (run_shape_equal(&shape, &out->shape))
+        return emit_unpooling(n, out);
+    for (i = 0; i < shape.rank; ++i)
+    {
+        if (out->shape.dims[i] < shape.dims[i])
+            return run_unsupported(n, "output_shape smaller than the unpooled shape");
+        end[i] = (UINT)(out->shape.dims[i] - shape.dims[i]);
+    }
+    if (!(unpooled = run_temp(n, out->type, &shape)) || !emit_unpooling(n, unpooled))
+        return false;
+    desc.PaddingMode = DML_PADDING_MODE_CONSTANT;
+    desc.PaddingValue = 0.0f;
+    desc.DimensionCount = shape.rank;
+    desc.StartPadding = start;
+    desc.EndPadding = end;
+    return (desc.InputTensor = run_desc(n, unpooled, shape.rank)) && (desc.OutputTensor = run_desc(n, out, shape.rank))
+            && run_emit(n, DML_OPERATOR_PADDING, &desc, &unpooled, 1, &n->out[0], 1);
+}
+
+static bool infer_max_roi_pool(struct run_node *n)
+{
+    const struct run_value *x = n->in[0], *rois = n->in[1];
+    struct run_shape shape = {4, {0}};
+    int64_t pooled[2];
+
+    if (x->shape.rank != 4 || rois->shape.rank != 2 || rois->shape.dims[1] != 5)
+        return run_fail(n, "X must be NCHW and rois [num_rois, 5]");
+    if (onnx_attr_ints(n->onnx, "pooled_shape", pooled, 2) != 2 || pooled[0] < 1 || pooled[1] < 1)
+        return run_fail(n, "pooled_shape must be two positive sizes");
+    shape.dims[0] = rois->shape.dims[0];
+    shape.dims[1] = x->shape.dims[1];
+    shape.dims[2] = pooled[0];
+    shape.dims[3] = pooled[1];
+    run_set_out(n, 0, x->type, &shape);
+    return true;
+}
+
+static bool emit_max_roi_pool(struct run_node *n)
+{
+    struct run_value *inputs[2] = {n->in[0], n->in[1]};
+    const struct run_shape *out = &n->out[0]->shape;
+    DML_ROI_POOLING_OPERATOR_DESC desc;
+
+    if (!require_float(n, inputs[0]) || !require_float(n, inputs[1]))
+        return false;
+    desc.SpatialScale = onnx_attr_float(n->onnx, "spatial_scale", 1.0f);
+    desc.PooledSize.Height = (UINT)out->dims[2];
+    desc.PooledSize.Width = (UINT)out->dims[3];
+    /* DirectML's ROITensor is {1, 1, NumROIs, 5}. */
+    return (desc.InputTensor = run_desc(n, inputs[0], 4)) && (desc.ROITensor = run_desc(n, inputs[1], 4))
+            && (desc.OutputTensor = run_desc(n, n->out[0], 4))
+            && run_emit(n, DML_OPERATOR_ROI_POOLING, &desc, inputs, 2, &n->out[0], 1);
+}
+
+static bool infer_roi_align(struct run_node *n)
+{
+    const struct run_value *x = n->in[0], *rois = n->in[1];
+    struct run_shape shape = {4, {0}};
+
+    if (x->shape.rank != 4 || rois->shape.rank != 2 || rois->shape.dims[1] != 4 || n->in[2]->shape.rank != 1
+            || n->in[2]->shape.dims[0] != rois->shape.dims[0])
+        return run_fail(n, "X must be NCHW, rois [num_rois, 4] and batch_indices [num_rois]");
+    shape.dims[0] = rois->shape.dims[0];
+    shape.dims[1] = x->shape.dims[1];
+    shape.dims[2] = onnx_attr_int(n->onnx, "output_height", 1);
+    shape.dims[3] = onnx_attr_int(n->onnx, "output_width", 1);
+    if (shape.dims[2] < 1 || shape.dims[3] < 1)
+        return run_fail(n, "output_height and output_width must be positive");
+    run_set_out(n, 0, x->type, &shape);
+    return true;
+}
+
+static bool emit_roi_align(struct run_node *n)
+{
+    struct run_value *inputs[3] = {n->in[0], n->in[1], n->in[2]};
+    int64_t sampling_ratio = onnx_attr_int(n->onnx, "sampling_ratio", 0);
+    char mode_buffer[16], transform_buffer[32];
+    const char *mode = onnx_attr_string(n->onnx, "mode", "avg", mode_buffer, sizeof(mode_buffer));
+    /* RoiAlign-10 behaves as output_half_pixel; RoiAlign-16's default is half_pixel. */
+    const char *transform = onnx_attr_string(n->onnx, "coordinate_transformation_mode",
+            n->opset < 16 ? "output_half_pixel" : "half_pixel", transform_buffer, sizeof(transform_buffer));
+    DML_ROI_ALIGN1_OPERATOR_DESC desc;
+    float scale = onnx_attr_float(n->onnx, "spatial_scale", 1.0f);
+
+    if (!require_float(n, inputs[0]) || !require_float(n, inputs[1]))
+        return false;
+    if (strcmp(mode, "avg"))
+        return run_unsupported(n, "mode '%s': DirectML's MAX takes the largest sample, ONNX the largest weighted "
+                "corner", mode);
+    if (sampling_ratio < 0)
+        return run_fail(n, "sampling_ratio is %" PRId64, sampling_ratio);
+    memset(&desc, 0, sizeof(desc));
+    if (!strcmp(transform, "half_pixel"))
+        desc.InputPixelOffset = 0.5f;
+    else if (strcmp(transform, "output_half_pixel"))
+        return run_fail(n, "coordinate_transformation_mode '%s' is not an ONNX value", transform);
+    desc.OutputPixelOffset = -0.5f;
+    desc.ReductionFunction = DML_REDUCE_FUNCTION_AVERAGE;
+    desc.InterpolationMode = DML_INTERPOLATION_MODE_LINEAR;
+    desc.SpatialScaleX = desc.SpatialScaleY = scale;
+    desc.OutOfBoundsInputValue = 0.0f;
+    /* sampling_ratio 0: ONNX's adaptive count, ceil(region / output size) (README.md, "ROI pooling"). */
+    desc.MinimumSamplesPerOutput = sampling_ratio ? (UINT)sampling_ratio : 1;
+    desc.MaximumSamplesPerOutput = sampling_ratio ? (UINT)sampling_ratio : 65536;
+    /* ONNX's INT64 batch indices are never negative: DirectML's UINT64 holds them. */
+    return (desc.InputTensor = run_desc(n, inputs[0], 4)) && (desc.ROITensor = run_desc(n, inputs[1], 2))
+            && (desc.BatchIndicesTensor = run_desc_view(n, inputs[2], 1, (UINT[]){(UINT)inputs[2]->shape.dims[0]},
+                    NULL, inputs[2]->type == ONNX_INT64 ? DML_TENSOR_DATA_TYPE_UINT64 : DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.OutputTensor = run_desc(n, n->out[0], 4))
+            && run_emit(n, DML_OPERATOR_ROI_ALIGN1, &desc, inputs, 3, &n->out[0], 1);
+}
+
 const struct run_op run_ops_nn[] =
 {
     {"AveragePool", infer_pool, NULL, emit_average_pool_node},
@@ -1344,8 +1542,11 @@ const struct run_op run_ops_nn[] =
     {"LpPool", infer_pool, NULL, emit_lp_pool_node},
     {"MatMul", infer_matmul, NULL, emit_matmul},
     {"MaxPool", infer_pool, NULL, emit_max_pool_node},
+    {"MaxRoiPool", infer_max_roi_pool, NULL, emit_max_roi_pool},
+    {"MaxUnpool", infer_max_unpool, NULL, emit_max_unpool},
     {"MeanVarianceNormalization", infer_same, NULL, emit_mean_variance_norm},
     {"Resize", infer_resize, NULL, emit_resize},
+    {"RoiAlign", infer_roi_align, NULL, emit_roi_align},
     {"Upsample", infer_resize, NULL, emit_resize},
     {NULL},
 };
