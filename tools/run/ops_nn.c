@@ -12,9 +12,10 @@
  *   their axes; LayerNormalization's Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
  * - LRN: LOCAL_RESPONSE_NORMALIZATION across channels (other ranks folded into NCHW); LpNormalization:
  *   LP_NORMALIZATION.
- * - Resize, Upsample: RESAMPLE3, nearest and linear (DirectML has no cubic), every coordinate transformation
- *   as pixel offsets, nearest_mode as the rounding direction and half-pixel shifts; tf_crop_and_resize where
- *   no read falls outside the input (DirectML clamps, ONNX extrapolates).
+ * - Resize, Upsample: RESAMPLE3 for nearest and linear, every coordinate transformation as pixel offsets,
+ *   nearest_mode as the rounding direction and half-pixel shifts. Cubic (which DirectML lacks) and linear
+ *   tf_crop_and_resize (ONNX extrapolates where DirectML clamps) as two GEMMs with interpolation matrices
+ *   made on the host, over the last two dimensions; nearest tf_crop_and_resize where no read leaves the input.
  * - MaxUnpool: MAX_UNPOOLING (4-D: other ranks folded; a larger output_shape pads with PADDING); MaxRoiPool: ROI_POOLING; RoiAlign: ROI_ALIGN1, mode avg
  *   (DirectML's MAX is not ONNX's max of weighted corners).
  * Float operators take FLOAT and FLOAT16 only, as DirectML's tables list (README.md, "Operator support").
@@ -1289,6 +1290,254 @@ static bool nearest_rounding(struct run_node *n, const struct resize *r, struct 
     return true;
 }
 
+/* ---- Resize through interpolation matrices ---- */
+
+/* Cubic (which DirectML lacks) and tf_crop_and_resize's extrapolation are ONNX's separable
+ * interpolation written as matrices computed on the host: Y = Ah X Aw^T + E over the last two
+ * dimensions, two GEMMs, E holding extrapolation_value where a coordinate leaves the input. The
+ * weights follow ONNX's reference interpolation (neighbours of an edge-padded row). */
+struct resize_axis
+{
+    const char *transform;
+    double a;                           /* cubic_coeff_a */
+    bool cubic, exclude_outside;
+    int64_t in, out;
+    double scale, length, roi_start, roi_end;
+};
+
+static void interpolation_coeffs(const struct resize_axis *r, double ratio, double *coeffs)
+{
+    double a = r->a, t = ratio + 1.0, u = 1.0 - ratio, v = 2.0 - ratio;
+
+    if (!r->cubic)
+    {
+        coeffs[0] = 1.0 - ratio;
+        coeffs[1] = ratio;
+        return;
+    }
+    coeffs[0] = ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a;
+    coeffs[1] = ((a + 2.0) * ratio - (a + 3.0)) * ratio * ratio + 1.0;
+    coeffs[2] = ((a + 2.0) * u - (a + 3.0)) * u * u + 1.0;
+    coeffs[3] = ((a * v - 5.0 * a) * v + 8.0 * a) * v - 4.0 * a;
+}
+
+/* The input coordinate output x reads; false where tf_crop_and_resize extrapolates. */
+static bool source_coordinate(const struct resize_axis *r, int64_t x, double *c)
+{
+    double in = (double)r->in;
+
+    if (!strcmp(r->transform, "align_corners"))
+        *c = r->length == 1.0 ? 0.0 : (double)x * (in - 1.0) / (r->length - 1.0);
+    else if (!strcmp(r->transform, "asymmetric"))
+        *c = (double)x / r->scale;
+    else if (!strcmp(r->transform, "tf_half_pixel_for_nn"))
+        *c = ((double)x + 0.5) / r->scale;
+    else if (!strcmp(r->transform, "pytorch_half_pixel") && r->length == 1.0)
+        *c = -0.5;
+    else if (strcmp(r->transform, "tf_crop_and_resize"))
+        *c = ((double)x + 0.5) / r->scale - 0.5;
+    else
+    {
+        double span = r->roi_end - r->roi_start;
+
+        *c = (r->length == 1.0 ? span * (in - 1.0) / 2.0 : (double)x * span * (in - 1.0) / (r->length - 1.0))
+                + r->roi_start * (in - 1.0);
+        return *c >= 0.0 && *c <= in - 1.0;
+    }
+    return true;
+}
+
+/* Row x of the matrix (r->in weights); false where the coordinate extrapolates (the row stays 0). */
+static bool interpolation_row(const struct resize_axis *r, int64_t x, double *row)
+{
+    int count = r->cubic ? 4 : 2, i;
+    double c, coeffs[4], sum = 0.0;
+    int64_t first;
+
+    if (!source_coordinate(r, x, &c))
+        return false;
+    /* The `count` nearest indices, ties to the smaller: from floor(c) - count / 2 + 1, or from
+     * c - count / 2 when c is an integer (its ratio is then 1). */
+    first = c == floor(c) ? (int64_t)c - count / 2 : (int64_t)floor(c) - count / 2 + 1;
+    interpolation_coeffs(r, c == floor(c) ? 1.0 : c - floor(c), coeffs);
+    for (i = 0; i < count; ++i)
+    {
+        int64_t index = first + i;
+
+        if (r->exclude_outside && (index < 0 || index >= r->in))
+            coeffs[i] = 0.0;
+        sum += coeffs[i];
+    }
+    for (i = 0; i < count; ++i)
+    {
+        int64_t index = first + i;
+
+        index = index < 0 ? 0 : index >= r->in ? r->in - 1 : index;
+        row[index] += r->exclude_outside ? coeffs[i] / sum : coeffs[i];
+    }
+    return true;
+}
+
+/* A constant made here: the interpolation matrices and E, in X's type. */
+static struct run_value *host_constant(struct run_node *n, int type, const struct run_shape *shape)
+{
+    struct run_value *v = run_temp(n, type, shape);
+    struct run_tensor *t;
+
+    if (!v)
+        return NULL;
+    if (!(t = run_alloc(n, sizeof(*t))) || !run_tensor_alloc(t, type, shape))
+    {
+        run_fail(n, "out of memory");
+        return NULL;
+    }
+    v->host = t;
+    v->host_owned = true;
+    v->constant = true;
+    return v;
+}
+
+/* The [out, in] matrix of one axis; `outside[x]` is set where output x extrapolates. */
+static struct run_value *interpolation_matrix(struct run_node *n, const struct resize_axis *r, bool *outside)
+{
+    struct run_shape shape = {2, {r->out, r->in}};
+    struct run_value *v;
+    double *row;
+    int64_t x, i;
+
+    if (!(v = host_constant(n, n->in[0]->type, &shape)) || !(row = run_alloc(n, r->in * sizeof(*row))))
+        return NULL;
+    for (x = 0; x < r->out; ++x)
+    {
+        memset(row, 0, r->in * sizeof(*row));
+        outside[x] = !interpolation_row(r, x, row);
+        for (i = 0; i < r->in; ++i)
+            run_tensor_set_double(v->host, x * r->in + i, row[i]);
+    }
+    return v;
+}
+
+static void resize_axis_init(struct run_node *n, const struct resize *plan, unsigned int dim, const char *transform,
+        struct resize_axis *r)
+{
+    char mode[16];
+
+    r->transform = transform;
+    r->cubic = !strcmp(onnx_attr_string(n->onnx, "mode", "nearest", mode, sizeof(mode)), "cubic");
+    r->a = onnx_attr_float(n->onnx, "cubic_coeff_a", -0.75f);
+    r->exclude_outside = onnx_attr_int(n->onnx, "exclude_outside", 0) != 0;
+    r->in = n->in[0]->shape.dims[dim];
+    r->out = plan->out[dim];
+    r->scale = plan->scales[dim];
+    r->length = (double)r->in * r->scale;
+    r->roi_start = plan->roi_start[dim];
+    r->roi_end = plan->roi_end[dim];
+}
+
+/* out[b] = a[b] x b[b] (+ c): each operand {1, batch, rows, columns}, `a` and `c` shared by the batch
+ * when their batch stride is 0. */
+static bool emit_batched_gemm(struct run_node *n, struct run_value *a, UINT a_batch_stride, struct run_value *b,
+        struct run_value *c, struct run_value *out, UINT batch, UINT m, UINT k, UINT columns)
+{
+    struct run_value *inputs[3] = {a, b, c};
+    UINT a_sizes[4] = {1, batch, m, k}, a_strides[4] = {0, a_batch_stride, k, 1};
+    UINT b_sizes[4] = {1, batch, k, columns}, out_sizes[4] = {1, batch, m, columns};
+    UINT c_strides[4] = {0, 0, columns, 1};
+    DML_GEMM_OPERATOR_DESC desc;
+
+    memset(&desc, 0, sizeof(desc));
+    desc.TransA = desc.TransB = DML_MATRIX_TRANSFORM_NONE;
+    desc.Alpha = 1.0f;
+    desc.Beta = c ? 1.0f : 0.0f;
+    if (c && !(desc.CTensor = run_desc_view(n, c, 4, out_sizes, c_strides, DML_TENSOR_DATA_TYPE_UNKNOWN)))
+        return false;
+    return (desc.ATensor = run_desc_view(n, a, 4, a_sizes, a_strides, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.BTensor = run_desc_view(n, b, 4, b_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.OutputTensor = run_desc_view(n, out, 4, out_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 3, &out, 1);
+}
+
+/* E: extrapolation_value where the row or the column extrapolates; NULL when none does. */
+static struct run_value *extrapolation_matrix(struct run_node *n, const bool *rows, int64_t height, const bool *columns,
+        int64_t width, bool *failed)
+{
+    float value = onnx_attr_float(n->onnx, "extrapolation_value", 0.0f);
+    struct run_shape shape = {2, {height, width}};
+    struct run_value *v;
+    bool any = false;
+    int64_t y, x;
+
+    *failed = false;
+    for (y = 0; y < height; ++y)
+        any |= rows[y];
+    for (x = 0; x < width; ++x)
+        any |= columns[x];
+    if (!any || value == 0.0f)
+        return NULL;
+    if (!(v = host_constant(n, n->in[0]->type, &shape)))
+    {
+        *failed = true;
+        return NULL;
+    }
+    for (y = 0; y < height; ++y)
+        for (x = 0; x < width; ++x)
+            run_tensor_set_double(v->host, y * width + x, rows[y] || columns[x] ? value : 0.0);
+    return v;
+}
+
+static bool emit_resize_matrices(struct run_node *n, const struct resize *plan, const char *transform)
+{
+    struct run_value *x = n->in[0], *out = n->out[0], *ah, *aw, *e, *rows;
+    unsigned int rank = x->shape.rank, h = rank - 2, i;
+    struct resize_axis height, width;
+    struct run_shape rows_shape;
+    bool *outside, failed;
+    int64_t batch = 1;
+
+    if (!require_float(n, x))
+        return false;
+    if (rank < 2)
+        return run_unsupported(n, "cubic Resize of a 1-D tensor");
+    for (i = 0; i < h; ++i)
+    {
+        batch *= x->shape.dims[i];
+        if (plan->out[i] != x->shape.dims[i] || plan->scales[i] != 1.0 || plan->roi_start[i] != 0.0
+                || plan->roi_end[i] != 1.0)
+            return run_unsupported(n, "cubic or extrapolating Resize of dimension %u (the last two are mapped)", i);
+    }
+    resize_axis_init(n, plan, h, transform, &height);
+    resize_axis_init(n, plan, h + 1, transform, &width);
+    if (!(outside = run_alloc(n, (height.out + width.out) * sizeof(*outside)))
+            || !(ah = interpolation_matrix(n, &height, outside))
+            || !(aw = interpolation_matrix(n, &width, outside + height.out)))
+        return false;
+    e = extrapolation_matrix(n, outside, height.out, outside + height.out, width.out, &failed);
+    /* rows = X Aw^T, read as one [batch x H, W] matrix times Aw^T (a view of Aw, transposed by strides). */
+    rows_shape = x->shape;
+    rows_shape.dims[h + 1] = width.out;
+    if (failed || !(rows = run_temp(n, x->type, &rows_shape)))
+        return false;
+    {
+        struct run_value *inputs[2] = {x, aw};
+        UINT x_sizes[4] = {1, 1, (UINT)(batch * height.in), (UINT)width.in};
+        UINT aw_sizes[4] = {1, 1, (UINT)width.in, (UINT)width.out}, aw_strides[4] = {0, 0, 1, (UINT)width.in};
+        UINT rows_sizes[4] = {1, 1, (UINT)(batch * height.in), (UINT)width.out};
+        DML_GEMM_OPERATOR_DESC desc;
+
+        memset(&desc, 0, sizeof(desc));
+        desc.Alpha = 1.0f;
+        if (!(desc.ATensor = run_desc_view(n, x, 4, x_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+                || !(desc.BTensor = run_desc_view(n, aw, 4, aw_sizes, aw_strides, DML_TENSOR_DATA_TYPE_UNKNOWN))
+                || !(desc.OutputTensor = run_desc_view(n, rows, 4, rows_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+                || !run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 2, &rows, 1))
+            return false;
+    }
+    /* Y[b] = Ah rows[b] + E. */
+    return emit_batched_gemm(n, ah, 0, rows, e, out, (UINT)batch, (UINT)height.out, (UINT)height.in,
+            (UINT)width.out);
+}
+
+
 static bool emit_resize(struct run_node *n)
 {
     bool legacy = !strcmp(n->onnx->op_type, "Upsample") || n->opset < 11;
@@ -1307,6 +1556,8 @@ static bool emit_resize(struct run_node *n)
         return run_unsupported(n, "X is %s: DirectML resamples FLOAT, FLOAT16, INT8 and UINT8", onnx_type_name(x->type));
     if (r.rank > 4)
         return run_unsupported(n, "X has %u dimensions: vkdml's RESAMPLE3 takes at most 4", r.rank);
+    if (!strcmp(mode, "cubic") || (!strcmp(mode, "linear") && !strcmp(transform, "tf_crop_and_resize")))
+        return emit_resize_matrices(n, &r, transform);
     memset(&desc, 0, sizeof(desc));
     desc.RoundingDirection = DML_AXIS_DIRECTION_DECREASING;
     if (!strcmp(mode, "nearest"))
@@ -1314,7 +1565,7 @@ static bool emit_resize(struct run_node *n)
     else if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear"))
         desc.InterpolationMode = DML_INTERPOLATION_MODE_LINEAR;
     else
-        return run_unsupported(n, "mode '%s': DirectML interpolates nearest and linear only", mode);
+        return run_fail(n, "mode '%s' is not an ONNX value", mode);
     if (!resample_offsets(n, &r, transform, &d))
         return false;
     if (desc.InterpolationMode == DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR
