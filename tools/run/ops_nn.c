@@ -16,8 +16,9 @@
  *   nearest_mode as the rounding direction and half-pixel shifts. Cubic (which DirectML lacks) and linear
  *   tf_crop_and_resize (ONNX extrapolates where DirectML clamps) as two GEMMs with interpolation matrices
  *   made on the host, over the last two dimensions; nearest tf_crop_and_resize where no read leaves the input.
- * - MaxUnpool: MAX_UNPOOLING (4-D: other ranks folded; a larger output_shape pads with PADDING); MaxRoiPool: ROI_POOLING; RoiAlign: ROI_ALIGN1, mode avg
- *   (DirectML's MAX is not ONNX's max of weighted corners).
+ * - MaxUnpool: MAX_UNPOOLING (4-D: other ranks folded; a larger output_shape pads with PADDING).
+ * - MaxRoiPool: ROI_POOLING; RoiAlign: ROI_ALIGN1, mode avg only (DirectML's MAX is not ONNX's max of
+ *   weighted corners).
  * Float operators take FLOAT and FLOAT16 only, as DirectML's tables list (README.md, "Operator support").
  */
 #include "ops.h"
@@ -819,15 +820,16 @@ static bool emit_global_lp_pool(struct run_node *n)
 
 /* ---- Normalizations over axes: InstanceNormalization, LayerNormalization, MeanVarianceNormalization ---- */
 
-static bool emit_mvn(struct run_node *n, struct run_value *x, const DML_TENSOR_DESC *scale, struct run_value *scale_value,
-        const DML_TENSOR_DESC *bias, struct run_value *bias_value, const UINT *axes, unsigned int axis_count,
-        float epsilon)
+static bool emit_mvn(struct run_node *n, struct run_value *x, const DML_TENSOR_DESC *scale,
+        struct run_value *scale_value, const DML_TENSOR_DESC *bias, struct run_value *bias_value, const UINT *axes,
+        unsigned int axis_count, float epsilon)
 {
     struct run_value *inputs[3] = {x, scale_value, bias_value};
     DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC desc;
 
     memset(&desc, 0, sizeof(desc));
-    if (!(desc.InputTensor = run_desc(n, x, x->shape.rank)) || !(desc.OutputTensor = run_desc(n, n->out[0], x->shape.rank)))
+    if (!(desc.InputTensor = run_desc(n, x, x->shape.rank))
+            || !(desc.OutputTensor = run_desc(n, n->out[0], x->shape.rank)))
         return false;
     desc.ScaleTensor = scale;
     desc.BiasTensor = bias;
@@ -858,7 +860,8 @@ static bool emit_instance_norm(struct run_node *n)
     for (i = 2; i < rank; ++i)
         axes[i - 2] = i;
     return (scale = channel_desc(n, n->in[1], rank)) && (bias = channel_desc(n, n->in[2], rank))
-            && emit_mvn(n, x, scale, n->in[1], bias, n->in[2], axes, rank - 2, onnx_attr_float(n->onnx, "epsilon", 1e-5f));
+            && emit_mvn(n, x, scale, n->in[1], bias, n->in[2], axes, rank - 2,
+                    onnx_attr_float(n->onnx, "epsilon", 1e-5f));
 }
 
 static bool emit_mean_variance_norm(struct run_node *n)
@@ -941,7 +944,8 @@ static bool emit_inv_std_dev(struct run_node *n, struct run_value *mean, const U
         return false;
     pow_desc.ScaleBias = &scale_bias;
     pow_desc.Exponent = -0.5f;
-    return (pow_desc.InputTensor = run_desc(n, variance, rank)) && (pow_desc.OutputTensor = run_desc(n, n->out[2], rank))
+    return (pow_desc.InputTensor = run_desc(n, variance, rank))
+            && (pow_desc.OutputTensor = run_desc(n, n->out[2], rank))
             && run_emit(n, DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW, &pow_desc, &variance, 1, &n->out[2], 1);
 }
 
@@ -1272,11 +1276,19 @@ static bool nearest_rounding(struct run_node *n, const struct resize *r, struct 
     else if (!strcmp(mode, "ceil"))
         *direction = DML_AXIS_DIRECTION_INCREASING;
     else if (!strcmp(mode, "round_prefer_floor"))
-        *direction = DML_AXIS_DIRECTION_INCREASING, shift = 0.5;
+    {
+        *direction = DML_AXIS_DIRECTION_INCREASING;
+        shift = 0.5;
+    }
     else if (!strcmp(mode, "round_prefer_ceil"))
-        *direction = DML_AXIS_DIRECTION_DECREASING, shift = -0.5;
+    {
+        *direction = DML_AXIS_DIRECTION_DECREASING;
+        shift = -0.5;
+    }
     else
+    {
         return run_fail(n, "nearest_mode '%s' is not an ONNX value", mode);
+    }
     for (i = 0; i < r->rank; ++i)
     {
         /* c + nudge for DECREASING (floor), c - nudge for INCREASING (ceil); c falls as the offset grows. */
@@ -1553,7 +1565,8 @@ static bool emit_resize(struct run_node *n)
     if (!resize_plan(n, &r))
         return false;
     if (x->type != ONNX_FLOAT && x->type != ONNX_FLOAT16 && x->type != ONNX_INT8 && x->type != ONNX_UINT8)
-        return run_unsupported(n, "X is %s: DirectML resamples FLOAT, FLOAT16, INT8 and UINT8", onnx_type_name(x->type));
+        return run_unsupported(n, "X is %s: DirectML resamples FLOAT, FLOAT16, INT8 and UINT8",
+                onnx_type_name(x->type));
     if (r.rank > 4)
         return run_unsupported(n, "X has %u dimensions: vkdml's RESAMPLE3 takes at most 4", r.rank);
     if (!strcmp(mode, "cubic") || (!strcmp(mode, "linear") && !strcmp(transform, "tf_crop_and_resize")))
