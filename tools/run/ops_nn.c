@@ -1550,6 +1550,42 @@ static bool emit_resize_matrices(struct run_node *n, const struct resize *plan, 
 }
 
 
+/* RESAMPLE3 takes at most 4 dimensions: neighbouring dimensions the resize leaves alone (same size,
+ * scale 1, a transformation that reads input x for output x) merge into one. */
+static bool resize_identity(const struct resize *r, const char *transform, const struct run_shape *x, unsigned int i)
+{
+    return r->out[i] == x->dims[i] && r->scales[i] == 1.0 && (!strcmp(transform, "half_pixel")
+            || !strcmp(transform, "pytorch_half_pixel") || !strcmp(transform, "align_corners")
+            || !strcmp(transform, "asymmetric"));
+}
+
+static unsigned int merge_resize_dims(const struct resize *r, const char *transform, const struct run_shape *x,
+        struct resample *d, UINT *in_sizes, UINT *out_sizes)
+{
+    unsigned int i, count = 0;
+    bool previous = false;
+
+    for (i = 0; i < r->rank; ++i)
+    {
+        bool identity = resize_identity(r, transform, x, i);
+
+        if (identity && previous)
+        {
+            in_sizes[count - 1] *= (UINT)x->dims[i];
+            out_sizes[count - 1] *= (UINT)r->out[i];
+            continue;
+        }
+        in_sizes[count] = (UINT)x->dims[i];
+        out_sizes[count] = (UINT)r->out[i];
+        d->scales[count] = d->scales[i];
+        d->input_offsets[count] = d->input_offsets[i];
+        d->output_offsets[count] = d->output_offsets[i];
+        ++count;
+        previous = identity;
+    }
+    return count;
+}
+
 static bool emit_resize(struct run_node *n)
 {
     bool legacy = !strcmp(n->onnx->op_type, "Upsample") || n->opset < 11;
@@ -1559,6 +1595,8 @@ static bool emit_resize(struct run_node *n)
     const char *mode = onnx_attr_string(n->onnx, "mode", "nearest", mode_buffer, sizeof(mode_buffer));
     const char *transform = legacy ? "asymmetric" : onnx_attr_string(n->onnx, "coordinate_transformation_mode",
             "half_pixel", transform_buffer, sizeof(transform_buffer));
+    UINT in_sizes[RUN_MAX_RANK], out_sizes[RUN_MAX_RANK];
+    unsigned int rank;
     struct resample d;
     struct resize r;
 
@@ -1567,8 +1605,6 @@ static bool emit_resize(struct run_node *n)
     if (x->type != ONNX_FLOAT && x->type != ONNX_FLOAT16 && x->type != ONNX_INT8 && x->type != ONNX_UINT8)
         return run_unsupported(n, "X is %s: DirectML resamples FLOAT, FLOAT16, INT8 and UINT8",
                 onnx_type_name(x->type));
-    if (r.rank > 4)
-        return run_unsupported(n, "X has %u dimensions: vkdml's RESAMPLE3 takes at most 4", r.rank);
     if (!strcmp(mode, "cubic") || (!strcmp(mode, "linear") && !strcmp(transform, "tf_crop_and_resize")))
         return emit_resize_matrices(n, &r, transform);
     memset(&desc, 0, sizeof(desc));
@@ -1584,12 +1620,15 @@ static bool emit_resize(struct run_node *n)
     if (desc.InterpolationMode == DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR
             && !nearest_rounding(n, &r, &d, &desc.RoundingDirection))
         return false;
-    desc.DimensionCount = r.rank;
+    if ((rank = merge_resize_dims(&r, transform, &x->shape, &d, in_sizes, out_sizes)) > 4)
+        return run_unsupported(n, "%u resized dimensions: vkdml's RESAMPLE3 takes at most 4", rank);
+    desc.DimensionCount = rank;
     desc.Scales = d.scales;
     desc.InputPixelOffsets = d.input_offsets;
     desc.OutputPixelOffsets = d.output_offsets;
     desc.Antialiased = onnx_attr_int(n->onnx, "antialias", 0) != 0;
-    return (desc.InputTensor = run_desc(n, x, r.rank)) && (desc.OutputTensor = run_desc(n, n->out[0], r.rank))
+    return (desc.InputTensor = run_desc_view(n, x, rank, in_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.OutputTensor = run_desc_view(n, n->out[0], rank, out_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
             && run_emit(n, DML_OPERATOR_RESAMPLE3, &desc, &n->in[0], 1, &n->out[0], 1);
 }
 
