@@ -8,8 +8,8 @@
  * - MaxPool (Indices through MAX_POOLING2; storage_order 1 pools an NCWH view), AveragePool, LpPool and
  *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
  *   DirectML leaves no window past it (README.md, "Pooling: decisions").
- * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization: MEAN_VARIANCE_NORMALIZATION1 over
- *   their axes; LayerNormalization's Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
+ * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization, GroupNormalization (X viewed as
+ *   {N, groups, C / groups, spatial}): MEAN_VARIANCE_NORMALIZATION1 over their axes; LayerNormalization's Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
  * - LRN: LOCAL_RESPONSE_NORMALIZATION across channels (other ranks folded into NCHW); LpNormalization:
  *   LP_NORMALIZATION.
  * - Resize, Upsample: RESAMPLE3 for nearest and linear, every coordinate transformation as pixel offsets,
@@ -886,6 +886,57 @@ static bool emit_mean_variance_norm(struct run_node *n)
     }
     /* ONNX's function body divides by sqrt(variance + 1e-9). */
     return emit_mvn(n, x, NULL, NULL, NULL, NULL, axes, (unsigned int)count, 1e-9f);
+}
+
+/* GroupNormalization: X seen as {N, G, C / G, spatial} normalized over its last two dimensions; scale and
+ * bias are per group ([G], opset 18) or per channel ([C], opset 21), both a broadcast view of that shape. */
+static DML_TENSOR_DESC *group_desc(struct run_node *n, const struct run_value *v, UINT groups)
+{
+    const int64_t *dims = v->shape.dims;
+    UINT sizes[4] = {(UINT)dims[0], groups, (UINT)(dims[1] / groups), 1};
+    unsigned int i;
+
+    for (i = 2; i < v->shape.rank; ++i)
+        sizes[3] *= (UINT)dims[i];
+    return run_desc_view(n, v, 4, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+static DML_TENSOR_DESC *group_parameter_desc(struct run_node *n, const struct run_value *v, UINT groups,
+        int64_t channels)
+{
+    UINT sizes[4] = {1, groups, 1, 1};
+
+    if (v->shape.rank != 1 || (v->shape.dims[0] != groups && v->shape.dims[0] != channels))
+    {
+        run_fail(n, "'%s' must have num_groups or C values", v->name);
+        return NULL;
+    }
+    if (v->shape.dims[0] == channels && channels != groups)
+        sizes[2] = (UINT)(channels / groups);
+    return run_desc_view(n, v, 4, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+static bool emit_group_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0], *inputs[3] = {x, n->in[1], n->in[2]};
+    int64_t groups = onnx_attr_int(n->onnx, "num_groups", 0), channels;
+    DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC desc;
+    static const UINT axes[2] = {2, 3};
+
+    if (!require_float(n, x))
+        return false;
+    if (x->shape.rank < 2 || groups < 1 || (channels = x->shape.dims[1]) % groups)
+        return run_fail(n, "num_groups %" PRId64 " does not divide X's channels", groups);
+    memset(&desc, 0, sizeof(desc));
+    desc.AxisCount = 2;
+    desc.Axes = axes;
+    desc.NormalizeVariance = TRUE;
+    desc.Epsilon = onnx_attr_float(n->onnx, "epsilon", 1e-5f);
+    return (desc.InputTensor = group_desc(n, x, (UINT)groups))
+            && (desc.ScaleTensor = group_parameter_desc(n, inputs[1], (UINT)groups, channels))
+            && (desc.BiasTensor = group_parameter_desc(n, inputs[2], (UINT)groups, channels))
+            && (desc.OutputTensor = group_desc(n, n->out[0], (UINT)groups))
+            && run_emit(n, DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1, &desc, inputs, 3, &n->out[0], 1);
 }
 
 /* LayerNormalization normalizes over [axis, rank); Mean and InvStdDev keep those dimensions as 1s. */
@@ -1838,6 +1889,7 @@ const struct run_op run_ops_nn[] =
     {"GlobalAveragePool", infer_global_pool, NULL, emit_global_average_pool},
     {"GlobalLpPool", infer_global_pool, NULL, emit_global_lp_pool},
     {"GlobalMaxPool", infer_global_pool, NULL, emit_global_max_pool},
+    {"GroupNormalization", infer_same, NULL, emit_group_norm},
     {"InstanceNormalization", infer_same, NULL, emit_instance_norm},
     {"LRN", infer_same, NULL, emit_lrn},
     {"LayerNormalization", infer_layer_norm, NULL, emit_layer_norm},
