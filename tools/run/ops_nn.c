@@ -9,7 +9,8 @@
  *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
  *   DirectML leaves no window past it (README.md, "Pooling: decisions").
  * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization, GroupNormalization (X viewed as
- *   {N, groups, C / groups, spatial}): MEAN_VARIANCE_NORMALIZATION1 over their axes; LayerNormalization's Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
+ *   {N, groups, C / groups, spatial}): MEAN_VARIANCE_NORMALIZATION1 over their axes; LayerNormalization's
+ *   Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
  * - LRN: LOCAL_RESPONSE_NORMALIZATION across channels (other ranks folded into NCHW); LpNormalization:
  *   LP_NORMALIZATION.
  * - Resize, Upsample: RESAMPLE3 for nearest and linear, every coordinate transformation as pixel offsets,
