@@ -566,6 +566,13 @@ static bool emit_matmul(struct run_node *n)
     b_batch = inputs[1]->shape.rank > 2 ? inputs[1]->shape.rank - 2 : 0;
     rank = mm.batch.rank;
     memcpy(sizes, mm.batch.dims, rank * sizeof(*sizes));
+    /* A batch of A's rows times one B (a linear layer over [batch, sequence, features]) is one
+     * taller matrix product: a single GEMM instead of a batch of small ones. */
+    if (!b_batch && run_shape_elements(&inputs[0]->shape) == run_shape_elements(&mm.batch) * mm.m * mm.k)
+    {
+        mm.m *= run_shape_elements(&mm.batch);
+        rank = 0;
+    }
     batch_strides(&inputs[0]->shape, a_batch, &mm.batch, mm.m * mm.k, strides[0]);
     batch_strides(&inputs[1]->shape, b_batch, &mm.batch, mm.k * mm.n, strides[1]);
     batch_strides(&mm.batch, rank, &mm.batch, mm.m * mm.n, strides[2]);
