@@ -14,9 +14,10 @@
  * - LRN: LOCAL_RESPONSE_NORMALIZATION across channels (other ranks folded into NCHW); LpNormalization:
  *   LP_NORMALIZATION.
  * - Resize, Upsample: RESAMPLE3 for nearest and linear, every coordinate transformation as pixel offsets,
- *   nearest_mode as the rounding direction and half-pixel shifts. Cubic (which DirectML lacks) and linear
- *   tf_crop_and_resize (ONNX extrapolates where DirectML clamps) as two GEMMs with interpolation matrices
- *   made on the host, over the last two dimensions; nearest tf_crop_and_resize where no read leaves the input.
+ *   nearest_mode as the rounding direction and half-pixel shifts. Cubic (which DirectML lacks), linear
+ *   tf_crop_and_resize (ONNX extrapolates where DirectML clamps) and antialiased downscaling (ONNX's filter
+ *   widens for every scale below 1) as two GEMMs with interpolation matrices made on the host, over the
+ *   last two dimensions; nearest tf_crop_and_resize where no read leaves the input.
  * - MaxUnpool: MAX_UNPOOLING (4-D: other ranks folded; a larger output_shape pads with PADDING).
  * - MaxRoiPool: ROI_POOLING; RoiAlign: ROI_ALIGN1, mode avg only (DirectML's MAX is not ONNX's max of
  *   weighted corners).
@@ -1372,24 +1373,25 @@ struct resize_axis
     const char *transform;
     double a;                           /* cubic_coeff_a */
     bool cubic, exclude_outside;
+    bool normalize;                     /* the weights divided by their sum (antialias, exclude_outside) */
     int64_t in, out;
     double scale, length, roi_start, roi_end;
+    double filter_scale;                /* min(scale, 1) with antialias, else 1 */
 };
 
-static void interpolation_coeffs(const struct resize_axis *r, double ratio, double *coeffs)
+/* ONNX's kernels at a distance of `d` input pixels: the triangle (linear) and Keys' cubic. */
+static double interpolation_kernel(const struct resize_axis *r, double d)
 {
-    double a = r->a, t = ratio + 1.0, u = 1.0 - ratio, v = 2.0 - ratio;
+    double a = r->a;
 
+    d = fabs(d);
     if (!r->cubic)
-    {
-        coeffs[0] = 1.0 - ratio;
-        coeffs[1] = ratio;
-        return;
-    }
-    coeffs[0] = ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a;
-    coeffs[1] = ((a + 2.0) * ratio - (a + 3.0)) * ratio * ratio + 1.0;
-    coeffs[2] = ((a + 2.0) * u - (a + 3.0)) * u * u + 1.0;
-    coeffs[3] = ((a * v - 5.0 * a) * v + 8.0 * a) * v - 4.0 * a;
+        return d < 1.0 ? 1.0 - d : 0.0;
+    if (d <= 1.0)
+        return ((a + 2.0) * d - (a + 3.0)) * d * d + 1.0;
+    if (d < 2.0)
+        return ((a * d - 5.0 * a) * d + 8.0 * a) * d - 4.0 * a;
+    return 0.0;
 }
 
 /* The input coordinate output x reads; false where tf_crop_and_resize extrapolates. */
@@ -1418,34 +1420,35 @@ static bool source_coordinate(const struct resize_axis *r, int64_t x, double *c)
     return true;
 }
 
-/* Row x of the matrix (r->in weights); false where the coordinate extrapolates (the row stays 0). */
+/* Row x of the matrix (r->in weights); false where the coordinate extrapolates (the row stays 0).
+ * The taps are ONNX's: floor(c) + j for j from `start`, the kernel read at (j - ratio) x filter_scale
+ * (antialias stretches it by 1 / scale when downscaling), indices clamped to the edge (ONNX pads
+ * with the edge values); an integer c is floor c - 1 with a ratio of 1, as ONNX takes it. */
 static bool interpolation_row(const struct resize_axis *r, int64_t x, double *row)
 {
-    int count = r->cubic ? 4 : 2, i;
-    double c, coeffs[4], sum = 0.0;
-    int64_t first;
+    double c, ratio, sum = 0.0, support = r->cubic ? 2.0 : 1.0;
+    int64_t base, start, count, j;
 
     if (!source_coordinate(r, x, &c))
         return false;
-    /* The `count` nearest indices, ties to the smaller: from floor(c) - count / 2 + 1, or from
-     * c - count / 2 when c is an integer (its ratio is then 1). */
-    first = c == floor(c) ? (int64_t)c - count / 2 : (int64_t)floor(c) - count / 2 + 1;
-    interpolation_coeffs(r, c == floor(c) ? 1.0 : c - floor(c), coeffs);
-    for (i = 0; i < count; ++i)
+    base = c == floor(c) ? (int64_t)c - 1 : (int64_t)floor(c);
+    ratio = c - (double)base;
+    start = (int64_t)floor(-support / r->filter_scale) + 1;
+    count = 2 - 2 * start;
+    for (j = start; j < start + count; ++j)
     {
-        int64_t index = first + i;
+        int64_t index = base + j;
+        double weight = interpolation_kernel(r, ((double)j - ratio) * r->filter_scale);
 
         if (r->exclude_outside && (index < 0 || index >= r->in))
-            coeffs[i] = 0.0;
-        sum += coeffs[i];
-    }
-    for (i = 0; i < count; ++i)
-    {
-        int64_t index = first + i;
-
+            weight = 0.0;
+        sum += weight;
         index = index < 0 ? 0 : index >= r->in ? r->in - 1 : index;
-        row[index] += r->exclude_outside ? coeffs[i] / sum : coeffs[i];
+        row[index] += weight;
     }
+    if (r->normalize && sum != 0.0)
+        for (j = 0; j < r->in; ++j)
+            row[j] /= sum;
     return true;
 }
 
@@ -1503,6 +1506,8 @@ static void resize_axis_init(struct run_node *n, const struct resize *plan, unsi
     r->length = (double)r->in * r->scale;
     r->roi_start = plan->roi_start[dim];
     r->roi_end = plan->roi_end[dim];
+    r->filter_scale = onnx_attr_int(n->onnx, "antialias", 0) && r->scale < 1.0 ? r->scale : 1.0;
+    r->normalize = r->exclude_outside || r->filter_scale < 1.0;
 }
 
 /* out[b] = a[b] x b[b] (+ c): each operand {1, batch, rows, columns}, `a` and `c` shared by the batch
@@ -1609,6 +1614,16 @@ static bool emit_resize_matrices(struct run_node *n, const struct resize *plan, 
 }
 
 
+static bool resize_downscales(const struct resize *r)
+{
+    unsigned int i;
+
+    for (i = 0; i < r->rank; ++i)
+        if (r->scales[i] < 1.0)
+            return true;
+    return false;
+}
+
 /* RESAMPLE3 takes at most 4 dimensions: neighbouring dimensions the resize leaves alone (same size,
  * scale 1, a transformation that reads input x for output x) merge into one. */
 static bool resize_identity(const struct resize *r, const char *transform, const struct run_shape *x, unsigned int i)
@@ -1664,7 +1679,8 @@ static bool emit_resize(struct run_node *n)
     if (x->type != ONNX_FLOAT && x->type != ONNX_FLOAT16 && x->type != ONNX_INT8 && x->type != ONNX_UINT8)
         return run_unsupported(n, "X is %s: DirectML resamples FLOAT, FLOAT16, INT8 and UINT8",
                 onnx_type_name(x->type));
-    if (!strcmp(mode, "cubic") || (!strcmp(mode, "linear") && !strcmp(transform, "tf_crop_and_resize")))
+    if (!strcmp(mode, "cubic") || (!strcmp(mode, "linear") && (!strcmp(transform, "tf_crop_and_resize")
+            || (onnx_attr_int(n->onnx, "antialias", 0) && resize_downscales(&r)))))
         return emit_resize_matrices(n, &r, transform);
     memset(&desc, 0, sizeof(desc));
     desc.RoundingDirection = DML_AXIS_DIRECTION_DECREASING;
@@ -1685,7 +1701,8 @@ static bool emit_resize(struct run_node *n)
     desc.Scales = d.scales;
     desc.InputPixelOffsets = d.input_offsets;
     desc.OutputPixelOffsets = d.output_offsets;
-    desc.Antialiased = onnx_attr_int(n->onnx, "antialias", 0) != 0;
+    /* Antialiased downscaling went to the matrices; ONNX's antialias does nothing to nearest. */
+    desc.Antialiased = FALSE;
     return (desc.InputTensor = run_desc_view(n, x, rank, in_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
             && (desc.OutputTensor = run_desc_view(n, n->out[0], rank, out_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
             && run_emit(n, DML_OPERATOR_RESAMPLE3, &desc, &n->in[0], 1, &n->out[0], 1);
