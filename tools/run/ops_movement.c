@@ -251,115 +251,6 @@ static bool emit_concat(struct run_node *n)
     return desc.InputTensors && desc.OutputTensor && run_emit(n, DML_OPERATOR_JOIN, &desc, inputs, count, n->out, 1);
 }
 
-/* ---- Split ---- */
-
-/* The parts' sizes along the axis: the split input (opset 13, and Split-1's optional input) or
- * attribute, else num_outputs (opset 18: the last part smaller) or the output count (equal parts). */
-static bool split_sizes(struct run_node *n, unsigned int axis, int64_t *sizes)
-{
-    int64_t total = n->in[0]->shape.dims[axis], sum = 0, part;
-    unsigned int i, parts = n->out_count;
-    int count;
-
-    if (run_in(n, 1))
-        count = run_in_ints(n, 1, sizes, RUN_MAX_NODE_TENSORS);
-    else if (n->opset < 13)
-        count = onnx_attr_ints(n->onnx, "split", sizes, RUN_MAX_NODE_TENSORS);
-    else
-        count = -2;
-    if (count == -1 && run_in(n, 1))
-        return false;
-    if (count >= 0)
-    {
-        if ((unsigned int)count != parts)
-            return run_fail(n, "split has %d sizes for %u outputs", count, parts);
-        for (i = 0; i < parts; ++i)
-            sum += sizes[i];
-        return sum == total || run_fail(n, "the split sizes do not add up to %" PRId64, total);
-    }
-    if (n->opset >= 18 && onnx_attr_int(n->onnx, "num_outputs", parts) != parts)
-        return run_fail(n, "num_outputs is not the output count %u", parts);
-    if (n->opset < 18 && total % parts)
-        return run_fail(n, "%" PRId64 " does not split into %u equal parts", total, parts);
-    part = (total + parts - 1) / parts;
-    for (i = 0; i < parts; ++i)
-    {
-        sizes[i] = total - sum < part ? total - sum : part;
-        sum += sizes[i];
-    }
-    return true;
-}
-
-static bool infer_split(struct run_node *n)
-{
-    struct run_shape shape = n->in[0]->shape;
-    int64_t sizes[RUN_MAX_NODE_TENSORS];
-    unsigned int axis, i;
-
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis) || !split_sizes(n, axis, sizes))
-        return false;
-    for (i = 0; i < n->out_count; ++i)
-    {
-        shape.dims[axis] = sizes[i];
-        set_out_like_input(n, i, &shape);
-    }
-    return true;
-}
-
-static bool fold_split(struct run_node *n)
-{
-    const struct run_tensor *in = n->in[0]->host;
-    int64_t outer = 1, row, offset = 0, chunk, o;
-    size_t size = onnx_type_size(in->type);
-    unsigned int axis, i, d;
-    struct run_tensor *out;
-
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), in->shape.rank, &axis))
-        return false;
-    for (d = 0; d < axis; ++d)
-        outer *= in->shape.dims[d];
-    row = outer ? run_shape_elements(&in->shape) / outer : 0;
-    for (i = 0; i < n->out_count; ++i)
-    {
-        if (!n->out[i])
-            continue;
-        if (!(out = run_out_host(n, i)))
-            return false;
-        chunk = outer ? run_shape_elements(&out->shape) / outer : 0;
-        for (o = 0; o < outer; ++o)
-            memcpy((char *)out->data + o * chunk * size, (const char *)in->data + (o * row + offset) * size,
-                    chunk * size);
-        offset += chunk;
-    }
-    return true;
-}
-
-static bool emit_split(struct run_node *n)
-{
-    struct run_value **outputs = run_alloc(n, n->out_count * sizeof(*outputs));
-    int64_t sizes[RUN_MAX_NODE_TENSORS];
-    struct run_shape shape = n->in[0]->shape;
-    DML_SPLIT_OPERATOR_DESC desc;
-    unsigned int i;
-
-    if (!outputs)
-        return run_fail(n, "out of memory");
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &desc.Axis) || !split_sizes(n, desc.Axis, sizes))
-        return false;
-    /* SPLIT writes every part: those the model leaves out go to intermediates nothing reads. */
-    for (i = 0; i < n->out_count; ++i)
-    {
-        shape.dims[desc.Axis] = sizes[i];
-        if (!(outputs[i] = n->out[i] ? n->out[i] : run_temp(n, n->in[0]->type, &shape)))
-            return false;
-    }
-    desc.InputTensor = run_desc(n, n->in[0], 0);
-    desc.OutputCount = n->out_count;
-    desc.OutputTensors = desc_array(n, outputs, n->out_count, shape.rank);
-    return desc.InputTensor && desc.OutputTensors
-            && run_emit(n, DML_OPERATOR_SPLIT, &desc, n->in, 1, outputs, n->out_count);
-}
-
 /* ---- Slice ---- */
 
 struct slice_window
@@ -527,6 +418,135 @@ static bool emit_slice(struct run_node *n)
     if (!n->in[0]->shape.rank)
         return run_fail(n, "a scalar cannot be sliced");
     return slice_window(n, &w) && emit_slice_window(n, n->in[0], n->out[0], &w);
+}
+
+/* ---- Split ---- */
+
+/* The parts' sizes along the axis: the split input (opset 13, and Split-1's optional input) or
+ * attribute, else num_outputs (opset 18: the last part smaller) or the output count (equal parts). */
+static bool split_sizes(struct run_node *n, unsigned int axis, int64_t *sizes)
+{
+    int64_t total = n->in[0]->shape.dims[axis], sum = 0, part;
+    unsigned int i, parts = n->out_count;
+    int count;
+
+    if (run_in(n, 1))
+        count = run_in_ints(n, 1, sizes, RUN_MAX_NODE_TENSORS);
+    else if (n->opset < 13)
+        count = onnx_attr_ints(n->onnx, "split", sizes, RUN_MAX_NODE_TENSORS);
+    else
+        count = -2;
+    if (count == -1 && run_in(n, 1))
+        return false;
+    if (count >= 0)
+    {
+        if ((unsigned int)count != parts)
+            return run_fail(n, "split has %d sizes for %u outputs", count, parts);
+        for (i = 0; i < parts; ++i)
+            sum += sizes[i];
+        return sum == total || run_fail(n, "the split sizes do not add up to %" PRId64, total);
+    }
+    if (n->opset >= 18 && onnx_attr_int(n->onnx, "num_outputs", parts) != parts)
+        return run_fail(n, "num_outputs is not the output count %u", parts);
+    if (n->opset < 18 && total % parts)
+        return run_fail(n, "%" PRId64 " does not split into %u equal parts", total, parts);
+    part = (total + parts - 1) / parts;
+    for (i = 0; i < parts; ++i)
+    {
+        sizes[i] = total - sum < part ? total - sum : part;
+        sum += sizes[i];
+    }
+    return true;
+}
+
+static bool infer_split(struct run_node *n)
+{
+    struct run_shape shape = n->in[0]->shape;
+    int64_t sizes[RUN_MAX_NODE_TENSORS];
+    unsigned int axis, i;
+
+    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis) || !split_sizes(n, axis, sizes))
+        return false;
+    for (i = 0; i < n->out_count; ++i)
+    {
+        shape.dims[axis] = sizes[i];
+        set_out_like_input(n, i, &shape);
+    }
+    return true;
+}
+
+static bool fold_split(struct run_node *n)
+{
+    const struct run_tensor *in = n->in[0]->host;
+    int64_t outer = 1, row, offset = 0, chunk, o;
+    size_t size = onnx_type_size(in->type);
+    unsigned int axis, i, d;
+    struct run_tensor *out;
+
+    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), in->shape.rank, &axis))
+        return false;
+    for (d = 0; d < axis; ++d)
+        outer *= in->shape.dims[d];
+    row = outer ? run_shape_elements(&in->shape) / outer : 0;
+    for (i = 0; i < n->out_count; ++i)
+    {
+        if (!n->out[i])
+            continue;
+        if (!(out = run_out_host(n, i)))
+            return false;
+        chunk = outer ? run_shape_elements(&out->shape) / outer : 0;
+        for (o = 0; o < outer; ++o)
+            memcpy((char *)out->data + o * chunk * size, (const char *)in->data + (o * row + offset) * size,
+                    chunk * size);
+        offset += chunk;
+    }
+    return true;
+}
+
+/* Outputs the model leaves out: a graph's every operator output takes an edge (docs/graph.md), so
+ * each present part is its own SLICE1 instead of one SPLIT. */
+static bool emit_split_parts(struct run_node *n, unsigned int axis, const int64_t *sizes)
+{
+    const struct run_shape *in = &n->in[0]->shape;
+    struct slice_window w;
+    int64_t offset = 0;
+    unsigned int i, d;
+
+    for (d = 0; d < in->rank; ++d)
+    {
+        w.start[d] = 0;
+        w.step[d] = 1;
+        w.count[d] = in->dims[d];
+    }
+    for (i = 0; i < n->out_count; offset += sizes[i++])
+    {
+        if (!n->out[i] || !sizes[i])
+            continue;
+        w.start[axis] = offset;
+        w.count[axis] = sizes[i];
+        if (!emit_slice_window(n, n->in[0], n->out[i], &w))
+            return false;
+    }
+    return true;
+}
+
+static bool emit_split(struct run_node *n)
+{
+    int64_t sizes[RUN_MAX_NODE_TENSORS];
+    DML_SPLIT_OPERATOR_DESC desc;
+    unsigned int i;
+
+    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), n->in[0]->shape.rank, &desc.Axis)
+            || !split_sizes(n, desc.Axis, sizes))
+        return false;
+    for (i = 0; i < n->out_count; ++i)
+        if (!n->out[i])
+            return emit_split_parts(n, desc.Axis, sizes);
+    desc.InputTensor = run_desc(n, n->in[0], 0);
+    desc.OutputCount = n->out_count;
+    desc.OutputTensors = desc_array(n, n->out, n->out_count, n->in[0]->shape.rank);
+    return desc.InputTensor && desc.OutputTensors
+            && run_emit(n, DML_OPERATOR_SPLIT, &desc, n->in, 1, n->out, n->out_count);
 }
 
 /* ---- Pad ---- */
