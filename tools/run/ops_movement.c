@@ -130,8 +130,12 @@ static bool transpose_perm(struct run_node *n, unsigned int *perm)
 
 static bool infer_transpose(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     unsigned int perm[RUN_MAX_RANK], i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!transpose_perm(n, perm))
         return false;
@@ -183,8 +187,12 @@ static bool emit_transpose(struct run_node *n)
 
 static bool infer_concat(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     unsigned int axis, i, d;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!shape.rank)
         return run_fail(n, "scalars cannot be concatenated");
@@ -193,8 +201,11 @@ static bool infer_concat(struct run_node *n)
     shape.dims[axis] = 0;
     for (i = 0; i < n->in_count; ++i)
     {
-        const struct run_shape *s = &n->in[i]->shape;
+        const struct run_shape *s;
 
+        if (!n->in[i])
+            return run_fail(n, "input %u is missing", i);
+        s = &n->in[i]->shape;
         if (s->rank != shape.rank)
             return run_fail(n, "input %u has %u dimensions, input 0 %u", i, s->rank, shape.rank);
         for (d = 0; d < s->rank; ++d)
@@ -261,6 +272,8 @@ struct slice_window
 /* One axis's slice with ONNX's clamping: the first element, the step and how many. */
 static void slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step, struct slice_window *w, unsigned int a)
 {
+    /* A step longer than the axis takes one element at most: clamped, the arithmetic cannot overflow. */
+    step = step > dim ? dim + 1 : step < -dim ? -dim - 1 : step;
     start = start < 0 ? start + dim : start;
     end = end < 0 ? end + dim : end;
     if (step > 0)
@@ -348,9 +361,13 @@ static bool slice_window(struct run_node *n, struct slice_window *w)
 
 static bool infer_slice(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     struct slice_window w;
     unsigned int i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!slice_window(n, &w))
         return false;
@@ -461,9 +478,13 @@ static bool split_sizes(struct run_node *n, unsigned int axis, int64_t *sizes)
 
 static bool infer_split(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     int64_t sizes[RUN_MAX_NODE_TENSORS];
     unsigned int axis, i;
+
+    if (!run_need_io(n, 1, 0))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis) || !split_sizes(n, axis, sizes))
         return false;
@@ -626,7 +647,7 @@ static bool pad_operands(struct run_node *n, struct pad_operands *p)
     if ((axis_count = pad_axes(n, rank, axes)) < 0)
         return false;
     if (count != 2 * axis_count)
-        return run_fail(n, "%d pads for %d axes", count, axis_count);
+        return run_fail(n, "%d pads for %d axes (a start and an end each)", count, axis_count);
     for (i = 0; i < axis_count; ++i)
     {
         p->begin[axes[i]] = pads[i];
@@ -637,9 +658,13 @@ static bool pad_operands(struct run_node *n, struct pad_operands *p)
 
 static bool infer_pad(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     struct pad_operands p;
     unsigned int i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!pad_operands(n, &p))
         return false;
@@ -734,9 +759,13 @@ static bool tile_repeats(struct run_node *n, int64_t *repeats)
 
 static bool infer_tile(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     int64_t repeats[RUN_MAX_RANK];
     unsigned int i;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!tile_repeats(n, repeats))
         return false;
@@ -792,6 +821,9 @@ static bool infer_expand(struct run_node *n)
     struct run_shape shape = {0}, out;
     int count;
 
+    if (!run_need_io(n, 2, 1))
+        return false;
+
     if ((count = run_in_ints(n, 1, shape.dims, RUN_MAX_RANK)) < 0)
         return false;
     shape.rank = (unsigned int)count;
@@ -831,9 +863,14 @@ static bool emit_expand(struct run_node *n)
 
 static bool infer_gather(struct run_node *n)
 {
-    const struct run_shape *data = &n->in[0]->shape, *indices = &n->in[1]->shape;
+    const struct run_shape *data, *indices;
     struct run_shape shape = {0};
     unsigned int axis, i;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
+    data = &n->in[0]->shape;
+    indices = &n->in[1]->shape;
 
     if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), data->rank, &axis))
         return false;
@@ -901,6 +938,9 @@ static bool infer_gather_elements(struct run_node *n)
 {
     unsigned int axis;
 
+    if (!run_need_io(n, 2, 1))
+        return false;
+
     if (n->in[0]->shape.rank != n->in[1]->shape.rank)
         return run_fail(n, "data and indices differ in rank");
     if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), n->in[0]->shape.rank, &axis))
@@ -923,10 +963,15 @@ static bool emit_gather_elements(struct run_node *n)
 
 static bool infer_gather_nd(struct run_node *n)
 {
-    const struct run_shape *data = &n->in[0]->shape, *indices = &n->in[1]->shape;
+    const struct run_shape *data, *indices;
     int64_t batch = n->opset >= 12 ? onnx_attr_int(n->onnx, "batch_dims", 0) : 0, tuple;
     struct run_shape shape = {0};
     unsigned int i;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
+    data = &n->in[0]->shape;
+    indices = &n->in[1]->shape;
 
     if (!indices->rank || !data->rank)
         return run_fail(n, "data and indices need at least one dimension");
@@ -975,8 +1020,13 @@ static bool scatter_reduction_none(struct run_node *n)
 
 static bool infer_scatter_elements(struct run_node *n)
 {
-    const struct run_shape *data = &n->in[0]->shape, *indices = &n->in[1]->shape;
+    const struct run_shape *data, *indices;
     unsigned int axis, i;
+
+    if (!run_need_io(n, 3, 1))
+        return false;
+    data = &n->in[0]->shape;
+    indices = &n->in[1]->shape;
 
     if (!scatter_reduction_none(n) || !run_axis(n, onnx_attr_int(n->onnx, "axis", 0), data->rank, &axis))
         return false;
@@ -1005,6 +1055,9 @@ static bool emit_scatter_elements(struct run_node *n)
 
 static bool infer_scatter_nd(struct run_node *n)
 {
+    if (!run_need_io(n, 3, 1))
+        return false;
+
     if (!scatter_reduction_none(n))
         return false;
     return set_out_like_input(n, 0, &n->in[0]->shape);
@@ -1049,12 +1102,18 @@ static bool infer_depth_to_space(struct run_node *n)
 {
     struct run_shape shape;
 
+    if (!run_need_io(n, 1, 1))
+        return false;
+
     return depth_space_shape(n, true, &shape) && set_out_like_input(n, 0, &shape);
 }
 
 static bool infer_space_to_depth(struct run_node *n)
 {
     struct run_shape shape;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
 
     return depth_space_shape(n, false, &shape) && set_out_like_input(n, 0, &shape);
 }
@@ -1095,10 +1154,14 @@ static bool one_hot_axis(struct run_node *n, unsigned int *axis)
 
 static bool infer_one_hot(struct run_node *n)
 {
-    const struct run_shape *indices = &n->in[0]->shape;
+    const struct run_shape *indices;
     const struct run_tensor *depth;
     struct run_shape shape = {0};
     unsigned int axis, i;
+
+    if (!run_need_io(n, 3, 1))
+        return false;
+    indices = &n->in[0]->shape;
 
     if (!(depth = run_in_host(n, 1)) || !one_hot_axis(n, &axis))
         return false;
@@ -1183,6 +1246,9 @@ static bool infer_reverse_sequence(struct run_node *n)
 {
     unsigned int batch, time;
 
+    if (!run_need_io(n, 2, 1))
+        return false;
+
     return reverse_axes(n, &batch, &time) && set_out_like_input(n, 0, &n->in[0]->shape);
 }
 
@@ -1228,6 +1294,9 @@ static bool trilu_k(struct run_node *n, int64_t *k)
 static bool infer_trilu(struct run_node *n)
 {
     int64_t k;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
 
     if (n->in[0]->shape.rank < 2)
         return run_fail(n, "the input has %u dimensions, at least 2 needed", n->in[0]->shape.rank);
@@ -1275,8 +1344,12 @@ static bool is_nonzero(const struct run_tensor *t, int64_t i)
 
 static bool infer_nonzero(struct run_node *n)
 {
-    struct run_shape shape = {2, {n->in[0]->shape.rank, 0}};
+    struct run_shape shape = {2, {0}};
     int64_t count, i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape.dims[0] = n->in[0]->shape.rank;
 
     if (!n->in[0]->constant)
         return run_unsupported(n, "the output's shape depends on the input's values (data-dependent shape)");
@@ -1350,6 +1423,9 @@ static bool infer_compress(struct run_node *n)
     struct run_shape shape = {1, {0}};
     int64_t *positions, count, extent;
     unsigned int axis;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
 
     if (!compress_positions(n, &positions, &count, &extent))
         return false;
