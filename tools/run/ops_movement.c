@@ -185,6 +185,14 @@ static bool emit_transpose(struct run_node *n)
 
 /* ---- Concat ---- */
 
+/* Concat-1's axis defaults to 1; from opset 4 it is required. */
+static bool concat_axis(struct run_node *n, unsigned int rank, unsigned int *axis)
+{
+    if (n->opset >= 4 && !onnx_attr_has(n->onnx, "axis"))
+        return run_fail(n, "no axis attribute");
+    return run_axis(n, onnx_attr_int(n->onnx, "axis", 1), rank, axis);
+}
+
 static bool infer_concat(struct run_node *n)
 {
     struct run_shape shape;
@@ -196,7 +204,7 @@ static bool infer_concat(struct run_node *n)
 
     if (!shape.rank)
         return run_fail(n, "scalars cannot be concatenated");
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis))
+    if (!concat_axis(n, shape.rank, &axis))
         return false;
     shape.dims[axis] = 0;
     for (i = 0; i < n->in_count; ++i)
@@ -224,7 +232,7 @@ static bool fold_concat(struct run_node *n)
     size_t size;
     unsigned int axis, i, d;
 
-    if (!out || !run_axis(n, onnx_attr_int(n->onnx, "axis", 0), out->shape.rank, &axis))
+    if (!out || !concat_axis(n, out->shape.rank, &axis))
         return false;
     size = onnx_type_size(out->type);
     for (d = 0; d < axis; ++d)
@@ -254,7 +262,7 @@ static bool emit_concat(struct run_node *n)
     for (i = 0; i < n->in_count; ++i)
         if (run_shape_elements(&n->in[i]->shape))
             inputs[count++] = n->in[i];
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), rank, &desc.Axis))
+    if (!concat_axis(n, rank, &desc.Axis))
         return false;
     desc.InputCount = count;
     desc.InputTensors = desc_array(n, inputs, count, rank);
