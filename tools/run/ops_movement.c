@@ -7,19 +7,20 @@
  * - Concat: JOIN (inputs without elements left out). Split: SPLIT (the split attribute, then
  *   input, num_outputs from opset 18).
  * - Slice: SLICE1 (attributes before opset 10, then inputs; negative steps read a window backwards).
- * - Pad: PADDING1 (constant, reflect, edge; pads and constant_value inputs from 11, axes from 18).
+ * - Pad: PADDING1 (constant, reflect, edge, wrap; pads and constant_value inputs from 11, axes from 18).
  *   Negative pads crop through a SLICE1 first.
  * - Tile: TILE. Expand: ELEMENT_WISE_IDENTITY from a broadcast view (strides of 0).
  * - Gather, GatherElements, GatherND (batch_dims): GATHER, GATHER_ELEMENTS, GATHER_ND1; negative
  *   indices count from the end on the device (README, "Gather family").
- * - Scatter, ScatterElements, ScatterND: SCATTER_ELEMENTS, SCATTER_ND; the add/mul/max/min
- *   reductions are unsupported (DirectML's scatters only replace).
+ * - Scatter, ScatterElements, ScatterND: SCATTER_ELEMENTS, SCATTER_ND. Unsupported: the
+ *   add/mul/max/min reductions (DirectML's scatters only replace) and ScatterElements indices
+ *   smaller than the data off the axis (SCATTER_ELEMENTS takes the data's sizes there).
  * - DepthToSpace (DCR, CRD), SpaceToDepth: DEPTH_TO_SPACE1, SPACE_TO_DEPTH1.
  * - OneHot: ONE_HOT (non-integer indices through CAST first). ReverseSequence: REVERSE_SUBSEQUENCES.
  * - Trilu: DIAGONAL_MATRIX1 writing zeros over the span of diagonals cleared, the input elsewhere.
  * - NonZero, Unique: their output shapes depend on the values, so they fold only when the input is
- *   a constant. Compress: a GATHER with the selected positions when the condition is known on
- *   the host.
+ *   a constant (else unsupported; DirectML has no unique operator). Compress: a GATHER of the
+ *   positions its condition selects, which must be known on the host (a constant or given input).
  * docs/onnx.md, "Operators".
  */
 #include "ops.h"
@@ -1391,10 +1392,155 @@ static bool fold_nonzero(struct run_node *n)
     return true;
 }
 
+/* Unique of a constant: the input as [outer, extent, inner] around the axis (flattened without
+ * one); slice k is every element at position k along it, compared in row-major order. */
+struct unique_slices
+{
+    int64_t outer, extent, inner;
+    int64_t count;                      /* unique slices */
+    int64_t *first;                     /* [count]: the first occurrence of each, in output order */
+    int64_t *counts;                    /* [count] */
+    int64_t *inverse;                   /* [extent]: the output slice of each input slice */
+};
+
+static int compare_slices(const struct run_tensor *t, const struct unique_slices *u, int64_t a, int64_t b)
+{
+    bool integer = t->type != ONNX_FLOAT && t->type != ONNX_DOUBLE && t->type != ONNX_FLOAT16;
+    int64_t o, i, x, y;
+
+    for (o = 0; o < u->outer; ++o)
+        for (i = 0; i < u->inner; ++i)
+        {
+            x = (o * u->extent + a) * u->inner + i;
+            y = (o * u->extent + b) * u->inner + i;
+            if (integer ? run_tensor_get_int(t, x) != run_tensor_get_int(t, y)
+                    : run_tensor_get_double(t, x) != run_tensor_get_double(t, y))
+                return (integer ? run_tensor_get_int(t, x) < run_tensor_get_int(t, y)
+                        : run_tensor_get_double(t, x) < run_tensor_get_double(t, y)) ? -1 : 1;
+        }
+    return 0;
+}
+
+/* Sorts the unique slices (insertion sort: constants are small). */
+static void sort_unique(const struct run_tensor *t, struct unique_slices *u)
+{
+    int64_t i, j, first, count;
+
+    for (i = 1; i < u->count; ++i)
+    {
+        first = u->first[i];
+        count = u->counts[i];
+        for (j = i; j > 0 && compare_slices(t, u, u->first[j - 1], first) > 0; --j)
+        {
+            u->first[j] = u->first[j - 1];
+            u->counts[j] = u->counts[j - 1];
+        }
+        u->first[j] = first;
+        u->counts[j] = count;
+    }
+}
+
+static bool unique_slices(struct run_node *n, struct unique_slices *u)
+{
+    const struct run_tensor *t = n->in[0]->host;
+    const struct run_shape *shape = &n->in[0]->shape;
+    int64_t *rank, k, j;
+    unsigned int axis = 0, d;
+
+    if (!n->in[0]->constant)
+        return run_unsupported(n, "the outputs' shapes depend on the input's values (data-dependent shape), and "
+                "DirectML has no unique operator; only a constant input folds");
+    u->outer = u->inner = 1;
+    u->extent = run_shape_elements(shape);
+    if (onnx_attr_has(n->onnx, "axis"))
+    {
+        if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape->rank, &axis))
+            return false;
+        u->extent = shape->dims[axis];
+        for (d = 0; d < shape->rank; ++d)
+            *(d < axis ? &u->outer : &u->inner) *= d == axis ? 1 : shape->dims[d];
+    }
+    u->first = run_alloc(n, (u->extent + 1) * sizeof(*u->first));
+    u->counts = run_alloc(n, (u->extent + 1) * sizeof(*u->counts));
+    u->inverse = run_alloc(n, (u->extent + 1) * sizeof(*u->inverse));
+    rank = run_alloc(n, (u->extent + 1) * sizeof(*rank));
+    if (!u->first || !u->counts || !u->inverse || !rank)
+        return run_fail(n, "out of memory");
+    /* In order of first occurrence; the inverse names the first occurrence's position until the
+     * output order is final. */
+    for (k = 0, u->count = 0; k < u->extent; ++k)
+    {
+        for (j = 0; j < u->count && compare_slices(t, u, u->first[j], k); ++j)
+            ;
+        if (j == u->count)
+        {
+            u->first[u->count] = k;
+            u->counts[u->count++] = 0;
+        }
+        ++u->counts[j];
+        u->inverse[k] = u->first[j];
+    }
+    if (onnx_attr_int(n->onnx, "sorted", 1))
+        sort_unique(t, u);
+    for (j = 0; j < u->count; ++j)
+        rank[u->first[j]] = j;
+    for (k = 0; k < u->extent; ++k)
+        u->inverse[k] = rank[u->inverse[k]];
+    return true;
+}
+
 static bool infer_unique(struct run_node *n)
 {
-    return run_unsupported(n, "the outputs' shapes depend on the input's values (data-dependent shape), and "
-            "DirectML has no unique operator");
+    struct run_shape shape, vector = {1, {0}};
+    struct unique_slices u;
+    unsigned int axis;
+
+    if (!run_need_io(n, 1, 1) || !unique_slices(n, &u))
+        return false;
+    shape = n->in[0]->shape;
+    if (onnx_attr_has(n->onnx, "axis"))
+    {
+        run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis);
+        shape.dims[axis] = u.count;
+    }
+    else
+    {
+        shape = vector;
+        shape.dims[0] = u.count;
+    }
+    set_out_like_input(n, 0, &shape);
+    vector.dims[0] = u.count;
+    run_set_out(n, 1, ONNX_INT64, &vector);
+    run_set_out(n, 3, ONNX_INT64, &vector);
+    vector.dims[0] = u.extent;
+    run_set_out(n, 2, ONNX_INT64, &vector);
+    return true;
+}
+
+static bool fold_unique(struct run_node *n)
+{
+    const struct run_tensor *in = n->in[0]->host;
+    struct run_tensor *out;
+    struct unique_slices u;
+    int64_t j, o, i;
+
+    if (!unique_slices(n, &u) || !(out = run_out_host(n, 0)))
+        return false;
+    for (o = 0; o < u.outer; ++o)
+        for (j = 0; j < u.count; ++j)
+            for (i = 0; i < u.inner; ++i)
+                copy_element(out, (o * u.count + j) * u.inner + i, in, (o * u.extent + u.first[j]) * u.inner + i);
+    for (j = 0; j < u.count; ++j)
+    {
+        if (n->out_count > 1 && n->out[1] && (out = run_out_host(n, 1)))
+            run_tensor_set_int(out, j, u.first[j]);
+        if (n->out_count > 3 && n->out[3] && (out = run_out_host(n, 3)))
+            run_tensor_set_int(out, j, u.counts[j]);
+    }
+    for (j = 0; n->out_count > 2 && n->out[2] && j < u.extent; ++j)
+        if ((out = run_out_host(n, 2)))
+            run_tensor_set_int(out, j, u.inverse[j]);
+    return true;
 }
 
 /* Compress: the positions its condition selects along the axis (of the flattened input without
@@ -1522,6 +1668,6 @@ const struct run_op run_ops_movement[] =
     {"Tile", infer_tile, fold_tile, emit_tile},
     {"Transpose", infer_transpose, fold_transpose, emit_transpose},
     {"Trilu", infer_trilu, NULL, emit_trilu},
-    {"Unique", infer_unique, NULL, NULL},
+    {"Unique", infer_unique, fold_unique, NULL},
     {NULL},
 };
