@@ -126,7 +126,7 @@ bool proto_tensor_convert(const void *proto, const char *folder, struct run_tens
     t->type = p->has_data_type ? p->data_type : ONNX_UNDEFINED;
     if (!onnx_type_size(t->type))
     {
-        snprintf(error, error_size, "tensor '%s' has type %s, which vkdml-run cannot hold", t->name,
+        snprintf(error, error_size, "tensor '%s': unsupported: type %s (DirectML has no such tensors)", t->name,
                 onnx_type_name(t->type));
         return false;
     }
@@ -140,9 +140,12 @@ bool proto_tensor_convert(const void *proto, const char *folder, struct run_tens
     shape = t->shape;
     if (!run_tensor_alloc(t, t->type, &shape))
     {
-        snprintf(error, error_size, "out of memory for tensor '%s'", t->name);
+        snprintf(error, error_size, "out of memory for tensor '%s'", p->name ? p->name : "");
         return false;
     }
+    /* run_tensor_alloc starts from a cleared tensor: the name again, which initializers are found by. */
+    if (p->name)
+        snprintf(t->name, sizeof(t->name), "%s", p->name);
     count = run_shape_elements(&t->shape);
     if (p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
     {
