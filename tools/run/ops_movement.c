@@ -2,7 +2,8 @@
  * vkdml-run's movement family (ops.h): operators that move, select or repeat elements without
  * computing on them. Those that shape computations feed (Transpose, Concat, Split, Slice, Tile,
  * Expand, Gather) also fold on the host when their inputs are constants; the rest are emitted
- * even then (their constant inputs become OWNED_BY_DML weights).
+ * even then (their constant inputs become OWNED_BY_DML weights). Where nothing moves (a slice of
+ * everything, an identity permutation, a single part, no pads) the output aliases the input.
  * - Transpose: ELEMENT_WISE_IDENTITY reading the input through permuted strides.
  * - Concat: JOIN (inputs without elements left out). Split: SPLIT (the split attribute, then
  *   input, num_outputs from opset 18).
@@ -166,6 +167,24 @@ static bool fold_transpose(struct run_node *n)
     return true;
 }
 
+/* Whether the permutation keeps the order of the dimensions larger than 1: the bytes do not move. */
+static bool transpose_keeps_order(const struct run_shape *in, const unsigned int *perm)
+{
+    unsigned int i, last = 0;
+    bool first = true;
+
+    for (i = 0; i < in->rank; ++i)
+    {
+        if (in->dims[perm[i]] == 1)
+            continue;
+        if (!first && perm[i] < last)
+            return false;
+        last = perm[i];
+        first = false;
+    }
+    return true;
+}
+
 static bool emit_transpose(struct run_node *n)
 {
     const struct run_shape *out = &n->out[0]->shape;
@@ -175,6 +194,8 @@ static bool emit_transpose(struct run_node *n)
 
     if (!transpose_perm(n, perm))
         return false;
+    if (transpose_keeps_order(&n->in[0]->shape, perm))
+        return run_alias(n, 0, n->in[0]);
     packed_strides(&n->in[0]->shape, in_strides);
     for (i = 0; i < out->rank; ++i)
     {
@@ -265,6 +286,8 @@ static bool emit_concat(struct run_node *n)
             inputs[count++] = n->in[i];
     if (!concat_axis(n, rank, &desc.Axis))
         return false;
+    if (count == 1)
+        return run_alias(n, 0, inputs[0]);
     desc.InputCount = count;
     desc.InputTensors = desc_array(n, inputs, count, rank);
     desc.OutputTensor = run_desc(n, n->out[0], rank);
@@ -437,13 +460,28 @@ static bool emit_slice_window(struct run_node *n, struct run_value *in, struct r
     return desc.InputTensor && desc.OutputTensor && run_emit(n, DML_OPERATOR_SLICE1, &desc, &in, 1, &out, 1);
 }
 
+/* Whether the window is the whole input in order (a slice to INT64_MAX, say): nothing moves. */
+static bool slice_is_whole(const struct run_shape *in, const struct slice_window *w)
+{
+    unsigned int i;
+
+    for (i = 0; i < in->rank; ++i)
+        if (w->count[i] != in->dims[i] || (in->dims[i] > 1 && w->step[i] < 0))
+            return false;
+    return true;
+}
+
 static bool emit_slice(struct run_node *n)
 {
     struct slice_window w;
 
     if (!n->in[0]->shape.rank)
         return run_fail(n, "a scalar cannot be sliced");
-    return slice_window(n, &w) && emit_slice_window(n, n->in[0], n->out[0], &w);
+    if (!slice_window(n, &w))
+        return false;
+    if (slice_is_whole(&n->in[0]->shape, &w))
+        return run_alias(n, 0, n->in[0]);
+    return emit_slice_window(n, n->in[0], n->out[0], &w);
 }
 
 /* ---- Split ---- */
@@ -569,6 +607,8 @@ static bool emit_split(struct run_node *n)
     if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), n->in[0]->shape.rank, &desc.Axis)
             || !split_sizes(n, desc.Axis, sizes))
         return false;
+    if (n->out_count == 1)
+        return run_alias(n, 0, n->in[0]);
     for (i = 0; i < n->out_count; ++i)
         if (!n->out[i])
             return emit_split_parts(n, desc.Axis, sizes);
@@ -721,6 +761,7 @@ static bool emit_pad(struct run_node *n)
 {
     unsigned int rank = n->in[0]->shape.rank, i;
     uint32_t *begin = run_alloc(n, 2 * RUN_MAX_RANK * sizeof(uint32_t));
+    static const int64_t zeros[RUN_MAX_RANK];
     DML_PADDING1_OPERATOR_DESC desc;
     struct run_value *in;
     struct pad_operands p;
@@ -729,7 +770,11 @@ static bool emit_pad(struct run_node *n)
         return run_fail(n, "out of memory");
     if (!rank)
         return run_fail(n, "a scalar cannot be padded");
-    if (!pad_operands(n, &p) || !(in = pad_crop(n, &p)))
+    if (!pad_operands(n, &p))
+        return false;
+    if (!memcmp(p.begin, zeros, sizeof(zeros)) && !memcmp(p.end, zeros, sizeof(zeros)))
+        return run_alias(n, 0, n->in[0]);
+    if (!(in = pad_crop(n, &p)))
         return false;
     for (i = 0; i < rank; ++i)
     {
@@ -815,6 +860,8 @@ static bool emit_tile(struct run_node *n)
         return run_fail(n, "out of memory");
     if (!tile_repeats(n, values))
         return false;
+    if (run_shape_equal(&n->in[0]->shape, &n->out[0]->shape))
+        return run_alias(n, 0, n->in[0]);
     for (i = 0; i < rank; ++i)
         repeats[i] = (uint32_t)values[i];
     repeats[0] = rank ? repeats[0] : 1;
@@ -860,6 +907,8 @@ static bool emit_expand(struct run_node *n)
     int64_t sizes[RUN_MAX_RANK] = {1};
     DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
 
+    if (run_shape_equal(&n->in[0]->shape, out))
+        return run_alias(n, 0, n->in[0]);
     memcpy(sizes, out->dims, out->rank * sizeof(*sizes));
     memset(&desc, 0, sizeof(desc));
     desc.InputTensor = run_desc_broadcast(n, n->in[0], rank, sizes);
