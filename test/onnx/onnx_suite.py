@@ -257,11 +257,10 @@ def print_summary(results, problems, entries, seconds, args):
     listed = sum(r["category"] == "unsupported" and r["listed"] is not None for r in results)
     print(f"unsupported: {listed} listed in {os.path.basename(args.expected)}, "
           f"{counts['unsupported'] - listed} not listed")
-    if args.op_summary:
-        print()
-        print(f"{'op type':32} {'cases':>6} {'pass':>6} {'unsup':>6} {'fail':>6}")
-        for op, row in op_table(results).items():
-            print(f"{op:32} {row['cases']:6} {row['pass']:6} {row['unsupported']:6} {row['failing']:6}")
+    print()
+    print(f"{'op type':40} {'cases':>6} {'passed':>7} {'unsupported':>12} {'failing':>8}")
+    for op, row in op_table(results).items():
+        print(f"{op:40} {row['cases']:6} {row['pass']:7} {row['unsupported']:12} {row['failing']:8}")
     unused = [glob for glob, _ in entries if not any(fnmatch.fnmatchcase(r["case"], glob) for r in results)]
     if unused and not args.filter and set(args.folders) == set(DEFAULT_FOLDERS):
         print()
@@ -307,7 +306,6 @@ def main():
     parser.add_argument("--json", help="writes every case's result here")
     parser.add_argument("--pipeline-cache", action="store_true",
                         help="shares one VKDML_PIPELINE_CACHE_DIR (a temporary folder) between the cases")
-    parser.add_argument("--op-summary", action="store_true", help="prints the table of op types")
     parser.add_argument("--show-output", action="store_true", help="prints vkdml-run's output of failing cases")
     parser.add_argument("--verbose", "-v", action="store_true", help="prints passing cases too")
     args = parser.parse_args()
