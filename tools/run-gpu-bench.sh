@@ -17,9 +17,14 @@
 #   after --  replaces the default vkdml-bench arguments: --check gpu
 #
 # Environment: NO_PYTORCH=1 skips the PyTorch anchors; GRAPHS_ONLY=1 times only the graph presets'
-# (with -- --check graph, a run of issue 21's networks alone). VK_DRIVER_FILES, when unset and the
-# loader's standard directories hold no NVIDIA ICD file, is pointed at the one that container
-# images mount under /usr/local/nvidia.
+# (with -- --check graph, a run of issue 21's networks alone). ONNX=1 is GRAPHS_ONLY=1 with
+# `-- --check graph` by default, then the same networks as ONNX files through vkdml-run (issue 22):
+# BUILD's tools/run/vkdml-run runs each model of ONNX_MODELS (default: written into the scratch
+# directory by tools/run/models/make-models.py, which needs numpy and python3-onnx) with
+# `--runs ${ONNX_RUNS:-50} --report --json`, and writes vkdml-run-PRESET.{json,txt} and vkdml-run.md
+# (vkdml-run against the preset and PyTorch eager). VK_DRIVER_FILES, when unset and the loader's
+# standard directories hold no NVIDIA ICD file, is pointed at the one that container images mount
+# under /usr/local/nvidia.
 set -eu -o pipefail
 
 build=build
@@ -30,11 +35,15 @@ while getopts b:d:o: option; do
         b) build=$OPTARG ;;
         d) debs=$OPTARG ;;
         o) out=$OPTARG ;;
-        *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+        *) sed -n '2,27p' "$0" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
 bench_args=("$@")
+if [ -n "${ONNX:-}" ]; then
+    export GRAPHS_ONLY=1
+    [ ${#bench_args[@]} -gt 0 ] || bench_args=(--check graph)
+fi
 [ ${#bench_args[@]} -gt 0 ] || bench_args=(--check gpu)
 
 bench=$build/tools/vkdml-bench
@@ -301,7 +310,7 @@ def graphs():
                 report(f"encoder-d{d}{suffix}", lambda layer=layer, x=x: layer(x))
                 del layer
 
-if os.environ.get("GRAPHS_ONLY"):
+if os.environ.get("GRAPHS_ONLY"):     # ONNX=1 sets it too
     graphs()
     raise SystemExit(0)
 memory_bound("", torch.float32, 1 << 26)
@@ -347,10 +356,51 @@ else
     echo "run-gpu-bench.sh: no PyTorch with CUDA here: ratios to performance.md's figures" >&2
 fi
 
+# Issue 22: the graph presets' networks as ONNX models through vkdml-run, after the presets.
+onnx_python() {
+    local python
+    for python in python3 /usr/bin/python3; do
+        if "$python" -c 'import numpy, onnx' 2>/dev/null; then
+            echo "$python"
+            return 0
+        fi
+    done
+    return 1
+}
+
+run_onnx_models() {
+    local runner=$build/tools/run/vkdml-run models=${ONNX_MODELS:-} tools_dir python model name failed=0
+    tools_dir=$(dirname "$(realpath "$0")")
+    if [ ! -x "$runner" ]; then
+        echo "run-gpu-bench.sh: no $runner: build vkdml-run (ninja -C $build tools/run/vkdml-run) first" >&2
+        return 1
+    fi
+    if [ -z "$models" ]; then
+        models=$scratch/models
+        if ! python=$(onnx_python); then
+            echo "run-gpu-bench.sh: no python3 with numpy and onnx to write the models: give ONNX_MODELS" >&2
+            return 1
+        fi
+        "$python" "$tools_dir/run/models/make-models.py" bench "$models" >&2 || return 1
+    fi
+    for model in "$models"/*.onnx; do
+        name=$(basename "$model" .onnx)
+        echo "run-gpu-bench.sh: vkdml-run $name" >&2
+        "$runner" "$model" --runs "${ONNX_RUNS:-50}" --report --json "$out/vkdml-run-$name.json" \
+                >"$out/vkdml-run-$name.txt" 2>&1 || failed=1
+        grep -E '^(graph|runs|compiler):|vkdml-run:' "$out/vkdml-run-$name.txt" >&2 || true
+    done
+    python=$(command -v python3 || echo /usr/bin/python3)
+    "$python" "$tools_dir/run/models/bench-table.py" "$out" >"$out/vkdml-run.md" || failed=1
+    cat "$out/vkdml-run.md"
+    return $failed
+}
+
 status=0
 "$bench" "${bench_args[@]}" ${anchors[@]+"${anchors[@]}"} \
         --json "$out/vkdml-bench.json" --markdown "$out/vkdml-bench.md" \
         --chrome-trace "$out/vkdml-bench-trace.json" 2>&1 | tee "$out/vkdml-bench.txt" || status=$?
 echo
 cat "$out/vkdml-bench.md" 2>/dev/null || true
+[ -z "${ONNX:-}" ] || run_onnx_models || status=$?
 exit $status

@@ -69,7 +69,8 @@ const struct run_tensor *run_in_host(struct run_node *n, unsigned int i);
 int run_in_ints(struct run_node *n, unsigned int i, int64_t *values, int max);
 /* Sets output i's type and shape (infer step); ignored for an output the model leaves out. */
 void run_set_out(struct run_node *n, unsigned int i, int type, const struct run_shape *shape);
-/* Output i's host tensor, allocated with the type and shape infer set, marked constant (fold step). */
+/* Output i's host tensor, allocated with the type and shape infer set, marked constant (fold step);
+ * NULL (the node failed) for an output the model leaves out or out of memory. */
 struct run_tensor *run_out_host(struct run_node *n, unsigned int i);
 /* A normalized axis in [0, rank): negative counts from the end; fails outside [-rank, rank). */
 bool run_axis(struct run_node *n, int64_t axis, unsigned int rank, unsigned int *out);

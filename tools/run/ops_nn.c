@@ -1,9 +1,1047 @@
 /*
- * vkdml-run's nn family (ops.h).
+ * vkdml-run's nn family (ops.h): the neural-network operators.
+ * - Conv, ConvTranspose: CONVOLUTION (cross-correlation, FORWARD / BACKWARD), 1-D to 3-D; 1-D runs
+ *   as 2-D with a spatial dimension of 1 in the descs (DirectML's convolutions take 4-D or 5-D).
+ * - Gemm, MatMul: GEMM (4-D: MatMul's batch dimensions broadcast by 0 strides, more than two of them
+ *   merged where their strides allow).
+ * - BatchNormalization (inference form; training outputs are unsupported): BATCH_NORMALIZATION.
+ * - MaxPool (Indices through MAX_POOLING2; storage_order 1 pools an NCWH view), AveragePool, LpPool and
+ *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
+ *   DirectML leaves no window past it (README.md, "Pooling: decisions").
+ * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization: MEAN_VARIANCE_NORMALIZATION1 over
+ *   their axes; LayerNormalization's Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
+ * - LRN: LOCAL_RESPONSE_NORMALIZATION across channels (other ranks folded into NCHW); LpNormalization:
+ *   LP_NORMALIZATION.
+ * Float operators take FLOAT and FLOAT16 only, as DirectML's tables list (README.md, "Operator support").
  */
 #include "ops.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Shared helpers ---- */
+
+static bool is_float(int type)
+{
+    return type == ONNX_FLOAT || type == ONNX_FLOAT16;
+}
+
+static bool require_float(struct run_node *n, const struct run_value *v)
+{
+    if (is_float(v->type))
+        return true;
+    return run_unsupported(n, "'%s' is %s: DirectML's operator takes FLOAT and FLOAT16 only", v->name,
+            onnx_type_name(v->type));
+}
+
+/* `v` (N, C, D1..Dk) as DirectML's 4-D or 5-D NCHW / NCDHW: a 1-D spatial shape gets a height of 1.
+ * `type` overrides the data type (DML_TENSOR_DATA_TYPE_UNKNOWN: v's). */
+static DML_TENSOR_DESC *nchw_desc_typed(struct run_node *n, const struct run_value *v, DML_TENSOR_DATA_TYPE type)
+{
+    UINT sizes[5];
+    unsigned int rank = v->shape.rank, i, j = 0;
+
+    if (rank < 3 || rank > 5)
+    {
+        run_unsupported(n, "'%s' has %u dimensions (DirectML takes 1 to 3 spatial ones)", v->name, rank);
+        return NULL;
+    }
+    for (i = 0; i < rank; ++i)
+    {
+        if (i == 2 && rank == 3)
+            sizes[j++] = 1;
+        sizes[j++] = (UINT)v->shape.dims[i];
+    }
+    return run_desc_view(n, v, j, sizes, NULL, type);
+}
+
+static DML_TENSOR_DESC *nchw_desc(struct run_node *n, const struct run_value *v)
+{
+    return nchw_desc_typed(n, v, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+/* A per-channel parameter ([C], or [C, D1..] for BatchNormalization's spatial 0) read as {1, C, ...}
+ * in `rank` dimensions. */
+static DML_TENSOR_DESC *channel_desc(struct run_node *n, const struct run_value *v, unsigned int rank)
+{
+    UINT sizes[RUN_MAX_RANK];
+    unsigned int i;
+
+    if (v->shape.rank + 1 > rank)
+    {
+        run_fail(n, "'%s' has %u dimensions, more than the input's channels and spatial ones", v->name,
+                v->shape.rank);
+        return NULL;
+    }
+    for (i = 0; i < rank; ++i)
+        sizes[i] = i >= 1 && i <= v->shape.rank ? (UINT)v->shape.dims[i - 1] : 1;
+    return run_desc_view(n, v, rank, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+/* ---- Windows: the spatial attributes of convolutions and pools ---- */
+
+struct window
+{
+    unsigned int count;                 /* the ONNX tensors' spatial dimensions, 1 to 3 */
+    int64_t kernel[3], strides[3], dilations[3], start[3], end[3], output_padding[3];
+    int64_t in[3], out[3];
+};
+
+/* DirectML's arrays of a window (1-D as 2-D: a leading dimension of 1). */
+struct dml_window
+{
+    UINT count;
+    UINT kernel[3], strides[3], dilations[3], start[3], end[3], output_padding[3];
+};
+
+enum auto_pad { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
+
+static bool read_auto_pad(struct run_node *n, enum auto_pad *pad)
+{
+    char buffer[32];
+    const char *text = onnx_attr_string(n->onnx, "auto_pad", "NOTSET", buffer, sizeof(buffer));
+
+    if (!strcmp(text, "NOTSET"))
+        *pad = PAD_NOTSET;
+    else if (!strcmp(text, "SAME_UPPER"))
+        *pad = PAD_SAME_UPPER;
+    else if (!strcmp(text, "SAME_LOWER"))
+        *pad = PAD_SAME_LOWER;
+    else if (!strcmp(text, "VALID"))
+        *pad = PAD_VALID;
+    else
+        return run_fail(n, "auto_pad '%s' is not an ONNX value", text);
+    return true;
+}
+
+/* An ints attribute of `count` values, each at least `minimum`, or `fallback` everywhere. */
+static bool read_ints(struct run_node *n, const char *name, unsigned int count, int64_t fallback, int64_t minimum,
+        int64_t *values)
+{
+    int64_t given[6];
+    int got = onnx_attr_ints(n->onnx, name, given, 6);
+    unsigned int i;
+
+    if (got >= 0 && (unsigned int)got != count)
+        return run_fail(n, "'%s' has %d values, %u expected", name, got, count);
+    for (i = 0; i < count; ++i)
+    {
+        values[i] = got >= 0 ? given[i] : fallback;
+        if (values[i] < minimum)
+            return run_fail(n, "'%s'[%u] is %" PRId64 " (at least %" PRId64 ")", name, i, values[i], minimum);
+    }
+    return true;
+}
+
+/* The spatial attributes shared by Conv, ConvTranspose and the pools; `kernel` NULL: kernel_shape. */
+static bool read_window(struct run_node *n, const struct run_shape *x, const int64_t *kernel, struct window *w)
+{
+    int64_t pads[6];
+    unsigned int i;
+
+    memset(w, 0, sizeof(*w));
+    if (x->rank < 3 || x->rank > 5)
+        return run_unsupported(n, "input of %u dimensions (DirectML takes 1 to 3 spatial ones)", x->rank);
+    w->count = x->rank - 2;
+    for (i = 0; i < w->count; ++i)
+        w->in[i] = x->dims[i + 2];
+    if (kernel)
+        memcpy(w->kernel, kernel, w->count * sizeof(*kernel));
+    else if (onnx_attr_ints(n->onnx, "kernel_shape", NULL, 0) < 0)
+        return run_fail(n, "kernel_shape is required");
+    else if (!read_ints(n, "kernel_shape", w->count, 1, 1, w->kernel))
+        return false;
+    if (!read_ints(n, "strides", w->count, 1, 1, w->strides) || !read_ints(n, "dilations", w->count, 1, 1, w->dilations)
+            || !read_ints(n, "pads", 2 * w->count, 0, 0, pads))
+        return false;
+    for (i = 0; i < w->count; ++i)
+    {
+        w->start[i] = pads[i];
+        w->end[i] = pads[i + w->count];
+    }
+    return true;
+}
+
+static int64_t dilated_kernel(const struct window *w, unsigned int i)
+{
+    return (w->kernel[i] - 1) * w->dilations[i] + 1;
+}
+
+/* The output size of a forward window (Conv, pools): ONNX's rules for auto_pad and ceil_mode. */
+static bool forward_sizes(struct run_node *n, struct window *w, bool ceil_mode)
+{
+    enum auto_pad pad;
+    unsigned int i;
+
+    if (!read_auto_pad(n, &pad))
+        return false;
+    for (i = 0; i < w->count; ++i)
+    {
+        int64_t k = dilated_kernel(w, i), s = w->strides[i], in = w->in[i], span, total;
+
+        if (pad == PAD_SAME_UPPER || pad == PAD_SAME_LOWER)
+        {
+            w->out[i] = (in + s - 1) / s;
+            total = (w->out[i] - 1) * s + k - in;
+            total = total > 0 ? total : 0;
+            w->start[i] = pad == PAD_SAME_UPPER ? total / 2 : total - total / 2;
+            w->end[i] = total - w->start[i];
+            continue;
+        }
+        if (pad == PAD_VALID)
+            w->start[i] = w->end[i] = 0;
+        if ((span = in + w->start[i] + w->end[i] - k) < 0)
+            return run_fail(n, "the window (%" PRId64 ") is wider than the padded input (%" PRId64 ")", k, span + k);
+        w->out[i] = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+        /* ONNX's ceil_mode: the last window starts inside the input or its start padding. */
+        if (ceil_mode && (w->out[i] - 1) * s >= in + w->start[i])
+            --w->out[i];
+    }
+    return true;
+}
+
+/* DirectML's arrays; EndPadding grows to hold the last window (ceil_mode), `widened` says if it did. */
+static void to_dml_window(const struct window *w, bool backward, struct dml_window *d, bool *widened)
+{
+    unsigned int i, j = w->count == 1 ? 1 : 0;
+
+    *widened = false;
+    d->count = w->count + j;
+    if (j)
+    {
+        d->kernel[0] = d->strides[0] = d->dilations[0] = 1;
+        d->start[0] = d->end[0] = d->output_padding[0] = 0;
+    }
+    for (i = 0; i < w->count; ++i, ++j)
+    {
+        int64_t end = w->end[i];
+
+        if (!backward)
+        {
+            int64_t needed = (w->out[i] - 1) * w->strides[i] + dilated_kernel(w, i) - w->in[i] - w->start[i];
+
+            if (needed > end)
+            {
+                end = needed;
+                *widened = true;
+            }
+        }
+        d->kernel[j] = (UINT)w->kernel[i];
+        d->strides[j] = (UINT)w->strides[i];
+        d->dilations[j] = (UINT)w->dilations[i];
+        d->start[j] = (UINT)w->start[i];
+        d->end[j] = (UINT)end;
+        d->output_padding[j] = (UINT)w->output_padding[i];
+    }
+}
+
+static void window_out_shape(const struct window *w, int64_t n, int64_t c, struct run_shape *shape)
+{
+    unsigned int i;
+
+    shape->rank = w->count + 2;
+    shape->dims[0] = n;
+    shape->dims[1] = c;
+    for (i = 0; i < w->count; ++i)
+        shape->dims[i + 2] = w->out[i];
+}
+
+/* ---- Conv, ConvTranspose ---- */
+
+static bool conv_window(struct run_node *n, struct window *w)
+{
+    const struct run_value *x = n->in[0], *weights = n->in[1];
+
+    if (weights->shape.rank != x->shape.rank)
+        return run_fail(n, "W has %u dimensions, X %u", weights->shape.rank, x->shape.rank);
+    return read_window(n, &x->shape, &weights->shape.dims[2], w);
+}
+
+static bool infer_conv(struct run_node *n)
+{
+    const struct run_value *x = n->in[0], *weights = n->in[1];
+    int64_t group = onnx_attr_int(n->onnx, "group", 1);
+    struct run_shape shape;
+    struct window w;
+
+    if (!conv_window(n, &w) || !forward_sizes(n, &w, false))
+        return false;
+    if (group < 1 || x->shape.dims[1] != weights->shape.dims[1] * group || weights->shape.dims[0] % group)
+        return run_fail(n, "X's %" PRId64 " channels, W's %" PRId64 "x%" PRId64 " and group %" PRId64 " disagree",
+                x->shape.dims[1], weights->shape.dims[0], weights->shape.dims[1], group);
+    window_out_shape(&w, x->shape.dims[0], weights->shape.dims[0], &shape);
+    run_set_out(n, 0, x->type, &shape);
+    return true;
+}
+
+/* ConvTranspose: ONNX's output size, or output_shape's with the padding it implies. */
+static bool transpose_sizes(struct run_node *n, struct window *w)
+{
+    int64_t output_shape[3];
+    bool has_shape = onnx_attr_ints(n->onnx, "output_shape", NULL, 0) >= 0;
+    enum auto_pad pad;
+    unsigned int i;
+
+    if (!read_auto_pad(n, &pad) || !read_ints(n, "output_padding", w->count, 0, 0, w->output_padding))
+        return false;
+    if (has_shape)
+    {
+        int64_t given[5];
+        int count = onnx_attr_ints(n->onnx, "output_shape", given, 5);
+
+        /* The spatial sizes, or (as some exporters write) the whole shape. */
+        if (count != (int)w->count && count != (int)w->count + 2)
+            return run_fail(n, "output_shape has %d values", count);
+        memcpy(output_shape, &given[count - w->count], w->count * sizeof(*given));
+    }
+    for (i = 0; i < w->count; ++i)
+    {
+        int64_t full = w->strides[i] * (w->in[i] - 1) + w->output_padding[i] + dilated_kernel(w, i), total;
+
+        if (!has_shape && pad == PAD_NOTSET)
+        {
+            w->out[i] = full - w->start[i] - w->end[i];
+            continue;
+        }
+        if (!has_shape && pad == PAD_VALID)
+        {
+            w->start[i] = w->end[i] = 0;
+            w->out[i] = full;
+            continue;
+        }
+        w->out[i] = has_shape ? output_shape[i] : w->in[i] * w->strides[i];
+        if ((total = full - w->out[i]) < 0)
+        {
+            /* A larger output than the full one: zeros after it, as output padding. */
+            w->output_padding[i] -= total;
+            total = 0;
+        }
+        w->start[i] = pad == PAD_SAME_UPPER ? total / 2 : total - total / 2;
+        w->end[i] = total - w->start[i];
+    }
+    for (i = 0; i < w->count; ++i)
+        if (w->out[i] < 1)
+            return run_fail(n, "spatial output size %u is %" PRId64, i, w->out[i]);
+    return true;
+}
+
+static bool infer_conv_transpose(struct run_node *n)
+{
+    const struct run_value *x = n->in[0], *weights = n->in[1];
+    int64_t group = onnx_attr_int(n->onnx, "group", 1);
+    struct run_shape shape;
+    struct window w;
+
+    if (!conv_window(n, &w) || !transpose_sizes(n, &w))
+        return false;
+    if (group < 1 || x->shape.dims[1] != weights->shape.dims[0] || x->shape.dims[1] % group)
+        return run_fail(n, "X's %" PRId64 " channels, W's %" PRId64 "x%" PRId64 " and group %" PRId64 " disagree",
+                x->shape.dims[1], weights->shape.dims[0], weights->shape.dims[1], group);
+    window_out_shape(&w, x->shape.dims[0], weights->shape.dims[1] * group, &shape);
+    run_set_out(n, 0, x->type, &shape);
+    return true;
+}
+
+static bool emit_convolution(struct run_node *n, DML_CONVOLUTION_DIRECTION direction)
+{
+    struct run_value *inputs[3] = {n->in[0], n->in[1], run_in(n, 2)};
+    DML_CONVOLUTION_OPERATOR_DESC desc;
+    struct dml_window d;
+    struct window w;
+    bool widened;
+
+    if (!require_float(n, inputs[0]) || !conv_window(n, &w))
+        return false;
+    if (direction == DML_CONVOLUTION_DIRECTION_FORWARD ? !forward_sizes(n, &w, false) : !transpose_sizes(n, &w))
+        return false;
+    to_dml_window(&w, direction == DML_CONVOLUTION_DIRECTION_BACKWARD, &d, &widened);
+    memset(&desc, 0, sizeof(desc));
+    if (!(desc.InputTensor = nchw_desc(n, inputs[0])) || !(desc.FilterTensor = nchw_desc(n, inputs[1]))
+            || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
+        return false;
+    if (inputs[2] && !(desc.BiasTensor = channel_desc(n, inputs[2], d.count + 2)))
+        return false;
+    desc.Mode = DML_CONVOLUTION_MODE_CROSS_CORRELATION;
+    desc.Direction = direction;
+    desc.DimensionCount = d.count;
+    desc.Strides = d.strides;
+    desc.Dilations = d.dilations;
+    desc.StartPadding = d.start;
+    desc.EndPadding = d.end;
+    desc.OutputPadding = d.output_padding;
+    desc.GroupCount = (UINT)onnx_attr_int(n->onnx, "group", 1);
+    return run_emit(n, DML_OPERATOR_CONVOLUTION, &desc, inputs, 3, &n->out[0], 1);
+}
+
+static bool emit_conv(struct run_node *n)
+{
+    return emit_convolution(n, DML_CONVOLUTION_DIRECTION_FORWARD);
+}
+
+static bool emit_conv_transpose(struct run_node *n)
+{
+    return emit_convolution(n, DML_CONVOLUTION_DIRECTION_BACKWARD);
+}
+
+/* ---- Gemm ---- */
+
+static bool infer_gemm(struct run_node *n)
+{
+    const struct run_value *a = n->in[0], *b = n->in[1];
+    bool trans_a = onnx_attr_int(n->onnx, "transA", 0), trans_b = onnx_attr_int(n->onnx, "transB", 0);
+    struct run_shape shape = {2, {0}};
+    int64_t k_a, k_b;
+
+    if (a->shape.rank != 2 || b->shape.rank != 2)
+        return run_fail(n, "A and B must be matrices (ranks %u and %u)", a->shape.rank, b->shape.rank);
+    shape.dims[0] = a->shape.dims[trans_a ? 1 : 0];
+    shape.dims[1] = b->shape.dims[trans_b ? 0 : 1];
+    k_a = a->shape.dims[trans_a ? 0 : 1];
+    k_b = b->shape.dims[trans_b ? 1 : 0];
+    if (k_a != k_b)
+        return run_fail(n, "A's K (%" PRId64 ") is not B's (%" PRId64 ")", k_a, k_b);
+    run_set_out(n, 0, a->type, &shape);
+    return true;
+}
+
+static DML_TENSOR_DESC *matrix_desc(struct run_node *n, const struct run_value *v)
+{
+    return run_desc(n, v, 4);
+}
+
+static bool emit_gemm(struct run_node *n)
+{
+    struct run_value *inputs[3] = {n->in[0], n->in[1], run_in(n, 2)};
+    const struct run_value *out = n->out[0];
+    int64_t sizes[4] = {1, 1, out->shape.dims[0], out->shape.dims[1]};
+    DML_GEMM_OPERATOR_DESC desc;
+    struct run_shape c_shape;
+
+    if (!require_float(n, inputs[0]))
+        return false;
+    memset(&desc, 0, sizeof(desc));
+    if (inputs[2] && (inputs[2]->shape.rank > 2 || !run_broadcast(n, &inputs[2]->shape, &out->shape, &c_shape)
+            || !run_shape_equal(&c_shape, &out->shape)))
+        return run_fail(n, "C does not broadcast to the output");
+    if (!(desc.ATensor = matrix_desc(n, inputs[0])) || !(desc.BTensor = matrix_desc(n, inputs[1]))
+            || !(desc.OutputTensor = matrix_desc(n, n->out[0])))
+        return false;
+    if (inputs[2] && !(desc.CTensor = run_desc_broadcast(n, inputs[2], 4, sizes)))
+        return false;
+    desc.TransA = onnx_attr_int(n->onnx, "transA", 0) ? DML_MATRIX_TRANSFORM_TRANSPOSE : DML_MATRIX_TRANSFORM_NONE;
+    desc.TransB = onnx_attr_int(n->onnx, "transB", 0) ? DML_MATRIX_TRANSFORM_TRANSPOSE : DML_MATRIX_TRANSFORM_NONE;
+    desc.Alpha = onnx_attr_float(n->onnx, "alpha", 1.0f);
+    desc.Beta = inputs[2] ? onnx_attr_float(n->onnx, "beta", 1.0f) : 0.0f;
+    return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 3, &n->out[0], 1);
+}
+
+/* ---- MatMul ---- */
+
+/* MatMul's operands as batches of matrices: 1-D A is [1, K], 1-D B [K, 1] (numpy's rule). */
+struct matmul
+{
+    int64_t m, k, n;
+    struct run_shape batch;             /* broadcast batch dimensions */
+};
+
+static bool matmul_shapes(struct run_node *n, struct matmul *mm, struct run_shape *out)
+{
+    const struct run_shape *a = &n->in[0]->shape, *b = &n->in[1]->shape;
+    struct run_shape a_batch = {0}, b_batch = {0};
+    int64_t k_b;
+
+    if (!a->rank || !b->rank)
+        return run_fail(n, "MatMul takes no scalars");
+    mm->m = a->rank > 1 ? a->dims[a->rank - 2] : 1;
+    mm->k = a->dims[a->rank - 1];
+    k_b = b->rank > 1 ? b->dims[b->rank - 2] : b->dims[0];
+    mm->n = b->rank > 1 ? b->dims[b->rank - 1] : 1;
+    if (mm->k != k_b)
+        return run_fail(n, "A's K (%" PRId64 ") is not B's (%" PRId64 ")", mm->k, k_b);
+    a_batch.rank = a->rank > 2 ? a->rank - 2 : 0;
+    memcpy(a_batch.dims, a->dims, a_batch.rank * sizeof(*a->dims));
+    b_batch.rank = b->rank > 2 ? b->rank - 2 : 0;
+    memcpy(b_batch.dims, b->dims, b_batch.rank * sizeof(*b->dims));
+    if (!run_broadcast(n, &a_batch, &b_batch, &mm->batch))
+        return false;
+    *out = mm->batch;
+    if (a->rank > 1)
+        out->dims[out->rank++] = mm->m;
+    if (b->rank > 1)
+        out->dims[out->rank++] = mm->n;
+    return true;
+}
+
+static bool infer_matmul(struct run_node *n)
+{
+    struct run_shape shape;
+    struct matmul mm;
+
+    if (!matmul_shapes(n, &mm, &shape))
+        return false;
+    run_set_out(n, 0, n->in[0]->type, &shape);
+    return true;
+}
+
+/* Strides (elements) of a packed operand's batch dimensions read at the broadcast batch shape. */
+static void batch_strides(const struct run_shape *own, unsigned int own_batch, const struct run_shape *batch,
+        int64_t matrix, int64_t *strides)
+{
+    int64_t stride = matrix;
+    unsigned int i;
+
+    for (i = batch->rank; i-- > 0;)
+    {
+        unsigned int back = batch->rank - i;
+        int64_t size = back <= own_batch ? own->dims[own_batch - back] : 1;
+
+        strides[i] = size == 1 && batch->dims[i] != 1 ? 0 : stride;
+        stride *= size;
+    }
+}
+
+/* Merges batch dimensions where every operand's strides allow, into at most two; false otherwise. */
+static bool merge_batch(int64_t *sizes, int64_t (*strides)[RUN_MAX_RANK], unsigned int operands, unsigned int *rank)
+{
+    unsigned int i, j, k;
+
+    for (i = *rank; i-- > 1 && *rank > 2;)
+    {
+        bool mergeable = true;
+
+        for (k = 0; k < operands; ++k)
+            mergeable &= strides[k][i - 1] == strides[k][i] * sizes[i];
+        if (!mergeable)
+            continue;
+        sizes[i - 1] *= sizes[i];
+        for (k = 0; k < operands; ++k)
+            strides[k][i - 1] = strides[k][i];
+        for (j = i; j + 1 < *rank; ++j)
+        {
+            sizes[j] = sizes[j + 1];
+            for (k = 0; k < operands; ++k)
+                strides[k][j] = strides[k][j + 1];
+        }
+        --*rank;
+    }
+    return *rank <= 2;
+}
+
+static DML_TENSOR_DESC *gemm_operand(struct run_node *n, const struct run_value *v, const int64_t *batch_sizes,
+        const int64_t *batch_strides, unsigned int batch_rank, int64_t rows, int64_t columns)
+{
+    UINT sizes[4] = {1, 1, (UINT)rows, (UINT)columns}, strides[4] = {0, 0, (UINT)columns, 1};
+    unsigned int i;
+
+    for (i = 0; i < batch_rank; ++i)
+    {
+        sizes[2 - batch_rank + i] = (UINT)batch_sizes[i];
+        strides[2 - batch_rank + i] = (UINT)batch_strides[i];
+    }
+    return run_desc_view(n, v, 4, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+static bool emit_matmul(struct run_node *n)
+{
+    struct run_value *inputs[2] = {n->in[0], n->in[1]};
+    int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK];
+    unsigned int a_batch, b_batch, rank;
+    DML_GEMM_OPERATOR_DESC desc;
+    struct run_shape out_shape;
+    struct matmul mm;
+
+    if (!require_float(n, inputs[0]) || !matmul_shapes(n, &mm, &out_shape))
+        return false;
+    a_batch = inputs[0]->shape.rank > 2 ? inputs[0]->shape.rank - 2 : 0;
+    b_batch = inputs[1]->shape.rank > 2 ? inputs[1]->shape.rank - 2 : 0;
+    rank = mm.batch.rank;
+    memcpy(sizes, mm.batch.dims, rank * sizeof(*sizes));
+    batch_strides(&inputs[0]->shape, a_batch, &mm.batch, mm.m * mm.k, strides[0]);
+    batch_strides(&inputs[1]->shape, b_batch, &mm.batch, mm.k * mm.n, strides[1]);
+    batch_strides(&mm.batch, rank, &mm.batch, mm.m * mm.n, strides[2]);
+    if (!merge_batch(sizes, strides, 3, &rank))
+        return run_unsupported(n, "%u batch dimensions that do not merge into GEMM's two", mm.batch.rank);
+    memset(&desc, 0, sizeof(desc));
+    if (!(desc.ATensor = gemm_operand(n, inputs[0], sizes, strides[0], rank, mm.m, mm.k))
+            || !(desc.BTensor = gemm_operand(n, inputs[1], sizes, strides[1], rank, mm.k, mm.n))
+            || !(desc.OutputTensor = gemm_operand(n, n->out[0], sizes, strides[2], rank, mm.m, mm.n)))
+        return false;
+    desc.TransA = desc.TransB = DML_MATRIX_TRANSFORM_NONE;
+    desc.Alpha = 1.0f;
+    return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 2, &n->out[0], 1);
+}
+
+/* ---- BatchNormalization ---- */
+
+static bool infer_batch_norm(struct run_node *n)
+{
+    unsigned int i;
+
+    if (onnx_attr_int(n->onnx, "training_mode", 0))
+        return run_unsupported(n, "training_mode 1 (batch statistics) is not mapped: the inference form only");
+    for (i = 1; i < n->out_count; ++i)
+        if (n->out[i])
+            return run_unsupported(n, "the training outputs (running and saved statistics) are not mapped");
+    if (n->in[0]->shape.rank < 2)
+        return run_fail(n, "X has %u dimensions (N, C, ... expected)", n->in[0]->shape.rank);
+    run_set_out(n, 0, n->in[0]->type, &n->in[0]->shape);
+    return true;
+}
+
+static bool emit_batch_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0];
+    /* DirectML's binding order: input, mean, variance, scale, bias; ONNX's: X, scale, B, mean, var. */
+    struct run_value *inputs[5] = {x, n->in[3], n->in[4], n->in[1], n->in[2]};
+    DML_BATCH_NORMALIZATION_OPERATOR_DESC desc;
+    unsigned int rank = x->shape.rank;
+
+    if (!require_float(n, x))
+        return false;
+    memset(&desc, 0, sizeof(desc));
+    if (!(desc.InputTensor = run_desc(n, x, rank)) || !(desc.MeanTensor = channel_desc(n, inputs[1], rank))
+            || !(desc.VarianceTensor = channel_desc(n, inputs[2], rank))
+            || !(desc.ScaleTensor = channel_desc(n, inputs[3], rank))
+            || !(desc.BiasTensor = channel_desc(n, inputs[4], rank))
+            || !(desc.OutputTensor = run_desc(n, n->out[0], rank)))
+        return false;
+    desc.Spatial = TRUE;
+    desc.Epsilon = onnx_attr_float(n->onnx, "epsilon", 1e-5f);
+    return run_emit(n, DML_OPERATOR_BATCH_NORMALIZATION, &desc, inputs, 5, &n->out[0], 1);
+}
+
+/* ---- Pools ---- */
+
+enum pool_kind { POOL_MAX, POOL_AVERAGE, POOL_LP };
+
+static bool pool_window(struct run_node *n, bool global, struct window *w)
+{
+    const struct run_shape *x = &n->in[0]->shape;
+    unsigned int i;
+
+    if (!global)
+        return read_window(n, x, NULL, w) && forward_sizes(n, w, onnx_attr_int(n->onnx, "ceil_mode", 0) != 0);
+    memset(w, 0, sizeof(*w));
+    if (x->rank < 3 || x->rank > 5)
+        return run_unsupported(n, "input of %u dimensions (DirectML takes 1 to 3 spatial ones)", x->rank);
+    w->count = x->rank - 2;
+    for (i = 0; i < w->count; ++i)
+    {
+        w->in[i] = w->kernel[i] = x->dims[i + 2];
+        w->strides[i] = w->dilations[i] = w->out[i] = 1;
+    }
+    return true;
+}
+
+static bool infer_pool_common(struct run_node *n, bool global)
+{
+    const struct run_value *x = n->in[0];
+    struct run_shape shape;
+    struct window w;
+
+    if (!pool_window(n, global, &w))
+        return false;
+    window_out_shape(&w, x->shape.dims[0], x->shape.dims[1], &shape);
+    run_set_out(n, 0, x->type, &shape);
+    run_set_out(n, 1, ONNX_INT64, &shape);
+    return true;
+}
+
+static bool infer_pool(struct run_node *n)
+{
+    return infer_pool_common(n, false);
+}
+
+static bool infer_global_pool(struct run_node *n)
+{
+    return infer_pool_common(n, true);
+}
+
+/* A 4-D NCHW `v` read as NCWH: row-major indices over this view are ONNX's column-major ones. */
+static DML_TENSOR_DESC *nchw_transposed_desc(struct run_node *n, const struct run_value *v, DML_TENSOR_DATA_TYPE type)
+{
+    const int64_t *dims = v->shape.dims;
+    UINT sizes[4] = {(UINT)dims[0], (UINT)dims[1], (UINT)dims[3], (UINT)dims[2]};
+    UINT strides[4] = {(UINT)(dims[1] * dims[2] * dims[3]), (UINT)(dims[2] * dims[3]), 1, (UINT)dims[3]};
+
+    return run_desc_view(n, v, 4, sizes, strides, type);
+}
+
+static void swap_uints(UINT *values)
+{
+    UINT first = values[0];
+
+    values[0] = values[1];
+    values[1] = first;
+}
+
+/* storage_order 1 (column-major Indices) pools the input seen as NCWH: the window's axes swap too. */
+static bool max_pool_column_major(struct run_node *n, struct dml_window *d, struct run_value **outputs,
+        DML_MAX_POOLING2_OPERATOR_DESC *desc)
+{
+    if (n->in[0]->shape.rank != 4)
+        return run_unsupported(n, "storage_order 1 is mapped for 2-D pools only");
+    swap_uints(d->kernel);
+    swap_uints(d->strides);
+    swap_uints(d->dilations);
+    swap_uints(d->start);
+    swap_uints(d->end);
+    return (desc->InputTensor = nchw_transposed_desc(n, n->in[0], DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc->OutputTensor = nchw_transposed_desc(n, outputs[0], DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc->OutputIndicesTensor = nchw_transposed_desc(n, outputs[1], DML_TENSOR_DATA_TYPE_UINT64));
+}
+
+static bool emit_max_pool(struct run_node *n, struct dml_window *d, struct run_value **outputs)
+{
+    DML_MAX_POOLING2_OPERATOR_DESC desc;
+
+    memset(&desc, 0, sizeof(desc));
+    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0))
+    {
+        if (!max_pool_column_major(n, d, outputs, &desc))
+            return false;
+    }
+    else if (!(desc.InputTensor = nchw_desc(n, n->in[0])) || !(desc.OutputTensor = nchw_desc(n, outputs[0])))
+    {
+        return false;
+    }
+    /* ONNX's INT64 indices are never negative: DirectML's UINT64 holds them. */
+    else if (outputs[1] && !(desc.OutputIndicesTensor = nchw_desc_typed(n, outputs[1], DML_TENSOR_DATA_TYPE_UINT64)))
+    {
+        return false;
+    }
+    desc.DimensionCount = d->count;
+    desc.Strides = d->strides;
+    desc.WindowSize = d->kernel;
+    desc.StartPadding = d->start;
+    desc.EndPadding = d->end;
+    desc.Dilations = d->dilations;
+    return run_emit(n, DML_OPERATOR_MAX_POOLING2, &desc, n->in, 1, outputs, 2);
+}
+
+static bool emit_average_pool(struct run_node *n, const struct dml_window *d, bool widened)
+{
+    DML_AVERAGE_POOLING1_OPERATOR_DESC desc;
+    bool include_padding = onnx_attr_int(n->onnx, "count_include_pad", 0) != 0;
+
+    if (include_padding && widened)
+        return run_unsupported(n, "ceil_mode with count_include_pad: ONNX leaves the added end out of the count, "
+                "DirectML counts whole windows");
+    memset(&desc, 0, sizeof(desc));
+    if (!(desc.InputTensor = nchw_desc(n, n->in[0])) || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
+        return false;
+    desc.DimensionCount = d->count;
+    desc.Strides = d->strides;
+    desc.WindowSize = d->kernel;
+    desc.StartPadding = d->start;
+    desc.EndPadding = d->end;
+    desc.Dilations = d->dilations;
+    desc.IncludePadding = include_padding;
+    return run_emit(n, DML_OPERATOR_AVERAGE_POOLING1, &desc, n->in, 1, &n->out[0], 1);
+}
+
+static bool emit_lp_pool(struct run_node *n, const struct dml_window *d)
+{
+    DML_LP_POOLING1_OPERATOR_DESC desc;
+    int64_t p = onnx_attr_int(n->onnx, "p", 2);
+
+    if (p < 1)
+        return run_fail(n, "p is %" PRId64 " (at least 1)", p);
+    memset(&desc, 0, sizeof(desc));
+    if (!(desc.InputTensor = nchw_desc(n, n->in[0])) || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
+        return false;
+    desc.DimensionCount = d->count;
+    desc.Strides = d->strides;
+    desc.WindowSize = d->kernel;
+    desc.StartPadding = d->start;
+    desc.EndPadding = d->end;
+    desc.Dilations = d->dilations;
+    desc.P = (UINT)p;
+    return run_emit(n, DML_OPERATOR_LP_POOLING1, &desc, n->in, 1, &n->out[0], 1);
+}
+
+static bool emit_pool(struct run_node *n, enum pool_kind kind, bool global)
+{
+    struct run_value *outputs[2] = {n->out[0], n->out_count > 1 ? n->out[1] : NULL};
+    struct dml_window d;
+    struct window w;
+    bool widened;
+
+    if (kind != POOL_MAX && !require_float(n, n->in[0]))
+        return false;
+    if (!pool_window(n, global, &w))
+        return false;
+    to_dml_window(&w, false, &d, &widened);
+    if (kind == POOL_MAX)
+        return emit_max_pool(n, &d, outputs);
+    if (kind == POOL_AVERAGE)
+        return emit_average_pool(n, &d, widened);
+    return emit_lp_pool(n, &d);
+}
+
+static bool emit_max_pool_node(struct run_node *n)
+{
+    return emit_pool(n, POOL_MAX, false);
+}
+
+static bool emit_average_pool_node(struct run_node *n)
+{
+    return emit_pool(n, POOL_AVERAGE, false);
+}
+
+static bool emit_lp_pool_node(struct run_node *n)
+{
+    return emit_pool(n, POOL_LP, false);
+}
+
+static bool emit_global_max_pool(struct run_node *n)
+{
+    return emit_pool(n, POOL_MAX, true);
+}
+
+static bool emit_global_average_pool(struct run_node *n)
+{
+    return emit_pool(n, POOL_AVERAGE, true);
+}
+
+static bool emit_global_lp_pool(struct run_node *n)
+{
+    return emit_pool(n, POOL_LP, true);
+}
+
+/* ---- Normalizations over axes: InstanceNormalization, LayerNormalization, MeanVarianceNormalization ---- */
+
+static bool emit_mvn(struct run_node *n, struct run_value *x, const DML_TENSOR_DESC *scale, struct run_value *scale_value,
+        const DML_TENSOR_DESC *bias, struct run_value *bias_value, const UINT *axes, unsigned int axis_count,
+        float epsilon)
+{
+    struct run_value *inputs[3] = {x, scale_value, bias_value};
+    DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC desc;
+
+    memset(&desc, 0, sizeof(desc));
+    if (!(desc.InputTensor = run_desc(n, x, x->shape.rank)) || !(desc.OutputTensor = run_desc(n, n->out[0], x->shape.rank)))
+        return false;
+    desc.ScaleTensor = scale;
+    desc.BiasTensor = bias;
+    desc.AxisCount = axis_count;
+    desc.Axes = axes;
+    desc.NormalizeVariance = TRUE;
+    desc.Epsilon = epsilon;
+    return run_emit(n, DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1, &desc, inputs, 3, &n->out[0], 1);
+}
+
+static bool infer_same(struct run_node *n)
+{
+    run_set_out(n, 0, n->in[0]->type, &n->in[0]->shape);
+    return true;
+}
+
+static bool emit_instance_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0];
+    unsigned int rank = x->shape.rank, i;
+    DML_TENSOR_DESC *scale, *bias;
+    UINT axes[RUN_MAX_RANK];
+
+    if (!require_float(n, x))
+        return false;
+    if (rank < 3)
+        return run_fail(n, "input of %u dimensions (N, C and spatial ones expected)", rank);
+    for (i = 2; i < rank; ++i)
+        axes[i - 2] = i;
+    return (scale = channel_desc(n, n->in[1], rank)) && (bias = channel_desc(n, n->in[2], rank))
+            && emit_mvn(n, x, scale, n->in[1], bias, n->in[2], axes, rank - 2, onnx_attr_float(n->onnx, "epsilon", 1e-5f));
+}
+
+static bool emit_mean_variance_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0];
+    int64_t given[RUN_MAX_RANK] = {0, 2, 3};
+    int count = onnx_attr_ints(n->onnx, "axes", given, RUN_MAX_RANK);
+    UINT axes[RUN_MAX_RANK];
+    unsigned int axis;
+    int i;
+
+    if (!require_float(n, x))
+        return false;
+    if (count > RUN_MAX_RANK)
+        return run_fail(n, "%d axes", count);
+    count = count < 0 ? 3 : count;
+    for (i = 0; i < count; ++i)
+    {
+        if (!run_axis(n, given[i], x->shape.rank, &axis))
+            return false;
+        axes[i] = axis;
+    }
+    /* ONNX's function body divides by sqrt(variance + 1e-9). */
+    return emit_mvn(n, x, NULL, NULL, NULL, NULL, axes, (unsigned int)count, 1e-9f);
+}
+
+/* LayerNormalization normalizes over [axis, rank); Mean and InvStdDev keep those dimensions as 1s. */
+static bool layer_norm_axis(struct run_node *n, unsigned int *axis)
+{
+    return run_axis(n, onnx_attr_int(n->onnx, "axis", -1), n->in[0]->shape.rank, axis);
+}
+
+static bool infer_layer_norm(struct run_node *n)
+{
+    const struct run_value *x = n->in[0];
+    int stash = (int)onnx_attr_int(n->onnx, "stash_type", ONNX_FLOAT);
+    struct run_shape stats = x->shape;
+    unsigned int axis, i;
+
+    if (!layer_norm_axis(n, &axis))
+        return false;
+    for (i = axis; i < stats.rank; ++i)
+        stats.dims[i] = 1;
+    run_set_out(n, 0, x->type, &x->shape);
+    run_set_out(n, 1, stash, &stats);
+    run_set_out(n, 2, stash, &stats);
+    return true;
+}
+
+static bool emit_reduce_average(struct run_node *n, struct run_value *in, struct run_value *out, const UINT *axes,
+        unsigned int axis_count)
+{
+    DML_REDUCE_OPERATOR_DESC desc;
+    unsigned int rank = in->shape.rank;
+
+    desc.Function = DML_REDUCE_FUNCTION_AVERAGE;
+    desc.AxisCount = axis_count;
+    desc.Axes = axes;
+    return (desc.InputTensor = run_desc(n, in, rank)) && (desc.OutputTensor = run_desc(n, out, rank))
+            && run_emit(n, DML_OPERATOR_REDUCE, &desc, &in, 1, &out, 1);
+}
+
+/* InvStdDev = (mean((x - mean)^2) + epsilon)^-0.5, as ONNX's function body computes it. */
+static bool emit_inv_std_dev(struct run_node *n, struct run_value *mean, const UINT *axes, unsigned int axis_count,
+        float epsilon)
+{
+    struct run_value *x = n->in[0], *inputs[2] = {x, mean}, *square, *variance;
+    DML_ELEMENT_WISE_DIFFERENCE_SQUARE_OPERATOR_DESC square_desc;
+    DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC pow_desc;
+    DML_SCALE_BIAS scale_bias = {1.0f, epsilon};
+    unsigned int rank = x->shape.rank;
+
+    if (!(square = run_temp(n, mean->type, &x->shape)) || !(variance = run_temp(n, mean->type, &mean->shape)))
+        return false;
+    if (!(square_desc.ATensor = run_desc(n, x, rank))
+            || !(square_desc.BTensor = run_desc_broadcast(n, mean, rank, x->shape.dims))
+            || !(square_desc.OutputTensor = run_desc(n, square, rank))
+            || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_DIFFERENCE_SQUARE, &square_desc, inputs, 2, &square, 1)
+            || !emit_reduce_average(n, square, variance, axes, axis_count))
+        return false;
+    pow_desc.ScaleBias = &scale_bias;
+    pow_desc.Exponent = -0.5f;
+    return (pow_desc.InputTensor = run_desc(n, variance, rank)) && (pow_desc.OutputTensor = run_desc(n, n->out[2], rank))
+            && run_emit(n, DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW, &pow_desc, &variance, 1, &n->out[2], 1);
+}
+
+static bool emit_layer_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0], *bias = run_in(n, 2), *mean;
+    struct run_value *mean_out = n->out_count > 1 ? n->out[1] : NULL, *inv_out = n->out_count > 2 ? n->out[2] : NULL;
+    float epsilon = onnx_attr_float(n->onnx, "epsilon", 1e-5f);
+    DML_TENSOR_DESC *scale_desc, *bias_desc = NULL;
+    unsigned int rank = x->shape.rank, axis, i;
+    UINT axes[RUN_MAX_RANK];
+
+    if (!require_float(n, x) || !layer_norm_axis(n, &axis))
+        return false;
+    for (i = axis; i < rank; ++i)
+        axes[i - axis] = i;
+    if ((mean_out || inv_out) && run_dml_type(n->lower, (mean_out ? mean_out : inv_out)->type)
+            != run_dml_type(n->lower, x->type))
+        return run_unsupported(n, "Mean and InvStdDev of stash_type %s from %s X", onnx_type_name(
+                (mean_out ? mean_out : inv_out)->type), onnx_type_name(x->type));
+    if (n->in[1]->shape.rank > rank || (bias && bias->shape.rank > rank))
+        return run_fail(n, "Scale or B has more dimensions than X");
+    if (!(scale_desc = run_desc(n, n->in[1], rank)) || (bias && !(bias_desc = run_desc(n, bias, rank)))
+            || !emit_mvn(n, x, scale_desc, n->in[1], bias_desc, bias, axes, rank - axis, epsilon))
+        return false;
+    if (!mean_out && !inv_out)
+        return true;
+    mean = mean_out;
+    if (!mean && !(mean = run_temp(n, inv_out->type, &inv_out->shape)))
+        return false;
+    if (!emit_reduce_average(n, x, mean, axes, rank - axis))
+        return false;
+    return !inv_out || emit_inv_std_dev(n, mean, axes, rank - axis, epsilon);
+}
+
+/* ---- LRN, LpNormalization ---- */
+
+/* LRN's input as DirectML's NCHW: a 1-D spatial shape gets a height of 1, more spatial dimensions
+ * merge into the height (LRN sums along C only, so the layout of the rest does not matter). */
+static DML_TENSOR_DESC *lrn_desc(struct run_node *n, const struct run_value *v)
+{
+    const int64_t *dims = v->shape.dims;
+    UINT sizes[4] = {(UINT)dims[0], (UINT)dims[1], 1, 1};
+    unsigned int i;
+
+    for (i = 2; i + 1 < v->shape.rank; ++i)
+        sizes[2] *= (UINT)dims[i];
+    if (v->shape.rank > 2)
+        sizes[3] = (UINT)dims[v->shape.rank - 1];
+    return run_desc_view(n, v, 4, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+static bool emit_lrn(struct run_node *n)
+{
+    DML_LOCAL_RESPONSE_NORMALIZATION_OPERATOR_DESC desc;
+    int64_t size = onnx_attr_int(n->onnx, "size", 0);
+
+    if (!require_float(n, n->in[0]))
+        return false;
+    if (size < 1)
+        return run_fail(n, "size is %" PRId64 " (required, at least 1)", size);
+    if (n->in[0]->shape.rank < 2)
+        return run_fail(n, "input of %u dimensions (N, C, ... expected)", n->in[0]->shape.rank);
+    desc.CrossChannel = TRUE;
+    desc.LocalSize = (UINT)size;
+    desc.Alpha = onnx_attr_float(n->onnx, "alpha", 1e-4f);
+    desc.Beta = onnx_attr_float(n->onnx, "beta", 0.75f);
+    desc.Bias = onnx_attr_float(n->onnx, "bias", 1.0f);
+    return (desc.InputTensor = lrn_desc(n, n->in[0])) && (desc.OutputTensor = lrn_desc(n, n->out[0]))
+            && run_emit(n, DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION, &desc, n->in, 1, &n->out[0], 1);
+}
+
+static bool emit_lp_norm(struct run_node *n)
+{
+    DML_LP_NORMALIZATION_OPERATOR_DESC desc;
+    int64_t p = onnx_attr_int(n->onnx, "p", 2);
+    unsigned int axis;
+
+    if (!require_float(n, n->in[0]) || !run_axis(n, onnx_attr_int(n->onnx, "axis", -1), n->in[0]->shape.rank, &axis))
+        return false;
+    if (p != 1 && p != 2)
+        return run_fail(n, "p is %" PRId64 " (ONNX allows 1 and 2)", p);
+    desc.Axis = axis;
+    /* x / max(norm, 0) is ONNX's x / norm. */
+    desc.Epsilon = 0.0f;
+    desc.P = (UINT)p;
+    return (desc.InputTensor = run_desc(n, n->in[0], 0)) && (desc.OutputTensor = run_desc(n, n->out[0], 0))
+            && run_emit(n, DML_OPERATOR_LP_NORMALIZATION, &desc, n->in, 1, &n->out[0], 1);
+}
+
 const struct run_op run_ops_nn[] =
 {
+    {"AveragePool", infer_pool, NULL, emit_average_pool_node},
+    {"BatchNormalization", infer_batch_norm, NULL, emit_batch_norm},
+    {"Conv", infer_conv, NULL, emit_conv},
+    {"ConvTranspose", infer_conv_transpose, NULL, emit_conv_transpose},
+    {"Gemm", infer_gemm, NULL, emit_gemm},
+    {"GlobalAveragePool", infer_global_pool, NULL, emit_global_average_pool},
+    {"GlobalLpPool", infer_global_pool, NULL, emit_global_lp_pool},
+    {"GlobalMaxPool", infer_global_pool, NULL, emit_global_max_pool},
+    {"InstanceNormalization", infer_same, NULL, emit_instance_norm},
+    {"LRN", infer_same, NULL, emit_lrn},
+    {"LayerNormalization", infer_layer_norm, NULL, emit_layer_norm},
+    {"LpNormalization", infer_same, NULL, emit_lp_norm},
+    {"LpPool", infer_pool, NULL, emit_lp_pool_node},
+    {"MatMul", infer_matmul, NULL, emit_matmul},
+    {"MaxPool", infer_pool, NULL, emit_max_pool_node},
+    {"MeanVarianceNormalization", infer_same, NULL, emit_mean_variance_norm},
     {NULL},
 };

@@ -140,9 +140,12 @@ bool proto_tensor_convert(const void *proto, const char *folder, struct run_tens
     shape = t->shape;
     if (!run_tensor_alloc(t, t->type, &shape))
     {
-        snprintf(error, error_size, "out of memory for tensor '%s'", t->name);
+        snprintf(error, error_size, "out of memory for tensor '%s'", p->name ? p->name : "");
         return false;
     }
+    /* run_tensor_alloc starts from a cleared tensor: the name again, which initializers are found by. */
+    if (p->name)
+        snprintf(t->name, sizeof(t->name), "%s", p->name);
     count = run_shape_elements(&t->shape);
     if (p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
     {
