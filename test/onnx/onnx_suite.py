@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""ONNX's backend test data through vkdml-run (docs/onnx.md, "The ONNX test suite").
+"""ONNX's backend test data through vkdml-run (docs/onnx.md, "The test suite").
 
 Every case folder (model.onnx and test_data_set_N) of the chosen data folders runs as
 `vkdml-run MODEL --check CASE` in its own process, with a time limit, several at a time. Each case
 is classified by vkdml-run's exit status: pass (0), mismatch (1), unsupported (2, and stderr says
-"unsupported:"), error (2 otherwise, or another status), crash (a signal), timeout; a Vulkan
-validation message turns any of them into "validation". The suite fails on any mismatch, error,
-crash, timeout or validation message, on an unsupported case that expected-unsupported.txt does not
-list, and on a listed case that passes now (the list stays honest).
+"unsupported:"), error (2 otherwise, or another status), crash (a signal, or a sanitizer's report),
+timeout; a Vulkan validation message turns the others into "validation". The suite fails on any
+mismatch, error, crash, timeout or validation message, on an unsupported case that
+expected-unsupported.txt does not list, and on a listed case that passes now (the list stays honest).
 
 Standard library only: the op types of each model come from a small protobuf reader below.
 """
@@ -32,6 +32,8 @@ FAILING = {"mismatch", "error", "crash", "timeout", "validation"}
 UNSUPPORTED_NODE = re.compile(r"node '.*' \(([^,()]+), opset -?\d+\): unsupported: (.*)")
 # api/debug.c writes validation messages as "vkdml:LEVEL:validation:ID: message".
 VALIDATION_LINE = re.compile(r"^vkdml:[a-z]+:validation:", re.MULTILINE)
+# A sanitizer's report (the ASan + UBSan build of CI): its exit status alone could read as a mismatch.
+SANITIZER_LINE = re.compile(r"ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:")
 
 
 # ---- Op types of a model: ModelProto.graph (7) -> GraphProto.node (1) -> NodeProto.op_type (4), domain (7) ----
@@ -139,6 +141,8 @@ def expected_reason(entries, case):
 # ---- Running ----
 
 def classify(returncode, stderr):
+    if SANITIZER_LINE.search(stderr):
+        return "crash"
     if VALIDATION_LINE.search(stderr):
         return "validation"
     if returncode == 0:
@@ -160,8 +164,13 @@ def detail_of(category, returncode, stdout, stderr):
     if category == "mismatch":
         return next((l for l in stdout.splitlines() if "MISMATCH" in l), "exit status 1")
     if category == "crash":
+        report = next((l for l in lines if SANITIZER_LINE.search(l)), None)
+        if report:
+            return f"exit status {returncode}; {report.strip()}"
         return f"signal {-returncode}" + (f"; {lines[-1]}" if lines else "")
-    if category in ("unsupported", "error"):
+    if category == "unsupported":
+        return next(l for l in lines if "unsupported:" in l)
+    if category == "error":
         line = next((l for l in lines if l.startswith("vkdml-run:")), lines[-1] if lines else "")
         return line if returncode == 2 else f"exit status {returncode}; {line}"
     return ""

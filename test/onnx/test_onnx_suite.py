@@ -2,8 +2,8 @@
 """onnx_suite.py's own verdicts, on a fake vkdml-run and fake test folders (no device, no test data).
 
 The fake runner acts by the case's name: passes, mismatches, refuses a node ("unsupported:"), fails,
-crashes, hangs or prints a validation message. The suite must fail exactly on what
-docs/onnx.md ("The test suite") says, and name the case.
+crashes (a signal or a sanitizer's report), hangs or prints a validation message. The suite must
+fail exactly on what docs/onnx.md ("The test suite") says, and name the case.
 """
 
 import os
@@ -32,6 +32,9 @@ if "error" in case:
     sys.exit(2)
 if "crash" in case:
     os.kill(os.getpid(), signal.SIGSEGV)
+if "asan" in case:
+    print("==77==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1", file=sys.stderr)
+    sys.exit(1)
 if "hang" in case:
     time.sleep(30)
 if "validation" in case:
@@ -77,25 +80,26 @@ def main():
         os.chmod(runner, stat.S_IRWXU)
         data = os.path.join(root, "data")
         make_data(data, ["test_pass_a", "test_pass_b", "test_unsup_listed", "test_unsup_other", "test_mismatch",
-                         "test_error", "test_crash", "test_hang", "test_validation", "test_exit3"])
+                         "test_error", "test_crash", "test_asan", "test_hang", "test_validation", "test_exit3"])
         listed = ["# a comment", "", "node/test_unsup_listed   strings: DirectML has no string type",
                   "node/test_pass_b  random: listed, but it passes"]
 
         status, out = run(runner, data, listed, "--markdown", os.path.join(root, "t.md"))
         check(status == 1, "the suite fails", out)
-        check("10 cases" in out and "2 pass, 2 unsupported, 1 mismatch, 2 error, 1 crash, 1 timeout, "
+        check("11 cases" in out and "2 pass, 2 unsupported, 1 mismatch, 2 error, 2 crash, 1 timeout, "
               "1 validation" in out, "the counts", out)
         check("unsupported: 1 listed in expected.txt, 1 not listed" in out, "listed and unlisted", out)
         for line in ["unsupported but not in the expected list: node/test_unsup_other",
                      "mismatch: node/test_mismatch", "error: node/test_error: vkdml-run: error: something broke",
                      "crash: node/test_crash: signal 11", "timeout: node/test_hang",
+                     "crash: node/test_asan: exit status 1; ==77==ERROR: AddressSanitizer: heap-buffer-overflow",
                      "validation: node/test_validation: vkdml:err:validation:VUID-x",
                      "error: node/test_exit3: exit status 3",
                      "passes, but the expected list says 'random: listed, but it passes' (node/test_pass_b)"]:
             check(line in out, line, out)
         check("node/test_unsup_listed" not in out.split("FAILED:")[1], "a listed case is no problem", out)
-        check("FAILED: 8 problems" in out, "8 problems", out)
-        check("Relu" in out and "| Relu | 10 | 2 | 2 | 6 |" in open(os.path.join(root, "t.md")).read(),
+        check("FAILED: 9 problems" in out, "9 problems", out)
+        check("Relu" in out and "| Relu | 11 | 2 | 2 | 7 |" in open(os.path.join(root, "t.md")).read(),
               "the op table", out)
 
         status, out = run(runner, data, listed, "--filter", "test_pass_a", "--filter", "node/test_unsup_l*")
