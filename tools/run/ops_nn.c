@@ -3,7 +3,7 @@
  * - Conv, ConvTranspose: CONVOLUTION (cross-correlation, FORWARD / BACKWARD), 1-D to 3-D; 1-D runs
  *   as 2-D with a spatial dimension of 1 in the descs (DirectML's convolutions take 4-D or 5-D).
  * - Gemm, MatMul: GEMM (4-D: MatMul's batch dimensions broadcast by 0 strides, more than two of them
- *   merged where their strides allow).
+ *   merged where their strides allow, else both operands copied out whole by ELEMENT_WISE_IDENTITY).
  * - BatchNormalization (inference form; training outputs are unsupported): BATCH_NORMALIZATION.
  * - MaxPool (Indices through MAX_POOLING2; storage_order 1 pools an NCWH view), AveragePool, LpPool and
  *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
@@ -552,10 +552,45 @@ static DML_TENSOR_DESC *gemm_operand(struct run_node *n, const struct run_value 
     return run_desc_view(n, v, 4, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
 }
 
+/* `v` read at the whole batch shape (its batch `strides`, 0 where it broadcasts), copied packed. */
+static struct run_value *broadcast_copy(struct run_node *n, struct run_value *v, const struct run_shape *batch,
+        const int64_t *strides, int64_t rows, int64_t columns)
+{
+    UINT sizes[RUN_MAX_RANK], view_strides[RUN_MAX_RANK];
+    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
+    unsigned int rank = batch->rank + 2, i;
+    struct run_shape shape = *batch;
+    struct run_value *copy;
+
+    if (rank > RUN_MAX_RANK)
+    {
+        run_unsupported(n, "%u dimensions", rank);
+        return NULL;
+    }
+    for (i = 0; i < batch->rank; ++i)
+    {
+        sizes[i] = (UINT)batch->dims[i];
+        view_strides[i] = (UINT)strides[i];
+    }
+    sizes[rank - 2] = (UINT)rows;
+    view_strides[rank - 2] = (UINT)columns;
+    sizes[rank - 1] = (UINT)columns;
+    view_strides[rank - 1] = 1;
+    shape.dims[shape.rank++] = rows;
+    shape.dims[shape.rank++] = columns;
+    memset(&desc, 0, sizeof(desc));
+    if (!(copy = run_temp(n, v->type, &shape))
+            || !(desc.InputTensor = run_desc_view(n, v, rank, sizes, view_strides, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            || !(desc.OutputTensor = run_desc(n, copy, rank))
+            || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &v, 1, &copy, 1))
+        return NULL;
+    return copy;
+}
+
 static bool emit_matmul(struct run_node *n)
 {
     struct run_value *inputs[2] = {n->in[0], n->in[1]};
-    int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK];
+    int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK], unmerged[3][RUN_MAX_RANK];
     unsigned int a_batch, b_batch, rank;
     DML_GEMM_OPERATOR_DESC desc;
     struct run_shape out_shape;
@@ -577,8 +612,19 @@ static bool emit_matmul(struct run_node *n)
     batch_strides(&inputs[0]->shape, a_batch, &mm.batch, mm.m * mm.k, strides[0]);
     batch_strides(&inputs[1]->shape, b_batch, &mm.batch, mm.k * mm.n, strides[1]);
     batch_strides(&mm.batch, rank, &mm.batch, mm.m * mm.n, strides[2]);
+    memcpy(unmerged, strides, sizeof(unmerged));
     if (!merge_batch(sizes, strides, 3, &rank))
-        return run_unsupported(n, "%u batch dimensions that do not merge into GEMM's two", mm.batch.rank);
+    {
+        /* Broadcasts GEMM's two batch dimensions cannot express: both operands copied out whole. */
+        if (!(inputs[0] = broadcast_copy(n, inputs[0], &mm.batch, unmerged[0], mm.m, mm.k))
+                || !(inputs[1] = broadcast_copy(n, inputs[1], &mm.batch, unmerged[1], mm.k, mm.n)))
+            return false;
+        rank = 1;
+        sizes[0] = run_shape_elements(&mm.batch);
+        strides[0][0] = mm.m * mm.k;
+        strides[1][0] = mm.k * mm.n;
+        strides[2][0] = mm.m * mm.n;
+    }
     memset(&desc, 0, sizeof(desc));
     if (!(desc.ATensor = gemm_operand(n, inputs[0], sizes, strides[0], rank, mm.m, mm.k))
             || !(desc.BTensor = gemm_operand(n, inputs[1], sizes, strides[1], rank, mm.k, mm.n))
