@@ -744,7 +744,7 @@ static bool max_pool_column_major(struct run_node *n, struct dml_window *d, stru
         DML_MAX_POOLING2_OPERATOR_DESC *desc)
 {
     if (n->in[0]->shape.rank != 4)
-        return run_unsupported(n, "storage_order 1 is mapped for 2-D pools only");
+        return run_unsupported(n, "storage_order 1 is mapped for 1-D and 2-D pools only");
     swap_uints(d->kernel);
     swap_uints(d->strides);
     swap_uints(d->dilations);
@@ -760,7 +760,8 @@ static bool emit_max_pool(struct run_node *n, struct dml_window *d, struct run_v
     DML_MAX_POOLING2_OPERATOR_DESC desc;
 
     memset(&desc, 0, sizeof(desc));
-    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0))
+    /* With one spatial dimension both storage orders count the same. */
+    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0) && n->in[0]->shape.rank != 3)
     {
         if (!max_pool_column_major(n, d, outputs, &desc))
             return false;
