@@ -7,7 +7,8 @@
  * - BatchNormalization (inference form; training outputs are unsupported): BATCH_NORMALIZATION.
  * - MaxPool (Indices through MAX_POOLING2; storage_order 1 pools an NCWH view), AveragePool, LpPool and
  *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
- *   DirectML leaves no window past it (README.md, "Pooling: decisions").
+ *   DirectML leaves no window past it (README.md, "Pooling: decisions"); with count_include_pad the
+ *   pads become real zeros (PADDING) first, so the widening is not counted.
  * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization, GroupNormalization (X viewed as
  *   {N, groups, C / groups, spatial}): MEAN_VARIANCE_NORMALIZATION1 over their axes; LayerNormalization's
  *   Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
@@ -784,16 +785,51 @@ static bool emit_max_pool(struct run_node *n, struct dml_window *d, struct run_v
     return run_emit(n, DML_OPERATOR_MAX_POOLING2, &desc, n->in, 1, outputs, 2);
 }
 
-static bool emit_average_pool(struct run_node *n, const struct dml_window *d, bool widened)
+/* count_include_pad with a window widened past the pads (ceil_mode): the given pads count, the widening
+ * does not (the window is clipped to the padded input). The pads are made real zeros with PADDING,
+ * then pooled without counting padding, the widening left as DirectML's only EndPadding. */
+static struct run_value *pad_pool_input(struct run_node *n, const struct window *w, struct dml_window *d)
 {
-    DML_AVERAGE_POOLING1_OPERATOR_DESC desc;
+    struct run_value *x = n->in[0], *padded;
+    UINT start[5] = {0}, end[5] = {0};
+    struct run_shape shape = x->shape;
+    DML_PADDING_OPERATOR_DESC desc;
+    unsigned int i, j = d->count - w->count;
+
+    for (i = 0; i < w->count; ++i, ++j)
+    {
+        start[i + 2] = (UINT)w->start[i];
+        end[i + 2] = (UINT)w->end[i];
+        shape.dims[i + 2] += w->start[i] + w->end[i];
+        d->start[j] = 0;
+        d->end[j] -= (UINT)w->end[i];
+    }
+    desc.PaddingMode = DML_PADDING_MODE_CONSTANT;
+    desc.PaddingValue = 0.0f;
+    desc.DimensionCount = shape.rank;
+    desc.StartPadding = start;
+    desc.EndPadding = end;
+    if (!(padded = run_temp(n, x->type, &shape)) || !(desc.InputTensor = run_desc(n, x, shape.rank))
+            || !(desc.OutputTensor = run_desc(n, padded, shape.rank))
+            || !run_emit(n, DML_OPERATOR_PADDING, &desc, &x, 1, &padded, 1))
+        return NULL;
+    return padded;
+}
+
+static bool emit_average_pool(struct run_node *n, const struct window *w, struct dml_window *d, bool widened)
+{
     bool include_padding = onnx_attr_int(n->onnx, "count_include_pad", 0) != 0;
+    DML_AVERAGE_POOLING1_OPERATOR_DESC desc;
+    struct run_value *x = n->in[0];
 
     if (include_padding && widened)
-        return run_unsupported(n, "ceil_mode with count_include_pad: ONNX leaves the added end out of the count, "
-                "DirectML counts whole windows");
+    {
+        if (!(x = pad_pool_input(n, w, d)))
+            return false;
+        include_padding = false;
+    }
     memset(&desc, 0, sizeof(desc));
-    if (!(desc.InputTensor = nchw_desc(n, n->in[0])) || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
+    if (!(desc.InputTensor = nchw_desc(n, x)) || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
         return false;
     desc.DimensionCount = d->count;
     desc.Strides = d->strides;
@@ -802,7 +838,7 @@ static bool emit_average_pool(struct run_node *n, const struct dml_window *d, bo
     desc.EndPadding = d->end;
     desc.Dilations = d->dilations;
     desc.IncludePadding = include_padding;
-    return run_emit(n, DML_OPERATOR_AVERAGE_POOLING1, &desc, n->in, 1, &n->out[0], 1);
+    return run_emit(n, DML_OPERATOR_AVERAGE_POOLING1, &desc, &x, 1, &n->out[0], 1);
 }
 
 static bool emit_lp_pool(struct run_node *n, const struct dml_window *d)
@@ -840,7 +876,7 @@ static bool emit_pool(struct run_node *n, enum pool_kind kind, bool global)
     if (kind == POOL_MAX)
         return emit_max_pool(n, &d, outputs);
     if (kind == POOL_AVERAGE)
-        return emit_average_pool(n, &d, widened);
+        return emit_average_pool(n, &w, &d, widened);
     return emit_lp_pool(n, &d);
 }
 
