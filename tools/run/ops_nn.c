@@ -588,9 +588,46 @@ static struct run_value *broadcast_copy(struct run_node *n, struct run_value *v,
     return copy;
 }
 
+/* A bias Add that alone reads MatMul's output, its other operand a row of the N columns ([N] or
+ * [1, ..., 1, N]) already lowered: GEMM adds it as C, read with strides 0 but the columns' — one
+ * dispatch and one intermediate fewer (docs/onnx.md, "Lowering"). */
+static const struct onnx_node *sole_bias_add(struct run_node *n, int64_t columns, struct run_value **bias)
+{
+    const struct onnx_node *add = run_sole_consumer(n, 0);
+    const char *name = n->out[0]->name;
+    unsigned int i;
+
+    *bias = NULL;
+    if (!add || strcmp(add->op_type, "Add") || (add->domain[0] && strcmp(add->domain, "ai.onnx")) || n->opset < 7
+            || add->input_count != 2 || n->in[1]->shape.rank < 2 || !strcmp(add->inputs[0], add->inputs[1]))
+        return NULL;
+    *bias = run_find(n, strcmp(add->inputs[0], name) ? add->inputs[0] : add->inputs[1]);
+    if (!*bias || (*bias)->type != n->out[0]->type || !(*bias)->shape.rank
+            || (*bias)->shape.rank > n->out[0]->shape.rank || (*bias)->shape.dims[(*bias)->shape.rank - 1] != columns)
+        add = NULL;
+    for (i = 0; add && i + 1 < (*bias)->shape.rank; ++i)
+        if ((*bias)->shape.dims[i] != 1)
+            add = NULL;
+    if (!add)
+        *bias = NULL;
+    return add;
+}
+
+static DML_TENSOR_DESC *bias_operand(struct run_node *n, const struct run_value *bias, const int64_t *batch_sizes,
+        unsigned int batch_rank, int64_t rows, int64_t columns)
+{
+    UINT sizes[4] = {1, 1, (UINT)rows, (UINT)columns}, strides[4] = {0, 0, 0, 1};
+    unsigned int i;
+
+    for (i = 0; i < batch_rank; ++i)
+        sizes[2 - batch_rank + i] = (UINT)batch_sizes[i];
+    return run_desc_view(n, bias, 4, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
 static bool emit_matmul(struct run_node *n)
 {
-    struct run_value *inputs[2] = {n->in[0], n->in[1]};
+    struct run_value *inputs[3] = {n->in[0], n->in[1], NULL}, *output = n->out[0];
+    const struct onnx_node *add;
     int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK], unmerged[3][RUN_MAX_RANK];
     unsigned int a_batch, b_batch, rank;
     DML_GEMM_OPERATOR_DESC desc;
@@ -627,13 +664,19 @@ static bool emit_matmul(struct run_node *n)
         strides[2][0] = mm.m * mm.n;
     }
     memset(&desc, 0, sizeof(desc));
+    if ((add = sole_bias_add(n, mm.n, &inputs[2])))
+    {
+        if (!(output = run_absorb(n, add, 0)) || !(desc.CTensor = bias_operand(n, inputs[2], sizes, rank, mm.m, mm.n)))
+            return false;
+        desc.Beta = 1.0f;
+    }
     if (!(desc.ATensor = gemm_operand(n, inputs[0], sizes, strides[0], rank, mm.m, mm.k))
             || !(desc.BTensor = gemm_operand(n, inputs[1], sizes, strides[1], rank, mm.k, mm.n))
-            || !(desc.OutputTensor = gemm_operand(n, n->out[0], sizes, strides[2], rank, mm.m, mm.n)))
+            || !(desc.OutputTensor = gemm_operand(n, output, sizes, strides[2], rank, mm.m, mm.n)))
         return false;
     desc.TransA = desc.TransB = DML_MATRIX_TRANSFORM_NONE;
     desc.Alpha = 1.0f;
-    return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 2, &n->out[0], 1);
+    return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 3, &output, 1);
 }
 
 /* ---- BatchNormalization ---- */
@@ -2003,7 +2046,7 @@ const struct run_op run_ops_nn[] =
     {"LayerNormalization", infer_layer_norm, NULL, emit_layer_norm},
     {"LpNormalization", infer_same, NULL, emit_lp_norm},
     {"LpPool", infer_pool, NULL, emit_lp_pool_node},
-    {"MatMul", infer_matmul, NULL, emit_matmul},
+    {"MatMul", infer_matmul, NULL, emit_matmul, .reads_views = true},
     {"MaxPool", infer_pool, NULL, emit_max_pool_node},
     {"MaxRoiPool", infer_max_roi_pool, NULL, emit_max_roi_pool},
     {"MaxUnpool", infer_max_unpool, NULL, emit_max_unpool},
