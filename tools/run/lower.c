@@ -39,6 +39,8 @@ struct run_lower
     DML_GRAPH_NODE_DESC *nodes;
     DML_OPERATOR_GRAPH_NODE_DESC *node_descs;
     unsigned int operator_capacity, name_capacity;
+    struct run_value **produced;        /* every operator output, in the order they were made */
+    unsigned int produced_count, produced_capacity;
     DML_GRAPH_EDGE_DESC *input_edges, *intermediate_edges, *output_edges;
     DML_INPUT_GRAPH_EDGE_DESC *input_edge_descs;
     DML_INTERMEDIATE_GRAPH_EDGE_DESC *intermediate_edge_descs;
@@ -613,6 +615,9 @@ bool run_emit(struct run_node *n, DML_OPERATOR_TYPE type, const void *desc, stru
             continue;
         outputs[i]->dml_node = (int)node;
         outputs[i]->dml_output = i;
+        if (!grow(&l->produced, &l->produced_capacity, l->produced_count, sizeof(*l->produced)))
+            return run_fail(n, "out of memory");
+        l->produced[l->produced_count++] = outputs[i];
     }
     return true;
 }
@@ -1037,6 +1042,47 @@ static bool copy_to_output(struct run_lower *l, struct run_value *v)
     return true;
 }
 
+static bool output_read(const struct run_lower *l, UINT node, UINT output)
+{
+    const DML_GRAPH_DESC *d = &l->graph.desc;
+    unsigned int i;
+
+    for (i = 0; i < d->IntermediateEdgeCount; ++i)
+        if (l->intermediate_edge_descs[i].FromNodeIndex == node
+                && l->intermediate_edge_descs[i].FromNodeOutputIndex == output)
+            return true;
+    for (i = 0; i < d->OutputEdgeCount; ++i)
+        if (l->output_edge_descs[i].FromNodeIndex == node && l->output_edge_descs[i].FromNodeOutputIndex == output)
+            return true;
+    return false;
+}
+
+/* Operator outputs nothing reads become graph outputs of their own (run_graph's `discarded`). */
+static bool discard_unread_outputs(struct run_lower *l)
+{
+    struct run_graph *g = &l->graph;
+    DML_GRAPH_DESC *d = &g->desc;
+    unsigned int i, capacity = d->OutputEdgeCount;
+
+    if (!(g->discarded = calloc(l->produced_count + 1, sizeof(*g->discarded))))
+        return lower_fail(l, RUN_ERROR, "out of memory");
+    for (i = 0; i < l->produced_count; ++i)
+    {
+        struct run_value *v = l->produced[i];
+        UINT node = (UINT)v->dml_node, output = v->dml_output;
+        DML_OUTPUT_GRAPH_EDGE_DESC edge = {node, output, d->OutputCount};
+
+        if (output_read(l, node, output))
+            continue;
+        if (!grow(&l->output_edge_descs, &capacity, d->OutputEdgeCount, sizeof(edge)))
+            return lower_fail(l, RUN_ERROR, "out of memory");
+        l->output_edge_descs[d->OutputEdgeCount++] = edge;
+        g->discarded[g->discarded_count++] = v;
+        ++d->OutputCount;
+    }
+    return true;
+}
+
 static bool add_outputs(struct run_lower *l, const struct onnx_model *m)
 {
     struct run_graph *g = &l->graph;
@@ -1065,7 +1111,7 @@ static bool add_outputs(struct run_lower *l, const struct onnx_model *m)
     }
     g->desc.OutputCount = dml_outputs;
     g->desc.OutputEdgeCount = dml_outputs;
-    return true;
+    return discard_unread_outputs(l);
 }
 
 /* The DML_GRAPH_DESC's arrays of node and edge descs, once every node is there. */
@@ -1169,6 +1215,8 @@ void run_lower_free(struct run_lower *l)
         free(block);
     }
     free(l->absorbed);
+    free(l->produced);
+    free(l->graph.discarded);
     free(l->values);
     free(l->table);
     free(l->graph.operators);

@@ -164,6 +164,10 @@ struct run_graph
     unsigned int input_count;
     struct run_graph_output *outputs;
     unsigned int output_count;
+    /* Operator outputs that nothing reads: CompileGraph wants every output connected, so they are
+     * graph outputs after the model's, bound to scratch memory and never read back. */
+    struct run_value **discarded;
+    unsigned int discarded_count;
     unsigned int onnx_nodes, folded_nodes, aliased_nodes;
 };
 
