@@ -1703,7 +1703,7 @@ const struct run_op run_ops_movement[] =
     {"SpaceToDepth", infer_space_to_depth, NULL, emit_space_to_depth},
     {"Split", infer_split, fold_split, emit_split},
     {"Tile", infer_tile, fold_tile, emit_tile},
-    {"Transpose", infer_transpose, fold_transpose, emit_transpose},
+    {"Transpose", infer_transpose, fold_transpose, emit_transpose, .reads_views = true},
     {"Trilu", infer_trilu, NULL, emit_trilu},
     {"Unique", infer_unique, fold_unique, NULL},
     {NULL},

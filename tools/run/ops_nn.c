@@ -641,8 +641,10 @@ static bool emit_matmul(struct run_node *n)
     rank = mm.batch.rank;
     memcpy(sizes, mm.batch.dims, rank * sizeof(*sizes));
     /* A batch of A's rows times one B (a linear layer over [batch, sequence, features]) is one
-     * taller matrix product: a single GEMM instead of a batch of small ones. */
-    if (!b_batch && run_shape_elements(&inputs[0]->shape) == run_shape_elements(&mm.batch) * mm.m * mm.k)
+     * taller matrix product: a single GEMM instead of a batch of small ones (not for a view, whose
+     * rows seldom continue from one matrix to the next). */
+    if (!b_batch && !inputs[0]->view_of
+            && run_shape_elements(&inputs[0]->shape) == run_shape_elements(&mm.batch) * mm.m * mm.k)
     {
         mm.m *= run_shape_elements(&mm.batch);
         rank = 0;
