@@ -14,6 +14,7 @@ static const struct run_op *const families[] =
     run_ops_reduce,
     run_ops_shape,
     run_ops_movement,
+    run_ops_loss,
 };
 
 const struct run_op *run_find_op(const char *domain, const char *op_type)

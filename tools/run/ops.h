@@ -29,6 +29,7 @@ extern const struct run_op run_ops_nn[];            /* ops_nn.c: Conv, Gemm, Mat
 extern const struct run_op run_ops_reduce[];        /* ops_reduce.c: Reduce*, ArgMax/Min, Softmax, TopK, CumSum */
 extern const struct run_op run_ops_shape[];         /* ops_shape.c: Shape, Reshape, Constant, Range... */
 extern const struct run_op run_ops_movement[];      /* ops_movement.c: Transpose, Concat, Slice, Gather... */
+extern const struct run_op run_ops_loss[];          /* ops_loss.c: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss */
 
 /* The op for `op_type` in `domain`, or NULL. */
 const struct run_op *run_find_op(const char *domain, const char *op_type);
