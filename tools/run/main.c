@@ -32,7 +32,7 @@ struct options
 static void print_usage(FILE *out)
 {
     fprintf(out,
-            "Usage: vkdml-run MODEL.onnx [options]\n"
+            "usage: vkdml-run MODEL.onnx [options]\n"
             "Runs an ONNX model through vkdml's DirectML API (CompileGraph) on a Vulkan device.\n"
             "  --input NAME=FILE   the input NAME from a TensorProto (.pb) or NumPy (.npy) file;\n"
             "                      inputs not given get random values\n"
@@ -46,6 +46,7 @@ static void print_usage(FILE *out)
             "                      the graph compiler's report\n"
             "  --json FILE         writes the run's results as JSON\n"
             "  --list-ops          prints the ONNX operators vkdml-run maps\n"
+            "  --help, -h          this text; --version: vkdml-run and vkdml's version\n"
             "Exit status: 0 success, 1 an output mismatched, 2 an error (bad file, unsupported node, device).\n");
 }
 
