@@ -63,8 +63,8 @@ static bool check_type(struct run_node *n, const struct run_value *v, unsigned i
         return run_unsupported(n, "'%s' is %s, which DirectML has no data type for", v->name,
                 onnx_type_name(v->type));
     if (!(types & (1u << type)))
-        return run_unsupported(n, "vkdml's DML_OPERATOR_%s has no %s ('%s')", dml_name, onnx_type_name(v->type),
-                v->name);
+        return run_unsupported(n, "DML_OPERATOR_%s takes no %s ('%s'; DirectML's type table)", dml_name,
+                onnx_type_name(v->type), v->name);
     return true;
 }
 
@@ -445,6 +445,12 @@ static const struct binary_op *binary_op_of(struct run_node *n)
     return NULL;
 }
 
+/* Max, Min, Sum and Mean take one input or more; the others two. */
+static bool is_variadic(const struct binary_op *op)
+{
+    return !strcmp(op->key, "Max") || !strcmp(op->key, "Min") || !strcmp(op->key, "Sum") || !strcmp(op->key, "Mean");
+}
+
 static unsigned int present_inputs(const struct run_node *n)
 {
     unsigned int i, count = 0;
@@ -463,9 +469,8 @@ static bool infer_binary(struct run_node *n)
 
     if (!op)
         return false;
-    if (!n->in_count || !n->in[0] || (strcmp(op->key, "Sum") && strcmp(op->key, "Mean") && strcmp(op->key, "Max")
-            && strcmp(op->key, "Min") && present_inputs(n) != 2))
-        return run_fail(n, "wrong number of inputs");
+    if (!n->in_count || !n->in[0] || (!is_variadic(op) && present_inputs(n) != 2))
+        return run_fail(n, "%s takes two inputs", n->onnx->op_type);
     shape = n->in[0]->shape;
     for (i = 1; i < n->in_count; ++i)
     {
