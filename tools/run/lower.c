@@ -933,3 +933,18 @@ void run_lower_free(struct run_lower *l)
     free(l->output_edge_descs);
     free(l);
 }
+
+/* ---- movement: required operands ---- */
+
+bool run_need_io(struct run_node *n, unsigned int inputs, unsigned int outputs)
+{
+    unsigned int i;
+
+    for (i = 0; i < inputs; ++i)
+        if (!run_in(n, i))
+            return run_fail(n, "input %u is missing", i);
+    for (i = 0; i < outputs; ++i)
+        if (i >= n->out_count || !n->out[i])
+            return run_fail(n, "output %u is missing", i);
+    return true;
+}

@@ -161,4 +161,10 @@ struct run_lower *run_lower_model(IDMLDevice *dml, const struct onnx_model *mode
 const struct run_graph *run_lower_graph(const struct run_lower *l);
 void run_lower_free(struct run_lower *l);
 
+/* ---- movement: required operands ---- */
+
+/* Fails the node (a malformed model) unless inputs 0 to inputs - 1 and outputs 0 to outputs - 1 are
+ * present: the steps of an op read them without checking. */
+bool run_need_io(struct run_node *n, unsigned int inputs, unsigned int outputs);
+
 #endif /* VKDML_RUN_LOWER_H */

@@ -221,7 +221,8 @@ static bool load_input(const struct onnx_model *m, unsigned int i, const struct 
         return false;
     if (!run_tensor_alloc(t, io->type, &shape))
     {
-        snprintf(error, error_size, "input '%s': type %s cannot be made", io->name, onnx_type_name(io->type));
+        snprintf(error, error_size, "input '%s': unsupported: type %s (not a tensor type DirectML holds)", io->name,
+                onnx_type_name(io->type));
         return false;
     }
     run_tensor_fill_random(t, 0x5eed + i);
