@@ -1080,6 +1080,14 @@ static bool emit_clip_tensors(struct run_node *n)
     return !upper || emit_binary_to(n, DML_OPERATOR_ELEMENT_WISE_MIN, lower ? clipped : x, upper, out);
 }
 
+/* A bound absent, constant, or a model input: known before the run. A value computed by earlier
+ * operators is read from the device, even when the host knows it too (shadow_fold): its operators
+ * need a reader. */
+static bool bound_is_given(const struct run_value *bound)
+{
+    return !bound || (bound->host && (bound->constant || bound->graph_input));
+}
+
 /* Clip(x, min, max) = min(max(x, min), max): with min > max every element is max, where CLIP1
  * gives Min (README.md, "Operator support"), so such a min is lowered to max. */
 static bool emit_clip(struct run_node *n)
@@ -1097,7 +1105,7 @@ static bool emit_clip(struct run_node *n)
         low = onnx_attr_float(n->onnx, "min", -INFINITY);
         high = onnx_attr_float(n->onnx, "max", INFINITY);
     }
-    else if ((lower && !lower->host) || (upper && !upper->host))
+    else if (!bound_is_given(lower) || !bound_is_given(upper))
     {
         return emit_clip_tensors(n);
     }
