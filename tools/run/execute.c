@@ -97,7 +97,7 @@ struct exec
     IDMLOperatorInitializer *initializer;
     ID3D12DescriptorHeap *heap;
     ID3D12Resource *upload, *inputs, *outputs, *readback, *temporary, *persistent;
-    UINT64 *input_offsets, *output_offsets, upload_size, output_size;
+    UINT64 *input_offsets, *output_offsets, upload_size, output_size, readback_size;
     IDMLBindingTable *table;
 };
 
@@ -222,7 +222,7 @@ static HRESULT create_output_buffers(struct exec *e)
     unsigned int i;
     HRESULT hr;
 
-    if (!(e->output_offsets = calloc(g->output_count + 1, sizeof(*e->output_offsets))))
+    if (!(e->output_offsets = calloc(g->output_count + g->discarded_count + 1, sizeof(*e->output_offsets))))
         return E_OUTOFMEMORY;
     for (i = 0; i < g->output_count; ++i)
     {
@@ -231,11 +231,18 @@ static HRESULT create_output_buffers(struct exec *e)
         e->output_offsets[i] = e->output_size;
         e->output_size = align(e->output_size + device_size(e, g->outputs[i].value));
     }
+    /* The outputs nothing reads (run_graph's `discarded`) after them, never read back. */
+    e->readback_size = e->output_size;
+    for (i = 0; i < g->discarded_count; ++i)
+    {
+        e->output_offsets[g->output_count + i] = e->output_size;
+        e->output_size = align(e->output_size + device_size(e, g->discarded[i]));
+    }
     if (!e->output_size)
         return S_OK;
-    if (FAILED(hr = optional_buffer(e, e->output_size, &e->outputs)))
+    if (FAILED(hr = optional_buffer(e, e->output_size, &e->outputs)) || !e->readback_size)
         return hr;
-    return tool_create_buffer(e->d->d3d, D3D12_HEAP_TYPE_READBACK, e->output_size, D3D12_RESOURCE_STATE_COPY_DEST,
+    return tool_create_buffer(e->d->d3d, D3D12_HEAP_TYPE_READBACK, e->readback_size, D3D12_RESOURCE_STATE_COPY_DEST,
             &e->readback);
 }
 
@@ -336,7 +343,8 @@ static HRESULT bind_execution(struct exec *e)
 {
     const struct run_graph *g = e->g;
     DML_BINDING_PROPERTIES properties = IDMLCompiledOperator_GetBindingPropertiesByValue(e->compiled);
-    DML_BUFFER_BINDING *storage = calloc(g->input_count + g->output_count + 1, sizeof(*storage)), persistent;
+    DML_BUFFER_BINDING *storage = calloc(g->input_count + g->output_count + g->discarded_count + 1, sizeof(*storage)),
+            persistent;
     DML_BINDING_DESC *inputs = calloc(g->input_count + 1, sizeof(*inputs)),
             *outputs = calloc(g->desc.OutputCount + 1, sizeof(*outputs)), desc;
     unsigned int i;
@@ -361,6 +369,14 @@ static HRESULT bind_execution(struct exec *e)
             outputs[index] = tool_buffer_binding(binding, e->outputs, device_size(e, g->outputs[i].value));
             binding->Offset = e->output_offsets[i];
         }
+        for (i = 0; i < g->discarded_count; ++i)
+        {
+            DML_BUFFER_BINDING *binding = &storage[g->input_count + g->output_count + i];
+
+            outputs[g->desc.OutputCount - g->discarded_count + i] = tool_buffer_binding(binding, e->outputs,
+                    device_size(e, g->discarded[i]));
+            binding->Offset = e->output_offsets[g->output_count + i];
+        }
         if (g->input_count)
             IDMLBindingTable_BindInputs(e->table, g->input_count, inputs);
         IDMLBindingTable_BindOutputs(e->table, g->desc.OutputCount, outputs);
@@ -383,10 +399,10 @@ static HRESULT record_run(struct exec *e, bool readback)
 
     if (FAILED(hr = begin_list(e->d)) || FAILED(hr = record_dispatch(e, e->compiled)))
         return hr;
-    if (readback && e->outputs)
+    if (readback && e->readback)
     {
         tool_transition(e->d->list, e->outputs, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
-        ID3D12GraphicsCommandList_CopyBufferRegion(e->d->list, e->readback, 0, e->outputs, 0, e->output_size);
+        ID3D12GraphicsCommandList_CopyBufferRegion(e->d->list, e->readback, 0, e->outputs, 0, e->readback_size);
         tool_transition(e->d->list, e->outputs, D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
     }
     return ID3D12GraphicsCommandList_Close(e->d->list);
@@ -403,7 +419,7 @@ static HRESULT execute_list(struct exec *e)
 static bool read_outputs(struct exec *e, struct run_tensor *outputs, char *error, size_t error_size)
 {
     const struct run_graph *g = e->g;
-    D3D12_RANGE range = {0, (SIZE_T)e->output_size};
+    D3D12_RANGE range = {0, (SIZE_T)e->readback_size};
     unsigned char *mapped = NULL;
     unsigned int i;
     HRESULT hr;

@@ -211,6 +211,13 @@ static bool load_input(const struct onnx_model *m, unsigned int i, const struct 
     char path[4096];
     unsigned int j;
 
+    if (io->type == ONNX_UNDEFINED || !onnx_type_size(io->type) || io->type == ONNX_BFLOAT16)
+    {
+        snprintf(error, error_size, "input '%s': unsupported: %s (DirectML holds tensors of numbers and bools, no "
+                "bfloat16, strings, sequences, maps or optionals)", io->name, io->type == ONNX_UNDEFINED
+                ? "not a tensor" : onnx_type_name(io->type));
+        return false;
+    }
     for (j = 0; j < o->input_count; ++j)
         if (!strcmp(o->input_names[j], io->name))
             return run_tensor_load(o->input_files[j], t, error, error_size) && check_input(io, t, error, error_size);
@@ -443,7 +450,8 @@ static int run_set(const struct options *o, const struct onnx_model *m, struct r
     error[0] = 0;
 done:
     if (error[0])
-        fprintf(stderr, "vkdml-run: %s%s\n", kind == RUN_UNSUPPORTED ? "" : "error: ", error);
+        fprintf(stderr, "vkdml-run: %s%s\n", kind == RUN_UNSUPPORTED || strstr(error, "unsupported:") ? "" : "error: ",
+                error);
     run_stats_free(&stats);
     free_tensors(outputs, m->output_count);
     run_lower_free(l);

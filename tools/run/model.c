@@ -345,6 +345,10 @@ static int attr_kind(const Onnx__AttributeProto *a)
         return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
     if (a->n_floats)
         return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+    if (a->g || a->n_graphs)
+        return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    if (a->sparse_tensor || a->n_sparse_tensors)
+        return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR;
     return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
 }
 

@@ -91,18 +91,6 @@ static bool set_out_like_input(struct run_node *n, unsigned int i, const struct 
     return true;
 }
 
-/* Copies input 0 through a view to output 0 (ELEMENT_WISE_IDENTITY). */
-static bool emit_view_copy(struct run_node *n, const uint32_t *sizes, const uint32_t *strides, unsigned int rank)
-{
-    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
-
-    memset(&desc, 0, sizeof(desc));
-    desc.InputTensor = run_desc_view(n, n->in[0], rank, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
-    desc.OutputTensor = run_desc(n, n->out[0], rank);
-    return desc.InputTensor && desc.OutputTensor
-            && run_emit(n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &n->in[0], 1, &n->out[0], 1);
-}
-
 /* ---- Transpose ---- */
 
 static bool transpose_perm(struct run_node *n, unsigned int *perm)
@@ -202,7 +190,7 @@ static bool emit_transpose(struct run_node *n)
         sizes[i] = (uint32_t)out->dims[i];
         strides[i] = (uint32_t)in_strides[perm[i]];
     }
-    return emit_view_copy(n, sizes, strides, out->rank ? out->rank : 1);
+    return run_view(n, 0, n->in[0], out->rank ? out->rank : 1, sizes, strides);
 }
 
 /* ---- Concat ---- */
@@ -1715,7 +1703,7 @@ const struct run_op run_ops_movement[] =
     {"SpaceToDepth", infer_space_to_depth, NULL, emit_space_to_depth},
     {"Split", infer_split, fold_split, emit_split},
     {"Tile", infer_tile, fold_tile, emit_tile},
-    {"Transpose", infer_transpose, fold_transpose, emit_transpose},
+    {"Transpose", infer_transpose, fold_transpose, emit_transpose, .reads_views = true},
     {"Trilu", infer_trilu, NULL, emit_trilu},
     {"Unique", infer_unique, fold_unique, NULL},
     {NULL},

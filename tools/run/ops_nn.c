@@ -3,11 +3,12 @@
  * - Conv, ConvTranspose: CONVOLUTION (cross-correlation, FORWARD / BACKWARD), 1-D to 3-D; 1-D runs
  *   as 2-D with a spatial dimension of 1 in the descs (DirectML's convolutions take 4-D or 5-D).
  * - Gemm, MatMul: GEMM (4-D: MatMul's batch dimensions broadcast by 0 strides, more than two of them
- *   merged where their strides allow).
+ *   merged where their strides allow, else both operands copied out whole by ELEMENT_WISE_IDENTITY).
  * - BatchNormalization (inference form; training outputs are unsupported): BATCH_NORMALIZATION.
  * - MaxPool (Indices through MAX_POOLING2; storage_order 1 pools an NCWH view), AveragePool, LpPool and
  *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
- *   DirectML leaves no window past it (README.md, "Pooling: decisions").
+ *   DirectML leaves no window past it (README.md, "Pooling: decisions"); with count_include_pad the
+ *   pads become real zeros (PADDING) first, so the widening is not counted.
  * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization, GroupNormalization (X viewed as
  *   {N, groups, C / groups, spatial}): MEAN_VARIANCE_NORMALIZATION1 over their axes; LayerNormalization's
  *   Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
@@ -552,10 +553,82 @@ static DML_TENSOR_DESC *gemm_operand(struct run_node *n, const struct run_value 
     return run_desc_view(n, v, 4, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
 }
 
+/* `v` read at the whole batch shape (its batch `strides`, 0 where it broadcasts), copied packed. */
+static struct run_value *broadcast_copy(struct run_node *n, struct run_value *v, const struct run_shape *batch,
+        const int64_t *strides, int64_t rows, int64_t columns)
+{
+    UINT sizes[RUN_MAX_RANK], view_strides[RUN_MAX_RANK];
+    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
+    unsigned int rank = batch->rank + 2, i;
+    struct run_shape shape = *batch;
+    struct run_value *copy;
+
+    if (rank > RUN_MAX_RANK)
+    {
+        run_unsupported(n, "%u dimensions", rank);
+        return NULL;
+    }
+    for (i = 0; i < batch->rank; ++i)
+    {
+        sizes[i] = (UINT)batch->dims[i];
+        view_strides[i] = (UINT)strides[i];
+    }
+    sizes[rank - 2] = (UINT)rows;
+    view_strides[rank - 2] = (UINT)columns;
+    sizes[rank - 1] = (UINT)columns;
+    view_strides[rank - 1] = 1;
+    shape.dims[shape.rank++] = rows;
+    shape.dims[shape.rank++] = columns;
+    memset(&desc, 0, sizeof(desc));
+    if (!(copy = run_temp(n, v->type, &shape))
+            || !(desc.InputTensor = run_desc_view(n, v, rank, sizes, view_strides, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            || !(desc.OutputTensor = run_desc(n, copy, rank))
+            || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &v, 1, &copy, 1))
+        return NULL;
+    return copy;
+}
+
+/* A bias Add that alone reads MatMul's output, its other operand a row of the N columns ([N] or
+ * [1, ..., 1, N]) already lowered: GEMM adds it as C, read with strides 0 but the columns' — one
+ * dispatch and one intermediate fewer (docs/onnx.md, "Lowering"). */
+static const struct onnx_node *sole_bias_add(struct run_node *n, int64_t columns, struct run_value **bias)
+{
+    const struct onnx_node *add = run_sole_consumer(n, 0);
+    const char *name = n->out[0]->name;
+    unsigned int i;
+
+    *bias = NULL;
+    if (!add || strcmp(add->op_type, "Add") || (add->domain[0] && strcmp(add->domain, "ai.onnx")) || n->opset < 7
+            || add->input_count != 2 || n->in[1]->shape.rank < 2 || !strcmp(add->inputs[0], add->inputs[1]))
+        return NULL;
+    *bias = run_find(n, strcmp(add->inputs[0], name) ? add->inputs[0] : add->inputs[1]);
+    if (!*bias || (*bias)->type != n->out[0]->type || !(*bias)->shape.rank
+            || (*bias)->shape.rank > n->out[0]->shape.rank || (*bias)->shape.dims[(*bias)->shape.rank - 1] != columns)
+        add = NULL;
+    for (i = 0; add && i + 1 < (*bias)->shape.rank; ++i)
+        if ((*bias)->shape.dims[i] != 1)
+            add = NULL;
+    if (!add)
+        *bias = NULL;
+    return add;
+}
+
+static DML_TENSOR_DESC *bias_operand(struct run_node *n, const struct run_value *bias, const int64_t *batch_sizes,
+        unsigned int batch_rank, int64_t rows, int64_t columns)
+{
+    UINT sizes[4] = {1, 1, (UINT)rows, (UINT)columns}, strides[4] = {0, 0, 0, 1};
+    unsigned int i;
+
+    for (i = 0; i < batch_rank; ++i)
+        sizes[2 - batch_rank + i] = (UINT)batch_sizes[i];
+    return run_desc_view(n, bias, 4, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
 static bool emit_matmul(struct run_node *n)
 {
-    struct run_value *inputs[2] = {n->in[0], n->in[1]};
-    int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK];
+    struct run_value *inputs[3] = {n->in[0], n->in[1], NULL}, *output = n->out[0];
+    const struct onnx_node *add;
+    int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK], unmerged[3][RUN_MAX_RANK];
     unsigned int a_batch, b_batch, rank;
     DML_GEMM_OPERATOR_DESC desc;
     struct run_shape out_shape;
@@ -568,8 +641,10 @@ static bool emit_matmul(struct run_node *n)
     rank = mm.batch.rank;
     memcpy(sizes, mm.batch.dims, rank * sizeof(*sizes));
     /* A batch of A's rows times one B (a linear layer over [batch, sequence, features]) is one
-     * taller matrix product: a single GEMM instead of a batch of small ones. */
-    if (!b_batch && run_shape_elements(&inputs[0]->shape) == run_shape_elements(&mm.batch) * mm.m * mm.k)
+     * taller matrix product: a single GEMM instead of a batch of small ones (not for a view, whose
+     * rows seldom continue from one matrix to the next). */
+    if (!b_batch && !inputs[0]->view_of
+            && run_shape_elements(&inputs[0]->shape) == run_shape_elements(&mm.batch) * mm.m * mm.k)
     {
         mm.m *= run_shape_elements(&mm.batch);
         rank = 0;
@@ -577,16 +652,33 @@ static bool emit_matmul(struct run_node *n)
     batch_strides(&inputs[0]->shape, a_batch, &mm.batch, mm.m * mm.k, strides[0]);
     batch_strides(&inputs[1]->shape, b_batch, &mm.batch, mm.k * mm.n, strides[1]);
     batch_strides(&mm.batch, rank, &mm.batch, mm.m * mm.n, strides[2]);
+    memcpy(unmerged, strides, sizeof(unmerged));
     if (!merge_batch(sizes, strides, 3, &rank))
-        return run_unsupported(n, "%u batch dimensions that do not merge into GEMM's two", mm.batch.rank);
+    {
+        /* Broadcasts GEMM's two batch dimensions cannot express: both operands copied out whole. */
+        if (!(inputs[0] = broadcast_copy(n, inputs[0], &mm.batch, unmerged[0], mm.m, mm.k))
+                || !(inputs[1] = broadcast_copy(n, inputs[1], &mm.batch, unmerged[1], mm.k, mm.n)))
+            return false;
+        rank = 1;
+        sizes[0] = run_shape_elements(&mm.batch);
+        strides[0][0] = mm.m * mm.k;
+        strides[1][0] = mm.k * mm.n;
+        strides[2][0] = mm.m * mm.n;
+    }
     memset(&desc, 0, sizeof(desc));
+    if ((add = sole_bias_add(n, mm.n, &inputs[2])))
+    {
+        if (!(output = run_absorb(n, add, 0)) || !(desc.CTensor = bias_operand(n, inputs[2], sizes, rank, mm.m, mm.n)))
+            return false;
+        desc.Beta = 1.0f;
+    }
     if (!(desc.ATensor = gemm_operand(n, inputs[0], sizes, strides[0], rank, mm.m, mm.k))
             || !(desc.BTensor = gemm_operand(n, inputs[1], sizes, strides[1], rank, mm.k, mm.n))
-            || !(desc.OutputTensor = gemm_operand(n, n->out[0], sizes, strides[2], rank, mm.m, mm.n)))
+            || !(desc.OutputTensor = gemm_operand(n, output, sizes, strides[2], rank, mm.m, mm.n)))
         return false;
     desc.TransA = desc.TransB = DML_MATRIX_TRANSFORM_NONE;
     desc.Alpha = 1.0f;
-    return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 2, &n->out[0], 1);
+    return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 3, &output, 1);
 }
 
 /* ---- BatchNormalization ---- */
@@ -698,7 +790,7 @@ static bool max_pool_column_major(struct run_node *n, struct dml_window *d, stru
         DML_MAX_POOLING2_OPERATOR_DESC *desc)
 {
     if (n->in[0]->shape.rank != 4)
-        return run_unsupported(n, "storage_order 1 is mapped for 2-D pools only");
+        return run_unsupported(n, "storage_order 1 is mapped for 1-D and 2-D pools only");
     swap_uints(d->kernel);
     swap_uints(d->strides);
     swap_uints(d->dilations);
@@ -714,7 +806,8 @@ static bool emit_max_pool(struct run_node *n, struct dml_window *d, struct run_v
     DML_MAX_POOLING2_OPERATOR_DESC desc;
 
     memset(&desc, 0, sizeof(desc));
-    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0))
+    /* With one spatial dimension both storage orders count the same. */
+    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0) && n->in[0]->shape.rank != 3)
     {
         if (!max_pool_column_major(n, d, outputs, &desc))
             return false;
@@ -737,16 +830,51 @@ static bool emit_max_pool(struct run_node *n, struct dml_window *d, struct run_v
     return run_emit(n, DML_OPERATOR_MAX_POOLING2, &desc, n->in, 1, outputs, 2);
 }
 
-static bool emit_average_pool(struct run_node *n, const struct dml_window *d, bool widened)
+/* count_include_pad with a window widened past the pads (ceil_mode): the given pads count, the widening
+ * does not (the window is clipped to the padded input). The pads are made real zeros with PADDING,
+ * then pooled without counting padding, the widening left as DirectML's only EndPadding. */
+static struct run_value *pad_pool_input(struct run_node *n, const struct window *w, struct dml_window *d)
 {
-    DML_AVERAGE_POOLING1_OPERATOR_DESC desc;
+    struct run_value *x = n->in[0], *padded;
+    UINT start[5] = {0}, end[5] = {0};
+    struct run_shape shape = x->shape;
+    DML_PADDING_OPERATOR_DESC desc;
+    unsigned int i, j = d->count - w->count;
+
+    for (i = 0; i < w->count; ++i, ++j)
+    {
+        start[i + 2] = (UINT)w->start[i];
+        end[i + 2] = (UINT)w->end[i];
+        shape.dims[i + 2] += w->start[i] + w->end[i];
+        d->start[j] = 0;
+        d->end[j] -= (UINT)w->end[i];
+    }
+    desc.PaddingMode = DML_PADDING_MODE_CONSTANT;
+    desc.PaddingValue = 0.0f;
+    desc.DimensionCount = shape.rank;
+    desc.StartPadding = start;
+    desc.EndPadding = end;
+    if (!(padded = run_temp(n, x->type, &shape)) || !(desc.InputTensor = run_desc(n, x, shape.rank))
+            || !(desc.OutputTensor = run_desc(n, padded, shape.rank))
+            || !run_emit(n, DML_OPERATOR_PADDING, &desc, &x, 1, &padded, 1))
+        return NULL;
+    return padded;
+}
+
+static bool emit_average_pool(struct run_node *n, const struct window *w, struct dml_window *d, bool widened)
+{
     bool include_padding = onnx_attr_int(n->onnx, "count_include_pad", 0) != 0;
+    DML_AVERAGE_POOLING1_OPERATOR_DESC desc;
+    struct run_value *x = n->in[0];
 
     if (include_padding && widened)
-        return run_unsupported(n, "ceil_mode with count_include_pad: ONNX leaves the added end out of the count, "
-                "DirectML counts whole windows");
+    {
+        if (!(x = pad_pool_input(n, w, d)))
+            return false;
+        include_padding = false;
+    }
     memset(&desc, 0, sizeof(desc));
-    if (!(desc.InputTensor = nchw_desc(n, n->in[0])) || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
+    if (!(desc.InputTensor = nchw_desc(n, x)) || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
         return false;
     desc.DimensionCount = d->count;
     desc.Strides = d->strides;
@@ -755,7 +883,7 @@ static bool emit_average_pool(struct run_node *n, const struct dml_window *d, bo
     desc.EndPadding = d->end;
     desc.Dilations = d->dilations;
     desc.IncludePadding = include_padding;
-    return run_emit(n, DML_OPERATOR_AVERAGE_POOLING1, &desc, n->in, 1, &n->out[0], 1);
+    return run_emit(n, DML_OPERATOR_AVERAGE_POOLING1, &desc, &x, 1, &n->out[0], 1);
 }
 
 static bool emit_lp_pool(struct run_node *n, const struct dml_window *d)
@@ -793,7 +921,7 @@ static bool emit_pool(struct run_node *n, enum pool_kind kind, bool global)
     if (kind == POOL_MAX)
         return emit_max_pool(n, &d, outputs);
     if (kind == POOL_AVERAGE)
-        return emit_average_pool(n, &d, widened);
+        return emit_average_pool(n, &w, &d, widened);
     return emit_lp_pool(n, &d);
 }
 
@@ -1920,7 +2048,7 @@ const struct run_op run_ops_nn[] =
     {"LayerNormalization", infer_layer_norm, NULL, emit_layer_norm},
     {"LpNormalization", infer_same, NULL, emit_lp_norm},
     {"LpPool", infer_pool, NULL, emit_lp_pool_node},
-    {"MatMul", infer_matmul, NULL, emit_matmul},
+    {"MatMul", infer_matmul, NULL, emit_matmul, .reads_views = true},
     {"MaxPool", infer_pool, NULL, emit_max_pool_node},
     {"MaxRoiPool", infer_max_roi_pool, NULL, emit_max_roi_pool},
     {"MaxUnpool", infer_max_unpool, NULL, emit_max_unpool},

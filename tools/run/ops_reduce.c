@@ -733,17 +733,17 @@ static bool einsum_explicit_output(struct run_node *n, struct einsum *e, const c
 /* Parses the equation for the node's inputs. */
 static bool einsum_parse(struct run_node *n, struct einsum *e)
 {
-    char equation[256], term_text[256];
-    const char *term, *arrow, *end;
+    char equation[256], buffer[256];
+    const char *text, *term, *arrow, *end;
     unsigned int i, d, letters;
     bool ellipsis;
     size_t j, k;
 
     memset(e, 0, sizeof(*e));
-    onnx_attr_string(n->onnx, "equation", "", term_text, sizeof(term_text));
-    for (j = k = 0; term_text[j]; ++j)
-        if (term_text[j] != ' ')
-            equation[k++] = term_text[j];
+    text = onnx_attr_string(n->onnx, "equation", "", buffer, sizeof(buffer));
+    for (j = k = 0; text[j]; ++j)
+        if (text[j] != ' ')
+            equation[k++] = text[j];
     equation[k] = 0;
     if ((e->operands = n->in_count) > EINSUM_OPERANDS || !e->operands)
         return run_unsupported(n, "%u operands (at most %u)", n->in_count, EINSUM_OPERANDS);

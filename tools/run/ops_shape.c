@@ -20,6 +20,19 @@
 
 /* ---- Constant ---- */
 
+/* The 'value' tensor attribute (Constant, ConstantOfShape); a type vkdml-run cannot hold (strings)
+ * is unsupported rather than an error of the model. */
+static bool value_attr(struct run_node *n, struct run_tensor *value)
+{
+    char error[256];
+
+    if (onnx_attr_tensor(n->onnx, "value", value, error, sizeof(error)))
+        return true;
+    if (strstr(error, "unsupported"))
+        return run_unsupported(n, "%s", error);
+    return run_fail(n, "%s", error);
+}
+
 /* The forms of Constant's value besides the 'value' tensor (opset 12). */
 static bool constant_attr_form(struct run_node *n, int *type, struct run_shape *shape)
 {
@@ -51,7 +64,6 @@ static bool infer_constant(struct run_node *n)
 {
     struct run_tensor value;
     struct run_shape shape;
-    char error[256];
     int type = ONNX_UNDEFINED;
 
     if (!run_need_io(n, 0, 1))
@@ -64,8 +76,8 @@ static bool infer_constant(struct run_node *n)
         run_set_out(n, 0, type, &shape);
         return true;
     }
-    if (!onnx_attr_tensor(n->onnx, "value", &value, error, sizeof(error)))
-        return run_fail(n, "%s", error);
+    if (!value_attr(n, &value))
+        return false;
     run_set_out(n, 0, value.type, &value.shape);
     run_tensor_free(&value);
     return true;
@@ -89,14 +101,13 @@ static bool fold_constant_list(struct run_node *n, struct run_tensor *out)
 static bool fold_constant(struct run_node *n)
 {
     struct run_tensor value, *out;
-    char error[256];
 
     if (!(out = run_out_host(n, 0)))
         return false;
     if (!onnx_attr_has(n->onnx, "value"))
         return fold_constant_list(n, out);
-    if (!onnx_attr_tensor(n->onnx, "value", &value, error, sizeof(error)))
-        return run_fail(n, "%s", error);
+    if (!value_attr(n, &value))
+        return false;
     memcpy(out->data, value.data, run_tensor_bytes(&value));
     run_tensor_free(&value);
     return true;
@@ -366,7 +377,6 @@ static bool infer_constant_of_shape(struct run_node *n)
 {
     struct run_shape shape = {0};
     struct run_tensor value;
-    char error[256];
     int count, type = ONNX_FLOAT, i;
 
     if (!run_need_io(n, 1, 1))
@@ -380,8 +390,8 @@ static bool infer_constant_of_shape(struct run_node *n)
             return run_fail(n, "dimension %d is %" PRId64, i, shape.dims[i]);
     if (onnx_attr_has(n->onnx, "value"))
     {
-        if (!onnx_attr_tensor(n->onnx, "value", &value, error, sizeof(error)))
-            return run_fail(n, "%s", error);
+        if (!value_attr(n, &value))
+            return false;
         type = value.type;
         count = (int)run_shape_elements(&value.shape);
         run_tensor_free(&value);
@@ -397,14 +407,13 @@ static bool fold_constant_of_shape(struct run_node *n)
     struct run_tensor *out = run_out_host(n, 0), value;
     size_t size = onnx_type_size(out ? out->type : 0);
     int64_t count, i;
-    char error[256];
 
     if (!out)
         return false;
     if (!onnx_attr_has(n->onnx, "value"))
         return true;    /* float zeros: the tensor comes zeroed */
-    if (!onnx_attr_tensor(n->onnx, "value", &value, error, sizeof(error)))
-        return run_fail(n, "%s", error);
+    if (!value_attr(n, &value))
+        return false;
     count = run_shape_elements(&out->shape);
     for (i = 0; i < count; ++i)
         memcpy((char *)out->data + i * size, value.data, size);

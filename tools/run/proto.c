@@ -25,14 +25,14 @@ static bool set_shape(const Onnx__TensorProto *p, struct run_tensor *t, char *er
     t->shape.rank = (unsigned int)p->n_dims;
     for (i = 0; i < p->n_dims; ++i)
     {
-        if (p->dims[i] < 0 || p->dims[i] > (INT64_C(1) << 40))
+        if (p->dims[i] < 0 || p->dims[i] > RUN_MAX_ELEMENTS)
         {
             snprintf(error, error_size, "bad dimension %" PRId64, p->dims[i]);
             return false;
         }
         t->shape.dims[i] = p->dims[i];
     }
-    return true;
+    return run_shape_check(&t->shape, error, error_size);
 }
 
 /* The number of values a typed field holds, and whether it is the field of this type. */
@@ -64,6 +64,23 @@ static void copy_typed(const Onnx__TensorProto *p, struct run_tensor *t, int64_t
             default: run_tensor_set_int(t, i, p->int32_data[i]); break;
         }
     }
+}
+
+/* The tensor's memory, once the file has shown it holds that much data. */
+static bool allocate(struct run_tensor *t, char *error, size_t error_size)
+{
+    struct run_shape shape = t->shape;
+    char name[sizeof(t->name)];
+
+    /* run_tensor_alloc starts from a cleared tensor: the name again, which initializers are found by. */
+    memcpy(name, t->name, sizeof(name));
+    if (!run_tensor_alloc(t, t->type, &shape))
+    {
+        snprintf(error, error_size, "out of memory for tensor '%s'", name);
+        return false;
+    }
+    memcpy(t->name, name, sizeof(name));
+    return true;
 }
 
 static bool read_external(const Onnx__TensorProto *p, const char *folder, struct run_tensor *t, char *error,
@@ -105,20 +122,50 @@ static bool read_external(const Onnx__TensorProto *p, const char *folder, struct
         snprintf(error, error_size, "cannot open external data file %s", path);
         return false;
     }
-    ok = !fseek(f, (long)offset, SEEK_SET) && fread(t->data, 1, length, f) == length;
-    fclose(f);
+    ok = !fseek(f, 0, SEEK_END) && ftell(f) >= 0 && (uint64_t)ftell(f) >= offset
+            && (uint64_t)ftell(f) - offset >= length;
     if (!ok)
         snprintf(error, error_size, "external data file %s is shorter than offset %" PRIu64 " + %" PRIu64, path,
                 offset, length);
+    else if ((ok = allocate(t, error, error_size)))
+        ok = !fseek(f, (long)offset, SEEK_SET) && fread(t->data, 1, length, f) == length;
+    fclose(f);
+    if (!ok)
+        run_tensor_free(t);
     return ok;
+}
+
+/* The data in the TensorProto itself: raw_data or the typed field. */
+static bool convert_inline(const Onnx__TensorProto *p, struct run_tensor *t, char *error, size_t error_size)
+{
+    int64_t count = run_shape_elements(&t->shape);
+    uint64_t bytes = (uint64_t)count * onnx_type_size(t->type);
+
+    if (p->has_raw_data && p->raw_data.len != bytes)
+    {
+        snprintf(error, error_size, "tensor '%s': raw_data has %zu bytes for %" PRIu64, t->name, p->raw_data.len,
+                bytes);
+        return false;
+    }
+    if (!p->has_raw_data && (int64_t)typed_count(p, t->type) != count)
+    {
+        snprintf(error, error_size, "tensor '%s' holds %zu values for %" PRId64 " elements", t->name,
+                typed_count(p, t->type), count);
+        return false;
+    }
+    if (!allocate(t, error, error_size))
+        return false;
+    if (!p->has_raw_data)
+        copy_typed(p, t, count);
+    else if (bytes)
+        memcpy(t->data, p->raw_data.data, bytes);
+    return true;
 }
 
 bool proto_tensor_convert(const void *proto, const char *folder, struct run_tensor *t, char *error,
         size_t error_size)
 {
     const Onnx__TensorProto *p = proto;
-    struct run_shape shape;
-    int64_t count;
 
     memset(t, 0, sizeof(*t));
     if (p->name)
@@ -137,43 +184,9 @@ bool proto_tensor_convert(const void *proto, const char *folder, struct run_tens
     }
     if (!set_shape(p, t, error, error_size))
         return false;
-    shape = t->shape;
-    if (!run_tensor_alloc(t, t->type, &shape))
-    {
-        snprintf(error, error_size, "out of memory for tensor '%s'", p->name ? p->name : "");
-        return false;
-    }
-    /* run_tensor_alloc starts from a cleared tensor: the name again, which initializers are found by. */
-    if (p->name)
-        snprintf(t->name, sizeof(t->name), "%s", p->name);
-    count = run_shape_elements(&t->shape);
     if (p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    {
-        if (read_external(p, folder, t, error, error_size))
-            return true;
-    }
-    else if (p->has_raw_data)
-    {
-        if (p->raw_data.len == run_tensor_bytes(t))
-        {
-            memcpy(t->data, p->raw_data.data, p->raw_data.len);
-            return true;
-        }
-        snprintf(error, error_size, "tensor '%s': raw_data has %zu bytes for %" PRIu64, t->name, p->raw_data.len,
-                run_tensor_bytes(t));
-    }
-    else if ((int64_t)typed_count(p, t->type) == count)
-    {
-        copy_typed(p, t, count);
-        return true;
-    }
-    else
-    {
-        snprintf(error, error_size, "tensor '%s' holds %zu values for %" PRId64 " elements", t->name,
-                typed_count(p, t->type), count);
-    }
-    run_tensor_free(t);
-    return false;
+        return read_external(p, folder, t, error, error_size);
+    return convert_inline(p, t, error, error_size);
 }
 
 bool proto_tensor_load(const unsigned char *bytes, size_t size, struct run_tensor *t, char *error, size_t error_size)

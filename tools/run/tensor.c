@@ -45,6 +45,23 @@ int64_t run_shape_elements(const struct run_shape *shape)
     return count;
 }
 
+bool run_shape_check(const struct run_shape *shape, char *error, size_t error_size)
+{
+    int64_t count = 1;
+    unsigned int i;
+
+    for (i = 0; i < shape->rank; ++i)
+    {
+        if (shape->dims[i] < 0 || (shape->dims[i] && count > RUN_MAX_ELEMENTS / shape->dims[i]))
+        {
+            snprintf(error, error_size, "more than 2^40 elements");
+            return false;
+        }
+        count *= shape->dims[i];
+    }
+    return true;
+}
+
 bool run_shape_equal(const struct run_shape *a, const struct run_shape *b)
 {
     return a->rank == b->rank && !memcmp(a->dims, b->dims, a->rank * sizeof(a->dims[0]));
@@ -102,10 +119,11 @@ bool run_tensor_alloc(struct run_tensor *t, int type, const struct run_shape *sh
 {
     size_t element = onnx_type_size(type);
     uint64_t bytes = (uint64_t)run_shape_elements(shape) * element;
+    struct run_shape dims = *shape;     /* `shape` may be t's own (npy_load) */
 
     memset(t, 0, sizeof(*t));
     t->type = type;
-    t->shape = *shape;
+    t->shape = dims;
     if (!element)
         return false;
     t->data = calloc(1, bytes ? bytes : 1);
@@ -275,7 +293,7 @@ static bool npy_parse_header(const char *header, struct run_tensor *t, char *err
             return false;
         }
         t->shape.dims[t->shape.rank] = strtoll(shape, &end, 10);
-        if (end == shape || t->shape.dims[t->shape.rank] < 0)
+        if (end == shape || t->shape.dims[t->shape.rank] < 0 || t->shape.dims[t->shape.rank] > RUN_MAX_ELEMENTS)
         {
             snprintf(error, error_size, "bad NumPy shape");
             return false;
@@ -307,7 +325,7 @@ static bool npy_load(const unsigned char *bytes, size_t size, struct run_tensor 
     header[header_size] = 0;
     ok = npy_parse_header(header, t, error, error_size);
     free(header);
-    if (!ok)
+    if (!ok || !run_shape_check(&t->shape, error, error_size))
         return false;
     offset += header_size;
     if (!run_tensor_alloc(t, t->type, &t->shape))

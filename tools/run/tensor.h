@@ -20,6 +20,9 @@ enum onnx_type
 /* DirectML's tensors have at most 8 dimensions (DML_TENSOR_DIMENSION_COUNT_MAX1). */
 #define RUN_MAX_RANK 8
 
+/* The most elements (and bytes) a tensor of a file may have: bounds the arithmetic on shapes. */
+#define RUN_MAX_ELEMENTS (INT64_C(1) << 40)
+
 /* A shape: rank 0 is a scalar (one element). */
 struct run_shape
 {
@@ -44,6 +47,9 @@ int64_t run_shape_elements(const struct run_shape *shape);
 bool run_shape_equal(const struct run_shape *a, const struct run_shape *b);
 /* "1x3x224x224", "scalar". */
 void run_shape_format(const struct run_shape *shape, char *text, size_t size);
+/* Whether a shape read from a file has at most RUN_MAX_ELEMENTS elements of 8 bytes (no overflow
+ * in later arithmetic); false with the reason in `error`. */
+bool run_shape_check(const struct run_shape *shape, char *error, size_t error_size);
 /* Parses "1x3x224x224"; false on a bad text. */
 bool run_shape_parse(const char *text, struct run_shape *shape);
 /* Bytes of the packed tensor. */
