@@ -15,15 +15,17 @@
  *   with constant bounds (attributes before opset 11, inputs after) or MAX and MIN with tensors.
  * - Cast and CastLike are CAST; a cast to bool is NOT(EQUALS(x, 0)), since ONNX's bool is "nonzero"
  *   and CAST truncates. Dropout in inference is its input (an alias); its mask is all ones.
- * Every op folds on the host when its inputs are constants (shape arithmetic of exported graphs).
- * Unsupported: the types vkdml's operator lacks (README.md, "Operator support": FLOAT64 everywhere
+ * Every op folds on the host when its inputs are constants (shape arithmetic of exported graphs);
+ * small outputs of inputs known on the host (this run's model inputs) are computed on the host as
+ * well as on the device, for a later node whose shape they decide. Abs and Relu of unsigned types
+ * are aliases.
+ * Unsupported: the types DirectML's operator lacks (README.md, "Operator support": FLOAT64 everywhere
  * but CAST, IF and the bitwise ops, 64-bit integers in POW), strings and bfloat16 (no DirectML
  * type), Dropout in training mode with a nonzero ratio (random numbers the expected outputs cannot
  * match).
  */
 #include "ops.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,8 +65,8 @@ static bool check_type(struct run_node *n, const struct run_value *v, unsigned i
         return run_unsupported(n, "'%s' is %s, which DirectML has no data type for", v->name,
                 onnx_type_name(v->type));
     if (!(types & (1u << type)))
-        return run_unsupported(n, "vkdml's DML_OPERATOR_%s has no %s ('%s')", dml_name, onnx_type_name(v->type),
-                v->name);
+        return run_unsupported(n, "DML_OPERATOR_%s takes no %s ('%s'; DirectML's type table)", dml_name,
+                onnx_type_name(v->type), v->name);
     return true;
 }
 
@@ -368,6 +370,31 @@ static int64_t host_pow_int(int64_t a, int64_t b)
     return (int64_t)result;
 }
 
+/* Small values known on the host but not constant (a model input this run was given, and what is
+ * computed from it) may decide a later node's shape before the run (a window's size → Range's
+ * limit): such outputs are computed on the host too, beside the operators that compute them on
+ * the device. */
+#define SHADOW_MAX_ELEMENTS 16
+
+static bool shadow_fold(struct run_node *n, bool (*fold)(struct run_node *n))
+{
+    unsigned int i;
+
+    for (i = 0; i < n->in_count; ++i)
+        if (n->in[i] && !n->in[i]->host)
+            return true;
+    for (i = 0; i < n->out_count; ++i)
+        if (n->out[i] && (run_shape_elements(&n->out[i]->shape) > SHADOW_MAX_ELEMENTS
+                || n->out[i]->type == ONNX_BFLOAT16))
+            return true;
+    if (!fold(n))
+        return false;
+    for (i = 0; i < n->out_count; ++i)
+        if (n->out[i])
+            n->out[i]->constant = false;    /* still computed, and read, on the device */
+    return true;
+}
+
 /* ---- Binary and variadic ops ---- */
 
 struct binary_op
@@ -445,6 +472,12 @@ static const struct binary_op *binary_op_of(struct run_node *n)
     return NULL;
 }
 
+/* Max, Min, Sum and Mean take one input or more; the others two. */
+static bool is_variadic(const struct binary_op *op)
+{
+    return !strcmp(op->key, "Max") || !strcmp(op->key, "Min") || !strcmp(op->key, "Sum") || !strcmp(op->key, "Mean");
+}
+
 static unsigned int present_inputs(const struct run_node *n)
 {
     unsigned int i, count = 0;
@@ -463,9 +496,8 @@ static bool infer_binary(struct run_node *n)
 
     if (!op)
         return false;
-    if (!n->in_count || !n->in[0] || (strcmp(op->key, "Sum") && strcmp(op->key, "Mean") && strcmp(op->key, "Max")
-            && strcmp(op->key, "Min") && present_inputs(n) != 2))
-        return run_fail(n, "wrong number of inputs");
+    if (!n->in_count || !n->in[0] || (!is_variadic(op) && present_inputs(n) != 2))
+        return run_fail(n, "%s takes two inputs", n->onnx->op_type);
     shape = n->in[0]->shape;
     for (i = 1; i < n->in_count; ++i)
     {
@@ -543,7 +575,7 @@ static bool emit_binary(struct run_node *n)
     unsigned int i, left;
     bool mean;
 
-    if (!op)
+    if (!op || !shadow_fold(n, fold_binary))
         return false;
     if (!strcmp(op->key, "Pow"))
         return emit_pow(n, op);
@@ -806,6 +838,8 @@ static bool emit_unary(struct run_node *n)
     float params[2];
     char approximate[16];
 
+    if (!shadow_fold(n, fold_unary))
+        return false;
     if (is_unsigned_type(n->in[0]->type) && (!strcmp(op->op_type, "Abs") || !strcmp(op->op_type, "Relu")))
         return run_alias(n, 0, n->in[0]);
     if (!check_type(n, n->in[0], op->types, op->dml_name))
@@ -914,7 +948,7 @@ static bool emit_where(struct run_node *n)
     struct run_value *out = n->out[0];
     DML_ELEMENT_WISE_IF_OPERATOR_DESC desc;
 
-    if (!check_type(n, n->in[1], TYPES_ALL, "ELEMENT_WISE_IF"))
+    if (!shadow_fold(n, fold_where) || !check_type(n, n->in[1], TYPES_ALL, "ELEMENT_WISE_IF"))
         return false;
     desc.ConditionTensor = desc_read_as(n, n->in[0], &n->in[0]->shape, &out->shape);
     desc.ATensor = desc_read_as(n, n->in[1], &n->in[1]->shape, &out->shape);
@@ -1046,6 +1080,14 @@ static bool emit_clip_tensors(struct run_node *n)
     return !upper || emit_binary_to(n, DML_OPERATOR_ELEMENT_WISE_MIN, lower ? clipped : x, upper, out);
 }
 
+/* A bound absent, constant, or a model input: known before the run. A value computed by earlier
+ * operators is read from the device, even when the host knows it too (shadow_fold): its operators
+ * need a reader. */
+static bool bound_is_given(const struct run_value *bound)
+{
+    return !bound || (bound->host && (bound->constant || bound->graph_input));
+}
+
 /* Clip(x, min, max) = min(max(x, min), max): with min > max every element is max, where CLIP1
  * gives Min (README.md, "Operator support"), so such a min is lowered to max. */
 static bool emit_clip(struct run_node *n)
@@ -1063,7 +1105,7 @@ static bool emit_clip(struct run_node *n)
         low = onnx_attr_float(n->onnx, "min", -INFINITY);
         high = onnx_attr_float(n->onnx, "max", INFINITY);
     }
-    else if ((lower && !lower->host) || (upper && !upper->host))
+    else if (!bound_is_given(lower) || !bound_is_given(upper))
     {
         return emit_clip_tensors(n);
     }
@@ -1187,7 +1229,8 @@ static bool emit_cast(struct run_node *n)
     struct run_value *in = n->in[0], *out = n->out[0];
     DML_CAST_OPERATOR_DESC desc;
 
-    if (!check_type(n, in, TYPES_ALL, "CAST") || !check_type(n, out, TYPES_ALL, "CAST"))
+    if (!check_type(n, in, TYPES_ALL, "CAST") || !check_type(n, out, TYPES_ALL, "CAST")
+            || !shadow_fold(n, fold_cast))
         return false;
     if (in->type == out->type)
         return run_alias(n, 0, in);
