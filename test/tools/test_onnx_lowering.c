@@ -2,7 +2,8 @@
  * vkdml-run's lowering choices on a device (docs/onnx.md, "Lowering"): a Transpose read by MatMul is a
  * view (no copy), one read by anything else or returned is copied once, views of views compose, a
  * MatMul absorbs its bias Add as GEMM's C, and an output nothing reads becomes a discarded graph
- * output. Each model runs and its outputs are checked against a C reference.
+ * output. Each model runs and its outputs are checked against a C reference. Also the op table:
+ * every op type in one family only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "execute.h"
 #include "onnx_test_model.h"
+#include "ops.h"
 
 static struct run_device device;
 static char error[1024];
@@ -308,6 +310,37 @@ static void test_unread_outputs_discarded(void **state)
     run_tensor_free(&r.output);
 }
 
+struct op_names
+{
+    const char *names[512];
+    unsigned int count;
+};
+
+static void collect_op(const char *op_type, void *user)
+{
+    struct op_names *ops = user;
+    unsigned int i;
+
+    for (i = 0; i < ops->count; ++i)
+        if (!strcmp(ops->names[i], op_type))
+            fail_msg("%s is in two op families (tools/run/op_table.c)", op_type);
+    assert_true(ops->count < 512);
+    ops->names[ops->count++] = op_type;
+    assert_ptr_equal(run_find_op("", op_type), run_find_op("ai.onnx", op_type));
+    assert_non_null(run_find_op("", op_type));
+}
+
+/* The op table: each ONNX op type in one family only, found in both spellings of the default domain. */
+static void test_op_table(void **state)
+{
+    struct op_names ops = {{0}, 0};
+
+    run_list_ops(collect_op, &ops);
+    assert_true(ops.count > 100);
+    assert_null(run_find_op("com.example", "Relu"));
+    assert_null(run_find_op("", "NoSuchOp"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] =
@@ -316,6 +349,7 @@ int main(void)
         cmocka_unit_test_teardown(test_matmul_absorbs_bias, vkdml_test_log_teardown),
         cmocka_unit_test_teardown(test_transpose_copied_where_not_viewable, vkdml_test_log_teardown),
         cmocka_unit_test_teardown(test_unread_outputs_discarded, vkdml_test_log_teardown),
+        cmocka_unit_test(test_op_table),
     };
 
     vkdml_test_init_logging();

@@ -1,6 +1,6 @@
 /*
  * The one op table: every ONNX operator vkdml-run maps, family by family (ops.h). An op type is in
- * one family only (test/tools/test_onnx_ops.c checks).
+ * one family only (test/tools/test_onnx_lowering.c checks).
  */
 #include "ops.h"
 

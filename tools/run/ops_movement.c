@@ -18,7 +18,6 @@
  *   smaller than the data off the axis (SCATTER_ELEMENTS takes the data's sizes there).
  * - DepthToSpace (DCR, CRD), SpaceToDepth: DEPTH_TO_SPACE1, SPACE_TO_DEPTH1.
  * - OneHot: ONE_HOT (non-integer indices through CAST first). ReverseSequence: REVERSE_SUBSEQUENCES.
- * - Trilu: DIAGONAL_MATRIX1 writing zeros over the span of diagonals cleared, the input elsewhere.
  * - NonZero, Unique: their output shapes depend on the values, so they fold only when the input is
  *   a constant (else unsupported; DirectML has no unique operator). Compress: a GATHER of the
  *   positions its condition selects, which must be known on the host (a constant or given input).
@@ -1322,65 +1321,6 @@ static bool emit_reverse_sequence(struct run_node *n)
             && run_emit(n, DML_OPERATOR_REVERSE_SUBSEQUENCES, &desc, n->in, 2, n->out, 1);
 }
 
-/* ---- Trilu ---- */
-
-static bool trilu_k(struct run_node *n, int64_t *k)
-{
-    const struct run_tensor *t;
-
-    *k = 0;
-    if (!run_in(n, 1))
-        return true;
-    if (!(t = run_in_host(n, 1)))
-        return false;
-    *k = run_tensor_get_int(t, 0);
-    return true;
-}
-
-static bool infer_trilu(struct run_node *n)
-{
-    int64_t k;
-
-    if (!run_need_io(n, 1, 1))
-        return false;
-
-    if (n->in[0]->shape.rank < 2)
-        return run_fail(n, "the input has %u dimensions, at least 2 needed", n->in[0]->shape.rank);
-    return trilu_k(n, &k) && set_out_like_input(n, 0, &n->in[0]->shape);
-}
-
-static int32_t clamp_int32(int64_t value)
-{
-    return value < INT32_MIN + 1 ? INT32_MIN + 1 : value > INT32_MAX - 1 ? INT32_MAX - 1 : (int32_t)value;
-}
-
-/* Zeros over the diagonals Trilu clears (column - row below k for the upper part, above k for the
- * lower), the input elsewhere; batches of matrices as one dimension (DIAGONAL_MATRIX1: rank 2-4). */
-static bool emit_trilu(struct run_node *n)
-{
-    const struct run_shape *shape = &n->in[0]->shape;
-    bool upper = onnx_attr_int(n->onnx, "upper", 1) != 0;
-    DML_DIAGONAL_MATRIX1_OPERATOR_DESC desc;
-    uint32_t sizes[3] = {1};
-    unsigned int i;
-    int64_t k;
-
-    if (!trilu_k(n, &k))
-        return false;
-    for (i = 0; i + 2 < shape->rank; ++i)
-        sizes[0] *= (uint32_t)shape->dims[i];
-    sizes[1] = (uint32_t)shape->dims[shape->rank - 2];
-    sizes[2] = (uint32_t)shape->dims[shape->rank - 1];
-    desc.InputTensor = run_desc_view(n, n->in[0], 3, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
-    desc.OutputTensor = run_desc_view(n, n->out[0], 3, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
-    desc.ValueDataType = run_dml_type(n->lower, n->out[0]->type);
-    desc.Value = run_scalar(desc.ValueDataType, 0.0);
-    desc.DiagonalFillBegin = upper ? INT32_MIN : clamp_int32(k + 1);
-    desc.DiagonalFillEnd = upper ? clamp_int32(k) : INT32_MAX;
-    return desc.InputTensor && desc.OutputTensor
-            && run_emit(n, DML_OPERATOR_DIAGONAL_MATRIX1, &desc, n->in, 1, n->out, 1);
-}
-
 /* ---- NonZero, Compress, Unique: data-dependent shapes ---- */
 
 static bool is_nonzero(const struct run_tensor *t, int64_t i)
@@ -1704,7 +1644,6 @@ const struct run_op run_ops_movement[] =
     {"Split", infer_split, fold_split, emit_split},
     {"Tile", infer_tile, fold_tile, emit_tile},
     {"Transpose", infer_transpose, fold_transpose, emit_transpose, .reads_views = true},
-    {"Trilu", infer_trilu, NULL, emit_trilu},
     {"Unique", infer_unique, fold_unique, NULL},
     {NULL},
 };
