@@ -24,10 +24,9 @@
  *   attention products of transformers) are one GEMM; anything else is multiplied over all
  *   labels (ELEMENT_WISE_MULTIPLY) and the summed labels reduced (REDUCE SUM), a product that
  *   materializes the whole label space.
- * - FLOAT64: DirectML's REDUCE, softmax, scans and multiply take no FLOAT64 (README.md,
- *   "Operator support"), so doubles are CAST to FLOAT, computed, and CAST back: results within
- *   ONNX's test tolerance, not double precision. Where rounding to FLOAT could change which element
- *   is selected (ArgMax, ArgMin, Hardmax, TopK), FLOAT64 is unsupported.
+ * - FLOAT64: vkdml's REDUCE, softmaxes, scans and multiply take no FLOAT64 (README.md, "Operator
+ *   support"): doubles are unsupported, as in every family (docs/onnx.md, "Operators"); computing
+ *   them in FLOAT would pass ONNX's tolerances without the precision asked for.
  * - Unsupported: NonMaxSuppression (DirectML has no such operator, and its output shape depends on
  *   the data); integer types a function lacks (README.md, "Reductions"); TopK with an output
  *   left out (CompileGraph wants both of TOP_K1's outputs connected: docs/graph.md).
@@ -41,37 +40,14 @@
 
 /* ---- Shared helpers ---- */
 
-static bool emit_cast(struct run_node *n, struct run_value *in, struct run_value *out)
+/* `v`, when the device computes in its type: DirectML's REDUCE, softmaxes, scans and multiply take no
+ * FLOAT64 on vkdml, and computing doubles in FLOAT would silently lose the precision asked for. */
+static struct run_value *device_input(struct run_node *n, struct run_value *v)
 {
-    DML_CAST_OPERATOR_DESC desc;
-
-    desc.InputTensor = run_desc(n, in, 0);
-    desc.OutputTensor = run_desc(n, out, 0);
-    return desc.InputTensor && desc.OutputTensor && run_emit(n, DML_OPERATOR_CAST, &desc, &in, 1, &out, 1);
-}
-
-/* `v`, or for a double a FLOAT copy of it (the file's head: FLOAT64). */
-static struct run_value *float_input(struct run_node *n, struct run_value *v)
-{
-    struct run_value *f;
-
     if (v->type != ONNX_DOUBLE)
         return v;
-    if (!(f = run_temp(n, ONNX_FLOAT, &v->shape)) || !emit_cast(n, v, f))
-        return NULL;
-    return f;
-}
-
-/* Where a computation meant for `out` writes: `out`, or for a double a FLOAT temp that
- * float_finish casts into it. */
-static struct run_value *float_output(struct run_node *n, struct run_value *out)
-{
-    return out->type == ONNX_DOUBLE ? run_temp(n, ONNX_FLOAT, &out->shape) : out;
-}
-
-static bool float_finish(struct run_node *n, struct run_value *computed, struct run_value *out)
-{
-    return computed == out || emit_cast(n, computed, out);
+    run_unsupported(n, "double: vkdml's operator has no FLOAT64 (docs/onnx.md, \"Operators\")");
+    return NULL;
 }
 
 static bool is_float(int type)
@@ -299,7 +275,7 @@ static bool emit_reduce(struct run_node *n)
     UINT axes[RUN_MAX_RANK], axis_count = 0, i;
     bool reduced[RUN_MAX_RANK], noop;
     DML_REDUCE_OPERATOR_DESC desc;
-    struct run_value *result;
+    struct run_value *result = out;
 
     if (!reduce_axes(n, reduced, &noop))
         return false;
@@ -316,15 +292,14 @@ static bool emit_reduce(struct run_node *n)
             axes[axis_count++] = i;
     if (!in->shape.rank)
         axes[axis_count++] = 0;     /* a scalar: one element, read as {1} */
-    if (!(in = float_input(n, in)) || !(result = float_output(n, out)))
+    if (!(in = device_input(n, in)))
         return false;
     desc.Function = f->function;
     desc.InputTensor = run_desc(n, in, 0);
     desc.OutputTensor = kept_dims_desc(n, result, &in->shape, reduced);
     desc.AxisCount = axis_count;
     desc.Axes = axes;
-    return desc.InputTensor && desc.OutputTensor && run_emit(n, DML_OPERATOR_REDUCE, &desc, &in, 1, &result, 1)
-            && float_finish(n, result, out);
+    return desc.InputTensor && desc.OutputTensor && run_emit(n, DML_OPERATOR_REDUCE, &desc, &in, 1, &result, 1);
 }
 
 /* ---- ArgMax, ArgMin ---- */
@@ -398,7 +373,7 @@ static DML_OPERATOR_TYPE softmax_operator(const struct run_node *n)
 static bool emit_softmax(struct run_node *n)
 {
     DML_OPERATOR_TYPE type = softmax_operator(n);
-    struct run_value *in = n->in[0], *out = n->out[0], *result;
+    struct run_value *in = n->in[0], *out = n->out[0], *result = out;
     DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC desc;     /* the layout of the three `1` descs */
     unsigned int rank = in->shape.rank, axis;
     UINT axes[RUN_MAX_RANK], axis_count = 0;
@@ -415,14 +390,13 @@ static bool emit_softmax(struct run_node *n)
     do
         axes[axis_count++] = axis;
     while (n->opset < 13 && ++axis < rank);
-    if (!(in = float_input(n, in)) || !(result = float_output(n, out)))
+    if (!(in = device_input(n, in)))
         return false;
     desc.InputTensor = run_desc(n, in, 0);
     desc.OutputTensor = run_desc(n, result, 0);
     desc.AxisCount = axis_count;
     desc.Axes = axes;
-    return desc.InputTensor && desc.OutputTensor && run_emit(n, type, &desc, &in, 1, &result, 1)
-            && float_finish(n, result, out);
+    return desc.InputTensor && desc.OutputTensor && run_emit(n, type, &desc, &in, 1, &result, 1);
 }
 
 /* ---- TopK ---- */
@@ -493,7 +467,7 @@ static bool emit_topk(struct run_node *n)
 
 static bool emit_cumsum(struct run_node *n)
 {
-    struct run_value *in = n->in[0], *out = n->out[0], *result;
+    struct run_value *in = n->in[0], *out = n->out[0], *result = out;
     DML_CUMULATIVE_SUMMATION_OPERATOR_DESC desc;
     unsigned int axis;
     int64_t value;
@@ -512,7 +486,7 @@ static bool emit_cumsum(struct run_node *n)
         default:
             return run_unsupported(n, "DirectML's CUMULATIVE_SUMMATION has no %s", onnx_type_name(in->type));
     }
-    if (!(in = float_input(n, in)) || !(result = float_output(n, out)))
+    if (!(in = device_input(n, in)))
         return false;
     desc.InputTensor = run_desc(n, in, 0);
     desc.OutputTensor = run_desc(n, result, 0);
@@ -521,8 +495,7 @@ static bool emit_cumsum(struct run_node *n)
             ? DML_AXIS_DIRECTION_DECREASING : DML_AXIS_DIRECTION_INCREASING;
     desc.HasExclusiveSum = onnx_attr_int(n->onnx, "exclusive", 0) ? TRUE : FALSE;
     return desc.InputTensor && desc.OutputTensor
-            && run_emit(n, DML_OPERATOR_CUMULATIVE_SUMMATION, &desc, &in, 1, &result, 1)
-            && float_finish(n, result, out);
+            && run_emit(n, DML_OPERATOR_CUMULATIVE_SUMMATION, &desc, &in, 1, &result, 1);
 }
 
 /* ---- Trilu ---- */
@@ -1026,12 +999,11 @@ static bool emit_einsum(struct run_node *n)
             return run_unsupported(n, "DirectML's REDUCE has no SUM for %s", onnx_type_name(out->type));
     }
     for (i = 0; i < e.operands; ++i)
-        if (n->in[i]->type != out->type || !(operands[i] = float_input(n, n->in[i])))
+        if (n->in[i]->type != out->type || !(operands[i] = device_input(n, n->in[i])))
             return n->in[i]->type != out->type ? run_fail(n, "the operands' types differ") : false;
-    if (!(result = float_output(n, out)))
-        return false;
+    result = out;
     if (is_float(out->type) && einsum_gemm_plan(&e, &operands[0]->shape, &operands[1]->shape, &out->shape, &gemm))
-        return einsum_gemm(n, &gemm, operands, result) && float_finish(n, result, out);
+        return einsum_gemm(n, &gemm, operands, result);
     if (!(product = einsum_product(n, &e, operands, result, &product_desc)))
         return false;
     if (e.order_count > e.out_count)
@@ -1058,7 +1030,7 @@ static bool emit_einsum(struct run_node *n)
         if (!desc.OutputTensor || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &product, 1, &result, 1))
             return false;
     }
-    return float_finish(n, result, out);
+    return true;
 }
 
 /* ---- NonMaxSuppression ---- */
