@@ -6,8 +6,8 @@
  * - Reshape (the shape attribute before opset 5, then the input; 0 copies, -1 infers, allowzero
  *   from 14), Flatten, Squeeze and Unsqueeze (axes attribute before 13, input after): the data is
  *   the input's, so the output aliases it (or is copied on the host when the input is constant).
- * - ConstantOfShape, Range, EyeLike: generators whose values depend only on shapes and on inputs
- *   known on the host, always folded; Range's and ConstantOfShape's inputs decide the output's
+ * - ConstantOfShape, Range, EyeLike, HannWindow, HammingWindow, BlackmanWindow: generators whose
+ *   values depend only on shapes and on inputs known on the host, always folded; Range's and ConstantOfShape's inputs decide the output's
  *   shape, so they must be known before the run (run_in_host).
  * docs/onnx.md, "Operators".
  */
@@ -505,6 +505,65 @@ static bool fold_range(struct run_node *n)
     return true;
 }
 
+/* ---- HannWindow, HammingWindow, BlackmanWindow ---- */
+
+/* The window's length: input 0, a scalar known before the run (it decides the output's shape). */
+static bool window_size(struct run_node *n, int64_t *size)
+{
+    int64_t values[1];
+
+    if (!n->in[0] || run_in_ints(n, 0, values, 1) != 1)
+        return n->in[0] ? false : run_fail(n, "no size input");
+    if (values[0] < 0 || values[0] > RUN_MAX_ELEMENTS)
+        return run_fail(n, "window size %" PRId64, values[0]);
+    *size = values[0];
+    return true;
+}
+
+static bool infer_window(struct run_node *n)
+{
+    struct run_shape shape = {1, {0}};
+    int type = (int)onnx_attr_int(n->onnx, "output_datatype", ONNX_FLOAT);
+
+    if (!window_size(n, &shape.dims[0]))
+        return false;
+    if (!onnx_type_size(type) || type == ONNX_BFLOAT16)
+        return run_unsupported(n, "output_datatype %s", onnx_type_name(type));
+    run_set_out(n, 0, type, &shape);
+    return true;
+}
+
+/* ONNX's generalized cosine windows: a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N the size when
+ * periodic, else the size - 1. */
+static bool fold_window(struct run_node *n)
+{
+    const char *op = n->onnx->op_type;
+    double a0 = 0.5, a1 = 0.5, a2 = 0.0, period;
+    struct run_tensor *out;
+    int64_t size, i;
+
+    if (!window_size(n, &size) || !(out = run_out_host(n, 0)))
+        return false;
+    if (!strcmp(op, "HammingWindow"))
+    {
+        a0 = 25.0 / 46.0;
+        a1 = 1.0 - a0;
+    }
+    else if (!strcmp(op, "BlackmanWindow"))
+    {
+        a0 = 0.42;
+        a2 = 0.08;
+    }
+    period = (double)(onnx_attr_int(n->onnx, "periodic", 1) ? size : size - 1);
+    for (i = 0; i < size; ++i)
+    {
+        double x = period > 0.0 ? 2.0 * M_PI * (double)i / period : 0.0;
+
+        run_tensor_set_double(out, i, a0 - a1 * cos(x) + a2 * cos(2.0 * x));
+    }
+    return true;
+}
+
 /* ---- EyeLike ---- */
 
 static bool infer_eye_like(struct run_node *n)
@@ -543,7 +602,10 @@ const struct run_op run_ops_shape[] =
 {
     {"Constant", infer_constant, fold_constant, NULL, true},
     {"ConstantOfShape", infer_constant_of_shape, fold_constant_of_shape, NULL, true},
+    {"BlackmanWindow", infer_window, fold_window, NULL, true},
     {"EyeLike", infer_eye_like, fold_eye_like, NULL, true},
+    {"HammingWindow", infer_window, fold_window, NULL, true},
+    {"HannWindow", infer_window, fold_window, NULL, true},
     {"Flatten", infer_flatten, fold_copy, emit_identity},
     {"Identity", infer_identity, fold_copy, emit_identity},
     {"Range", infer_range, fold_range, NULL, true},
