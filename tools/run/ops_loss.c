@@ -14,12 +14,12 @@
  * - reduction "none" negates with ELEMENT_WISE_IDENTITY's ScaleBias; "sum" is REDUCE SUM over every
  *   axis, then the negation; "mean" divides the sum by the sum of the picked weights
  *   (ELEMENT_WISE_DIVIDE), or, with neither weight nor ignore_index, scales it by -1 / count.
- *   Every position ignored makes the mean 0 / 0 (NaN), as ONNX's reference computes it.
- * - A target outside [0, C) that is not ignore_index is invalid input for ONNX; here -C to -1 count
- *   from the end (as the numpy indexing of ONNX's reference does) and others read 0 (README.md,
- *   "Indices out of range").
- * Unsupported: double and bfloat16 inputs (vkdml's LOG_SOFTMAX1, MULTIPLY, REDUCE AVERAGE... take
- * FLOAT32 and FLOAT16, README.md "Operator support"; DirectML has no bfloat16).
+ *   Every position ignored makes that mean 0 / 0: NaN.
+ * - A target outside [0, C) that is not ignore_index is invalid input for ONNX. Here -C to -1 count
+ *   from the end (ONNX's rule for negative indices, as GATHER_ELEMENTS reads them), and any other
+ *   reads 0 (README.md, "Indices out of range"): its loss is 0, and with a weight its weight too.
+ * Unsupported: double inputs (vkdml's ACTIVATION_LOG_SOFTMAX1 and element-wise math take no FLOAT64,
+ * README.md "Operator support") and bfloat16 ones (DirectML has no such type).
  */
 #include "ops.h"
 
@@ -100,6 +100,8 @@ static bool check_types(struct run_node *n, const struct loss *loss)
 static bool parse_loss(struct run_node *n, struct loss *loss)
 {
     memset(loss, 0, sizeof(*loss));
+    if (n->opset < 12)
+        return run_fail(n, "%s is defined from opset 12", n->onnx->op_type);
     if (!run_need_io(n, 2, 1))
         return false;
     loss->scores = run_in(n, 0);
