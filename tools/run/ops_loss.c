@@ -24,6 +24,7 @@
 #include "ops.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,8 +113,11 @@ static bool parse_loss(struct run_node *n, struct loss *loss)
         return false;
     if (loss->weight && (loss->weight->shape.rank != 1 || loss->weight->shape.dims[0] != loss->scores->shape.dims[1]))
         return run_fail(n, "weight '%s' is not [C] (C = %" PRId64 ")", loss->weight->name, loss->scores->shape.dims[1]);
-    if ((loss->has_ignore_index = onnx_attr_has(n->onnx, "ignore_index")))
-        loss->ignore_index = onnx_attr_int(n->onnx, "ignore_index", 0);
+    loss->ignore_index = onnx_attr_int(n->onnx, "ignore_index", 0);
+    loss->has_ignore_index = onnx_attr_has(n->onnx, "ignore_index");
+    /* No int32 target equals an ignore_index beyond int32: the same as none. */
+    if (loss->target->type == ONNX_INT32 && (loss->ignore_index < INT32_MIN || loss->ignore_index > INT32_MAX))
+        loss->has_ignore_index = false;
     return true;
 }
 
@@ -222,14 +226,13 @@ static bool emit_binary(struct run_node *n, DML_OPERATOR_TYPE type, struct run_v
     return desc.ATensor && desc.BTensor && desc.OutputTensor && run_emit(n, type, &desc, inputs, 2, &out, 1);
 }
 
-/* out = mask ? 0 : value. */
-static bool emit_unless(struct run_node *n, struct run_value *mask, struct run_value *value, struct run_value *out)
+/* out = mask ? zero : value. */
+static bool emit_unless(struct run_node *n, struct run_value *mask, struct run_value *zero, struct run_value *value,
+        struct run_value *out)
 {
-    struct run_value *zero = loss_constant(n, value->type, 0.0), *inputs[3] = {mask, zero, value};
+    struct run_value *inputs[3] = {mask, zero, value};
     DML_ELEMENT_WISE_IF_OPERATOR_DESC desc = {0};
 
-    if (!zero)
-        return false;
     desc.ConditionTensor = desc_at(n, mask, &out->shape);
     desc.ATensor = desc_at(n, zero, &out->shape);
     desc.BTensor = desc_at(n, value, &out->shape);
@@ -279,7 +282,7 @@ static struct run_value *loss_temp(struct run_node *n, const struct loss *loss, 
 /* The weight of each position: the gathered class weight, 0 where ignored; NULL when every
  * position weighs 1 (no weight, no ignore_index). */
 static struct run_value *position_weights(struct run_node *n, const struct loss *loss, struct run_value *picked_weight,
-        struct run_value *ignored)
+        struct run_value *ignored, struct run_value *zero)
 {
     struct run_value *weights;
 
@@ -287,7 +290,8 @@ static struct run_value *position_weights(struct run_node *n, const struct loss 
         return picked_weight;
     if (!picked_weight && !(picked_weight = loss_constant(n, loss->scores->type, 1.0)))
         return NULL;
-    if (!(weights = loss_temp(n, loss, loss->scores->type, false)) || !emit_unless(n, ignored, picked_weight, weights))
+    if (!(weights = loss_temp(n, loss, loss->scores->type, false))
+            || !emit_unless(n, ignored, zero, picked_weight, weights))
         return NULL;
     return weights;
 }
@@ -318,7 +322,8 @@ static bool emit_reduction(struct run_node *n, const struct loss *loss, struct r
 static bool emit_nll(struct run_node *n, const struct loss *loss, struct run_value *log_prob)
 {
     int type = loss->scores->type;
-    struct run_value *picked, *picked_weight = NULL, *losses, *ignored = NULL, *weighted, *masked, *index;
+    struct run_value *picked, *picked_weight = NULL, *losses, *ignored = NULL, *zero = NULL, *weighted, *masked;
+    struct run_value *index;
 
     if (!(picked = loss_temp(n, loss, type, false))
             || !emit_pick(n, loss, log_prob, run_desc(n, log_prob, 0), picked))
@@ -335,16 +340,18 @@ static bool emit_nll(struct run_node *n, const struct loss *loss, struct run_val
     }
     if (loss->has_ignore_index)
     {
-        if (!(index = loss_constant(n, loss->target->type, (double)loss->ignore_index))
-                || !(ignored = loss_temp(n, loss, ONNX_BOOL, false))
+        if (!(index = loss_constant(n, loss->target->type, 0.0)) || !(zero = loss_constant(n, type, 0.0)))
+            return false;
+        run_tensor_set_int(index->host, 0, loss->ignore_index);
+        if (!(ignored = loss_temp(n, loss, ONNX_BOOL, false))
                 || !emit_binary(n, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, loss->target, index, ignored)
-                || !(masked = loss_temp(n, loss, type, false)) || !emit_unless(n, ignored, losses, masked))
+                || !(masked = loss_temp(n, loss, type, false)) || !emit_unless(n, ignored, zero, losses, masked))
             return false;
         losses = masked;
     }
     if (loss->reduction == LOSS_MEAN && (loss->weight || ignored))
     {
-        struct run_value *weights = position_weights(n, loss, picked_weight, ignored);
+        struct run_value *weights = position_weights(n, loss, picked_weight, ignored, zero);
 
         return weights && emit_reduction(n, loss, losses, weights);
     }
