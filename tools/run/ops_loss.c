@@ -121,17 +121,34 @@ static bool parse_loss(struct run_node *n, struct loss *loss)
     return true;
 }
 
-static bool infer_loss(struct run_node *n)
+/* Output 0, the loss: shaped like the target with reduction "none", else a scalar. */
+static bool infer_loss(struct run_node *n, const struct loss *loss)
 {
     struct run_shape scalar = {0};
+
+    run_set_out(n, 0, loss->scores->type, loss->reduction == LOSS_NONE ? &loss->target->shape : &scalar);
+    return true;
+}
+
+static bool infer_nll_loss(struct run_node *n)
+{
     struct loss loss;
 
-    if (!parse_loss(n, &loss))
-        return false;
-    run_set_out(n, 0, loss.scores->type, loss.reduction == LOSS_NONE ? &loss.target->shape : &scalar);
-    /* SoftmaxCrossEntropyLoss's log_prob; NegativeLogLikelihoodLoss has one output. */
     if (n->out_count > 1)
-        run_set_out(n, 1, loss.scores->type, &loss.scores->shape);
+        return run_fail(n, "%u outputs; it has one", n->out_count);
+    return parse_loss(n, &loss) && infer_loss(n, &loss);
+}
+
+/* Output 1, log_prob, is shaped like the scores. */
+static bool infer_sce_loss(struct run_node *n)
+{
+    struct loss loss;
+
+    if (n->out_count > 2)
+        return run_fail(n, "%u outputs; it has two", n->out_count);
+    if (!parse_loss(n, &loss) || !infer_loss(n, &loss))
+        return false;
+    run_set_out(n, 1, loss.scores->type, &loss.scores->shape);
     return true;
 }
 
@@ -318,12 +335,24 @@ static bool emit_reduction(struct run_node *n, const struct loss *loss, struct r
     return emit_scale(n, mean, -1.0f, n->out[0]);
 }
 
+/* `*ignored` = (target == ignore_index) and `*zero`, the value those positions get. */
+static bool emit_ignored(struct run_node *n, const struct loss *loss, struct run_value **ignored,
+        struct run_value **zero)
+{
+    struct run_value *index;
+
+    if (!(index = loss_constant(n, loss->target->type, 0.0)) || !(*zero = loss_constant(n, loss->scores->type, 0.0)))
+        return false;
+    run_tensor_set_int(index->host, 0, loss->ignore_index);
+    return (*ignored = loss_temp(n, loss, ONNX_BOOL, false))
+            && emit_binary(n, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, loss->target, index, *ignored);
+}
+
 /* NegativeLogLikelihoodLoss of `log_prob` (input 0, or SoftmaxCrossEntropyLoss's log-softmax). */
 static bool emit_nll(struct run_node *n, const struct loss *loss, struct run_value *log_prob)
 {
     int type = loss->scores->type;
     struct run_value *picked, *picked_weight = NULL, *losses, *ignored = NULL, *zero = NULL, *weighted, *masked;
-    struct run_value *index;
 
     if (!(picked = loss_temp(n, loss, type, false))
             || !emit_pick(n, loss, log_prob, run_desc(n, log_prob, 0), picked))
@@ -340,12 +369,8 @@ static bool emit_nll(struct run_node *n, const struct loss *loss, struct run_val
     }
     if (loss->has_ignore_index)
     {
-        if (!(index = loss_constant(n, loss->target->type, 0.0)) || !(zero = loss_constant(n, type, 0.0)))
-            return false;
-        run_tensor_set_int(index->host, 0, loss->ignore_index);
-        if (!(ignored = loss_temp(n, loss, ONNX_BOOL, false))
-                || !emit_binary(n, DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS, loss->target, index, ignored)
-                || !(masked = loss_temp(n, loss, type, false)) || !emit_unless(n, ignored, zero, losses, masked))
+        if (!emit_ignored(n, loss, &ignored, &zero) || !(masked = loss_temp(n, loss, type, false))
+                || !emit_unless(n, ignored, zero, losses, masked))
             return false;
         losses = masked;
     }
@@ -389,7 +414,7 @@ static bool emit_sce_loss(struct run_node *n)
 
 const struct run_op run_ops_loss[] =
 {
-    {"NegativeLogLikelihoodLoss", infer_loss, NULL, emit_nll_loss},
-    {"SoftmaxCrossEntropyLoss", infer_loss, NULL, emit_sce_loss},
+    {"NegativeLogLikelihoodLoss", infer_nll_loss, NULL, emit_nll_loss},
+    {"SoftmaxCrossEntropyLoss", infer_sce_loss, NULL, emit_sce_loss},
     {NULL},
 };
