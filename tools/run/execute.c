@@ -1,8 +1,10 @@
 /*
  * vkdml-run's device work (docs/onnx.md, "Running"), as any DirectML application does it: one
  * upload of every graph input (weights and model inputs, each at a 256-byte aligned offset), the
- * initializer with the weights bound as its input array, the graph's dispatch into one command list
- * with vkdml's profiler attached, and one readback of every output.
+ * initializer with the weights bound as its input array, the graph's dispatch into one command list,
+ * and one readback of every output. --runs times the graph as vkdml-bench's graph presets do
+ * (README.md, "Benchmarks"): between two tiny timed dispatches (markers), runs back to back after a
+ * warm-up, no per-node timestamp in between; --report's per-node times are a second, profiled pass.
  */
 #include "execute.h"
 
@@ -15,6 +17,9 @@
 #include "tool_d3d12.h"
 
 #define RUN_ALIGNMENT 256
+#define RUNS_PER_LIST 16u               /* timed runs recorded back to back in one command list */
+#define WARM_UP_MS 300.0                /* an idle GPU runs at reduced clocks at first */
+#define MARKER_ELEMENTS 64u
 
 static bool exec_error(char *error, size_t error_size, const char *what, HRESULT hr)
 {
@@ -438,18 +443,17 @@ static double median(double *values, unsigned int count)
     return count ? values[count / 2] : 0.0;
 }
 
-/* `runs` executions of the recorded list, each timed by the profiler and by the wall clock. */
-static bool time_runs(struct exec *e, unsigned int runs, bool per_node, struct run_stats *stats, char *error,
-        size_t error_size)
+/* `runs` executions of the graph with the profiler attached: each node's time (--report). */
+static bool time_nodes(struct exec *e, unsigned int runs, struct run_stats *stats, char *error, size_t error_size)
 {
     unsigned int entry_capacity = e->g->desc.NodeCount * 4 + 16, i, j, count;
     struct vkdml_profiler_entry *entries = calloc(entry_capacity, sizeof(*entries));
-    double *gpu = calloc(runs, sizeof(*gpu)), *wall = calloc(runs, sizeof(*wall)), *node_times = NULL;
     struct vkdml_profiler *profiler = NULL;
+    double *node_times = NULL;
     HRESULT hr = E_OUTOFMEMORY;
     bool ok = false;
 
-    if (!entries || !gpu || !wall)
+    if (!entries)
         goto done;
     if (FAILED(hr = vkdml_profiler_create(e->d->dml, entry_capacity, &profiler))
             || FAILED(hr = begin_list(e->d))
@@ -459,17 +463,10 @@ static bool time_runs(struct exec *e, unsigned int runs, bool per_node, struct r
         goto done;
     for (i = 0; i < runs; ++i)
     {
-        double start = now_ms();
-
-        if (FAILED(hr = execute_list(e)))
-            goto done;
-        wall[i] = now_ms() - start;
         count = entry_capacity;
-        if (FAILED(hr = vkdml_profiler_get_results(profiler, entries, sizeof(*entries), &count)) || !count)
+        if (FAILED(hr = execute_list(e))
+                || FAILED(hr = vkdml_profiler_get_results(profiler, entries, sizeof(*entries), &count)) || !count)
             goto done;
-        gpu[i] = (entries[count - 1].end_ns - entries[0].start_ns) * 1e-6;
-        if (!per_node)
-            continue;
         if (!stats->nodes)
         {
             stats->nodes = calloc(count, sizeof(*stats->nodes));
@@ -485,14 +482,10 @@ static bool time_runs(struct exec *e, unsigned int runs, bool per_node, struct r
     }
     for (j = 0; j < stats->node_count; ++j)
         stats->nodes[j].median_ms = median(node_times + (size_t)j * runs, runs);
-    stats->runs = runs;
-    stats->wall_ms = median(wall, runs);
-    stats->gpu_ms = median(gpu, runs);
-    stats->gpu_min_ms = gpu[0];
     ok = true;
 done:
     if (!ok)
-        exec_error(error, error_size, "timing the runs", hr);
+        exec_error(error, error_size, "timing the nodes", hr);
     /* The list keeps a reference to the profiler until it is reset without one. */
     if (profiler && SUCCEEDED(begin_list(e->d)))
     {
@@ -501,10 +494,199 @@ done:
     }
     vkdml_profiler_destroy(profiler);
     free(entries);
-    free(gpu);
-    free(wall);
     free(node_times);
     return ok;
+}
+
+/* ---- The whole graph's time: markers around each run ---- */
+
+/* A tiny IDENTITY whose profiler timestamps wait for all earlier work (vkdml.h, "Profiling"). */
+struct marker
+{
+    IDMLCompiledOperator *op;
+    ID3D12DescriptorHeap *heap;
+    IDMLBindingTable *table;
+    ID3D12Resource *buffer;             /* the input, then the output at RUN_ALIGNMENT */
+};
+
+static void release_marker(struct marker *m)
+{
+    if (m->table)
+        IDMLBindingTable_Release(m->table);
+    if (m->heap)
+        ID3D12DescriptorHeap_Release(m->heap);
+    if (m->buffer)
+        ID3D12Resource_Release(m->buffer);
+    if (m->op)
+        IDMLCompiledOperator_Release(m->op);
+}
+
+static HRESULT compile_marker(struct exec *e, struct marker *m)
+{
+    UINT sizes[4] = {1, 1, 1, MARKER_ELEMENTS};
+    DML_BUFFER_TENSOR_DESC buffer = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, sizes, NULL,
+            MARKER_ELEMENTS * sizeof(float), 0};
+    DML_TENSOR_DESC tensor = {DML_TENSOR_TYPE_BUFFER, &buffer};
+    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC identity = {&tensor, &tensor, NULL};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_ELEMENT_WISE_IDENTITY, &identity};
+    IDMLOperator *op;
+    HRESULT hr;
+
+    if (FAILED(hr = IDMLDevice_CreateOperator(e->d->dml, &desc, &IID_IDMLOperator, (void **)&op)))
+        return hr;
+    hr = IDMLDevice_CompileOperator(e->d->dml, op, DML_EXECUTION_FLAG_NONE, &IID_IDMLCompiledOperator,
+            (void **)&m->op);
+    IDMLOperator_Release(op);
+    return hr;
+}
+
+static HRESULT create_marker_table(struct exec *e, struct marker *m, void *dispatchable)
+{
+    DML_BINDING_TABLE_DESC desc;
+
+    if (m->table)
+        IDMLBindingTable_Release(m->table);
+    m->table = NULL;
+    desc.Dispatchable = dispatchable;
+    desc.CPUDescriptorHandle = ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart(m->heap);
+    desc.GPUDescriptorHandle = ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart(m->heap);
+    desc.SizeInDescriptors = descriptor_count(dispatchable);
+    return IDMLDevice_CreateBindingTable(e->d->dml, &desc, &IID_IDMLBindingTable, (void **)&m->table);
+}
+
+static void record_marker(struct exec *e, struct marker *m, struct vkdml_profiler *profiler, void *dispatchable)
+{
+    ID3D12DescriptorHeap *heaps[1] = {m->heap};
+
+    vkdml_command_list_set_profiler(e->d->list, profiler);
+    ID3D12GraphicsCommandList_SetDescriptorHeaps(e->d->list, 1, heaps);
+    IDMLCommandRecorder_RecordDispatch(e->d->recorder, (ID3D12CommandList *)e->d->list,
+            (IDMLDispatchable *)dispatchable, m->table);
+    vkdml_command_list_set_profiler(e->d->list, NULL);
+    tool_uav_barrier(e->d->list);
+}
+
+/* The marker compiled, initialized (it has nothing to initialize, but DirectML asks it) and bound. */
+static HRESULT create_marker(struct exec *e, struct marker *m)
+{
+    D3D12_DESCRIPTOR_HEAP_DESC heap = {D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV, 0,
+            D3D12_DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, 0};
+    IDMLOperatorInitializer *initializer = NULL;
+    DML_BUFFER_BINDING storage[2];
+    DML_BINDING_DESC input, output;
+    HRESULT hr;
+
+    if (FAILED(hr = compile_marker(e, m))
+            || FAILED(hr = IDMLDevice_CreateOperatorInitializer(e->d->dml, 1, &m->op, &IID_IDMLOperatorInitializer,
+                    (void **)&initializer)))
+        return hr;
+    heap.NumDescriptors = descriptor_count(initializer) > descriptor_count(m->op) ? descriptor_count(initializer)
+            : descriptor_count(m->op);
+    heap.NumDescriptors += !heap.NumDescriptors;
+    if (SUCCEEDED(hr = ID3D12Device_CreateDescriptorHeap(e->d->d3d, &heap, &IID_ID3D12DescriptorHeap,
+            (void **)&m->heap))
+            && SUCCEEDED(hr = optional_buffer(e, 2 * RUN_ALIGNMENT, &m->buffer))
+            && SUCCEEDED(hr = create_marker_table(e, m, initializer))
+            && SUCCEEDED(hr = begin_list(e->d)))
+    {
+        record_marker(e, m, NULL, initializer);
+        hr = submit_and_wait(e->d);
+    }
+    IDMLOperatorInitializer_Release(initializer);
+    if (FAILED(hr) || FAILED(hr = create_marker_table(e, m, m->op)))
+        return hr;
+    input = tool_buffer_binding(&storage[0], m->buffer, MARKER_ELEMENTS * sizeof(float));
+    output = tool_buffer_binding(&storage[1], m->buffer, MARKER_ELEMENTS * sizeof(float));
+    storage[1].Offset = RUN_ALIGNMENT;
+    IDMLBindingTable_BindInputs(m->table, 1, &input);
+    IDMLBindingTable_BindOutputs(m->table, 1, &output);
+    return S_OK;
+}
+
+/* `count` runs of the graph, each between two markers; the graph itself is not profiled. */
+static HRESULT record_marked_runs(struct exec *e, struct marker *m, struct vkdml_profiler *profiler,
+        unsigned int count)
+{
+    unsigned int i;
+    HRESULT hr;
+
+    if (FAILED(hr = vkdml_profiler_reset(profiler)) || FAILED(hr = begin_list(e->d)))
+        return hr;
+    for (i = 0; i < count; ++i)
+    {
+        record_marker(e, m, profiler, m->op);
+        record_dispatch(e, e->compiled);
+        record_marker(e, m, profiler, m->op);
+    }
+    return ID3D12GraphicsCommandList_Close(e->d->list);
+}
+
+/* Lists of up to RUNS_PER_LIST runs until `runs` are timed, after WARM_UP_MS of untimed ones. */
+static HRESULT time_marked_runs(struct exec *e, struct marker *m, struct vkdml_profiler *profiler,
+        unsigned int runs, double *gpu, double *wall)
+{
+    unsigned int per_list = runs < RUNS_PER_LIST ? runs : RUNS_PER_LIST, samples = 0, i, lists = 0;
+    struct vkdml_profiler_entry entries[2 * RUNS_PER_LIST];
+    double start = now_ms(), list_ms;
+    uint32_t count;
+    HRESULT hr;
+
+    if (FAILED(hr = record_marked_runs(e, m, profiler, per_list)))
+        return hr;
+    while (now_ms() - start < WARM_UP_MS || !lists++)
+        if (FAILED(hr = execute_list(e)))
+            return hr;
+    while (samples < runs)
+    {
+        start = now_ms();
+        if (FAILED(hr = execute_list(e)))
+            return hr;
+        list_ms = (now_ms() - start) / per_list;
+        count = 2 * per_list;
+        if (FAILED(hr = vkdml_profiler_get_results(profiler, entries, sizeof(entries[0]), &count)))
+            return hr;
+        if (count != 2 * per_list)
+            return E_FAIL;
+        for (i = 0; i < per_list && samples < runs; ++i, ++samples)
+        {
+            gpu[samples] = (entries[2 * i + 1].start_ns - entries[2 * i].end_ns) * 1e-6;
+            wall[samples] = list_ms;
+        }
+    }
+    return S_OK;
+}
+
+/* The graph's time per run, from the end of one marker to the start of the next. */
+static bool time_graph(struct exec *e, unsigned int runs, struct run_stats *stats, char *error, size_t error_size)
+{
+    double *gpu = calloc(runs, sizeof(*gpu)), *wall = calloc(runs, sizeof(*wall));
+    struct vkdml_profiler *profiler = NULL;
+    struct marker m;
+    HRESULT hr = E_OUTOFMEMORY;
+
+    memset(&m, 0, sizeof(m));
+    if (gpu && wall && SUCCEEDED(hr = create_marker(e, &m))
+            && SUCCEEDED(hr = vkdml_profiler_create(e->d->dml, 2 * RUNS_PER_LIST, &profiler))
+            && SUCCEEDED(hr = time_marked_runs(e, &m, profiler, runs, gpu, wall)))
+    {
+        stats->runs = runs;
+        stats->wall_ms = median(wall, runs);
+        stats->gpu_ms = median(gpu, runs);
+        stats->gpu_min_ms = gpu[0];
+    }
+    else
+    {
+        exec_error(error, error_size, "timing the runs", hr);
+    }
+    /* The list keeps a reference to the profiler until it is reset without one. */
+    if (profiler && SUCCEEDED(begin_list(e->d)))
+        ID3D12GraphicsCommandList_Close(e->d->list);
+    if (profiler)
+        vkdml_profiler_destroy(profiler);
+    release_marker(&m);
+    free(gpu);
+    free(wall);
+    return SUCCEEDED(hr);
 }
 
 static void release_exec(struct exec *e)
@@ -578,8 +760,8 @@ bool run_graph_execute(struct run_device *device, const struct run_graph *graph,
     else if (FAILED(hr = bind_execution(&e)) || FAILED(hr = record_run(&e, true)) || FAILED(hr = execute_list(&e)))
         exec_error(error, error_size, "running the graph", hr);
     else
-        ok = read_outputs(&e, outputs, error, error_size) && (!runs || time_runs(&e, runs, per_node, stats, error,
-                error_size));
+        ok = read_outputs(&e, outputs, error, error_size) && (!runs || (time_graph(&e, runs, stats, error,
+                error_size) && (!per_node || time_nodes(&e, runs, stats, error, error_size))));
     release_exec(&e);
     return ok;
 }

@@ -34,8 +34,8 @@ struct run_stats
 {
     double compile_ms, initialize_ms;   /* CompileGraph's wall time; the initializer's run */
     unsigned int runs;
-    double gpu_ms, gpu_min_ms;          /* first dispatch's start to last one's end, median and minimum */
-    double wall_ms;                     /* submit to fence, median */
+    double gpu_ms, gpu_min_ms;          /* a run between two markers (execute.c), median and minimum */
+    double wall_ms;                     /* submit to fence of a list of runs, per run, median */
     struct vkdml_graph_report report;
     bool have_report;
     struct run_node_time *nodes;        /* per node (--report), node_count of them */

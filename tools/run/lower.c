@@ -35,6 +35,7 @@ struct run_lower
     struct run_value **table;           /* open addressing on the name's hash */
     unsigned int table_size;
     struct run_graph graph;
+    bool *absorbed;                     /* by position in model->nodes: lowered by an earlier node */
     DML_GRAPH_NODE_DESC *nodes;
     DML_OPERATOR_GRAPH_NODE_DESC *node_descs;
     unsigned int operator_capacity, name_capacity;
@@ -365,15 +366,33 @@ struct desc_storage
     UINT strides[RUN_MAX_RANK];
 };
 
+static bool materialize(struct run_node *n, struct run_value *v);
+static bool compose_view(const struct run_value *v, unsigned int rank, const uint32_t *sizes, const uint32_t *strides,
+        uint32_t *composed);
+
 DML_TENSOR_DESC *run_desc_view(struct run_node *n, const struct run_value *v, unsigned int rank,
         const uint32_t *sizes, const uint32_t *strides, DML_TENSOR_DATA_TYPE type)
 {
     struct desc_storage *s = run_alloc(n, sizeof(*s));
+    uint32_t composed[RUN_MAX_RANK];
 
     if (!s)
     {
         run_fail(n, "out of memory");
         return NULL;
+    }
+    if (v->view_of)
+    {
+        /* Read the viewed tensor directly when the desc's strides compose with the view's. */
+        if (compose_view(v, rank, sizes, strides, composed))
+        {
+            strides = composed;
+            v = v->view_of;
+        }
+        else if (!materialize(n, (struct run_value *)v))
+        {
+            return NULL;
+        }
     }
     memcpy(s->sizes, sizes, rank * sizeof(*sizes));
     s->buffer.DataType = type != DML_TENSOR_DATA_TYPE_UNKNOWN ? type : run_dml_type(n->lower, v->type);
@@ -504,6 +523,8 @@ static bool add_input_edge(struct run_node *n, struct run_value *v, UINT node, U
     struct run_lower *l = n->lower;
     DML_GRAPH_DESC *d = &l->graph.desc;
 
+    if (v->view_of)
+        v = v->view_of;
     if (v->dml_node >= 0)
     {
         DML_INTERMEDIATE_GRAPH_EDGE_DESC edge = {(UINT)v->dml_node, v->dml_output, node, index, NULL};
@@ -605,6 +626,8 @@ bool run_alias(struct run_node *n, unsigned int out, struct run_value *in)
         return true;
     if (run_shape_elements(&v->shape) != run_shape_elements(&in->shape) || v->type != in->type)
         return run_fail(n, "output %u (%s) cannot alias '%s'", out, v->name, in->name);
+    if (in->view_of && !materialize(n, in))
+        return false;
     if (in->constant)
     {
         if (!(t = run_out_host(n, out)))
@@ -625,6 +648,208 @@ bool run_alias(struct run_node *n, unsigned int out, struct run_value *in)
     v->dml_output = in->dml_output;
     v->dml_input = in->dml_input;
     ++n->lower->graph.aliased_nodes;
+    return true;
+}
+
+/* ---- Absorbing a consumer ---- */
+
+static bool reads(const struct onnx_node *node, const char *name)
+{
+    unsigned int i;
+
+    for (i = 0; i < node->input_count; ++i)
+        if (!strcmp(node->inputs[i], name))
+            return true;
+    return false;
+}
+
+const struct onnx_node *run_sole_consumer(struct run_node *n, unsigned int out)
+{
+    const struct onnx_model *m = n->lower->model;
+    const struct onnx_node *consumer = NULL;
+    const char *name;
+    unsigned int i;
+
+    if (out >= n->out_count || !n->out[out])
+        return NULL;
+    name = n->out[out]->name;
+    for (i = 0; i < m->output_count; ++i)
+        if (!strcmp(m->outputs[i].name, name))
+            return NULL;
+    for (i = (unsigned int)(n->onnx - m->nodes) + 1; i < m->node_count; ++i)
+    {
+        if (!reads(&m->nodes[i], name))
+            continue;
+        if (consumer || n->lower->absorbed[i])
+            return NULL;
+        consumer = &m->nodes[i];
+    }
+    return consumer;
+}
+
+struct run_value *run_find(struct run_node *n, const char *name)
+{
+    return find_value(n->lower, name);
+}
+
+struct run_value *run_absorb(struct run_node *n, const struct onnx_node *consumer, unsigned int out)
+{
+    struct run_lower *l = n->lower;
+    struct run_value *v;
+
+    if (!consumer->output_count || !consumer->outputs[0][0] || find_value(l, consumer->outputs[0]))
+    {
+        run_fail(n, "cannot take over node '%s'", consumer->name);
+        return NULL;
+    }
+    if (!(v = new_value(l, consumer->outputs[0])))
+    {
+        run_fail(n, "out of memory");
+        return NULL;
+    }
+    v->type = n->out[out]->type;
+    v->shape = n->out[out]->shape;
+    v->inferred = true;
+    l->absorbed[consumer - l->model->nodes] = true;
+    ++l->graph.onnx_nodes;
+    return v;
+}
+
+/* ---- Views (docs/onnx.md, "Lowering") ---- */
+
+static void packed_strides(unsigned int rank, const uint32_t *sizes, uint32_t *strides)
+{
+    uint32_t stride = 1;
+    unsigned int i;
+
+    for (i = rank; i-- > 0;)
+    {
+        strides[i] = stride;
+        stride *= sizes[i];
+    }
+}
+
+/* The stride in the viewed tensor of a desc dimension that reads view `v` with `size` elements `stride`
+ * apart in v's packed layout: one dimension of v, or several that the view keeps contiguous. */
+static bool compose_dimension(const struct run_value *v, const int64_t *packed, uint32_t size, uint32_t stride,
+        uint32_t *out)
+{
+    const int64_t *dims = v->shape.dims;
+    int64_t remaining = size;
+    unsigned int j = v->shape.rank, next;
+
+    *out = 0;
+    if (size == 1 || !stride)
+        return true;
+    while (j-- > 0 && !(packed[j] == stride && dims[j] > 1))
+        ;
+    if (j >= v->shape.rank)
+        return false;
+    *out = (uint32_t)v->view_strides[j];
+    while (remaining > dims[j])
+    {
+        if (remaining % dims[j])
+            return false;
+        remaining /= dims[j];
+        for (next = j; next > 0 && dims[next - 1] == 1; --next)
+            ;
+        if (!next || v->view_strides[next - 1] != v->view_strides[j] * dims[j])
+            return false;
+        j = next - 1;
+    }
+    return true;
+}
+
+/* Element `offset` of v's packed layout, in the viewed tensor. */
+static int64_t view_offset(const struct run_value *v, int64_t offset)
+{
+    int64_t result = 0;
+    unsigned int i;
+
+    for (i = v->shape.rank; i-- > 0;)
+    {
+        result += offset % v->shape.dims[i] * v->view_strides[i];
+        offset /= v->shape.dims[i];
+    }
+    return result;
+}
+
+/* A desc over view `v` (sizes, strides in v's packed layout; NULL: packed) as strides of the viewed
+ * tensor; checked at each dimension's last element and at the desc's last element. */
+static bool compose_view(const struct run_value *v, unsigned int rank, const uint32_t *sizes, const uint32_t *strides,
+        uint32_t *composed)
+{
+    int64_t packed[RUN_MAX_RANK], last = 0, composed_last = 0;
+    uint32_t own_strides[RUN_MAX_RANK];
+    unsigned int i;
+
+    if (!strides)
+    {
+        packed_strides(rank, sizes, own_strides);
+        strides = own_strides;
+    }
+    for (i = v->shape.rank, last = 1; i-- > 0;)
+    {
+        packed[i] = last;
+        last *= v->shape.dims[i];
+    }
+    last = 0;
+    for (i = 0; i < rank; ++i)
+    {
+        int64_t end = (int64_t)(sizes[i] - 1) * strides[i];
+
+        if (!compose_dimension(v, packed, sizes[i], strides[i], &composed[i])
+                || end >= run_shape_elements(&v->shape)
+                || view_offset(v, end) != (int64_t)(sizes[i] - 1) * composed[i])
+            return false;
+        last += end;
+        composed_last += (int64_t)(sizes[i] - 1) * composed[i];
+    }
+    return last < run_shape_elements(&v->shape) && view_offset(v, last) == composed_last;
+}
+
+/* Copies view `v` out into a packed tensor (ELEMENT_WISE_IDENTITY); v is that tensor from then on. */
+static bool materialize(struct run_node *n, struct run_value *v)
+{
+    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
+    uint32_t sizes[RUN_MAX_RANK] = {1}, strides[RUN_MAX_RANK] = {0};
+    unsigned int rank = v->shape.rank ? v->shape.rank : 1, i;
+    struct run_value *copy;
+
+    memset(&desc, 0, sizeof(desc));
+    for (i = 0; i < v->shape.rank; ++i)
+    {
+        sizes[i] = (uint32_t)v->shape.dims[i];
+        strides[i] = (uint32_t)v->view_strides[i];
+    }
+    if (!(copy = run_temp(n, v->type, &v->shape))
+            || !(desc.InputTensor = run_desc_view(n, v->view_of, rank, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            || !(desc.OutputTensor = run_desc(n, copy, 0))
+            || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &v->view_of, 1, &copy, 1))
+        return false;
+    v->view_of = NULL;
+    v->dml_node = copy->dml_node;
+    v->dml_output = copy->dml_output;
+    return true;
+}
+
+bool run_view(struct run_node *n, unsigned int out, struct run_value *in, unsigned int rank, const uint32_t *sizes,
+        const uint32_t *strides)
+{
+    struct run_value *v = out < n->out_count ? n->out[out] : NULL;
+    uint32_t composed[RUN_MAX_RANK];
+    unsigned int i;
+
+    if (!v)
+        return true;
+    if (rank != (v->shape.rank ? v->shape.rank : 1) || run_shape_elements(&v->shape) != run_shape_elements(&in->shape))
+        return run_fail(n, "output %u (%s) is no view of '%s'", out, v->name, in->name);
+    /* A view of a view reads the first one's tensor. */
+    if (in->view_of && !compose_view(in, rank, sizes, strides, composed) && !materialize(n, in))
+        return false;
+    for (i = 0; i < rank; ++i)
+        v->view_strides[i] = in->view_of ? composed[i] : strides[i];
+    v->view_of = in->view_of ? in->view_of : in;
     return true;
 }
 
@@ -735,6 +960,26 @@ static bool check_inferred(struct run_node *n)
     return true;
 }
 
+/* Views among the node's inputs are copied out unless the op reads them (one input slot each: a
+ * view read twice is copied, so that every slot's desc and edge agree). */
+static bool materialize_inputs(struct run_node *n, bool reads_views)
+{
+    unsigned int i, j;
+
+    for (i = 0; i < n->in_count; ++i)
+    {
+        bool repeated = false;
+
+        if (!n->in[i] || !n->in[i]->view_of)
+            continue;
+        for (j = 0; j < n->in_count; ++j)
+            repeated |= j != i && n->in[j] == n->in[i];
+        if ((!reads_views || repeated) && !materialize(n, n->in[i]))
+            return false;
+    }
+    return true;
+}
+
 static bool lower_node(struct run_lower *l, const struct onnx_node *onnx)
 {
     struct run_node n;
@@ -763,12 +1008,14 @@ static bool lower_node(struct run_lower *l, const struct onnx_node *onnx)
     }
     if (!op->emit)
         return run_unsupported(&n, "only constant inputs are supported");
+    if (!materialize_inputs(&n, op->reads_views))
+        return false;
     ++l->graph.onnx_nodes;
     return op->emit(&n) && l->error_kind == RUN_OK;
 }
 
-/* A model output that is a model input: DirectML graphs connect outputs to operators only. */
-static bool copy_input_to_output(struct run_lower *l, struct run_value *v)
+/* A model output that is a model input or a view: DirectML graphs connect outputs to operators only. */
+static bool copy_to_output(struct run_lower *l, struct run_value *v)
 {
     static const struct onnx_node copy_node = {0, "output copy", "Identity", "", 0, 0, NULL, NULL, NULL};
     DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
@@ -784,6 +1031,7 @@ static bool copy_input_to_output(struct run_lower *l, struct run_value *v)
             || !(desc.OutputTensor = run_desc(&n, copy, 0))
             || !run_emit(&n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &v, 1, &copy, 1))
         return false;
+    v->view_of = NULL;
     v->dml_node = copy->dml_node;
     v->dml_output = copy->dml_output;
     return true;
@@ -808,7 +1056,7 @@ static bool add_outputs(struct run_lower *l, const struct onnx_model *m)
         ++g->output_count;
         if (v->constant)
             continue;
-        if (v->dml_node < 0 && !copy_input_to_output(l, v))
+        if (v->dml_node < 0 && !copy_to_output(l, v))
             return false;
         l->output_edge_descs[dml_outputs].FromNodeIndex = (UINT)v->dml_node;
         l->output_edge_descs[dml_outputs].FromNodeOutputIndex = v->dml_output;
@@ -880,9 +1128,12 @@ struct run_lower *run_lower_model(IDMLDevice *dml, const struct onnx_model *mode
     l->dml = dml;
     l->options = options;
     l->model = model;
-    ok = add_model_values(l, model, inputs);
+    if (!(l->absorbed = calloc(model->node_count + 1, sizeof(*l->absorbed))))
+        ok = lower_fail(l, RUN_ERROR, "out of memory");
+    else
+        ok = add_model_values(l, model, inputs);
     for (i = 0; ok && i < model->node_count; ++i)
-        ok = lower_node(l, &model->nodes[i]);
+        ok = l->absorbed[i] || lower_node(l, &model->nodes[i]);
     ok = ok && add_outputs(l, model) && describe_graph(l);
     if (ok)
     {
@@ -917,6 +1168,7 @@ void run_lower_free(struct run_lower *l)
         next = block->next;
         free(block);
     }
+    free(l->absorbed);
     free(l->values);
     free(l->table);
     free(l->graph.operators);
@@ -932,4 +1184,19 @@ void run_lower_free(struct run_lower *l)
     free(l->intermediate_edge_descs);
     free(l->output_edge_descs);
     free(l);
+}
+
+/* ---- movement: required operands ---- */
+
+bool run_need_io(struct run_node *n, unsigned int inputs, unsigned int outputs)
+{
+    unsigned int i;
+
+    for (i = 0; i < inputs; ++i)
+        if (!run_in(n, i))
+            return run_fail(n, "input %u is missing", i);
+    for (i = 0; i < outputs; ++i)
+        if (i >= n->out_count || !n->out[i])
+            return run_fail(n, "output %u is missing", i);
+    return true;
 }

@@ -31,6 +31,10 @@ struct run_value
     unsigned int dml_output;
     int dml_input;                      /* graph input index, -1: none */
     struct run_value *alias_of;         /* shares this model input's graph input (run_alias) */
+    /* A view (run_view): the elements of `view_of` at these strides (elements), never on its own on
+     * the device; copied out only where a consumer cannot read it through its descs. */
+    struct run_value *view_of;
+    int64_t view_strides[RUN_MAX_RANK];
 };
 
 #define RUN_MAX_NODE_TENSORS 64
@@ -112,6 +116,19 @@ bool run_emit(struct run_node *n, DML_OPERATOR_TYPE type, const void *desc, stru
         unsigned int input_count, struct run_value *const *outputs, unsigned int output_count);
 /* Output `out` is input `in` unchanged (Identity, a Reshape): no operator; the value is shared. */
 bool run_alias(struct run_node *n, unsigned int out, struct run_value *in);
+/* The one ONNX node that reads output `out` of `n`, when no other node reads it and it is no model
+ * output; NULL otherwise. For an op that can do its consumer's work too (MatMul and a bias Add). */
+const struct onnx_node *run_sole_consumer(struct run_node *n, unsigned int out);
+/* The value named `name` if a node lowered before `n` defines it (or an initializer, a model input). */
+struct run_value *run_find(struct run_node *n, const char *name);
+/* `n` does the work of `consumer` (from run_sole_consumer): its output 0 gets output `out`'s type and
+ * shape and is returned for n to write; lowering skips the consumer. */
+struct run_value *run_absorb(struct run_node *n, const struct onnx_node *consumer, unsigned int out);
+/* Output `out` is `in` read through `sizes` and `strides` (elements of in's packed layout; a
+ * Transpose): no operator now. Consumers read the view through their descs' strides; where one
+ * cannot (a reshape, a graph output), an ELEMENT_WISE_IDENTITY copies it out once. */
+bool run_view(struct run_node *n, unsigned int out, struct run_value *in, unsigned int rank, const uint32_t *sizes,
+        const uint32_t *strides);
 
 
 /* ---- The whole model (main.c, execute.c) ---- */
@@ -160,5 +177,11 @@ struct run_lower *run_lower_model(IDMLDevice *dml, const struct onnx_model *mode
         struct run_tensor *inputs, char *error, size_t error_size, enum run_error_kind *kind);
 const struct run_graph *run_lower_graph(const struct run_lower *l);
 void run_lower_free(struct run_lower *l);
+
+/* ---- movement: required operands ---- */
+
+/* Fails the node (a malformed model) unless inputs 0 to inputs - 1 and outputs 0 to outputs - 1 are
+ * present: the steps of an op read them without checking. */
+bool run_need_io(struct run_node *n, unsigned int inputs, unsigned int outputs);
 
 #endif /* VKDML_RUN_LOWER_H */

@@ -211,6 +211,12 @@ static bool load_input(const struct onnx_model *m, unsigned int i, const struct 
     char path[4096];
     unsigned int j;
 
+    if (io->type == ONNX_UNDEFINED)
+    {
+        snprintf(error, error_size, "input '%s': unsupported: not a tensor (a sequence, map or optional; DirectML "
+                "holds tensors only)", io->name);
+        return false;
+    }
     for (j = 0; j < o->input_count; ++j)
         if (!strcmp(o->input_names[j], io->name))
             return run_tensor_load(o->input_files[j], t, error, error_size) && check_input(io, t, error, error_size);
@@ -221,7 +227,8 @@ static bool load_input(const struct onnx_model *m, unsigned int i, const struct 
         return false;
     if (!run_tensor_alloc(t, io->type, &shape))
     {
-        snprintf(error, error_size, "input '%s': type %s cannot be made", io->name, onnx_type_name(io->type));
+        snprintf(error, error_size, "input '%s': unsupported: type %s (not a tensor type DirectML holds)", io->name,
+                onnx_type_name(io->type));
         return false;
     }
     run_tensor_fill_random(t, 0x5eed + i);

@@ -19,6 +19,8 @@ struct run_op
     /* Adds the DirectML operators (run_emit, run_alias). NULL: fold must always succeed. */
     bool (*emit)(struct run_node *n);
     bool fold_always;                   /* fold even when inputs are not constants (only shapes read) */
+    /* emit reads views (run_view) through its descs; for other ops lowering copies views out first. */
+    bool reads_views;
 };
 
 /* The families, each a table ended by an entry with op_type NULL. */

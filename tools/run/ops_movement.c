@@ -2,24 +2,26 @@
  * vkdml-run's movement family (ops.h): operators that move, select or repeat elements without
  * computing on them. Those that shape computations feed (Transpose, Concat, Split, Slice, Tile,
  * Expand, Gather) also fold on the host when their inputs are constants; the rest are emitted
- * even then (their constant inputs become OWNED_BY_DML weights).
+ * even then (their constant inputs become OWNED_BY_DML weights). Where nothing moves (a slice of
+ * everything, an identity permutation, a single part, no pads) the output aliases the input.
  * - Transpose: ELEMENT_WISE_IDENTITY reading the input through permuted strides.
  * - Concat: JOIN (inputs without elements left out). Split: SPLIT (the split attribute, then
  *   input, num_outputs from opset 18).
  * - Slice: SLICE1 (attributes before opset 10, then inputs; negative steps read a window backwards).
- * - Pad: PADDING1 (constant, reflect, edge; pads and constant_value inputs from 11, axes from 18).
+ * - Pad: PADDING1 (constant, reflect, edge, wrap; pads and constant_value inputs from 11, axes from 18).
  *   Negative pads crop through a SLICE1 first.
  * - Tile: TILE. Expand: ELEMENT_WISE_IDENTITY from a broadcast view (strides of 0).
  * - Gather, GatherElements, GatherND (batch_dims): GATHER, GATHER_ELEMENTS, GATHER_ND1; negative
  *   indices count from the end on the device (README, "Gather family").
- * - Scatter, ScatterElements, ScatterND: SCATTER_ELEMENTS, SCATTER_ND; the add/mul/max/min
- *   reductions are unsupported (DirectML's scatters only replace).
+ * - Scatter, ScatterElements, ScatterND: SCATTER_ELEMENTS, SCATTER_ND. Unsupported: the
+ *   add/mul/max/min reductions (DirectML's scatters only replace) and ScatterElements indices
+ *   smaller than the data off the axis (SCATTER_ELEMENTS takes the data's sizes there).
  * - DepthToSpace (DCR, CRD), SpaceToDepth: DEPTH_TO_SPACE1, SPACE_TO_DEPTH1.
  * - OneHot: ONE_HOT (non-integer indices through CAST first). ReverseSequence: REVERSE_SUBSEQUENCES.
  * - Trilu: DIAGONAL_MATRIX1 writing zeros over the span of diagonals cleared, the input elsewhere.
  * - NonZero, Unique: their output shapes depend on the values, so they fold only when the input is
- *   a constant. Compress: a GATHER with the selected positions when the condition is known on
- *   the host.
+ *   a constant (else unsupported; DirectML has no unique operator). Compress: a GATHER of the
+ *   positions its condition selects, which must be known on the host (a constant or given input).
  * docs/onnx.md, "Operators".
  */
 #include "ops.h"
@@ -89,18 +91,6 @@ static bool set_out_like_input(struct run_node *n, unsigned int i, const struct 
     return true;
 }
 
-/* Copies input 0 through a view to output 0 (ELEMENT_WISE_IDENTITY). */
-static bool emit_view_copy(struct run_node *n, const uint32_t *sizes, const uint32_t *strides, unsigned int rank)
-{
-    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
-
-    memset(&desc, 0, sizeof(desc));
-    desc.InputTensor = run_desc_view(n, n->in[0], rank, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
-    desc.OutputTensor = run_desc(n, n->out[0], rank);
-    return desc.InputTensor && desc.OutputTensor
-            && run_emit(n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &n->in[0], 1, &n->out[0], 1);
-}
-
 /* ---- Transpose ---- */
 
 static bool transpose_perm(struct run_node *n, unsigned int *perm)
@@ -130,8 +120,12 @@ static bool transpose_perm(struct run_node *n, unsigned int *perm)
 
 static bool infer_transpose(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     unsigned int perm[RUN_MAX_RANK], i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!transpose_perm(n, perm))
         return false;
@@ -161,6 +155,24 @@ static bool fold_transpose(struct run_node *n)
     return true;
 }
 
+/* Whether the permutation keeps the order of the dimensions larger than 1: the bytes do not move. */
+static bool transpose_keeps_order(const struct run_shape *in, const unsigned int *perm)
+{
+    unsigned int i, last = 0;
+    bool first = true;
+
+    for (i = 0; i < in->rank; ++i)
+    {
+        if (in->dims[perm[i]] == 1)
+            continue;
+        if (!first && perm[i] < last)
+            return false;
+        last = perm[i];
+        first = false;
+    }
+    return true;
+}
+
 static bool emit_transpose(struct run_node *n)
 {
     const struct run_shape *out = &n->out[0]->shape;
@@ -170,31 +182,48 @@ static bool emit_transpose(struct run_node *n)
 
     if (!transpose_perm(n, perm))
         return false;
+    if (transpose_keeps_order(&n->in[0]->shape, perm))
+        return run_alias(n, 0, n->in[0]);
     packed_strides(&n->in[0]->shape, in_strides);
     for (i = 0; i < out->rank; ++i)
     {
         sizes[i] = (uint32_t)out->dims[i];
         strides[i] = (uint32_t)in_strides[perm[i]];
     }
-    return emit_view_copy(n, sizes, strides, out->rank ? out->rank : 1);
+    return run_view(n, 0, n->in[0], out->rank ? out->rank : 1, sizes, strides);
 }
 
 /* ---- Concat ---- */
 
+/* Concat-1's axis defaults to 1; from opset 4 it is required. */
+static bool concat_axis(struct run_node *n, unsigned int rank, unsigned int *axis)
+{
+    if (n->opset >= 4 && !onnx_attr_has(n->onnx, "axis"))
+        return run_fail(n, "no axis attribute");
+    return run_axis(n, onnx_attr_int(n->onnx, "axis", 1), rank, axis);
+}
+
 static bool infer_concat(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     unsigned int axis, i, d;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!shape.rank)
         return run_fail(n, "scalars cannot be concatenated");
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis))
+    if (!concat_axis(n, shape.rank, &axis))
         return false;
     shape.dims[axis] = 0;
     for (i = 0; i < n->in_count; ++i)
     {
-        const struct run_shape *s = &n->in[i]->shape;
+        const struct run_shape *s;
 
+        if (!n->in[i])
+            return run_fail(n, "input %u is missing", i);
+        s = &n->in[i]->shape;
         if (s->rank != shape.rank)
             return run_fail(n, "input %u has %u dimensions, input 0 %u", i, s->rank, shape.rank);
         for (d = 0; d < s->rank; ++d)
@@ -213,7 +242,7 @@ static bool fold_concat(struct run_node *n)
     size_t size;
     unsigned int axis, i, d;
 
-    if (!out || !run_axis(n, onnx_attr_int(n->onnx, "axis", 0), out->shape.rank, &axis))
+    if (!out || !concat_axis(n, out->shape.rank, &axis))
         return false;
     size = onnx_type_size(out->type);
     for (d = 0; d < axis; ++d)
@@ -243,121 +272,14 @@ static bool emit_concat(struct run_node *n)
     for (i = 0; i < n->in_count; ++i)
         if (run_shape_elements(&n->in[i]->shape))
             inputs[count++] = n->in[i];
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), rank, &desc.Axis))
+    if (!concat_axis(n, rank, &desc.Axis))
         return false;
+    if (count == 1)
+        return run_alias(n, 0, inputs[0]);
     desc.InputCount = count;
     desc.InputTensors = desc_array(n, inputs, count, rank);
     desc.OutputTensor = run_desc(n, n->out[0], rank);
     return desc.InputTensors && desc.OutputTensor && run_emit(n, DML_OPERATOR_JOIN, &desc, inputs, count, n->out, 1);
-}
-
-/* ---- Split ---- */
-
-/* The parts' sizes along the axis: the split input (opset 13, and Split-1's optional input) or
- * attribute, else num_outputs (opset 18: the last part smaller) or the output count (equal parts). */
-static bool split_sizes(struct run_node *n, unsigned int axis, int64_t *sizes)
-{
-    int64_t total = n->in[0]->shape.dims[axis], sum = 0, part;
-    unsigned int i, parts = n->out_count;
-    int count;
-
-    if (run_in(n, 1))
-        count = run_in_ints(n, 1, sizes, RUN_MAX_NODE_TENSORS);
-    else if (n->opset < 13)
-        count = onnx_attr_ints(n->onnx, "split", sizes, RUN_MAX_NODE_TENSORS);
-    else
-        count = -2;
-    if (count == -1 && run_in(n, 1))
-        return false;
-    if (count >= 0)
-    {
-        if ((unsigned int)count != parts)
-            return run_fail(n, "split has %d sizes for %u outputs", count, parts);
-        for (i = 0; i < parts; ++i)
-            sum += sizes[i];
-        return sum == total || run_fail(n, "the split sizes do not add up to %" PRId64, total);
-    }
-    if (n->opset >= 18 && onnx_attr_int(n->onnx, "num_outputs", parts) != parts)
-        return run_fail(n, "num_outputs is not the output count %u", parts);
-    if (n->opset < 18 && total % parts)
-        return run_fail(n, "%" PRId64 " does not split into %u equal parts", total, parts);
-    part = (total + parts - 1) / parts;
-    for (i = 0; i < parts; ++i)
-    {
-        sizes[i] = total - sum < part ? total - sum : part;
-        sum += sizes[i];
-    }
-    return true;
-}
-
-static bool infer_split(struct run_node *n)
-{
-    struct run_shape shape = n->in[0]->shape;
-    int64_t sizes[RUN_MAX_NODE_TENSORS];
-    unsigned int axis, i;
-
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis) || !split_sizes(n, axis, sizes))
-        return false;
-    for (i = 0; i < n->out_count; ++i)
-    {
-        shape.dims[axis] = sizes[i];
-        set_out_like_input(n, i, &shape);
-    }
-    return true;
-}
-
-static bool fold_split(struct run_node *n)
-{
-    const struct run_tensor *in = n->in[0]->host;
-    int64_t outer = 1, row, offset = 0, chunk, o;
-    size_t size = onnx_type_size(in->type);
-    unsigned int axis, i, d;
-    struct run_tensor *out;
-
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), in->shape.rank, &axis))
-        return false;
-    for (d = 0; d < axis; ++d)
-        outer *= in->shape.dims[d];
-    row = outer ? run_shape_elements(&in->shape) / outer : 0;
-    for (i = 0; i < n->out_count; ++i)
-    {
-        if (!n->out[i])
-            continue;
-        if (!(out = run_out_host(n, i)))
-            return false;
-        chunk = outer ? run_shape_elements(&out->shape) / outer : 0;
-        for (o = 0; o < outer; ++o)
-            memcpy((char *)out->data + o * chunk * size, (const char *)in->data + (o * row + offset) * size,
-                    chunk * size);
-        offset += chunk;
-    }
-    return true;
-}
-
-static bool emit_split(struct run_node *n)
-{
-    struct run_value **outputs = run_alloc(n, n->out_count * sizeof(*outputs));
-    int64_t sizes[RUN_MAX_NODE_TENSORS];
-    struct run_shape shape = n->in[0]->shape;
-    DML_SPLIT_OPERATOR_DESC desc;
-    unsigned int i;
-
-    if (!outputs)
-        return run_fail(n, "out of memory");
-    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &desc.Axis) || !split_sizes(n, desc.Axis, sizes))
-        return false;
-    /* SPLIT writes every part: those the model leaves out go to intermediates nothing reads. */
-    for (i = 0; i < n->out_count; ++i)
-    {
-        shape.dims[desc.Axis] = sizes[i];
-        if (!(outputs[i] = n->out[i] ? n->out[i] : run_temp(n, n->in[0]->type, &shape)))
-            return false;
-    }
-    desc.InputTensor = run_desc(n, n->in[0], 0);
-    desc.OutputCount = n->out_count;
-    desc.OutputTensors = desc_array(n, outputs, n->out_count, shape.rank);
-    return desc.InputTensor && desc.OutputTensors
-            && run_emit(n, DML_OPERATOR_SPLIT, &desc, n->in, 1, outputs, n->out_count);
 }
 
 /* ---- Slice ---- */
@@ -370,6 +292,8 @@ struct slice_window
 /* One axis's slice with ONNX's clamping: the first element, the step and how many. */
 static void slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step, struct slice_window *w, unsigned int a)
 {
+    /* A step longer than the axis takes one element at most: clamped, the arithmetic cannot overflow. */
+    step = step > dim ? dim + 1 : step < -dim ? -dim - 1 : step;
     start = start < 0 ? start + dim : start;
     end = end < 0 ? end + dim : end;
     if (step > 0)
@@ -457,9 +381,13 @@ static bool slice_window(struct run_node *n, struct slice_window *w)
 
 static bool infer_slice(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     struct slice_window w;
     unsigned int i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!slice_window(n, &w))
         return false;
@@ -520,13 +448,163 @@ static bool emit_slice_window(struct run_node *n, struct run_value *in, struct r
     return desc.InputTensor && desc.OutputTensor && run_emit(n, DML_OPERATOR_SLICE1, &desc, &in, 1, &out, 1);
 }
 
+/* Whether the window is the whole input in order (a slice to INT64_MAX, say): nothing moves. */
+static bool slice_is_whole(const struct run_shape *in, const struct slice_window *w)
+{
+    unsigned int i;
+
+    for (i = 0; i < in->rank; ++i)
+        if (w->count[i] != in->dims[i] || (in->dims[i] > 1 && w->step[i] < 0))
+            return false;
+    return true;
+}
+
 static bool emit_slice(struct run_node *n)
 {
     struct slice_window w;
 
     if (!n->in[0]->shape.rank)
         return run_fail(n, "a scalar cannot be sliced");
-    return slice_window(n, &w) && emit_slice_window(n, n->in[0], n->out[0], &w);
+    if (!slice_window(n, &w))
+        return false;
+    if (slice_is_whole(&n->in[0]->shape, &w))
+        return run_alias(n, 0, n->in[0]);
+    return emit_slice_window(n, n->in[0], n->out[0], &w);
+}
+
+/* ---- Split ---- */
+
+/* The parts' sizes along the axis: the split input (opset 13, and Split-1's optional input) or
+ * attribute, else num_outputs (opset 18: the last part smaller) or the output count (equal parts). */
+static bool split_sizes(struct run_node *n, unsigned int axis, int64_t *sizes)
+{
+    int64_t total = n->in[0]->shape.dims[axis], sum = 0, part;
+    unsigned int i, parts = n->out_count;
+    int count;
+
+    if (run_in(n, 1))
+        count = run_in_ints(n, 1, sizes, RUN_MAX_NODE_TENSORS);
+    else if (n->opset < 13)
+        count = onnx_attr_ints(n->onnx, "split", sizes, RUN_MAX_NODE_TENSORS);
+    else
+        count = -2;
+    if (count == -1 && run_in(n, 1))
+        return false;
+    if (count >= 0)
+    {
+        if ((unsigned int)count != parts)
+            return run_fail(n, "split has %d sizes for %u outputs", count, parts);
+        for (i = 0; i < parts; ++i)
+            sum += sizes[i];
+        return sum == total || run_fail(n, "the split sizes do not add up to %" PRId64, total);
+    }
+    if (n->opset >= 18 && onnx_attr_int(n->onnx, "num_outputs", parts) != parts)
+        return run_fail(n, "num_outputs is not the output count %u", parts);
+    if (n->opset < 18 && total % parts)
+        return run_fail(n, "%" PRId64 " does not split into %u equal parts", total, parts);
+    part = (total + parts - 1) / parts;
+    for (i = 0; i < parts; ++i)
+    {
+        sizes[i] = total - sum < part ? total - sum : part;
+        sum += sizes[i];
+    }
+    return true;
+}
+
+static bool infer_split(struct run_node *n)
+{
+    struct run_shape shape;
+    int64_t sizes[RUN_MAX_NODE_TENSORS];
+    unsigned int axis, i;
+
+    if (!run_need_io(n, 1, 0))
+        return false;
+    shape = n->in[0]->shape;
+
+    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis) || !split_sizes(n, axis, sizes))
+        return false;
+    for (i = 0; i < n->out_count; ++i)
+    {
+        shape.dims[axis] = sizes[i];
+        set_out_like_input(n, i, &shape);
+    }
+    return true;
+}
+
+static bool fold_split(struct run_node *n)
+{
+    const struct run_tensor *in = n->in[0]->host;
+    int64_t outer = 1, row, offset = 0, chunk, o;
+    size_t size = onnx_type_size(in->type);
+    unsigned int axis, i, d;
+    struct run_tensor *out;
+
+    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), in->shape.rank, &axis))
+        return false;
+    for (d = 0; d < axis; ++d)
+        outer *= in->shape.dims[d];
+    row = outer ? run_shape_elements(&in->shape) / outer : 0;
+    for (i = 0; i < n->out_count; ++i)
+    {
+        if (!n->out[i])
+            continue;
+        if (!(out = run_out_host(n, i)))
+            return false;
+        chunk = outer ? run_shape_elements(&out->shape) / outer : 0;
+        for (o = 0; o < outer; ++o)
+            memcpy((char *)out->data + o * chunk * size, (const char *)in->data + (o * row + offset) * size,
+                    chunk * size);
+        offset += chunk;
+    }
+    return true;
+}
+
+/* Outputs the model leaves out: a graph's every operator output takes an edge (docs/graph.md), so
+ * each present part is its own SLICE1 instead of one SPLIT. */
+static bool emit_split_parts(struct run_node *n, unsigned int axis, const int64_t *sizes)
+{
+    const struct run_shape *in = &n->in[0]->shape;
+    struct slice_window w;
+    int64_t offset = 0;
+    unsigned int i, d;
+
+    for (d = 0; d < in->rank; ++d)
+    {
+        w.start[d] = 0;
+        w.step[d] = 1;
+        w.count[d] = in->dims[d];
+    }
+    for (i = 0; i < n->out_count; offset += sizes[i++])
+    {
+        if (!n->out[i] || !sizes[i])
+            continue;
+        w.start[axis] = offset;
+        w.count[axis] = sizes[i];
+        if (!emit_slice_window(n, n->in[0], n->out[i], &w))
+            return false;
+    }
+    return true;
+}
+
+static bool emit_split(struct run_node *n)
+{
+    int64_t sizes[RUN_MAX_NODE_TENSORS];
+    DML_SPLIT_OPERATOR_DESC desc;
+    unsigned int i;
+
+    if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), n->in[0]->shape.rank, &desc.Axis)
+            || !split_sizes(n, desc.Axis, sizes))
+        return false;
+    if (n->out_count == 1)
+        return run_alias(n, 0, n->in[0]);
+    for (i = 0; i < n->out_count; ++i)
+        if (!n->out[i])
+            return emit_split_parts(n, desc.Axis, sizes);
+    desc.InputTensor = run_desc(n, n->in[0], 0);
+    desc.OutputCount = n->out_count;
+    desc.OutputTensors = desc_array(n, n->out, n->out_count, n->in[0]->shape.rank);
+    return desc.InputTensor && desc.OutputTensors
+            && run_emit(n, DML_OPERATOR_SPLIT, &desc, n->in, 1, n->out, n->out_count);
 }
 
 /* ---- Pad ---- */
@@ -606,7 +684,7 @@ static bool pad_operands(struct run_node *n, struct pad_operands *p)
     if ((axis_count = pad_axes(n, rank, axes)) < 0)
         return false;
     if (count != 2 * axis_count)
-        return run_fail(n, "%d pads for %d axes", count, axis_count);
+        return run_fail(n, "%d pads for %d axes (a start and an end each)", count, axis_count);
     for (i = 0; i < axis_count; ++i)
     {
         p->begin[axes[i]] = pads[i];
@@ -617,9 +695,13 @@ static bool pad_operands(struct run_node *n, struct pad_operands *p)
 
 static bool infer_pad(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     struct pad_operands p;
     unsigned int i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!pad_operands(n, &p))
         return false;
@@ -667,6 +749,7 @@ static bool emit_pad(struct run_node *n)
 {
     unsigned int rank = n->in[0]->shape.rank, i;
     uint32_t *begin = run_alloc(n, 2 * RUN_MAX_RANK * sizeof(uint32_t));
+    static const int64_t zeros[RUN_MAX_RANK];
     DML_PADDING1_OPERATOR_DESC desc;
     struct run_value *in;
     struct pad_operands p;
@@ -675,7 +758,11 @@ static bool emit_pad(struct run_node *n)
         return run_fail(n, "out of memory");
     if (!rank)
         return run_fail(n, "a scalar cannot be padded");
-    if (!pad_operands(n, &p) || !(in = pad_crop(n, &p)))
+    if (!pad_operands(n, &p))
+        return false;
+    if (!memcmp(p.begin, zeros, sizeof(zeros)) && !memcmp(p.end, zeros, sizeof(zeros)))
+        return run_alias(n, 0, n->in[0]);
+    if (!(in = pad_crop(n, &p)))
         return false;
     for (i = 0; i < rank; ++i)
     {
@@ -714,9 +801,13 @@ static bool tile_repeats(struct run_node *n, int64_t *repeats)
 
 static bool infer_tile(struct run_node *n)
 {
-    struct run_shape shape = n->in[0]->shape;
+    struct run_shape shape;
     int64_t repeats[RUN_MAX_RANK];
     unsigned int i;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
+    shape = n->in[0]->shape;
 
     if (!tile_repeats(n, repeats))
         return false;
@@ -757,6 +848,8 @@ static bool emit_tile(struct run_node *n)
         return run_fail(n, "out of memory");
     if (!tile_repeats(n, values))
         return false;
+    if (run_shape_equal(&n->in[0]->shape, &n->out[0]->shape))
+        return run_alias(n, 0, n->in[0]);
     for (i = 0; i < rank; ++i)
         repeats[i] = (uint32_t)values[i];
     repeats[0] = rank ? repeats[0] : 1;
@@ -771,6 +864,9 @@ static bool infer_expand(struct run_node *n)
 {
     struct run_shape shape = {0}, out;
     int count;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
 
     if ((count = run_in_ints(n, 1, shape.dims, RUN_MAX_RANK)) < 0)
         return false;
@@ -799,6 +895,8 @@ static bool emit_expand(struct run_node *n)
     int64_t sizes[RUN_MAX_RANK] = {1};
     DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
 
+    if (run_shape_equal(&n->in[0]->shape, out))
+        return run_alias(n, 0, n->in[0]);
     memcpy(sizes, out->dims, out->rank * sizeof(*sizes));
     memset(&desc, 0, sizeof(desc));
     desc.InputTensor = run_desc_broadcast(n, n->in[0], rank, sizes);
@@ -811,9 +909,14 @@ static bool emit_expand(struct run_node *n)
 
 static bool infer_gather(struct run_node *n)
 {
-    const struct run_shape *data = &n->in[0]->shape, *indices = &n->in[1]->shape;
+    const struct run_shape *data, *indices;
     struct run_shape shape = {0};
     unsigned int axis, i;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
+    data = &n->in[0]->shape;
+    indices = &n->in[1]->shape;
 
     if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), data->rank, &axis))
         return false;
@@ -881,6 +984,9 @@ static bool infer_gather_elements(struct run_node *n)
 {
     unsigned int axis;
 
+    if (!run_need_io(n, 2, 1))
+        return false;
+
     if (n->in[0]->shape.rank != n->in[1]->shape.rank)
         return run_fail(n, "data and indices differ in rank");
     if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), n->in[0]->shape.rank, &axis))
@@ -903,10 +1009,15 @@ static bool emit_gather_elements(struct run_node *n)
 
 static bool infer_gather_nd(struct run_node *n)
 {
-    const struct run_shape *data = &n->in[0]->shape, *indices = &n->in[1]->shape;
+    const struct run_shape *data, *indices;
     int64_t batch = n->opset >= 12 ? onnx_attr_int(n->onnx, "batch_dims", 0) : 0, tuple;
     struct run_shape shape = {0};
     unsigned int i;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
+    data = &n->in[0]->shape;
+    indices = &n->in[1]->shape;
 
     if (!indices->rank || !data->rank)
         return run_fail(n, "data and indices need at least one dimension");
@@ -955,8 +1066,13 @@ static bool scatter_reduction_none(struct run_node *n)
 
 static bool infer_scatter_elements(struct run_node *n)
 {
-    const struct run_shape *data = &n->in[0]->shape, *indices = &n->in[1]->shape;
+    const struct run_shape *data, *indices;
     unsigned int axis, i;
+
+    if (!run_need_io(n, 3, 1))
+        return false;
+    data = &n->in[0]->shape;
+    indices = &n->in[1]->shape;
 
     if (!scatter_reduction_none(n) || !run_axis(n, onnx_attr_int(n->onnx, "axis", 0), data->rank, &axis))
         return false;
@@ -985,6 +1101,9 @@ static bool emit_scatter_elements(struct run_node *n)
 
 static bool infer_scatter_nd(struct run_node *n)
 {
+    if (!run_need_io(n, 3, 1))
+        return false;
+
     if (!scatter_reduction_none(n))
         return false;
     return set_out_like_input(n, 0, &n->in[0]->shape);
@@ -1029,12 +1148,18 @@ static bool infer_depth_to_space(struct run_node *n)
 {
     struct run_shape shape;
 
+    if (!run_need_io(n, 1, 1))
+        return false;
+
     return depth_space_shape(n, true, &shape) && set_out_like_input(n, 0, &shape);
 }
 
 static bool infer_space_to_depth(struct run_node *n)
 {
     struct run_shape shape;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
 
     return depth_space_shape(n, false, &shape) && set_out_like_input(n, 0, &shape);
 }
@@ -1075,10 +1200,14 @@ static bool one_hot_axis(struct run_node *n, unsigned int *axis)
 
 static bool infer_one_hot(struct run_node *n)
 {
-    const struct run_shape *indices = &n->in[0]->shape;
+    const struct run_shape *indices;
     const struct run_tensor *depth;
     struct run_shape shape = {0};
     unsigned int axis, i;
+
+    if (!run_need_io(n, 3, 1))
+        return false;
+    indices = &n->in[0]->shape;
 
     if (!(depth = run_in_host(n, 1)) || !one_hot_axis(n, &axis))
         return false;
@@ -1163,6 +1292,9 @@ static bool infer_reverse_sequence(struct run_node *n)
 {
     unsigned int batch, time;
 
+    if (!run_need_io(n, 2, 1))
+        return false;
+
     return reverse_axes(n, &batch, &time) && set_out_like_input(n, 0, &n->in[0]->shape);
 }
 
@@ -1208,6 +1340,9 @@ static bool trilu_k(struct run_node *n, int64_t *k)
 static bool infer_trilu(struct run_node *n)
 {
     int64_t k;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
 
     if (n->in[0]->shape.rank < 2)
         return run_fail(n, "the input has %u dimensions, at least 2 needed", n->in[0]->shape.rank);
@@ -1255,8 +1390,12 @@ static bool is_nonzero(const struct run_tensor *t, int64_t i)
 
 static bool infer_nonzero(struct run_node *n)
 {
-    struct run_shape shape = {2, {n->in[0]->shape.rank, 0}};
+    struct run_shape shape = {2, {0}};
     int64_t count, i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    shape.dims[0] = n->in[0]->shape.rank;
 
     if (!n->in[0]->constant)
         return run_unsupported(n, "the output's shape depends on the input's values (data-dependent shape)");
@@ -1290,10 +1429,155 @@ static bool fold_nonzero(struct run_node *n)
     return true;
 }
 
+/* Unique of a constant: the input as [outer, extent, inner] around the axis (flattened without
+ * one); slice k is every element at position k along it, compared in row-major order. */
+struct unique_slices
+{
+    int64_t outer, extent, inner;
+    int64_t count;                      /* unique slices */
+    int64_t *first;                     /* [count]: the first occurrence of each, in output order */
+    int64_t *counts;                    /* [count] */
+    int64_t *inverse;                   /* [extent]: the output slice of each input slice */
+};
+
+static int compare_slices(const struct run_tensor *t, const struct unique_slices *u, int64_t a, int64_t b)
+{
+    bool integer = t->type != ONNX_FLOAT && t->type != ONNX_DOUBLE && t->type != ONNX_FLOAT16;
+    int64_t o, i, x, y;
+
+    for (o = 0; o < u->outer; ++o)
+        for (i = 0; i < u->inner; ++i)
+        {
+            x = (o * u->extent + a) * u->inner + i;
+            y = (o * u->extent + b) * u->inner + i;
+            if (integer ? run_tensor_get_int(t, x) != run_tensor_get_int(t, y)
+                    : run_tensor_get_double(t, x) != run_tensor_get_double(t, y))
+                return (integer ? run_tensor_get_int(t, x) < run_tensor_get_int(t, y)
+                        : run_tensor_get_double(t, x) < run_tensor_get_double(t, y)) ? -1 : 1;
+        }
+    return 0;
+}
+
+/* Sorts the unique slices (insertion sort: constants are small). */
+static void sort_unique(const struct run_tensor *t, struct unique_slices *u)
+{
+    int64_t i, j, first, count;
+
+    for (i = 1; i < u->count; ++i)
+    {
+        first = u->first[i];
+        count = u->counts[i];
+        for (j = i; j > 0 && compare_slices(t, u, u->first[j - 1], first) > 0; --j)
+        {
+            u->first[j] = u->first[j - 1];
+            u->counts[j] = u->counts[j - 1];
+        }
+        u->first[j] = first;
+        u->counts[j] = count;
+    }
+}
+
+static bool unique_slices(struct run_node *n, struct unique_slices *u)
+{
+    const struct run_tensor *t = n->in[0]->host;
+    const struct run_shape *shape = &n->in[0]->shape;
+    int64_t *rank, k, j;
+    unsigned int axis = 0, d;
+
+    if (!n->in[0]->constant)
+        return run_unsupported(n, "the outputs' shapes depend on the input's values (data-dependent shape), and "
+                "DirectML has no unique operator; only a constant input folds");
+    u->outer = u->inner = 1;
+    u->extent = run_shape_elements(shape);
+    if (onnx_attr_has(n->onnx, "axis"))
+    {
+        if (!run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape->rank, &axis))
+            return false;
+        u->extent = shape->dims[axis];
+        for (d = 0; d < shape->rank; ++d)
+            *(d < axis ? &u->outer : &u->inner) *= d == axis ? 1 : shape->dims[d];
+    }
+    u->first = run_alloc(n, (u->extent + 1) * sizeof(*u->first));
+    u->counts = run_alloc(n, (u->extent + 1) * sizeof(*u->counts));
+    u->inverse = run_alloc(n, (u->extent + 1) * sizeof(*u->inverse));
+    rank = run_alloc(n, (u->extent + 1) * sizeof(*rank));
+    if (!u->first || !u->counts || !u->inverse || !rank)
+        return run_fail(n, "out of memory");
+    /* In order of first occurrence; the inverse names the first occurrence's position until the
+     * output order is final. */
+    for (k = 0, u->count = 0; k < u->extent; ++k)
+    {
+        for (j = 0; j < u->count && compare_slices(t, u, u->first[j], k); ++j)
+            ;
+        if (j == u->count)
+        {
+            u->first[u->count] = k;
+            u->counts[u->count++] = 0;
+        }
+        ++u->counts[j];
+        u->inverse[k] = u->first[j];
+    }
+    if (onnx_attr_int(n->onnx, "sorted", 1))
+        sort_unique(t, u);
+    for (j = 0; j < u->count; ++j)
+        rank[u->first[j]] = j;
+    for (k = 0; k < u->extent; ++k)
+        u->inverse[k] = rank[u->inverse[k]];
+    return true;
+}
+
 static bool infer_unique(struct run_node *n)
 {
-    return run_unsupported(n, "the outputs' shapes depend on the input's values (data-dependent shape), and "
-            "DirectML has no unique operator");
+    struct run_shape shape, vector = {1, {0}};
+    struct unique_slices u;
+    unsigned int axis;
+
+    if (!run_need_io(n, 1, 1) || !unique_slices(n, &u))
+        return false;
+    shape = n->in[0]->shape;
+    if (onnx_attr_has(n->onnx, "axis"))
+    {
+        run_axis(n, onnx_attr_int(n->onnx, "axis", 0), shape.rank, &axis);
+        shape.dims[axis] = u.count;
+    }
+    else
+    {
+        shape = vector;
+        shape.dims[0] = u.count;
+    }
+    set_out_like_input(n, 0, &shape);
+    vector.dims[0] = u.count;
+    run_set_out(n, 1, ONNX_INT64, &vector);
+    run_set_out(n, 3, ONNX_INT64, &vector);
+    vector.dims[0] = u.extent;
+    run_set_out(n, 2, ONNX_INT64, &vector);
+    return true;
+}
+
+static bool fold_unique(struct run_node *n)
+{
+    const struct run_tensor *in = n->in[0]->host;
+    struct run_tensor *out;
+    struct unique_slices u;
+    int64_t j, o, i;
+
+    if (!unique_slices(n, &u) || !(out = run_out_host(n, 0)))
+        return false;
+    for (o = 0; o < u.outer; ++o)
+        for (j = 0; j < u.count; ++j)
+            for (i = 0; i < u.inner; ++i)
+                copy_element(out, (o * u.count + j) * u.inner + i, in, (o * u.extent + u.first[j]) * u.inner + i);
+    for (j = 0; j < u.count; ++j)
+    {
+        if (n->out_count > 1 && n->out[1] && (out = run_out_host(n, 1)))
+            run_tensor_set_int(out, j, u.first[j]);
+        if (n->out_count > 3 && n->out[3] && (out = run_out_host(n, 3)))
+            run_tensor_set_int(out, j, u.counts[j]);
+    }
+    for (j = 0; n->out_count > 2 && n->out[2] && j < u.extent; ++j)
+        if ((out = run_out_host(n, 2)))
+            run_tensor_set_int(out, j, u.inverse[j]);
+    return true;
 }
 
 /* Compress: the positions its condition selects along the axis (of the flattened input without
@@ -1330,6 +1614,9 @@ static bool infer_compress(struct run_node *n)
     struct run_shape shape = {1, {0}};
     int64_t *positions, count, extent;
     unsigned int axis;
+
+    if (!run_need_io(n, 2, 1))
+        return false;
 
     if (!compress_positions(n, &positions, &count, &extent))
         return false;
@@ -1418,6 +1705,6 @@ const struct run_op run_ops_movement[] =
     {"Tile", infer_tile, fold_tile, emit_tile},
     {"Transpose", infer_transpose, fold_transpose, emit_transpose},
     {"Trilu", infer_trilu, NULL, emit_trilu},
-    {"Unique", infer_unique, NULL, NULL},
+    {"Unique", infer_unique, fold_unique, NULL},
     {NULL},
 };

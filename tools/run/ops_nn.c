@@ -3,20 +3,31 @@
  * - Conv, ConvTranspose: CONVOLUTION (cross-correlation, FORWARD / BACKWARD), 1-D to 3-D; 1-D runs
  *   as 2-D with a spatial dimension of 1 in the descs (DirectML's convolutions take 4-D or 5-D).
  * - Gemm, MatMul: GEMM (4-D: MatMul's batch dimensions broadcast by 0 strides, more than two of them
- *   merged where their strides allow).
+ *   merged where their strides allow, else both operands copied out whole by ELEMENT_WISE_IDENTITY).
  * - BatchNormalization (inference form; training outputs are unsupported): BATCH_NORMALIZATION.
  * - MaxPool (Indices through MAX_POOLING2; storage_order 1 pools an NCWH view), AveragePool, LpPool and
  *   their Global forms: MAX_POOLING2, AVERAGE_POOLING1, LP_POOLING1. ceil_mode widens EndPadding:
- *   DirectML leaves no window past it (README.md, "Pooling: decisions").
- * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization: MEAN_VARIANCE_NORMALIZATION1 over
- *   their axes; LayerNormalization's Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
+ *   DirectML leaves no window past it (README.md, "Pooling: decisions"); with count_include_pad the
+ *   pads become real zeros (PADDING) first, so the widening is not counted.
+ * - InstanceNormalization, LayerNormalization, MeanVarianceNormalization, GroupNormalization (X viewed as
+ *   {N, groups, C / groups, spatial}): MEAN_VARIANCE_NORMALIZATION1 over their axes; LayerNormalization's
+ *   Mean and InvStdDev by REDUCE, DIFFERENCE_SQUARE and CONSTANT_POW.
  * - LRN: LOCAL_RESPONSE_NORMALIZATION across channels (other ranks folded into NCHW); LpNormalization:
  *   LP_NORMALIZATION.
+ * - Resize, Upsample: RESAMPLE3 for nearest and linear, every coordinate transformation as pixel offsets,
+ *   nearest_mode as the rounding direction and half-pixel shifts. Cubic (which DirectML lacks), linear
+ *   tf_crop_and_resize (ONNX extrapolates where DirectML clamps) and antialiased downscaling (ONNX's filter
+ *   widens for every scale below 1) as two GEMMs with interpolation matrices made on the host, over the
+ *   last two dimensions; nearest tf_crop_and_resize where no read leaves the input.
+ * - MaxUnpool: MAX_UNPOOLING (4-D: other ranks folded; a larger output_shape pads with PADDING).
+ * - MaxRoiPool: ROI_POOLING; RoiAlign: ROI_ALIGN1, mode avg only (DirectML's MAX is not ONNX's max of
+ *   weighted corners).
  * Float operators take FLOAT and FLOAT16 only, as DirectML's tables list (README.md, "Operator support").
  */
 #include "ops.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -542,10 +553,82 @@ static DML_TENSOR_DESC *gemm_operand(struct run_node *n, const struct run_value 
     return run_desc_view(n, v, 4, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
 }
 
+/* `v` read at the whole batch shape (its batch `strides`, 0 where it broadcasts), copied packed. */
+static struct run_value *broadcast_copy(struct run_node *n, struct run_value *v, const struct run_shape *batch,
+        const int64_t *strides, int64_t rows, int64_t columns)
+{
+    UINT sizes[RUN_MAX_RANK], view_strides[RUN_MAX_RANK];
+    DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC desc;
+    unsigned int rank = batch->rank + 2, i;
+    struct run_shape shape = *batch;
+    struct run_value *copy;
+
+    if (rank > RUN_MAX_RANK)
+    {
+        run_unsupported(n, "%u dimensions", rank);
+        return NULL;
+    }
+    for (i = 0; i < batch->rank; ++i)
+    {
+        sizes[i] = (UINT)batch->dims[i];
+        view_strides[i] = (UINT)strides[i];
+    }
+    sizes[rank - 2] = (UINT)rows;
+    view_strides[rank - 2] = (UINT)columns;
+    sizes[rank - 1] = (UINT)columns;
+    view_strides[rank - 1] = 1;
+    shape.dims[shape.rank++] = rows;
+    shape.dims[shape.rank++] = columns;
+    memset(&desc, 0, sizeof(desc));
+    if (!(copy = run_temp(n, v->type, &shape))
+            || !(desc.InputTensor = run_desc_view(n, v, rank, sizes, view_strides, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            || !(desc.OutputTensor = run_desc(n, copy, rank))
+            || !run_emit(n, DML_OPERATOR_ELEMENT_WISE_IDENTITY, &desc, &v, 1, &copy, 1))
+        return NULL;
+    return copy;
+}
+
+/* A bias Add that alone reads MatMul's output, its other operand a row of the N columns ([N] or
+ * [1, ..., 1, N]) already lowered: GEMM adds it as C, read with strides 0 but the columns' — one
+ * dispatch and one intermediate fewer (docs/onnx.md, "Lowering"). */
+static const struct onnx_node *sole_bias_add(struct run_node *n, int64_t columns, struct run_value **bias)
+{
+    const struct onnx_node *add = run_sole_consumer(n, 0);
+    const char *name = n->out[0]->name;
+    unsigned int i;
+
+    *bias = NULL;
+    if (!add || strcmp(add->op_type, "Add") || (add->domain[0] && strcmp(add->domain, "ai.onnx")) || n->opset < 7
+            || add->input_count != 2 || n->in[1]->shape.rank < 2 || !strcmp(add->inputs[0], add->inputs[1]))
+        return NULL;
+    *bias = run_find(n, strcmp(add->inputs[0], name) ? add->inputs[0] : add->inputs[1]);
+    if (!*bias || (*bias)->type != n->out[0]->type || !(*bias)->shape.rank
+            || (*bias)->shape.rank > n->out[0]->shape.rank || (*bias)->shape.dims[(*bias)->shape.rank - 1] != columns)
+        add = NULL;
+    for (i = 0; add && i + 1 < (*bias)->shape.rank; ++i)
+        if ((*bias)->shape.dims[i] != 1)
+            add = NULL;
+    if (!add)
+        *bias = NULL;
+    return add;
+}
+
+static DML_TENSOR_DESC *bias_operand(struct run_node *n, const struct run_value *bias, const int64_t *batch_sizes,
+        unsigned int batch_rank, int64_t rows, int64_t columns)
+{
+    UINT sizes[4] = {1, 1, (UINT)rows, (UINT)columns}, strides[4] = {0, 0, 0, 1};
+    unsigned int i;
+
+    for (i = 0; i < batch_rank; ++i)
+        sizes[2 - batch_rank + i] = (UINT)batch_sizes[i];
+    return run_desc_view(n, bias, 4, sizes, strides, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
 static bool emit_matmul(struct run_node *n)
 {
-    struct run_value *inputs[2] = {n->in[0], n->in[1]};
-    int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK];
+    struct run_value *inputs[3] = {n->in[0], n->in[1], NULL}, *output = n->out[0];
+    const struct onnx_node *add;
+    int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK], unmerged[3][RUN_MAX_RANK];
     unsigned int a_batch, b_batch, rank;
     DML_GEMM_OPERATOR_DESC desc;
     struct run_shape out_shape;
@@ -557,19 +640,43 @@ static bool emit_matmul(struct run_node *n)
     b_batch = inputs[1]->shape.rank > 2 ? inputs[1]->shape.rank - 2 : 0;
     rank = mm.batch.rank;
     memcpy(sizes, mm.batch.dims, rank * sizeof(*sizes));
+    /* A batch of A's rows times one B (a linear layer over [batch, sequence, features]) is one
+     * taller matrix product: a single GEMM instead of a batch of small ones. */
+    if (!b_batch && run_shape_elements(&inputs[0]->shape) == run_shape_elements(&mm.batch) * mm.m * mm.k)
+    {
+        mm.m *= run_shape_elements(&mm.batch);
+        rank = 0;
+    }
     batch_strides(&inputs[0]->shape, a_batch, &mm.batch, mm.m * mm.k, strides[0]);
     batch_strides(&inputs[1]->shape, b_batch, &mm.batch, mm.k * mm.n, strides[1]);
     batch_strides(&mm.batch, rank, &mm.batch, mm.m * mm.n, strides[2]);
+    memcpy(unmerged, strides, sizeof(unmerged));
     if (!merge_batch(sizes, strides, 3, &rank))
-        return run_unsupported(n, "%u batch dimensions that do not merge into GEMM's two", mm.batch.rank);
+    {
+        /* Broadcasts GEMM's two batch dimensions cannot express: both operands copied out whole. */
+        if (!(inputs[0] = broadcast_copy(n, inputs[0], &mm.batch, unmerged[0], mm.m, mm.k))
+                || !(inputs[1] = broadcast_copy(n, inputs[1], &mm.batch, unmerged[1], mm.k, mm.n)))
+            return false;
+        rank = 1;
+        sizes[0] = run_shape_elements(&mm.batch);
+        strides[0][0] = mm.m * mm.k;
+        strides[1][0] = mm.k * mm.n;
+        strides[2][0] = mm.m * mm.n;
+    }
     memset(&desc, 0, sizeof(desc));
+    if ((add = sole_bias_add(n, mm.n, &inputs[2])))
+    {
+        if (!(output = run_absorb(n, add, 0)) || !(desc.CTensor = bias_operand(n, inputs[2], sizes, rank, mm.m, mm.n)))
+            return false;
+        desc.Beta = 1.0f;
+    }
     if (!(desc.ATensor = gemm_operand(n, inputs[0], sizes, strides[0], rank, mm.m, mm.k))
             || !(desc.BTensor = gemm_operand(n, inputs[1], sizes, strides[1], rank, mm.k, mm.n))
-            || !(desc.OutputTensor = gemm_operand(n, n->out[0], sizes, strides[2], rank, mm.m, mm.n)))
+            || !(desc.OutputTensor = gemm_operand(n, output, sizes, strides[2], rank, mm.m, mm.n)))
         return false;
     desc.TransA = desc.TransB = DML_MATRIX_TRANSFORM_NONE;
     desc.Alpha = 1.0f;
-    return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 2, &n->out[0], 1);
+    return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 3, &output, 1);
 }
 
 /* ---- BatchNormalization ---- */
@@ -681,7 +788,7 @@ static bool max_pool_column_major(struct run_node *n, struct dml_window *d, stru
         DML_MAX_POOLING2_OPERATOR_DESC *desc)
 {
     if (n->in[0]->shape.rank != 4)
-        return run_unsupported(n, "storage_order 1 is mapped for 2-D pools only");
+        return run_unsupported(n, "storage_order 1 is mapped for 1-D and 2-D pools only");
     swap_uints(d->kernel);
     swap_uints(d->strides);
     swap_uints(d->dilations);
@@ -697,7 +804,8 @@ static bool emit_max_pool(struct run_node *n, struct dml_window *d, struct run_v
     DML_MAX_POOLING2_OPERATOR_DESC desc;
 
     memset(&desc, 0, sizeof(desc));
-    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0))
+    /* With one spatial dimension both storage orders count the same. */
+    if (outputs[1] && onnx_attr_int(n->onnx, "storage_order", 0) && n->in[0]->shape.rank != 3)
     {
         if (!max_pool_column_major(n, d, outputs, &desc))
             return false;
@@ -720,16 +828,51 @@ static bool emit_max_pool(struct run_node *n, struct dml_window *d, struct run_v
     return run_emit(n, DML_OPERATOR_MAX_POOLING2, &desc, n->in, 1, outputs, 2);
 }
 
-static bool emit_average_pool(struct run_node *n, const struct dml_window *d, bool widened)
+/* count_include_pad with a window widened past the pads (ceil_mode): the given pads count, the widening
+ * does not (the window is clipped to the padded input). The pads are made real zeros with PADDING,
+ * then pooled without counting padding, the widening left as DirectML's only EndPadding. */
+static struct run_value *pad_pool_input(struct run_node *n, const struct window *w, struct dml_window *d)
 {
-    DML_AVERAGE_POOLING1_OPERATOR_DESC desc;
+    struct run_value *x = n->in[0], *padded;
+    UINT start[5] = {0}, end[5] = {0};
+    struct run_shape shape = x->shape;
+    DML_PADDING_OPERATOR_DESC desc;
+    unsigned int i, j = d->count - w->count;
+
+    for (i = 0; i < w->count; ++i, ++j)
+    {
+        start[i + 2] = (UINT)w->start[i];
+        end[i + 2] = (UINT)w->end[i];
+        shape.dims[i + 2] += w->start[i] + w->end[i];
+        d->start[j] = 0;
+        d->end[j] -= (UINT)w->end[i];
+    }
+    desc.PaddingMode = DML_PADDING_MODE_CONSTANT;
+    desc.PaddingValue = 0.0f;
+    desc.DimensionCount = shape.rank;
+    desc.StartPadding = start;
+    desc.EndPadding = end;
+    if (!(padded = run_temp(n, x->type, &shape)) || !(desc.InputTensor = run_desc(n, x, shape.rank))
+            || !(desc.OutputTensor = run_desc(n, padded, shape.rank))
+            || !run_emit(n, DML_OPERATOR_PADDING, &desc, &x, 1, &padded, 1))
+        return NULL;
+    return padded;
+}
+
+static bool emit_average_pool(struct run_node *n, const struct window *w, struct dml_window *d, bool widened)
+{
     bool include_padding = onnx_attr_int(n->onnx, "count_include_pad", 0) != 0;
+    DML_AVERAGE_POOLING1_OPERATOR_DESC desc;
+    struct run_value *x = n->in[0];
 
     if (include_padding && widened)
-        return run_unsupported(n, "ceil_mode with count_include_pad: ONNX leaves the added end out of the count, "
-                "DirectML counts whole windows");
+    {
+        if (!(x = pad_pool_input(n, w, d)))
+            return false;
+        include_padding = false;
+    }
     memset(&desc, 0, sizeof(desc));
-    if (!(desc.InputTensor = nchw_desc(n, n->in[0])) || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
+    if (!(desc.InputTensor = nchw_desc(n, x)) || !(desc.OutputTensor = nchw_desc(n, n->out[0])))
         return false;
     desc.DimensionCount = d->count;
     desc.Strides = d->strides;
@@ -738,7 +881,7 @@ static bool emit_average_pool(struct run_node *n, const struct dml_window *d, bo
     desc.EndPadding = d->end;
     desc.Dilations = d->dilations;
     desc.IncludePadding = include_padding;
-    return run_emit(n, DML_OPERATOR_AVERAGE_POOLING1, &desc, n->in, 1, &n->out[0], 1);
+    return run_emit(n, DML_OPERATOR_AVERAGE_POOLING1, &desc, &x, 1, &n->out[0], 1);
 }
 
 static bool emit_lp_pool(struct run_node *n, const struct dml_window *d)
@@ -776,7 +919,7 @@ static bool emit_pool(struct run_node *n, enum pool_kind kind, bool global)
     if (kind == POOL_MAX)
         return emit_max_pool(n, &d, outputs);
     if (kind == POOL_AVERAGE)
-        return emit_average_pool(n, &d, widened);
+        return emit_average_pool(n, &w, &d, widened);
     return emit_lp_pool(n, &d);
 }
 
@@ -812,15 +955,16 @@ static bool emit_global_lp_pool(struct run_node *n)
 
 /* ---- Normalizations over axes: InstanceNormalization, LayerNormalization, MeanVarianceNormalization ---- */
 
-static bool emit_mvn(struct run_node *n, struct run_value *x, const DML_TENSOR_DESC *scale, struct run_value *scale_value,
-        const DML_TENSOR_DESC *bias, struct run_value *bias_value, const UINT *axes, unsigned int axis_count,
-        float epsilon)
+static bool emit_mvn(struct run_node *n, struct run_value *x, const DML_TENSOR_DESC *scale,
+        struct run_value *scale_value, const DML_TENSOR_DESC *bias, struct run_value *bias_value, const UINT *axes,
+        unsigned int axis_count, float epsilon)
 {
     struct run_value *inputs[3] = {x, scale_value, bias_value};
     DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC desc;
 
     memset(&desc, 0, sizeof(desc));
-    if (!(desc.InputTensor = run_desc(n, x, x->shape.rank)) || !(desc.OutputTensor = run_desc(n, n->out[0], x->shape.rank)))
+    if (!(desc.InputTensor = run_desc(n, x, x->shape.rank))
+            || !(desc.OutputTensor = run_desc(n, n->out[0], x->shape.rank)))
         return false;
     desc.ScaleTensor = scale;
     desc.BiasTensor = bias;
@@ -851,7 +995,8 @@ static bool emit_instance_norm(struct run_node *n)
     for (i = 2; i < rank; ++i)
         axes[i - 2] = i;
     return (scale = channel_desc(n, n->in[1], rank)) && (bias = channel_desc(n, n->in[2], rank))
-            && emit_mvn(n, x, scale, n->in[1], bias, n->in[2], axes, rank - 2, onnx_attr_float(n->onnx, "epsilon", 1e-5f));
+            && emit_mvn(n, x, scale, n->in[1], bias, n->in[2], axes, rank - 2,
+                    onnx_attr_float(n->onnx, "epsilon", 1e-5f));
 }
 
 static bool emit_mean_variance_norm(struct run_node *n)
@@ -876,6 +1021,57 @@ static bool emit_mean_variance_norm(struct run_node *n)
     }
     /* ONNX's function body divides by sqrt(variance + 1e-9). */
     return emit_mvn(n, x, NULL, NULL, NULL, NULL, axes, (unsigned int)count, 1e-9f);
+}
+
+/* GroupNormalization: X seen as {N, G, C / G, spatial} normalized over its last two dimensions; scale and
+ * bias are per group ([G], opset 18) or per channel ([C], opset 21), both a broadcast view of that shape. */
+static DML_TENSOR_DESC *group_desc(struct run_node *n, const struct run_value *v, UINT groups)
+{
+    const int64_t *dims = v->shape.dims;
+    UINT sizes[4] = {(UINT)dims[0], groups, (UINT)(dims[1] / groups), 1};
+    unsigned int i;
+
+    for (i = 2; i < v->shape.rank; ++i)
+        sizes[3] *= (UINT)dims[i];
+    return run_desc_view(n, v, 4, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+static DML_TENSOR_DESC *group_parameter_desc(struct run_node *n, const struct run_value *v, UINT groups,
+        int64_t channels)
+{
+    UINT sizes[4] = {1, groups, 1, 1};
+
+    if (v->shape.rank != 1 || (v->shape.dims[0] != groups && v->shape.dims[0] != channels))
+    {
+        run_fail(n, "'%s' must have num_groups or C values", v->name);
+        return NULL;
+    }
+    if (v->shape.dims[0] == channels && channels != groups)
+        sizes[2] = (UINT)(channels / groups);
+    return run_desc_view(n, v, 4, sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN);
+}
+
+static bool emit_group_norm(struct run_node *n)
+{
+    struct run_value *x = n->in[0], *inputs[3] = {x, n->in[1], n->in[2]};
+    int64_t groups = onnx_attr_int(n->onnx, "num_groups", 0), channels;
+    DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC desc;
+    static const UINT axes[2] = {2, 3};
+
+    if (!require_float(n, x))
+        return false;
+    if (x->shape.rank < 2 || groups < 1 || (channels = x->shape.dims[1]) % groups)
+        return run_fail(n, "num_groups %" PRId64 " does not divide X's channels", groups);
+    memset(&desc, 0, sizeof(desc));
+    desc.AxisCount = 2;
+    desc.Axes = axes;
+    desc.NormalizeVariance = TRUE;
+    desc.Epsilon = onnx_attr_float(n->onnx, "epsilon", 1e-5f);
+    return (desc.InputTensor = group_desc(n, x, (UINT)groups))
+            && (desc.ScaleTensor = group_parameter_desc(n, inputs[1], (UINT)groups, channels))
+            && (desc.BiasTensor = group_parameter_desc(n, inputs[2], (UINT)groups, channels))
+            && (desc.OutputTensor = group_desc(n, n->out[0], (UINT)groups))
+            && run_emit(n, DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1, &desc, inputs, 3, &n->out[0], 1);
 }
 
 /* LayerNormalization normalizes over [axis, rank); Mean and InvStdDev keep those dimensions as 1s. */
@@ -934,7 +1130,8 @@ static bool emit_inv_std_dev(struct run_node *n, struct run_value *mean, const U
         return false;
     pow_desc.ScaleBias = &scale_bias;
     pow_desc.Exponent = -0.5f;
-    return (pow_desc.InputTensor = run_desc(n, variance, rank)) && (pow_desc.OutputTensor = run_desc(n, n->out[2], rank))
+    return (pow_desc.InputTensor = run_desc(n, variance, rank))
+            && (pow_desc.OutputTensor = run_desc(n, n->out[2], rank))
             && run_emit(n, DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW, &pow_desc, &variance, 1, &n->out[2], 1);
 }
 
@@ -1025,6 +1222,814 @@ static bool emit_lp_norm(struct run_node *n)
             && run_emit(n, DML_OPERATOR_LP_NORMALIZATION, &desc, n->in, 1, &n->out[0], 1);
 }
 
+/* ---- Resize, Upsample ---- */
+
+/* The output size and ONNX's scale of each dimension, and the crop of tf_crop_and_resize. */
+struct resize
+{
+    unsigned int rank;
+    int64_t out[RUN_MAX_RANK];
+    double scales[RUN_MAX_RANK];
+    double roi_start[RUN_MAX_RANK], roi_end[RUN_MAX_RANK];
+};
+
+/* Input i's floats when it is present and has values; the count, 0 when absent or empty, -1 on failure. */
+static int optional_floats(struct run_node *n, unsigned int i, double *values, unsigned int max)
+{
+    const struct run_tensor *t;
+    int64_t count, j;
+
+    if (!run_in(n, i) || !run_shape_elements(&run_in(n, i)->shape))
+        return 0;
+    if (!(t = run_in_host(n, i)))
+        return -1;
+    if ((count = run_shape_elements(&t->shape)) > max)
+    {
+        run_fail(n, "input %u has %" PRId64 " values (at most %u)", i, count, max);
+        return -1;
+    }
+    for (j = 0; j < count; ++j)
+        values[j] = run_tensor_get_double(t, j);
+    return (int)count;
+}
+
+/* Where the scales and sizes are: Upsample-7's attribute, Upsample-9's and Resize-10's input 1,
+ * Resize-11's inputs 1 (roi), 2 (scales) and 3 (sizes). */
+static bool resize_read(struct run_node *n, double *scales, int *scale_count, double *sizes, int *size_count,
+        double *roi, int *roi_count)
+{
+    bool upsample = !strcmp(n->onnx->op_type, "Upsample");
+    float attr[RUN_MAX_RANK];
+    int i;
+
+    *size_count = *roi_count = 0;
+    if (upsample && n->opset < 9)
+    {
+        if ((*scale_count = onnx_attr_floats(n->onnx, "scales", attr, RUN_MAX_RANK)) > RUN_MAX_RANK)
+            return run_fail(n, "%d scales", *scale_count);
+        for (i = 0; i < *scale_count; ++i)
+            scales[i] = attr[i];
+        return true;
+    }
+    if (upsample || n->opset < 11)
+        return (*scale_count = optional_floats(n, 1, scales, RUN_MAX_RANK)) >= 0;
+    return (*roi_count = optional_floats(n, 1, roi, 2 * RUN_MAX_RANK)) >= 0
+            && (*scale_count = optional_floats(n, 2, scales, RUN_MAX_RANK)) >= 0
+            && (*size_count = optional_floats(n, 3, sizes, RUN_MAX_RANK)) >= 0;
+}
+
+/* Resize-18's axes: which dimensions the scales and sizes name (all of them without it). */
+static bool resize_axes(struct run_node *n, unsigned int rank, unsigned int *axes, unsigned int *count)
+{
+    int64_t given[RUN_MAX_RANK];
+    int got = onnx_attr_ints(n->onnx, "axes", given, RUN_MAX_RANK);
+    unsigned int i;
+
+    if (got > RUN_MAX_RANK)
+        return run_fail(n, "%d axes", got);
+    *count = got < 0 ? rank : (unsigned int)got;
+    for (i = 0; i < *count; ++i)
+        if (got < 0)
+            axes[i] = i;
+        else if (!run_axis(n, given[i], rank, &axes[i]))
+            return false;
+    return true;
+}
+
+static bool resize_plan(struct run_node *n, struct resize *r)
+{
+    const struct run_shape *x = &n->in[0]->shape;
+    double scales[RUN_MAX_RANK], sizes[RUN_MAX_RANK], roi[2 * RUN_MAX_RANK];
+    int scale_count, size_count, roi_count;
+    unsigned int axes[RUN_MAX_RANK], axis_count = 0, i;
+    char policy[32];
+
+    if (!resize_read(n, scales, &scale_count, sizes, &size_count, roi, &roi_count)
+            || !resize_axes(n, x->rank, axes, &axis_count))
+        return false;
+    if (strcmp(onnx_attr_string(n->onnx, "keep_aspect_ratio_policy", "stretch", policy, sizeof(policy)), "stretch"))
+        return run_unsupported(n, "keep_aspect_ratio_policy '%s' is not mapped", policy);
+    if ((size_count ? size_count : scale_count) != (int)axis_count)
+        return run_fail(n, "%d %s for %u dimensions", size_count ? size_count : scale_count,
+                size_count ? "sizes" : "scales", axis_count);
+    if (roi_count && roi_count != 2 * (int)axis_count)
+        return run_fail(n, "roi has %d values for %u dimensions", roi_count, axis_count);
+    r->rank = x->rank;
+    for (i = 0; i < x->rank; ++i)
+    {
+        r->out[i] = x->dims[i];
+        r->scales[i] = 1.0;
+        r->roi_start[i] = 0.0;
+        r->roi_end[i] = 1.0;
+    }
+    for (i = 0; i < axis_count; ++i)
+    {
+        unsigned int a = axes[i];
+
+        if (roi_count)
+        {
+            r->roi_start[a] = roi[i];
+            r->roi_end[a] = roi[i + axis_count];
+        }
+        if (size_count)
+        {
+            r->out[a] = (int64_t)sizes[i];
+            r->scales[a] = (double)r->out[a] / (double)x->dims[a];
+            continue;
+        }
+        if (!(scales[i] > 0.0))
+            return run_fail(n, "scale %u is %g (positive expected)", i, scales[i]);
+        r->scales[a] = scales[i];
+        r->out[a] = (int64_t)floor((double)x->dims[a] * scales[i]);
+    }
+    return true;
+}
+
+static bool infer_resize(struct run_node *n)
+{
+    struct run_shape shape;
+    struct resize r;
+    unsigned int i;
+
+    if (!resize_plan(n, &r))
+        return false;
+    shape.rank = r.rank;
+    for (i = 0; i < r.rank; ++i)
+        shape.dims[i] = r.out[i];
+    run_set_out(n, 0, n->in[0]->type, &shape);
+    return true;
+}
+
+/* DirectML's mapping (README.md, "Resampling: decisions"): output x reads input
+ * (x - OutputPixelOffset) / Scale - InputPixelOffset. */
+struct resample
+{
+    FLOAT scales[RUN_MAX_RANK], input_offsets[RUN_MAX_RANK], output_offsets[RUN_MAX_RANK];
+};
+
+/* tf_crop_and_resize: x reads roi_start (in - 1) + x (roi_end - roi_start) (in - 1) / (out - 1); DirectML
+ * clamps where ONNX extrapolates, so every read must stay inside the input. */
+static bool crop_and_resize(struct run_node *n, const struct resize *r, unsigned int i, int64_t in,
+        struct resample *d)
+{
+    double first, last, step;
+
+    if (r->out[i] == 1)
+    {
+        first = last = 0.5 * (r->roi_start[i] + r->roi_end[i]) * (double)(in - 1);
+        d->scales[i] = 1.0f;
+        d->input_offsets[i] = (FLOAT)-first;
+        d->output_offsets[i] = 0.0f;
+    }
+    else
+    {
+        step = (r->roi_end[i] - r->roi_start[i]) * (double)(in - 1) / (double)(r->out[i] - 1);
+        first = r->roi_start[i] * (double)(in - 1);
+        last = first + step * (double)(r->out[i] - 1);
+        if (!(step > 0.0))
+            return run_unsupported(n, "tf_crop_and_resize with an empty or inverted region");
+        d->scales[i] = (FLOAT)(1.0 / step);
+        d->input_offsets[i] = (FLOAT)-first;
+        d->output_offsets[i] = 0.0f;
+    }
+    if (first < 0.0 || last > (double)(in - 1))
+        return run_unsupported(n, "tf_crop_and_resize reads outside the input: DirectML clamps where ONNX "
+                "writes extrapolation_value");
+    return true;
+}
+
+static bool resample_offsets(struct run_node *n, const struct resize *r, const char *mode, struct resample *d)
+{
+    const struct run_value *x = n->in[0];
+    unsigned int i;
+
+    for (i = 0; i < r->rank; ++i)
+    {
+        int64_t in = x->shape.dims[i];
+        /* ONNX's length_resized: in x scale, not rounded when the scales are given. */
+        double length = (double)in * r->scales[i];
+
+        d->scales[i] = (FLOAT)r->scales[i];
+        d->input_offsets[i] = d->output_offsets[i] = 0.0f;
+        if (!strcmp(mode, "asymmetric"))
+            continue;
+        if (!strcmp(mode, "half_pixel") || (!strcmp(mode, "pytorch_half_pixel") && length > 1.0))
+        {
+            d->input_offsets[i] = 0.5f;
+            d->output_offsets[i] = -0.5f;
+        }
+        else if (!strcmp(mode, "pytorch_half_pixel"))
+        {
+            d->scales[i] = 1.0f;
+        }
+        else if (!strcmp(mode, "tf_half_pixel_for_nn"))
+        {
+            d->output_offsets[i] = -0.5f;
+        }
+        else if (!strcmp(mode, "align_corners"))
+        {
+            d->scales[i] = length > 1.0 && in > 1 ? (FLOAT)((length - 1.0) / (double)(in - 1)) : 1.0f;
+        }
+        else if (!strcmp(mode, "tf_crop_and_resize"))
+        {
+            if (!crop_and_resize(n, r, i, in, d))
+                return false;
+        }
+        else
+        {
+            return run_unsupported(n, "coordinate_transformation_mode '%s' is not mapped", mode);
+        }
+    }
+    return true;
+}
+
+/* ONNX's nearest_mode as DirectML's rounding direction (floor: DECREASING, ceil: INCREASING); the
+ * round modes shift the input offsets by half a pixel: round_prefer_floor(c) = ceil(c - 0.5).
+ * DirectML computes coordinates in fp32 (README.md, "Resampling: decisions"), where ONNX's exact
+ * integers and halves may land a rounding error to the wrong side: a nudge of a quarter of the
+ * smallest step between coordinates (1 / (2 x output size)) keeps them on the side ONNX takes. */
+static bool nearest_rounding(struct run_node *n, const struct resize *r, struct resample *d,
+        DML_AXIS_DIRECTION *direction)
+{
+    char buffer[32];
+    const char *mode = onnx_attr_string(n->onnx, "nearest_mode", "round_prefer_floor", buffer, sizeof(buffer));
+    double shift = 0.0, nudge;
+    unsigned int i;
+
+    /* Upsample and Resize-10 read input floor(x / scale). */
+    if (!strcmp(n->onnx->op_type, "Upsample") || n->opset < 11 || !strcmp(mode, "floor"))
+        *direction = DML_AXIS_DIRECTION_DECREASING;
+    else if (!strcmp(mode, "ceil"))
+        *direction = DML_AXIS_DIRECTION_INCREASING;
+    else if (!strcmp(mode, "round_prefer_floor"))
+    {
+        *direction = DML_AXIS_DIRECTION_INCREASING;
+        shift = 0.5;
+    }
+    else if (!strcmp(mode, "round_prefer_ceil"))
+    {
+        *direction = DML_AXIS_DIRECTION_DECREASING;
+        shift = -0.5;
+    }
+    else
+    {
+        return run_fail(n, "nearest_mode '%s' is not an ONNX value", mode);
+    }
+    for (i = 0; i < r->rank; ++i)
+    {
+        /* c + nudge for DECREASING (floor), c - nudge for INCREASING (ceil); c falls as the offset grows. */
+        nudge = 0.125 / (double)r->out[i];
+        nudge = nudge < 1e-3 ? nudge : 1e-3;
+        if (r->out[i] == n->in[0]->shape.dims[i] && r->scales[i] == 1.0)
+            nudge = 0.0;
+        d->input_offsets[i] = (FLOAT)(d->input_offsets[i] + shift
+                + (*direction == DML_AXIS_DIRECTION_DECREASING ? -nudge : nudge));
+    }
+    return true;
+}
+
+/* ---- Resize through interpolation matrices ---- */
+
+/* Cubic (which DirectML lacks) and tf_crop_and_resize's extrapolation are ONNX's separable
+ * interpolation written as matrices computed on the host: Y = Ah X Aw^T + E over the last two
+ * dimensions, two GEMMs, E holding extrapolation_value where a coordinate leaves the input. The
+ * weights follow ONNX's reference interpolation (neighbours of an edge-padded row). */
+struct resize_axis
+{
+    const char *transform;
+    double a;                           /* cubic_coeff_a */
+    bool cubic, exclude_outside;
+    bool normalize;                     /* the weights divided by their sum (antialias, exclude_outside) */
+    int64_t in, out;
+    double scale, length, roi_start, roi_end;
+    double filter_scale;                /* min(scale, 1) with antialias, else 1 */
+};
+
+/* ONNX's kernels at a distance of `d` input pixels: the triangle (linear) and Keys' cubic. */
+static double interpolation_kernel(const struct resize_axis *r, double d)
+{
+    double a = r->a;
+
+    d = fabs(d);
+    if (!r->cubic)
+        return d < 1.0 ? 1.0 - d : 0.0;
+    if (d <= 1.0)
+        return ((a + 2.0) * d - (a + 3.0)) * d * d + 1.0;
+    if (d < 2.0)
+        return ((a * d - 5.0 * a) * d + 8.0 * a) * d - 4.0 * a;
+    return 0.0;
+}
+
+/* The input coordinate output x reads; false where tf_crop_and_resize extrapolates. */
+static bool source_coordinate(const struct resize_axis *r, int64_t x, double *c)
+{
+    double in = (double)r->in;
+
+    if (!strcmp(r->transform, "align_corners"))
+        *c = r->length == 1.0 ? 0.0 : (double)x * (in - 1.0) / (r->length - 1.0);
+    else if (!strcmp(r->transform, "asymmetric"))
+        *c = (double)x / r->scale;
+    else if (!strcmp(r->transform, "tf_half_pixel_for_nn"))
+        *c = ((double)x + 0.5) / r->scale;
+    else if (!strcmp(r->transform, "pytorch_half_pixel") && r->length == 1.0)
+        *c = -0.5;
+    else if (strcmp(r->transform, "tf_crop_and_resize"))
+        *c = ((double)x + 0.5) / r->scale - 0.5;
+    else
+    {
+        double span = r->roi_end - r->roi_start;
+
+        *c = (r->length == 1.0 ? span * (in - 1.0) / 2.0 : (double)x * span * (in - 1.0) / (r->length - 1.0))
+                + r->roi_start * (in - 1.0);
+        return *c >= 0.0 && *c <= in - 1.0;
+    }
+    return true;
+}
+
+/* Row x of the matrix (r->in weights); false where the coordinate extrapolates (the row stays 0).
+ * The taps are ONNX's: floor(c) + j for j from `start`, the kernel read at (j - ratio) x filter_scale
+ * (antialias stretches it by 1 / scale when downscaling), indices clamped to the edge (ONNX pads
+ * with the edge values); an integer c is floor c - 1 with a ratio of 1, as ONNX takes it. */
+static bool interpolation_row(const struct resize_axis *r, int64_t x, double *row)
+{
+    double c, ratio, sum = 0.0, support = r->cubic ? 2.0 : 1.0;
+    int64_t base, start, count, j;
+
+    if (!source_coordinate(r, x, &c))
+        return false;
+    base = c == floor(c) ? (int64_t)c - 1 : (int64_t)floor(c);
+    ratio = c - (double)base;
+    start = (int64_t)floor(-support / r->filter_scale) + 1;
+    count = 2 - 2 * start;
+    for (j = start; j < start + count; ++j)
+    {
+        int64_t index = base + j;
+        double weight = interpolation_kernel(r, ((double)j - ratio) * r->filter_scale);
+
+        if (r->exclude_outside && (index < 0 || index >= r->in))
+            weight = 0.0;
+        sum += weight;
+        index = index < 0 ? 0 : index >= r->in ? r->in - 1 : index;
+        row[index] += weight;
+    }
+    if (r->normalize && sum != 0.0)
+        for (j = 0; j < r->in; ++j)
+            row[j] /= sum;
+    return true;
+}
+
+/* A constant made here: the interpolation matrices and E, in X's type. */
+static struct run_value *host_constant(struct run_node *n, int type, const struct run_shape *shape)
+{
+    struct run_value *v = run_temp(n, type, shape);
+    struct run_tensor *t;
+
+    if (!v)
+        return NULL;
+    if (!(t = run_alloc(n, sizeof(*t))) || !run_tensor_alloc(t, type, shape))
+    {
+        run_fail(n, "out of memory");
+        return NULL;
+    }
+    v->host = t;
+    v->host_owned = true;
+    v->constant = true;
+    return v;
+}
+
+/* The [out, in] matrix of one axis; `outside[x]` is set where output x extrapolates. */
+static struct run_value *interpolation_matrix(struct run_node *n, const struct resize_axis *r, bool *outside)
+{
+    struct run_shape shape = {2, {r->out, r->in}};
+    struct run_value *v;
+    double *row;
+    int64_t x, i;
+
+    if (!(v = host_constant(n, n->in[0]->type, &shape)) || !(row = run_alloc(n, r->in * sizeof(*row))))
+        return NULL;
+    for (x = 0; x < r->out; ++x)
+    {
+        memset(row, 0, r->in * sizeof(*row));
+        outside[x] = !interpolation_row(r, x, row);
+        for (i = 0; i < r->in; ++i)
+            run_tensor_set_double(v->host, x * r->in + i, row[i]);
+    }
+    return v;
+}
+
+static void resize_axis_init(struct run_node *n, const struct resize *plan, unsigned int dim, const char *transform,
+        struct resize_axis *r)
+{
+    char mode[16];
+
+    r->transform = transform;
+    r->cubic = !strcmp(onnx_attr_string(n->onnx, "mode", "nearest", mode, sizeof(mode)), "cubic");
+    r->a = onnx_attr_float(n->onnx, "cubic_coeff_a", -0.75f);
+    r->exclude_outside = onnx_attr_int(n->onnx, "exclude_outside", 0) != 0;
+    r->in = n->in[0]->shape.dims[dim];
+    r->out = plan->out[dim];
+    r->scale = plan->scales[dim];
+    r->length = (double)r->in * r->scale;
+    r->roi_start = plan->roi_start[dim];
+    r->roi_end = plan->roi_end[dim];
+    r->filter_scale = onnx_attr_int(n->onnx, "antialias", 0) && r->scale < 1.0 ? r->scale : 1.0;
+    r->normalize = r->exclude_outside || r->filter_scale < 1.0;
+}
+
+/* out[b] = a[b] x b[b] (+ c): each operand {1, batch, rows, columns}, `a` and `c` shared by the batch
+ * when their batch stride is 0. */
+static bool emit_batched_gemm(struct run_node *n, struct run_value *a, UINT a_batch_stride, struct run_value *b,
+        struct run_value *c, struct run_value *out, UINT batch, UINT m, UINT k, UINT columns)
+{
+    struct run_value *inputs[3] = {a, b, c};
+    UINT a_sizes[4] = {1, batch, m, k}, a_strides[4] = {0, a_batch_stride, k, 1};
+    UINT b_sizes[4] = {1, batch, k, columns}, out_sizes[4] = {1, batch, m, columns};
+    UINT c_strides[4] = {0, 0, columns, 1};
+    DML_GEMM_OPERATOR_DESC desc;
+
+    memset(&desc, 0, sizeof(desc));
+    desc.TransA = desc.TransB = DML_MATRIX_TRANSFORM_NONE;
+    desc.Alpha = 1.0f;
+    desc.Beta = c ? 1.0f : 0.0f;
+    if (c && !(desc.CTensor = run_desc_view(n, c, 4, out_sizes, c_strides, DML_TENSOR_DATA_TYPE_UNKNOWN)))
+        return false;
+    return (desc.ATensor = run_desc_view(n, a, 4, a_sizes, a_strides, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.BTensor = run_desc_view(n, b, 4, b_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.OutputTensor = run_desc_view(n, out, 4, out_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 3, &out, 1);
+}
+
+/* E: extrapolation_value where the row or the column extrapolates; NULL when none does. */
+static struct run_value *extrapolation_matrix(struct run_node *n, const bool *rows, int64_t height, const bool *columns,
+        int64_t width, bool *failed)
+{
+    float value = onnx_attr_float(n->onnx, "extrapolation_value", 0.0f);
+    struct run_shape shape = {2, {height, width}};
+    struct run_value *v;
+    bool any = false;
+    int64_t y, x;
+
+    *failed = false;
+    for (y = 0; y < height; ++y)
+        any |= rows[y];
+    for (x = 0; x < width; ++x)
+        any |= columns[x];
+    if (!any || value == 0.0f)
+        return NULL;
+    if (!(v = host_constant(n, n->in[0]->type, &shape)))
+    {
+        *failed = true;
+        return NULL;
+    }
+    for (y = 0; y < height; ++y)
+        for (x = 0; x < width; ++x)
+            run_tensor_set_double(v->host, y * width + x, rows[y] || columns[x] ? value : 0.0);
+    return v;
+}
+
+static bool emit_resize_matrices(struct run_node *n, const struct resize *plan, const char *transform)
+{
+    struct run_value *x = n->in[0], *out = n->out[0], *ah, *aw, *e, *rows;
+    unsigned int rank = x->shape.rank, h = rank - 2, i;
+    struct resize_axis height, width;
+    struct run_shape rows_shape;
+    bool *outside, failed;
+    int64_t batch = 1;
+
+    if (!require_float(n, x))
+        return false;
+    if (rank < 2)
+        return run_unsupported(n, "cubic Resize of a 1-D tensor");
+    for (i = 0; i < h; ++i)
+    {
+        batch *= x->shape.dims[i];
+        if (plan->out[i] != x->shape.dims[i] || plan->scales[i] != 1.0 || plan->roi_start[i] != 0.0
+                || plan->roi_end[i] != 1.0)
+            return run_unsupported(n, "cubic or extrapolating Resize of dimension %u (the last two are mapped)", i);
+    }
+    resize_axis_init(n, plan, h, transform, &height);
+    resize_axis_init(n, plan, h + 1, transform, &width);
+    if (!(outside = run_alloc(n, (height.out + width.out) * sizeof(*outside)))
+            || !(ah = interpolation_matrix(n, &height, outside))
+            || !(aw = interpolation_matrix(n, &width, outside + height.out)))
+        return false;
+    e = extrapolation_matrix(n, outside, height.out, outside + height.out, width.out, &failed);
+    /* rows = X Aw^T, read as one [batch x H, W] matrix times Aw^T (a view of Aw, transposed by strides). */
+    rows_shape = x->shape;
+    rows_shape.dims[h + 1] = width.out;
+    if (failed || !(rows = run_temp(n, x->type, &rows_shape)))
+        return false;
+    {
+        struct run_value *inputs[2] = {x, aw};
+        UINT x_sizes[4] = {1, 1, (UINT)(batch * height.in), (UINT)width.in};
+        UINT aw_sizes[4] = {1, 1, (UINT)width.in, (UINT)width.out}, aw_strides[4] = {0, 0, 1, (UINT)width.in};
+        UINT rows_sizes[4] = {1, 1, (UINT)(batch * height.in), (UINT)width.out};
+        DML_GEMM_OPERATOR_DESC desc;
+
+        memset(&desc, 0, sizeof(desc));
+        desc.Alpha = 1.0f;
+        if (!(desc.ATensor = run_desc_view(n, x, 4, x_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+                || !(desc.BTensor = run_desc_view(n, aw, 4, aw_sizes, aw_strides, DML_TENSOR_DATA_TYPE_UNKNOWN))
+                || !(desc.OutputTensor = run_desc_view(n, rows, 4, rows_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+                || !run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 2, &rows, 1))
+            return false;
+    }
+    /* Y[b] = Ah rows[b] + E. */
+    return emit_batched_gemm(n, ah, 0, rows, e, out, (UINT)batch, (UINT)height.out, (UINT)height.in,
+            (UINT)width.out);
+}
+
+
+static bool resize_downscales(const struct resize *r)
+{
+    unsigned int i;
+
+    for (i = 0; i < r->rank; ++i)
+        if (r->scales[i] < 1.0)
+            return true;
+    return false;
+}
+
+/* RESAMPLE3 takes at most 4 dimensions: neighbouring dimensions the resize leaves alone (same size,
+ * scale 1, a transformation that reads input x for output x) merge into one. */
+static bool resize_identity(const struct resize *r, const char *transform, const struct run_shape *x, unsigned int i)
+{
+    return r->out[i] == x->dims[i] && r->scales[i] == 1.0 && (!strcmp(transform, "half_pixel")
+            || !strcmp(transform, "pytorch_half_pixel") || !strcmp(transform, "align_corners")
+            || !strcmp(transform, "asymmetric"));
+}
+
+static unsigned int merge_resize_dims(const struct resize *r, const char *transform, const struct run_shape *x,
+        struct resample *d, UINT *in_sizes, UINT *out_sizes)
+{
+    unsigned int i, count = 0;
+    bool previous = false;
+
+    for (i = 0; i < r->rank; ++i)
+    {
+        bool identity = resize_identity(r, transform, x, i);
+
+        if (identity && previous)
+        {
+            in_sizes[count - 1] *= (UINT)x->dims[i];
+            out_sizes[count - 1] *= (UINT)r->out[i];
+            continue;
+        }
+        in_sizes[count] = (UINT)x->dims[i];
+        out_sizes[count] = (UINT)r->out[i];
+        d->scales[count] = d->scales[i];
+        d->input_offsets[count] = d->input_offsets[i];
+        d->output_offsets[count] = d->output_offsets[i];
+        ++count;
+        previous = identity;
+    }
+    return count;
+}
+
+static bool emit_resize(struct run_node *n)
+{
+    bool legacy = !strcmp(n->onnx->op_type, "Upsample") || n->opset < 11;
+    struct run_value *x = n->in[0];
+    DML_RESAMPLE3_OPERATOR_DESC desc;
+    char mode_buffer[32], transform_buffer[32];
+    const char *mode = onnx_attr_string(n->onnx, "mode", "nearest", mode_buffer, sizeof(mode_buffer));
+    const char *transform = legacy ? "asymmetric" : onnx_attr_string(n->onnx, "coordinate_transformation_mode",
+            "half_pixel", transform_buffer, sizeof(transform_buffer));
+    UINT in_sizes[RUN_MAX_RANK], out_sizes[RUN_MAX_RANK];
+    unsigned int rank;
+    struct resample d;
+    struct resize r;
+
+    if (!resize_plan(n, &r))
+        return false;
+    if (x->type != ONNX_FLOAT && x->type != ONNX_FLOAT16 && x->type != ONNX_INT8 && x->type != ONNX_UINT8)
+        return run_unsupported(n, "X is %s: DirectML resamples FLOAT, FLOAT16, INT8 and UINT8",
+                onnx_type_name(x->type));
+    if (!strcmp(mode, "cubic") || (!strcmp(mode, "linear") && (!strcmp(transform, "tf_crop_and_resize")
+            || (onnx_attr_int(n->onnx, "antialias", 0) && resize_downscales(&r)))))
+        return emit_resize_matrices(n, &r, transform);
+    memset(&desc, 0, sizeof(desc));
+    desc.RoundingDirection = DML_AXIS_DIRECTION_DECREASING;
+    if (!strcmp(mode, "nearest"))
+        desc.InterpolationMode = DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR;
+    else if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear"))
+        desc.InterpolationMode = DML_INTERPOLATION_MODE_LINEAR;
+    else
+        return run_fail(n, "mode '%s' is not an ONNX value", mode);
+    if (!resample_offsets(n, &r, transform, &d))
+        return false;
+    if (desc.InterpolationMode == DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR
+            && !nearest_rounding(n, &r, &d, &desc.RoundingDirection))
+        return false;
+    if ((rank = merge_resize_dims(&r, transform, &x->shape, &d, in_sizes, out_sizes)) > 4)
+        return run_unsupported(n, "%u resized dimensions: vkdml's RESAMPLE3 takes at most 4", rank);
+    desc.DimensionCount = rank;
+    desc.Scales = d.scales;
+    desc.InputPixelOffsets = d.input_offsets;
+    desc.OutputPixelOffsets = d.output_offsets;
+    /* Antialiased downscaling went to the matrices; ONNX's antialias does nothing to nearest. */
+    desc.Antialiased = FALSE;
+    return (desc.InputTensor = run_desc_view(n, x, rank, in_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.OutputTensor = run_desc_view(n, n->out[0], rank, out_sizes, NULL, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && run_emit(n, DML_OPERATOR_RESAMPLE3, &desc, &n->in[0], 1, &n->out[0], 1);
+}
+
+/* ---- MaxUnpool, MaxRoiPool, RoiAlign ---- */
+
+/* MaxUnpool's default output: the input of the MaxPool that made the indices. */
+static bool max_unpool_default(struct run_node *n, struct run_shape *shape)
+{
+    const struct run_value *x = n->in[0];
+    struct window w;
+    unsigned int i;
+
+    if (!read_window(n, &x->shape, NULL, &w))
+        return false;
+    for (i = 0; i < w.count; ++i)
+        w.out[i] = (w.in[i] - 1) * w.strides[i] + w.kernel[i] - w.start[i] - w.end[i];
+    window_out_shape(&w, x->shape.dims[0], x->shape.dims[1], shape);
+    return true;
+}
+
+static bool infer_max_unpool(struct run_node *n)
+{
+    const struct run_value *x = n->in[0];
+    struct run_shape shape;
+
+    if (run_in(n, 2))
+    {
+        int64_t dims[RUN_MAX_RANK];
+        int count = run_in_ints(n, 2, dims, RUN_MAX_RANK);
+
+        if (count < 0)
+            return false;
+        if (count != (int)x->shape.rank)
+            return run_fail(n, "output_shape has %d values for %u dimensions", count, x->shape.rank);
+        shape.rank = (unsigned int)count;
+        memcpy(shape.dims, dims, count * sizeof(*dims));
+    }
+    else if (!max_unpool_default(n, &shape))
+    {
+        return false;
+    }
+    run_set_out(n, 0, x->type, &shape);
+    return true;
+}
+
+/* MAX_UNPOOLING's 4-D: a 1-D spatial shape gets a height of 1, a 3-D one merges depth into height;
+ * an index is a row-major position over the output, which neither changes. */
+static DML_TENSOR_DESC *unpool_desc(struct run_node *n, const struct run_value *v, DML_TENSOR_DATA_TYPE type)
+{
+    const int64_t *dims = v->shape.dims;
+    unsigned int rank = v->shape.rank;
+    UINT sizes[4] = {(UINT)dims[0], (UINT)dims[1], 1, (UINT)dims[rank - 1]};
+
+    if (rank < 3 || rank > 5)
+    {
+        run_unsupported(n, "'%s' has %u dimensions (1 to 3 spatial ones are mapped)", v->name, rank);
+        return NULL;
+    }
+    if (rank >= 4)
+        sizes[2] = (UINT)(rank == 5 ? dims[2] * dims[3] : dims[2]);
+    return run_desc_view(n, v, 4, sizes, NULL, type);
+}
+
+static bool emit_unpooling(struct run_node *n, struct run_value *out)
+{
+    struct run_value *inputs[2] = {n->in[0], n->in[1]};
+    DML_MAX_UNPOOLING_OPERATOR_DESC desc;
+
+    /* ONNX's INT64 indices are never negative: DirectML's UINT64 holds them. */
+    return (desc.InputTensor = unpool_desc(n, inputs[0], DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.IndicesTensor = unpool_desc(n, inputs[1], DML_TENSOR_DATA_TYPE_UINT64))
+            && (desc.OutputTensor = unpool_desc(n, out, DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && run_emit(n, DML_OPERATOR_MAX_UNPOOLING, &desc, inputs, 2, &out, 1);
+}
+
+/* A larger output_shape than the default: ONNX's indices count over the default shape, which lies at
+ * the start of each dimension, zeros after it. */
+static bool emit_max_unpool(struct run_node *n)
+{
+    UINT start[RUN_MAX_RANK] = {0}, end[RUN_MAX_RANK];
+    struct run_value *out = n->out[0], *unpooled;
+    DML_PADDING_OPERATOR_DESC desc;
+    struct run_shape shape;
+    unsigned int i;
+
+    if (!max_unpool_default(n, &shape))
+        return false;
+    if (run_shape_equal(&shape, &out->shape))
+        return emit_unpooling(n, out);
+    for (i = 0; i < shape.rank; ++i)
+    {
+        if (out->shape.dims[i] < shape.dims[i])
+            return run_unsupported(n, "output_shape smaller than the unpooled shape");
+        end[i] = (UINT)(out->shape.dims[i] - shape.dims[i]);
+    }
+    if (!(unpooled = run_temp(n, out->type, &shape)) || !emit_unpooling(n, unpooled))
+        return false;
+    desc.PaddingMode = DML_PADDING_MODE_CONSTANT;
+    desc.PaddingValue = 0.0f;
+    desc.DimensionCount = shape.rank;
+    desc.StartPadding = start;
+    desc.EndPadding = end;
+    return (desc.InputTensor = run_desc(n, unpooled, shape.rank)) && (desc.OutputTensor = run_desc(n, out, shape.rank))
+            && run_emit(n, DML_OPERATOR_PADDING, &desc, &unpooled, 1, &n->out[0], 1);
+}
+
+static bool infer_max_roi_pool(struct run_node *n)
+{
+    const struct run_value *x = n->in[0], *rois = n->in[1];
+    struct run_shape shape = {4, {0}};
+    int64_t pooled[2];
+
+    if (x->shape.rank != 4 || rois->shape.rank != 2 || rois->shape.dims[1] != 5)
+        return run_fail(n, "X must be NCHW and rois [num_rois, 5]");
+    if (onnx_attr_ints(n->onnx, "pooled_shape", pooled, 2) != 2 || pooled[0] < 1 || pooled[1] < 1)
+        return run_fail(n, "pooled_shape must be two positive sizes");
+    shape.dims[0] = rois->shape.dims[0];
+    shape.dims[1] = x->shape.dims[1];
+    shape.dims[2] = pooled[0];
+    shape.dims[3] = pooled[1];
+    run_set_out(n, 0, x->type, &shape);
+    return true;
+}
+
+static bool emit_max_roi_pool(struct run_node *n)
+{
+    struct run_value *inputs[2] = {n->in[0], n->in[1]};
+    const struct run_shape *out = &n->out[0]->shape;
+    DML_ROI_POOLING_OPERATOR_DESC desc;
+
+    if (!require_float(n, inputs[0]) || !require_float(n, inputs[1]))
+        return false;
+    desc.SpatialScale = onnx_attr_float(n->onnx, "spatial_scale", 1.0f);
+    desc.PooledSize.Height = (UINT)out->dims[2];
+    desc.PooledSize.Width = (UINT)out->dims[3];
+    /* DirectML's ROITensor is {1, 1, NumROIs, 5}. */
+    return (desc.InputTensor = run_desc(n, inputs[0], 4)) && (desc.ROITensor = run_desc(n, inputs[1], 4))
+            && (desc.OutputTensor = run_desc(n, n->out[0], 4))
+            && run_emit(n, DML_OPERATOR_ROI_POOLING, &desc, inputs, 2, &n->out[0], 1);
+}
+
+static bool infer_roi_align(struct run_node *n)
+{
+    const struct run_value *x = n->in[0], *rois = n->in[1];
+    struct run_shape shape = {4, {0}};
+
+    if (x->shape.rank != 4 || rois->shape.rank != 2 || rois->shape.dims[1] != 4 || n->in[2]->shape.rank != 1
+            || n->in[2]->shape.dims[0] != rois->shape.dims[0])
+        return run_fail(n, "X must be NCHW, rois [num_rois, 4] and batch_indices [num_rois]");
+    shape.dims[0] = rois->shape.dims[0];
+    shape.dims[1] = x->shape.dims[1];
+    shape.dims[2] = onnx_attr_int(n->onnx, "output_height", 1);
+    shape.dims[3] = onnx_attr_int(n->onnx, "output_width", 1);
+    if (shape.dims[2] < 1 || shape.dims[3] < 1)
+        return run_fail(n, "output_height and output_width must be positive");
+    run_set_out(n, 0, x->type, &shape);
+    return true;
+}
+
+static bool emit_roi_align(struct run_node *n)
+{
+    struct run_value *inputs[3] = {n->in[0], n->in[1], n->in[2]};
+    int64_t sampling_ratio = onnx_attr_int(n->onnx, "sampling_ratio", 0);
+    char mode_buffer[16], transform_buffer[32];
+    const char *mode = onnx_attr_string(n->onnx, "mode", "avg", mode_buffer, sizeof(mode_buffer));
+    /* RoiAlign-10 behaves as output_half_pixel; RoiAlign-16's default is half_pixel. */
+    const char *transform = onnx_attr_string(n->onnx, "coordinate_transformation_mode",
+            n->opset < 16 ? "output_half_pixel" : "half_pixel", transform_buffer, sizeof(transform_buffer));
+    DML_ROI_ALIGN1_OPERATOR_DESC desc;
+    float scale = onnx_attr_float(n->onnx, "spatial_scale", 1.0f);
+
+    if (!require_float(n, inputs[0]) || !require_float(n, inputs[1]))
+        return false;
+    if (strcmp(mode, "avg"))
+        return run_unsupported(n, "mode '%s': DirectML's MAX takes the largest sample, ONNX the largest weighted "
+                "corner", mode);
+    if (sampling_ratio < 0)
+        return run_fail(n, "sampling_ratio is %" PRId64, sampling_ratio);
+    memset(&desc, 0, sizeof(desc));
+    if (!strcmp(transform, "half_pixel"))
+        desc.InputPixelOffset = 0.5f;
+    else if (strcmp(transform, "output_half_pixel"))
+        return run_fail(n, "coordinate_transformation_mode '%s' is not an ONNX value", transform);
+    desc.OutputPixelOffset = -0.5f;
+    desc.ReductionFunction = DML_REDUCE_FUNCTION_AVERAGE;
+    desc.InterpolationMode = DML_INTERPOLATION_MODE_LINEAR;
+    desc.SpatialScaleX = desc.SpatialScaleY = scale;
+    desc.OutOfBoundsInputValue = 0.0f;
+    /* sampling_ratio 0: ONNX's adaptive count, ceil(region / output size) (README.md, "ROI pooling"). */
+    desc.MinimumSamplesPerOutput = sampling_ratio ? (UINT)sampling_ratio : 1;
+    desc.MaximumSamplesPerOutput = sampling_ratio ? (UINT)sampling_ratio : 65536;
+    /* ONNX's INT64 batch indices are never negative: DirectML's UINT64 holds them. */
+    return (desc.InputTensor = run_desc(n, inputs[0], 4)) && (desc.ROITensor = run_desc(n, inputs[1], 2))
+            && (desc.BatchIndicesTensor = run_desc_view(n, inputs[2], 1, (UINT[]){(UINT)inputs[2]->shape.dims[0]},
+                    NULL, inputs[2]->type == ONNX_INT64 ? DML_TENSOR_DATA_TYPE_UINT64 : DML_TENSOR_DATA_TYPE_UNKNOWN))
+            && (desc.OutputTensor = run_desc(n, n->out[0], 4))
+            && run_emit(n, DML_OPERATOR_ROI_ALIGN1, &desc, inputs, 3, &n->out[0], 1);
+}
+
 const struct run_op run_ops_nn[] =
 {
     {"AveragePool", infer_pool, NULL, emit_average_pool_node},
@@ -1035,13 +2040,19 @@ const struct run_op run_ops_nn[] =
     {"GlobalAveragePool", infer_global_pool, NULL, emit_global_average_pool},
     {"GlobalLpPool", infer_global_pool, NULL, emit_global_lp_pool},
     {"GlobalMaxPool", infer_global_pool, NULL, emit_global_max_pool},
+    {"GroupNormalization", infer_same, NULL, emit_group_norm},
     {"InstanceNormalization", infer_same, NULL, emit_instance_norm},
     {"LRN", infer_same, NULL, emit_lrn},
     {"LayerNormalization", infer_layer_norm, NULL, emit_layer_norm},
     {"LpNormalization", infer_same, NULL, emit_lp_norm},
     {"LpPool", infer_pool, NULL, emit_lp_pool_node},
-    {"MatMul", infer_matmul, NULL, emit_matmul},
+    {"MatMul", infer_matmul, NULL, emit_matmul, .reads_views = true},
     {"MaxPool", infer_pool, NULL, emit_max_pool_node},
+    {"MaxRoiPool", infer_max_roi_pool, NULL, emit_max_roi_pool},
+    {"MaxUnpool", infer_max_unpool, NULL, emit_max_unpool},
     {"MeanVarianceNormalization", infer_same, NULL, emit_mean_variance_norm},
+    {"Resize", infer_resize, NULL, emit_resize},
+    {"RoiAlign", infer_roi_align, NULL, emit_roi_align},
+    {"Upsample", infer_resize, NULL, emit_resize},
     {NULL},
 };

@@ -16,17 +16,21 @@
  * - CumSum: DML_OPERATOR_CUMULATIVE_SUMMATION (reverse: DECREASING; exclusive: HasExclusiveSum).
  * - Trilu: DML_OPERATOR_DIAGONAL_MATRIX1 over the input, zero filled outside the kept band
  *   (README.md, "Generators").
- * - Einsum: every product of one or two operands with any summation, as views: an operand's
- *   repeated labels are one dimension whose stride is their sum (diagonals), the operands are
- *   multiplied broadcast over all labels (ELEMENT_WISE_MULTIPLY), the labels missing from the
- *   output are summed (REDUCE), and the output's desc is strided in label order (transposes).
+ * - Einsum: any equation of up to 16 operands and 8 distinct labels, as views: the computation's
+ *   dimensions are the output's labels, then the summed ones; each operand is read through strides
+ *   in that order (transposes), its repeated labels one dimension whose stride is their sum
+ *   (diagonals, traces), a label it lacks broadcast. Two float operands whose labels group into
+ *   batches, M, N and K that nest in every tensor (matrix products, batched, transposed, the
+ *   attention products of transformers) are one GEMM; anything else is multiplied over all
+ *   labels (ELEMENT_WISE_MULTIPLY) and the summed labels reduced (REDUCE SUM), a product that
+ *   materializes the whole label space.
  * - FLOAT64: DirectML's REDUCE, softmax, scans and multiply take no FLOAT64 (README.md,
  *   "Operator support"), so doubles are CAST to FLOAT, computed, and CAST back: results within
  *   ONNX's test tolerance, not double precision. Where rounding to FLOAT could change which element
  *   is selected (ArgMax, ArgMin, Hardmax, TopK), FLOAT64 is unsupported.
  * - Unsupported: NonMaxSuppression (DirectML has no such operator, and its output shape depends on
- *   the data); integer types a function lacks (README.md, "Reductions"); Einsum of three or more
- *   operands.
+ *   the data); integer types a function lacks (README.md, "Reductions"); TopK with an output
+ *   left out (CompileGraph wants both of TOP_K1's outputs connected: docs/graph.md).
  */
 #include "ops.h"
 
@@ -232,11 +236,13 @@ static int64_t reduced_index(const struct run_shape *shape, const bool *reduced,
     return out;
 }
 
-/* Shape arithmetic (ReduceProd of a Shape) and other constants, in doubles on the host. */
+/* Shape arithmetic (ReduceProd of a Shape) and other constants, in doubles on the host; also
+ * the reduction of an input with no elements (DirectML has no empty tensors), which reads none. */
 static bool fold_reduce(struct run_node *n)
 {
     DML_REDUCE_FUNCTION function = find_reduce_function(n)->function;
     const struct run_tensor *in = n->in[0]->host;
+    const struct run_shape *in_shape = &n->in[0]->shape;
     int64_t count, i, outputs, per_output;
     bool reduced[RUN_MAX_RANK], noop;
     struct run_tensor *out;
@@ -249,8 +255,11 @@ static bool fold_reduce(struct run_node *n)
         memcpy(out->data, in->data, run_tensor_bytes(out));
         return true;
     }
-    count = run_shape_elements(&in->shape);
+    count = run_shape_elements(in_shape);
     outputs = run_shape_elements(&out->shape);
+    if (!count && !is_float(out->type)
+            && (function == DML_REDUCE_FUNCTION_MAX || function == DML_REDUCE_FUNCTION_MIN))
+        return run_unsupported(n, "the maximum or minimum of no integers");
     per_output = outputs ? count / outputs : 0;
     if (!(sums = run_alloc(n, (size_t)outputs * sizeof(*sums))))
         return run_fail(n, "out of memory");
@@ -258,7 +267,7 @@ static bool fold_reduce(struct run_node *n)
         sums[i] = reduce_start(function);
     for (i = 0; i < count; ++i)
     {
-        int64_t o = reduced_index(&in->shape, reduced, i);
+        int64_t o = reduced_index(in_shape, reduced, i);
 
         sums[o] = reduce_step(function, sums[o], run_tensor_get_double(in, i));
     }
@@ -298,6 +307,8 @@ static bool emit_reduce(struct run_node *n)
         return run_alias(n, 0, in);
     if (!out)
         return true;
+    if (!run_shape_elements(&in->shape))
+        return fold_reduce(n);
     if (in->type != ONNX_DOUBLE && !reduce_type_supported(f, in->type))
         return run_unsupported(n, "DirectML's REDUCE has no %s for %s", f->op_type, onnx_type_name(in->type));
     for (i = 0; i < in->shape.rank; ++i)
@@ -462,11 +473,11 @@ static bool emit_topk(struct run_node *n)
     shape.dims[axis] = k;
     for (i = 0; i < shape.rank; ++i)
         sizes[i] = (uint32_t)shape.dims[i];
-    /* TOP_K1 writes both outputs: one the model leaves out goes to a temporary. */
-    outputs[0] = n->out_count > 0 && n->out[0] ? n->out[0] : run_temp(n, in->type, &shape);
-    outputs[1] = n->out_count > 1 && n->out[1] ? n->out[1] : run_temp(n, ONNX_INT64, &shape);
+    /* TOP_K1 writes both outputs, and CompileGraph wants every output connected (docs/graph.md). */
+    outputs[0] = n->out_count > 0 ? n->out[0] : NULL;
+    outputs[1] = n->out_count > 1 ? n->out[1] : NULL;
     if (!outputs[0] || !outputs[1])
-        return false;
+        return run_unsupported(n, "an output is left out, and TOP_K1's outputs must both be connected");
     desc.InputTensor = run_desc(n, in, 0);
     desc.OutputValueTensor = run_desc(n, outputs[0], 0);
     desc.OutputIndexTensor = run_desc_view(n, outputs[1], shape.rank, sizes, NULL, DML_TENSOR_DATA_TYPE_UINT64);
@@ -848,10 +859,156 @@ static struct run_value *einsum_product(struct run_node *n, const struct einsum 
     return *product_desc ? product : NULL;
 }
 
+/* Einsum as one GEMM: A {B0, B1, M, K}, B {B0, B1, K, N}, output {B0, B1, M, N}, each dimension a
+ * group of labels in the computation's order (batches: in both operands and the output, all in B1
+ * or the first in B0; M: in A and the output; N: in B and the output; K: in both operands only). */
+enum einsum_gemm_role { GEMM_BATCH0, GEMM_BATCH, GEMM_M, GEMM_K, GEMM_N, GEMM_ROLES };
+
+struct einsum_gemm
+{
+    unsigned int labels[GEMM_ROLES][RUN_MAX_RANK];
+    unsigned int count[GEMM_ROLES];
+    uint32_t sizes[3][4], strides[3][4];    /* A, B, output */
+};
+
+static bool einsum_has(const struct einsum *e, unsigned int operand, unsigned int label)
+{
+    unsigned int d;
+
+    for (d = 0; d < e->rank[operand]; ++d)
+        if (e->labels[operand][d] == label)
+            return true;
+    return false;
+}
+
+/* The stride of `label` in a packed tensor whose dimensions are `labels` with `shape`; 0 where it
+ * is a dimension of 1 (broadcast). */
+static uint32_t einsum_stride(const unsigned int *labels, const struct run_shape *shape, unsigned int label)
+{
+    uint32_t stride = 1;
+    unsigned int d;
+
+    for (d = shape->rank; d-- > 0;)
+    {
+        if (labels[d] == label)
+            return shape->dims[d] == 1 ? 0 : stride;
+        stride *= (uint32_t)shape->dims[d];
+    }
+    return 0;
+}
+
+/* A group of labels as one dimension of a tensor, when its strides nest (each label's stride is
+ * the next one's times that one's size), as a row-major tensor's consecutive dimensions do. */
+static bool einsum_group(const struct einsum *e, const unsigned int *labels, const struct run_shape *shape,
+        const unsigned int *group, unsigned int count, uint32_t *size, uint32_t *stride)
+{
+    uint64_t expected = 0;
+    bool first = true;
+    unsigned int j;
+
+    *size = 1;
+    *stride = 0;
+    for (j = count; j-- > 0;)
+    {
+        uint32_t label_size = (uint32_t)e->size[group[j]], label_stride;
+
+        if (label_size == 1)
+            continue;
+        label_stride = einsum_stride(labels, shape, group[j]);
+        if (!first && label_stride != expected)
+            return false;
+        if (first)
+            *stride = label_stride;
+        first = false;
+        expected = (uint64_t)label_stride * label_size;
+        *size *= label_size;
+    }
+    return true;
+}
+
+/* One tensor's sizes and strides: `roles` gives its four dimensions' groups. */
+static bool einsum_gemm_tensor(const struct einsum *e, struct einsum_gemm *g, unsigned int tensor,
+        const unsigned int *labels, const struct run_shape *shape, const enum einsum_gemm_role *roles)
+{
+    unsigned int i;
+
+    for (i = 0; i < 4; ++i)
+    {
+        if (!einsum_group(e, labels, shape, g->labels[roles[i]], g->count[roles[i]], &g->sizes[tensor][i],
+                &g->strides[tensor][i]))
+            return false;
+    }
+    return true;
+}
+
+/* Whether two operands make one GEMM: no label repeated in an operand, none summed that only one
+ * operand has, and each group's labels nested in every tensor that has them. */
+static bool einsum_gemm_plan(const struct einsum *e, const struct run_shape *a, const struct run_shape *b,
+        const struct run_shape *out, struct einsum_gemm *g)
+{
+    static const enum einsum_gemm_role a_roles[] = {GEMM_BATCH0, GEMM_BATCH, GEMM_M, GEMM_K};
+    static const enum einsum_gemm_role b_roles[] = {GEMM_BATCH0, GEMM_BATCH, GEMM_K, GEMM_N};
+    static const enum einsum_gemm_role out_roles[] = {GEMM_BATCH0, GEMM_BATCH, GEMM_M, GEMM_N};
+    unsigned int p, i, labels = 0;
+
+    if (e->operands != 2)
+        return false;
+    memset(g, 0, sizeof(*g));
+    for (p = 0; p < e->order_count; ++p)
+    {
+        unsigned int label = e->order[p];
+        bool in_a = einsum_has(e, 0, label), in_b = einsum_has(e, 1, label), in_out = p < e->out_count;
+        enum einsum_gemm_role role;
+
+        if (in_a && in_b)
+            role = in_out ? GEMM_BATCH : GEMM_K;
+        else if (in_out)
+            role = in_a ? GEMM_M : GEMM_N;
+        else
+            return false;
+        g->labels[role][g->count[role]++] = label;
+    }
+    for (i = 0; i < 2; ++i)
+        labels += e->rank[i];
+    if (labels != e->order_count + g->count[GEMM_BATCH] + g->count[GEMM_K])
+        return false;   /* a label repeated within an operand: a diagonal */
+    for (;;)
+    {
+        if (einsum_gemm_tensor(e, g, 0, e->labels[0], a, a_roles)
+                && einsum_gemm_tensor(e, g, 1, e->labels[1], b, b_roles)
+                && einsum_gemm_tensor(e, g, 2, e->order, out, out_roles))
+            return true;
+        /* Batches that do not nest: the first one apart, in B0. */
+        if (g->count[GEMM_BATCH0] || g->count[GEMM_BATCH] < 2)
+            return false;
+        g->labels[GEMM_BATCH0][g->count[GEMM_BATCH0]++] = g->labels[GEMM_BATCH][0];
+        memmove(g->labels[GEMM_BATCH], g->labels[GEMM_BATCH] + 1, --g->count[GEMM_BATCH] * sizeof(**g->labels));
+    }
+}
+
+/* Two operands as one GEMM (einsum_gemm_plan), read through strides: no product of the whole
+ * label space. */
+static bool einsum_gemm(struct run_node *n, const struct einsum_gemm *g, struct run_value **operands,
+        struct run_value *result)
+{
+    DML_GEMM_OPERATOR_DESC desc;
+
+    memset(&desc, 0, sizeof(desc));
+    desc.ATensor = run_desc_view(n, operands[0], 4, g->sizes[0], g->strides[0], DML_TENSOR_DATA_TYPE_UNKNOWN);
+    desc.BTensor = run_desc_view(n, operands[1], 4, g->sizes[1], g->strides[1], DML_TENSOR_DATA_TYPE_UNKNOWN);
+    desc.OutputTensor = run_desc_view(n, result, 4, g->sizes[2], g->strides[2], DML_TENSOR_DATA_TYPE_UNKNOWN);
+    desc.TransA = DML_MATRIX_TRANSFORM_NONE;
+    desc.TransB = DML_MATRIX_TRANSFORM_NONE;
+    desc.Alpha = 1.0f;
+    return desc.ATensor && desc.BTensor && desc.OutputTensor
+            && run_emit(n, DML_OPERATOR_GEMM, &desc, operands, 2, &result, 1);
+}
+
 static bool emit_einsum(struct run_node *n)
 {
     struct run_value *operands[EINSUM_OPERANDS], *out = n->out[0], *result, *product;
     UINT axes[RUN_MAX_RANK], axis_count = 0;
+    struct einsum_gemm gemm;
     DML_TENSOR_DESC *product_desc;
     struct einsum e;
     unsigned int i;
@@ -871,7 +1028,11 @@ static bool emit_einsum(struct run_node *n)
     for (i = 0; i < e.operands; ++i)
         if (n->in[i]->type != out->type || !(operands[i] = float_input(n, n->in[i])))
             return n->in[i]->type != out->type ? run_fail(n, "the operands' types differ") : false;
-    if (!(result = float_output(n, out)) || !(product = einsum_product(n, &e, operands, result, &product_desc)))
+    if (!(result = float_output(n, out)))
+        return false;
+    if (is_float(out->type) && einsum_gemm_plan(&e, &operands[0]->shape, &operands[1]->shape, &out->shape, &gemm))
+        return einsum_gemm(n, &gemm, operands, result) && float_finish(n, result, out);
+    if (!(product = einsum_product(n, &e, operands, result, &product_desc)))
         return false;
     if (e.order_count > e.out_count)
     {

@@ -54,6 +54,9 @@ static bool infer_constant(struct run_node *n)
     char error[256];
     int type = ONNX_UNDEFINED;
 
+    if (!run_need_io(n, 0, 1))
+        return false;
+
     if (!onnx_attr_has(n->onnx, "value"))
     {
         if (!constant_attr_form(n, &type, &shape))
@@ -103,6 +106,9 @@ static bool fold_constant(struct run_node *n)
 
 static bool infer_identity(struct run_node *n)
 {
+    if (!run_need_io(n, 1, 1))
+        return false;
+
     run_set_out(n, 0, n->in[0]->type, &n->in[0]->shape);
     return true;
 }
@@ -145,6 +151,9 @@ static bool infer_shape(struct run_node *n)
     struct run_shape shape = {1, {0}};
     int64_t start, end;
 
+    if (!run_need_io(n, 1, 1))
+        return false;
+
     shape_range(n, &start, &end);
     shape.dims[0] = end - start;
     run_set_out(n, 0, ONNX_INT64, &shape);
@@ -167,6 +176,9 @@ static bool fold_shape(struct run_node *n)
 static bool infer_size(struct run_node *n)
 {
     struct run_shape scalar = {0};
+
+    if (!run_need_io(n, 1, 1))
+        return false;
 
     run_set_out(n, 0, ONNX_INT64, &scalar);
     return true;
@@ -199,11 +211,16 @@ static int reshape_request(struct run_node *n, int64_t *dims)
 
 static bool infer_reshape(struct run_node *n)
 {
-    const struct run_shape *in = &n->in[0]->shape;
+    const struct run_shape *in;
     bool allow_zero = n->opset >= 14 && onnx_attr_int(n->onnx, "allowzero", 0);
     struct run_shape shape;
-    int64_t known = 1, total = run_shape_elements(in);
+    int64_t known = 1, total;
     int count, i, infer_at = -1;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    in = &n->in[0]->shape;
+    total = run_shape_elements(in);
 
     if ((count = reshape_request(n, shape.dims)) < 0)
         return false;
@@ -241,10 +258,14 @@ static bool infer_reshape(struct run_node *n)
 
 static bool infer_flatten(struct run_node *n)
 {
-    const struct run_shape *in = &n->in[0]->shape;
+    const struct run_shape *in;
     int64_t axis = onnx_attr_int(n->onnx, "axis", 1);
     struct run_shape shape = {2, {1, 1}};
     unsigned int i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    in = &n->in[0]->shape;
 
     if (axis < 0)
         axis += in->rank;
@@ -277,12 +298,16 @@ static int axes_operand(struct run_node *n, int64_t *axes)
 
 static bool infer_squeeze(struct run_node *n)
 {
-    const struct run_shape *in = &n->in[0]->shape;
+    const struct run_shape *in;
     bool squeezed[RUN_MAX_RANK] = {false};
     int64_t axes[RUN_MAX_RANK];
     struct run_shape shape = {0};
     unsigned int i, axis;
     int count, j;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    in = &n->in[0]->shape;
 
     if ((count = axes_operand(n, axes)) < 0)
         return false;
@@ -303,12 +328,16 @@ static bool infer_squeeze(struct run_node *n)
 
 static bool infer_unsqueeze(struct run_node *n)
 {
-    const struct run_shape *in = &n->in[0]->shape;
+    const struct run_shape *in;
     bool inserted[RUN_MAX_RANK] = {false};
     int64_t axes[RUN_MAX_RANK];
     struct run_shape shape = {0};
     unsigned int i, axis, next = 0;
     int count, j;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    in = &n->in[0]->shape;
 
     if ((count = axes_operand(n, axes)) < 0)
         return false;
@@ -339,6 +368,9 @@ static bool infer_constant_of_shape(struct run_node *n)
     struct run_tensor value;
     char error[256];
     int count, type = ONNX_FLOAT, i;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
 
     if ((count = run_in_ints(n, 0, shape.dims, RUN_MAX_RANK)) < 0)
         return false;
@@ -387,22 +419,40 @@ static bool range_is_integer(int type)
     return type == ONNX_INT16 || type == ONNX_INT32 || type == ONNX_INT64;
 }
 
+/* ceil((limit - start) / delta), exactly for every int64: unsigned differences cannot overflow. */
+static uint64_t range_count(int64_t start, int64_t limit, int64_t delta)
+{
+    uint64_t span, step;
+
+    if (delta > 0 ? limit <= start : limit >= start)
+        return 0;
+    span = delta > 0 ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
+    step = delta > 0 ? (uint64_t)delta : (uint64_t)-(delta + 1) + 1;
+    return span / step + (span % step != 0);
+}
+
 static bool infer_range(struct run_node *n)
 {
     const struct run_tensor *start, *limit, *delta;
     struct run_shape shape = {1, {0}};
-    int type = n->in[0]->type;
+    int type;
+
+    if (!run_need_io(n, 3, 1))
+        return false;
+    type = n->in[0]->type;
 
     if (!(start = run_in_host(n, 0)) || !(limit = run_in_host(n, 1)) || !(delta = run_in_host(n, 2)))
         return false;
     if (range_is_integer(type))
     {
         int64_t s = run_tensor_get_int(start, 0), l = run_tensor_get_int(limit, 0), d = run_tensor_get_int(delta, 0);
+        uint64_t count;
 
         if (!d)
             return run_fail(n, "delta is 0");
-        /* ceil((l - s) / d), exactly in integers. */
-        shape.dims[0] = d > 0 ? (l - s + d - 1) / d : (s - l - d - 1) / -d;
+        if ((count = range_count(s, l, d)) > INT32_MAX)
+            return run_unsupported(n, "%" PRIu64 " elements", count);
+        shape.dims[0] = (int64_t)count;
     }
     else if (type == ONNX_FLOAT || type == ONNX_DOUBLE)
     {
@@ -411,6 +461,8 @@ static bool infer_range(struct run_node *n)
 
         if (d == 0.0 || isnan(s) || isnan(l) || isnan(d) || isinf(s) || isinf(l))
             return run_fail(n, "start %g, limit %g, delta %g give no finite count", s, l, d);
+        if (!(fabs(ceil((l - s) / d)) < (double)INT32_MAX))
+            return run_unsupported(n, "start %g, limit %g, delta %g give too many elements", s, l, d);
         shape.dims[0] = (int64_t)ceil((l - s) / d);
     }
     else
@@ -435,8 +487,8 @@ static bool fold_range(struct run_node *n)
     for (i = 0; i < count; ++i)
     {
         if (range_is_integer(out->type))
-            run_tensor_set_int(out, i, run_tensor_get_int(n->in[0]->host, 0)
-                    + i * run_tensor_get_int(n->in[2]->host, 0));
+            run_tensor_set_int(out, i, (int64_t)((uint64_t)run_tensor_get_int(n->in[0]->host, 0)
+                    + (uint64_t)i * (uint64_t)run_tensor_get_int(n->in[2]->host, 0)));
         else
             run_tensor_set_double(out, i, run_tensor_get_double(n->in[0]->host, 0)
                     + (double)i * run_tensor_get_double(n->in[2]->host, 0));
@@ -448,7 +500,11 @@ static bool fold_range(struct run_node *n)
 
 static bool infer_eye_like(struct run_node *n)
 {
-    int type = (int)onnx_attr_int(n->onnx, "dtype", n->in[0]->type);
+    int type;
+
+    if (!run_need_io(n, 1, 1))
+        return false;
+    type = (int)onnx_attr_int(n->onnx, "dtype", n->in[0]->type);
 
     if (n->in[0]->shape.rank != 2)
         return run_fail(n, "the input has %u dimensions, not 2", n->in[0]->shape.rank);

@@ -126,7 +126,7 @@ bool proto_tensor_convert(const void *proto, const char *folder, struct run_tens
     t->type = p->has_data_type ? p->data_type : ONNX_UNDEFINED;
     if (!onnx_type_size(t->type))
     {
-        snprintf(error, error_size, "tensor '%s' has type %s, which vkdml-run cannot hold", t->name,
+        snprintf(error, error_size, "tensor '%s': unsupported: type %s (DirectML has no such tensors)", t->name,
                 onnx_type_name(t->type));
         return false;
     }

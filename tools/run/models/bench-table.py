@@ -84,9 +84,9 @@ def main():
         run = load_json(path)
         first = first or run or {}
         print(row(name, run, graphs.get(name), anchors.get(name)))
-    print(f"\nvkdml-run: GPU time per run, median of {first.get('runs', 0)} (profiler timestamps, first dispatch "
-          f"to last) on {first.get('device') or 'an unknown device'}; preset: vkdml-bench's graph_ms (median, one "
-          "timed RecordDispatch); PyTorch eager: CUDA events, median of 50 after 10 warm-up.")
+    print(f"\nvkdml-run: GPU time per run, median of {first.get('runs', 0)} (between two profiler markers, as "
+          f"the presets) on {first.get('device') or 'an unknown device'}; preset: vkdml-bench's graph_ms (median, one "
+          "RecordDispatch between markers); PyTorch eager: CUDA events, median of 50 after 10 warm-up.")
     return 0
 
 
