@@ -297,6 +297,7 @@ static void test_initializer_raw_data(void **state)
     static const float floats[] = {1.0f, -2.0f, 3.5f, 0.0f};
     static const int64_t int64s[] = {-5, 1LL << 40};
     static const uint8_t bools[] = {1, 0, 1, 1};
+    static const int64_t empty_dims[] = {3, 0};
     struct test_model t;
     struct onnx_model m;
     Onnx__TensorProto p;
@@ -339,6 +340,20 @@ static void test_initializer_raw_data(void **state)
     assert_true(parse(&t, NULL, &m));
     assert_int_equal(m.initializers[0].shape.rank, 0);
     assert_true(run_tensor_get_double(&m.initializers[0], 0) == 3.5);
+    onnx_model_free(&m);
+
+    /* No elements: empty raw_data (its data pointer NULL once unpacked), and no typed values. */
+    test_tensor_init(&p, "w", ONNX_FLOAT, 2, empty_dims);
+    p.has_raw_data = 1;
+    model_with_initializer(&t, &p);
+    assert_true(parse(&t, NULL, &m));
+    assert_int_equal(m.initializers[0].shape.dims[1], 0);
+    assert_int_equal(run_tensor_bytes(&m.initializers[0]), 0);
+    onnx_model_free(&m);
+    test_tensor_init(&p, "w", ONNX_INT64, 2, empty_dims);
+    model_with_initializer(&t, &p);
+    assert_true(parse(&t, NULL, &m));
+    assert_int_equal(run_shape_elements(&m.initializers[0].shape), 0);
     onnx_model_free(&m);
 }
 
