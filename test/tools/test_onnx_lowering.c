@@ -1,7 +1,8 @@
 /*
  * vkdml-run's lowering choices on a device (docs/onnx.md, "Lowering"): a Transpose read by MatMul is a
  * view (no copy), one read by anything else or returned is copied once, views of views compose, a
- * MatMul absorbs its bias Add as GEMM's C, and an output nothing reads becomes a discarded graph
+ * MatMul absorbs its bias Add as GEMM's C and a scalar Mul as its Alpha, GELU written out in Erf is
+ * one operator, and an output nothing reads becomes a discarded graph
  * output. Each model runs and its outputs are checked against a C reference. Also the op table:
  * every op type in one family only.
  */
@@ -196,6 +197,91 @@ static void test_matmul_absorbs_bias(void **state)
     run_tensor_free(&r.output);
 }
 
+static void scalar_initializer(struct test_model *t, Onnx__TensorProto *p, const char *name, float *value)
+{
+    test_tensor_init(p, name, ONNX_FLOAT, 0, NULL);
+    p->n_float_data = 1;
+    p->float_data = value;
+    test_model_add_initializer(t, p);
+}
+
+/* x [2, 3, 4] -> MatMul w [4, 5] -> Add bias [5] -> Mul 0.125 (attention's scaling of Q): one GEMM. */
+static void test_matmul_absorbs_bias_and_scale(void **state)
+{
+    static const int64_t x_dims[] = {2, 3, 4}, y_dims[] = {2, 3, 5}, w_dims[] = {4, 5}, b_dims[] = {5};
+    static const int64_t strides[] = {12, 4, 1};
+    static const char *const mm_in[] = {"x", "w"}, *const mm_out[] = {"p"}, *const add_in[] = {"b", "p"},
+            *const add_out[] = {"q"}, *const mul_in[] = {"q", "s"}, *const mul_out[] = {"y"};
+    struct run_shape x_shape = {3, {2, 3, 4}};
+    Onnx__TensorProto w_proto, b_proto, s_proto;
+    float x[24], w[20], b[5], scale = 0.125f, expected[30];
+    struct test_model t;
+    struct lowered r;
+    unsigned int i;
+
+    fill(x, 24, 0.0f);
+    fill(w, 20, 0.5f);
+    fill(b, 5, 2.0f);
+    test_model_init(&t, 13);
+    test_model_add_input(&t, "x", ONNX_FLOAT, 3, x_dims);
+    test_model_add_output(&t, "y", ONNX_FLOAT, 3, y_dims);
+    float_initializer(&t, &w_proto, "w", 2, w_dims, w);
+    float_initializer(&t, &b_proto, "b", 1, b_dims, b);
+    scalar_initializer(&t, &s_proto, "s", &scale);
+    test_model_add_node(&t, "MatMul", 2, mm_in, 1, mm_out);
+    test_model_add_node(&t, "Add", 2, add_in, 1, add_out);
+    test_model_add_node(&t, "Mul", 2, mul_in, 1, mul_out);
+    lower_and_run(&t, x, &x_shape, &r);
+    reference_matmul(x, strides, w, b, 2, 3, 4, 5, expected);
+    for (i = 0; i < 30; ++i)
+        expected[i] *= scale;
+    assert_int_equal(r.dml_nodes, 1);           /* GEMM: Alpha and Beta 0.125, the bias as C */
+    assert_output(&r, expected, 30);
+    run_tensor_free(&r.output);
+}
+
+/* x [2, 8] -> Div sqrt(2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (GELU before opset 20): one GELU. */
+static void test_erf_chain_is_gelu(void **state)
+{
+    static const int64_t x_dims[] = {2, 8};
+    static const char *const div_in[] = {"x", "sqrt2"}, *const div_out[] = {"d"}, *const erf_in[] = {"d"},
+            *const erf_out[] = {"e"}, *const add_in[] = {"e", "one"}, *const add_out[] = {"a"},
+            *const mul_in[] = {"x", "a"}, *const mul_out[] = {"m"}, *const half_in[] = {"m", "half"},
+            *const half_out[] = {"y"};
+    struct run_shape x_shape = {2, {2, 8}};
+    Onnx__TensorProto sqrt2_proto, one_proto, half_proto;
+    float x[16], sqrt2 = 1.41421356f, one = 1.0f, half = 0.5f, expected[16];
+    struct test_model t;
+    struct lowered r;
+    unsigned int i;
+
+    fill(x, 16, -0.5f);
+    test_model_init(&t, 13);
+    test_model_add_input(&t, "x", ONNX_FLOAT, 2, x_dims);
+    test_model_add_output(&t, "y", ONNX_FLOAT, 2, x_dims);
+    scalar_initializer(&t, &sqrt2_proto, "sqrt2", &sqrt2);
+    scalar_initializer(&t, &one_proto, "one", &one);
+    scalar_initializer(&t, &half_proto, "half", &half);
+    test_model_add_node(&t, "Div", 2, div_in, 1, div_out);
+    test_model_add_node(&t, "Erf", 1, erf_in, 1, erf_out);
+    test_model_add_node(&t, "Add", 2, add_in, 1, add_out);
+    test_model_add_node(&t, "Mul", 2, mul_in, 1, mul_out);
+    test_model_add_node(&t, "Mul", 2, half_in, 1, half_out);
+    lower_and_run(&t, x, &x_shape, &r);
+    for (i = 0; i < 16; ++i)
+        expected[i] = 0.5f * x[i] * (1.0f + erff(x[i] / sqrt2));
+    assert_int_equal(r.dml_nodes, 1);
+    assert_output(&r, expected, 16);
+    run_tensor_free(&r.output);
+
+    /* The chain's middle read by a model output too: nothing is absorbed. */
+    test_model_add_output(&t, "e", ONNX_FLOAT, 2, x_dims);
+    lower_and_run(&t, x, &x_shape, &r);
+    assert_true(r.dml_nodes > 1);
+    assert_output(&r, expected, 16);
+    run_tensor_free(&r.output);
+}
+
 /* x [2, 3, 4] -> Transpose `perm` -> (Transpose `perm2` ->) `consumer` ("" : the output itself). */
 static void transposes(const int64_t *perm2, const char *consumer, struct lowered *r, float *expected)
 {
@@ -347,6 +433,8 @@ int main(void)
     {
         cmocka_unit_test_teardown(test_transpose_view_into_matmul, vkdml_test_log_teardown),
         cmocka_unit_test_teardown(test_matmul_absorbs_bias, vkdml_test_log_teardown),
+        cmocka_unit_test_teardown(test_matmul_absorbs_bias_and_scale, vkdml_test_log_teardown),
+        cmocka_unit_test_teardown(test_erf_chain_is_gelu, vkdml_test_log_teardown),
         cmocka_unit_test_teardown(test_transpose_copied_where_not_viewable, vkdml_test_log_teardown),
         cmocka_unit_test_teardown(test_unread_outputs_discarded, vkdml_test_log_teardown),
         cmocka_unit_test(test_op_table),

@@ -668,22 +668,20 @@ static bool reads(const struct onnx_node *node, const char *name)
     return false;
 }
 
-const struct onnx_node *run_sole_consumer(struct run_node *n, unsigned int out)
+const struct onnx_node *run_sole_consumer(struct run_node *n, const struct run_value *v)
 {
     const struct onnx_model *m = n->lower->model;
     const struct onnx_node *consumer = NULL;
-    const char *name;
     unsigned int i;
 
-    if (out >= n->out_count || !n->out[out])
+    if (!v || !v->name[0])
         return NULL;
-    name = n->out[out]->name;
     for (i = 0; i < m->output_count; ++i)
-        if (!strcmp(m->outputs[i].name, name))
+        if (!strcmp(m->outputs[i].name, v->name))
             return NULL;
     for (i = (unsigned int)(n->onnx - m->nodes) + 1; i < m->node_count; ++i)
     {
-        if (!reads(&m->nodes[i], name))
+        if (!reads(&m->nodes[i], v->name))
             continue;
         if (consumer || n->lower->absorbed[i])
             return NULL;
@@ -697,7 +695,7 @@ struct run_value *run_find(struct run_node *n, const char *name)
     return find_value(n->lower, name);
 }
 
-struct run_value *run_absorb(struct run_node *n, const struct onnx_node *consumer, unsigned int out)
+struct run_value *run_absorb(struct run_node *n, const struct onnx_node *consumer, const struct run_value *like)
 {
     struct run_lower *l = n->lower;
     struct run_value *v;
@@ -712,12 +710,22 @@ struct run_value *run_absorb(struct run_node *n, const struct onnx_node *consume
         run_fail(n, "out of memory");
         return NULL;
     }
-    v->type = n->out[out]->type;
-    v->shape = n->out[out]->shape;
+    v->type = like->type;
+    v->shape = like->shape;
     v->inferred = true;
     l->absorbed[consumer - l->model->nodes] = true;
     ++l->graph.onnx_nodes;
     return v;
+}
+
+bool run_constant_scalar(struct run_node *n, const char *name, double *value)
+{
+    const struct run_value *v = find_value(n->lower, name);
+
+    if (!v || !v->constant || run_shape_elements(&v->shape) != 1)
+        return false;
+    *value = run_tensor_get_double(v->host, 0);
+    return true;
 }
 
 /* ---- Views (docs/onnx.md, "Lowering") ---- */

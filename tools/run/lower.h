@@ -116,14 +116,17 @@ bool run_emit(struct run_node *n, DML_OPERATOR_TYPE type, const void *desc, stru
         unsigned int input_count, struct run_value *const *outputs, unsigned int output_count);
 /* Output `out` is input `in` unchanged (Identity, a Reshape): no operator; the value is shared. */
 bool run_alias(struct run_node *n, unsigned int out, struct run_value *in);
-/* The one ONNX node that reads output `out` of `n`, when no other node reads it and it is no model
- * output; NULL otherwise. For an op that can do its consumer's work too (MatMul and a bias Add). */
-const struct onnx_node *run_sole_consumer(struct run_node *n, unsigned int out);
+/* The one ONNX node after `n` that reads `v` (an output of n, or of a node n absorbed), when no other
+ * node reads it and it is no model output; NULL otherwise. For an op that can do its consumers' work
+ * too (MatMul and a bias Add, a GELU written out in Erf). */
+const struct onnx_node *run_sole_consumer(struct run_node *n, const struct run_value *v);
 /* The value named `name` if a node lowered before `n` defines it (or an initializer, a model input). */
 struct run_value *run_find(struct run_node *n, const char *name);
-/* `n` does the work of `consumer` (from run_sole_consumer): its output 0 gets output `out`'s type and
+/* `n` does the work of `consumer` (from run_sole_consumer): its output 0 gets `like`'s type and
  * shape and is returned for n to write; lowering skips the consumer. */
-struct run_value *run_absorb(struct run_node *n, const struct onnx_node *consumer, unsigned int out);
+struct run_value *run_absorb(struct run_node *n, const struct onnx_node *consumer, const struct run_value *like);
+/* The constant scalar (one element) named `name`, as a double; false when it is none. */
+bool run_constant_scalar(struct run_node *n, const char *name, double *value);
 /* Output `out` is `in` read through `sizes` and `strides` (elements of in's packed layout; a
  * Transpose): no operator now. Consumers read the view through their descs' strides; where one
  * cannot (a reshape, a graph output), an ELEMENT_WISE_IDENTITY copies it out once. */

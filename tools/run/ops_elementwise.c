@@ -567,6 +567,59 @@ static bool emit_pow(struct run_node *n, const struct binary_op *op)
 
 /* One operator per further input: acc = op(acc, in[k]), at the shape the inputs so far broadcast to;
  * Mean scales the sum at the end. */
+/* ---- GELU written out in Erf ---- */
+
+/* The sole reader of the value named `name` that is op `op_type` reading it beside, when
+ * `other_scalar` is not NAN, a constant scalar equal to it (else, when `other_name`, that value). */
+static const struct onnx_node *chain_step(struct run_node *n, const char *name, const char *op_type,
+        double other_scalar, const char *other_name)
+{
+    struct run_value value = {.name = name};
+    const struct onnx_node *next = run_sole_consumer(n, &value);
+    const char *other;
+    double constant;
+
+    if (!next || strcmp(next->op_type, op_type) || (next->domain[0] && strcmp(next->domain, "ai.onnx"))
+            || !next->output_count || next->input_count != (other_name || !isnan(other_scalar) ? 2u : 1u))
+        return NULL;
+    if (next->input_count == 1)
+        return next;
+    other = strcmp(next->inputs[0], name) ? next->inputs[0] : next->inputs[1];
+    if (other_name)
+        return !strcmp(other, other_name) ? next : NULL;
+    return run_constant_scalar(n, other, &constant) && fabs(constant - other_scalar) <= 1e-3 * fabs(other_scalar)
+            && run_find(n, other)->shape.rank <= n->in[0]->shape.rank ? next : NULL;
+}
+
+/* GELU as exporters write it before opset 20: Div(x, sqrt(2)) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5),
+ * each step read only by the next: one ACTIVATION_GELU (docs/onnx.md, "Lowering"). 1: emitted,
+ * 0: no such chain here, -1: failed. */
+static int emit_erf_gelu(struct run_node *n)
+{
+    const struct onnx_node *steps[4];
+    DML_ACTIVATION_GELU_OPERATOR_DESC desc;
+    struct run_value *x = n->in[0], *out = NULL;
+    double sqrt2;
+    unsigned int i;
+
+    if (n->in_count != 2 || !x || !n->out[0] || (x->type != ONNX_FLOAT && x->type != ONNX_FLOAT16)
+            || !run_constant_scalar(n, n->onnx->inputs[1], &sqrt2) || fabs(sqrt2 - M_SQRT2) > 1e-3
+            || n->in[1]->shape.rank > x->shape.rank
+            || !(steps[0] = chain_step(n, n->out[0]->name, "Erf", NAN, NULL))
+            || !(steps[1] = chain_step(n, steps[0]->outputs[0], "Add", 1.0, NULL))
+            || !(steps[2] = chain_step(n, steps[1]->outputs[0], "Mul", NAN, x->name))
+            || !(steps[3] = chain_step(n, steps[2]->outputs[0], "Mul", 0.5, NULL)))
+        return 0;
+    for (i = 0; i < 4; ++i)
+        if (!(out = run_absorb(n, steps[i], x)))
+            return -1;
+    memset(&desc, 0, sizeof(desc));
+    desc.InputTensor = run_desc(n, x, 0);
+    desc.OutputTensor = run_desc(n, out, 0);
+    return desc.InputTensor && desc.OutputTensor && run_emit(n, DML_OPERATOR_ACTIVATION_GELU, &desc, &x, 1, &out, 1)
+            ? 1 : -1;
+}
+
 static bool emit_binary(struct run_node *n)
 {
     const struct binary_op *op = binary_op_of(n);
@@ -574,9 +627,12 @@ static bool emit_binary(struct run_node *n)
     struct run_shape acc_shape, b_shape;
     unsigned int i, left;
     bool mean;
+    int gelu;
 
     if (!op || !shadow_fold(n, fold_binary))
         return false;
+    if (!strcmp(op->key, "Div") && (gelu = emit_erf_gelu(n)))
+        return gelu > 0;
     if (!strcmp(op->key, "Pow"))
         return emit_pow(n, op);
     mean = !strcmp(op->key, "Mean");

@@ -593,7 +593,7 @@ static struct run_value *broadcast_copy(struct run_node *n, struct run_value *v,
  * dispatch and one intermediate fewer (docs/onnx.md, "Lowering"). */
 static const struct onnx_node *sole_bias_add(struct run_node *n, int64_t columns, struct run_value **bias)
 {
-    const struct onnx_node *add = run_sole_consumer(n, 0);
+    const struct onnx_node *add = run_sole_consumer(n, n->out[0]);
     const char *name = n->out[0]->name;
     unsigned int i;
 
@@ -613,6 +613,23 @@ static const struct onnx_node *sole_bias_add(struct run_node *n, int64_t columns
     return add;
 }
 
+/* A Mul by a constant scalar that alone reads the product (attention's 1/sqrt(d) on Q): GEMM's Alpha
+ * and Beta take it. */
+static const struct onnx_node *sole_scale(struct run_node *n, const struct run_value *product, double *factor)
+{
+    const struct onnx_node *mul = run_sole_consumer(n, product);
+    const char *other;
+
+    if (!mul || strcmp(mul->op_type, "Mul") || (mul->domain[0] && strcmp(mul->domain, "ai.onnx")) || n->opset < 7
+            || mul->input_count != 2 || !strcmp(mul->inputs[0], mul->inputs[1]))
+        return NULL;
+    other = strcmp(mul->inputs[0], product->name) ? mul->inputs[0] : mul->inputs[1];
+    /* A scalar of more dimensions than the product would add them to the Mul's output. */
+    if (!run_constant_scalar(n, other, factor) || run_find(n, other)->shape.rank > product->shape.rank)
+        return NULL;
+    return mul;
+}
+
 static DML_TENSOR_DESC *bias_operand(struct run_node *n, const struct run_value *bias, const int64_t *batch_sizes,
         unsigned int batch_rank, int64_t rows, int64_t columns)
 {
@@ -627,7 +644,8 @@ static DML_TENSOR_DESC *bias_operand(struct run_node *n, const struct run_value 
 static bool emit_matmul(struct run_node *n)
 {
     struct run_value *inputs[3] = {n->in[0], n->in[1], NULL}, *output = n->out[0];
-    const struct onnx_node *add;
+    const struct onnx_node *add, *scale;
+    double factor;
     int64_t sizes[RUN_MAX_RANK], strides[3][RUN_MAX_RANK], unmerged[3][RUN_MAX_RANK];
     unsigned int a_batch, b_batch, rank;
     DML_GEMM_OPERATOR_DESC desc;
@@ -666,18 +684,26 @@ static bool emit_matmul(struct run_node *n)
         strides[2][0] = mm.m * mm.n;
     }
     memset(&desc, 0, sizeof(desc));
+    desc.Alpha = 1.0f;
     if ((add = sole_bias_add(n, mm.n, &inputs[2])))
     {
-        if (!(output = run_absorb(n, add, 0)) || !(desc.CTensor = bias_operand(n, inputs[2], sizes, rank, mm.m, mm.n)))
+        if (!(output = run_absorb(n, add, n->out[0]))
+                || !(desc.CTensor = bias_operand(n, inputs[2], sizes, rank, mm.m, mm.n)))
             return false;
         desc.Beta = 1.0f;
+    }
+    if ((scale = sole_scale(n, output, &factor)))
+    {
+        if (!(output = run_absorb(n, scale, output)))
+            return false;
+        desc.Alpha *= factor;
+        desc.Beta *= factor;
     }
     if (!(desc.ATensor = gemm_operand(n, inputs[0], sizes, strides[0], rank, mm.m, mm.k))
             || !(desc.BTensor = gemm_operand(n, inputs[1], sizes, strides[1], rank, mm.k, mm.n))
             || !(desc.OutputTensor = gemm_operand(n, output, sizes, strides[2], rank, mm.m, mm.n)))
         return false;
     desc.TransA = desc.TransB = DML_MATRIX_TRANSFORM_NONE;
-    desc.Alpha = 1.0f;
     return run_emit(n, DML_OPERATOR_GEMM, &desc, inputs, 3, &output, 1);
 }
 
