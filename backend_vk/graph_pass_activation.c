@@ -57,13 +57,43 @@ static const DML_OPERATOR_DESC *host_fused_activation(const struct vkdml_operato
     return offset < 0 ? NULL : *(const DML_OPERATOR_DESC *const *)((const char *)host->desc + offset);
 }
 
+/* Whether `t` is packed (row-major, no gaps; a size-1 dimension's stride never matters). */
+static bool is_packed(const DML_BUFFER_TENSOR_DESC *t)
+{
+    uint64_t stride = 1;
+    uint32_t i;
+
+    for (i = t->DimensionCount; i-- > 0;)
+    {
+        if (t->Sizes[i] != 1 && vkdml_tensor_stride(t, i) != stride)
+            return false;
+        stride *= t->Sizes[i];
+    }
+    return true;
+}
+
+static uint64_t element_count(const DML_BUFFER_TENSOR_DESC *t)
+{
+    uint64_t count = 1;
+    uint32_t i;
+
+    for (i = 0; i < t->DimensionCount; ++i)
+        count *= t->Sizes[i];
+    return count;
+}
+
 /* Whether a and b address the same elements the same way: type, sizes and strides (a size-1
- * dimension's stride never matters). */
+ * dimension's stride never matters), or both packed with as many elements (a GEMM's 4-D output
+ * read as the 3-D tensor it is). */
 static bool same_layout(const DML_BUFFER_TENSOR_DESC *a, const DML_BUFFER_TENSOR_DESC *b)
 {
     uint32_t i;
 
-    if (a->DataType != b->DataType || a->DimensionCount != b->DimensionCount)
+    if (a->DataType != b->DataType)
+        return false;
+    if (is_packed(a) && is_packed(b) && element_count(a) == element_count(b))
+        return true;
+    if (a->DimensionCount != b->DimensionCount)
         return false;
     for (i = 0; i < a->DimensionCount; ++i)
     {

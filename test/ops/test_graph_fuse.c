@@ -427,7 +427,7 @@ static void test_activation_normalizations_float16(void **state)
  *   out1 = clip(a + b)                 CLIP fuses only into CONVOLUTION and GEMM
  *   out2 = relu(a + b), out3 = a + b   the sum is a graph output too
  *   out4 = sigmoid(s), out5 = relu(s)  s = a + b has two readers
- *   out6 = relu(a + b) as {1, 1, 5, 3} the RELU reads the sum in another shape
+ *   out6 = relu(a + b) as {1, 1, 5, 3} fused: both packed, the RELU reads each sum where it is
  *   out7 = sigmoid(add1_relu(a, b))    the host has a FusedActivation already */
 #define EW_ELEMENTS 15u
 
@@ -503,8 +503,8 @@ static void test_activation_add(void **state, DML_TENSOR_DATA_TYPE type)
         graph.expected[7][i] = sigmoid(stored(&graph, relu(sum)));
     }
     run_pass_on_off(context, &graph, "activation", &on, &off);
-    assert_int_equal(on.fused_activations, 1);
-    assert_int_equal(on.dispatch_count + 1, off.dispatch_count);
+    assert_int_equal(on.fused_activations, 2);
+    assert_int_equal(on.dispatch_count + 2, off.dispatch_count);
     graph_cleanup(&graph);
 }
 

@@ -72,7 +72,7 @@ static void perm_attribute(Onnx__NodeProto *node, Onnx__AttributeProto *a, Onnx_
 
 struct lowered
 {
-    unsigned int dml_nodes, discarded;
+    unsigned int dml_nodes, discarded, dispatches;
     struct run_tensor output;
 };
 
@@ -106,6 +106,7 @@ static void lower_and_run(const struct test_model *t, const float *x, const stru
     if (!run_graph_execute(&device, run_lower_graph(l), false, 0, false, outputs, &stats, error, sizeof(error)))
         fail_msg("running failed: %s", error);
     result->output = outputs[0];
+    result->dispatches = stats.have_report ? stats.report.dispatch_count : 0;
     for (i = 1; i < m.output_count; ++i)
         run_tensor_free(&outputs[i]);
     run_stats_free(&stats);
@@ -246,6 +247,7 @@ static void test_erf_chain_is_gelu(void **state)
     static const int64_t x_dims[] = {2, 8};
     static const char *const div_in[] = {"x", "sqrt2"}, *const div_out[] = {"d"}, *const erf_in[] = {"d"},
             *const erf_out[] = {"e"}, *const add_in[] = {"e", "one"}, *const add_out[] = {"a"},
+            *const add_in_gelu[] = {"e", "one"}, *const add_out_gelu[] = {"a"},
             *const mul_in[] = {"x", "a"}, *const mul_out[] = {"m"}, *const half_in[] = {"m", "half"},
             *const half_out[] = {"y"};
     struct run_shape x_shape = {2, {2, 8}};
@@ -273,6 +275,46 @@ static void test_erf_chain_is_gelu(void **state)
     assert_int_equal(r.dml_nodes, 1);
     assert_output(&r, expected, 16);
     run_tensor_free(&r.output);
+
+    /* x [2, 8] -> MatMul w [8, 8] + bias first: CompileGraph fuses the FLOAT32 GELU into the GEMM,
+     * whose 4-D output is the 2-D tensor GELU reads (docs/graph.md, "activation"). */
+    {
+        static const int64_t w_dims[] = {8, 8}, b_dims[] = {8};
+        static const int64_t strides[] = {0, 8, 1};
+        static const char *const mm_in[] = {"x0", "w"}, *const mm_out[] = {"p"}, *const add_in[] = {"p", "b"},
+                *const add_out[] = {"x"};
+        Onnx__TensorProto w_proto, b_proto;
+        float w[64], b[8], product[16];
+        struct test_model g;
+
+        fill(w, 64, 0.25f);
+        fill(b, 8, 1.0f);
+        test_model_init(&g, 13);
+        test_model_add_input(&g, "x0", ONNX_FLOAT, 2, x_dims);
+        test_model_add_output(&g, "y", ONNX_FLOAT, 2, x_dims);
+        float_initializer(&g, &w_proto, "w", 2, w_dims, w);
+        float_initializer(&g, &b_proto, "b", 1, b_dims, b);
+        scalar_initializer(&g, &sqrt2_proto, "sqrt2", &sqrt2);
+        scalar_initializer(&g, &one_proto, "one", &one);
+        scalar_initializer(&g, &half_proto, "half", &half);
+        test_model_add_node(&g, "MatMul", 2, mm_in, 1, mm_out);
+        test_model_add_node(&g, "Add", 2, add_in, 1, add_out);
+        test_model_add_node(&g, "Div", 2, div_in, 1, div_out);
+        test_model_add_node(&g, "Erf", 1, erf_in, 1, erf_out);
+        test_model_add_node(&g, "Add", 2, add_in_gelu, 1, add_out_gelu);
+        test_model_add_node(&g, "Mul", 2, mul_in, 1, mul_out);
+        test_model_add_node(&g, "Mul", 2, half_in, 1, half_out);
+        lower_and_run(&g, x, &x_shape, &r);
+        reference_matmul(x, strides, w, b, 1, 2, 8, 8, product);
+        for (i = 0; i < 16; ++i)
+            expected[i] = 0.5f * product[i] * (1.0f + erff(product[i] / sqrt2));
+        assert_int_equal(r.dml_nodes, 2);
+        assert_int_equal(r.dispatches, 1);
+        assert_output(&r, expected, 16);
+        run_tensor_free(&r.output);
+        for (i = 0; i < 16; ++i)
+            expected[i] = 0.5f * x[i] * (1.0f + erff(x[i] / sqrt2));
+    }
 
     /* The chain's middle read by a model output too: nothing is absorbed. */
     test_model_add_output(&t, "e", ONNX_FLOAT, 2, x_dims);
