@@ -356,7 +356,8 @@ static HRESULT bind_execution(struct exec *e)
         for (i = 0; i < g->input_count; ++i)
         {
             storage[i] = input_binding(e, i);
-            inputs[i] = tool_buffer_binding(&storage[i], g->inputs[i].weight ? NULL : e->inputs, storage[i].SizeInBytes);
+            inputs[i] = tool_buffer_binding(&storage[i], g->inputs[i].weight ? NULL : e->inputs,
+                    storage[i].SizeInBytes);
             storage[i].Offset = e->input_offsets[i];
         }
         for (i = 0; i < g->output_count; ++i)
@@ -401,9 +402,11 @@ static HRESULT record_run(struct exec *e, bool readback)
         return hr;
     if (readback && e->readback)
     {
-        tool_transition(e->d->list, e->outputs, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, D3D12_RESOURCE_STATE_COPY_SOURCE);
+        tool_transition(e->d->list, e->outputs, D3D12_RESOURCE_STATE_UNORDERED_ACCESS,
+                D3D12_RESOURCE_STATE_COPY_SOURCE);
         ID3D12GraphicsCommandList_CopyBufferRegion(e->d->list, e->readback, 0, e->outputs, 0, e->readback_size);
-        tool_transition(e->d->list, e->outputs, D3D12_RESOURCE_STATE_COPY_SOURCE, D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
+        tool_transition(e->d->list, e->outputs, D3D12_RESOURCE_STATE_COPY_SOURCE,
+                D3D12_RESOURCE_STATE_UNORDERED_ACCESS);
     }
     return ID3D12GraphicsCommandList_Close(e->d->list);
 }

@@ -161,7 +161,8 @@ static bool random_shape(const struct onnx_io *io, const struct options *o, stru
     }
     if (!io->has_shape)
     {
-        snprintf(error, error_size, "input '%s' declares no shape: give --shape %s=DIMS or --input", io->name, io->name);
+        snprintf(error, error_size, "input '%s' declares no shape: give --shape %s=DIMS or --input", io->name,
+                io->name);
         return false;
     }
     *shape = io->shape;

@@ -6,9 +6,9 @@
  * - Reshape (the shape attribute before opset 5, then the input; 0 copies, -1 infers, allowzero
  *   from 14), Flatten, Squeeze and Unsqueeze (axes attribute before 13, input after): the data is
  *   the input's, so the output aliases it (or is copied on the host when the input is constant).
- * - ConstantOfShape, Range, EyeLike, HannWindow, HammingWindow, BlackmanWindow: generators whose
- *   values depend only on shapes and on inputs known on the host, always folded; Range's and ConstantOfShape's inputs decide the output's
- *   shape, so they must be known before the run (run_in_host).
+ * - ConstantOfShape, Range, EyeLike, HannWindow, HammingWindow, BlackmanWindow, MelWeightMatrix:
+ *   generators whose values depend only on shapes and on inputs known on the host, always folded;
+ *   their inputs that decide the output's shape must be known before the run (run_in_host).
  * docs/onnx.md, "Operators".
  */
 #include "ops.h"
@@ -564,6 +564,87 @@ static bool fold_window(struct run_node *n)
     return true;
 }
 
+/* ---- MelWeightMatrix ---- */
+
+/* Input i, a scalar known before the run, as a double. */
+static bool scalar_input(struct run_node *n, unsigned int i, double *value)
+{
+    const struct run_tensor *t = run_in_host(n, i);
+
+    if (!t)
+        return false;
+    if (run_shape_elements(&t->shape) != 1)
+        return run_fail(n, "input %u is no scalar", i);
+    *value = run_tensor_get_double(t, 0);
+    return true;
+}
+
+static bool mel_inputs(struct run_node *n, double *values)
+{
+    unsigned int i;
+
+    for (i = 0; i < 5; ++i)
+        if (!scalar_input(n, i, &values[i]))
+            return false;
+    if (values[0] < 1 || values[1] < 1 || values[2] <= 0 || values[0] > 65536 || values[1] > RUN_MAX_ELEMENTS / 65536)
+        return run_fail(n, "num_mel_bins %g, dft_length %g, sample_rate %g", values[0], values[1], values[2]);
+    return true;
+}
+
+static bool infer_mel_weight_matrix(struct run_node *n)
+{
+    int type = (int)onnx_attr_int(n->onnx, "output_datatype", ONNX_FLOAT);
+    struct run_shape shape = {2, {0}};
+    double values[5];
+
+    if (!mel_inputs(n, values))
+        return false;
+    if (!onnx_type_size(type) || type == ONNX_BFLOAT16)
+        return run_unsupported(n, "output_datatype %s", onnx_type_name(type));
+    shape.dims[0] = (int64_t)values[1] / 2 + 1;
+    shape.dims[1] = (int64_t)values[0];
+    run_set_out(n, 0, type, &shape);
+    return true;
+}
+
+/* ONNX's definition: num_mel_bins + 2 points evenly spaced in mel between the edges, in DFT bins;
+ * triangles rising from each point to the next and falling to the one after. */
+static bool fold_mel_weight_matrix(struct run_node *n)
+{
+    int64_t bins, *points, spectrogram, i, j;
+    double values[5], low, high, step;
+    struct run_tensor *out;
+
+    if (!mel_inputs(n, values) || !(out = run_out_host(n, 0)))
+        return false;
+    bins = (int64_t)values[0];
+    if (!(points = run_alloc(n, (size_t)(bins + 2) * sizeof(*points))))
+        return run_fail(n, "out of memory");
+    spectrogram = out->shape.dims[0];
+    low = 2595.0 * log10(1.0 + values[3] / 700.0);
+    high = 2595.0 * log10(1.0 + values[4] / 700.0);
+    step = (high - low) / (double)(bins + 2);
+    for (i = 0; i < bins + 2; ++i)
+    {
+        double hertz = 700.0 * (pow(10.0, ((double)i * step + low) / 2595.0) - 1.0);
+        double bin = floor((values[1] + 1.0) * hertz / values[2]);
+
+        points[i] = bin < 0.0 ? 0 : bin >= (double)spectrogram ? spectrogram - 1 : (int64_t)bin;
+    }
+    for (i = 0; i < bins; ++i)
+    {
+        int64_t left = points[i], center = points[i + 1], right = points[i + 2];
+
+        if (center == left)
+            run_tensor_set_double(out, center * bins + i, 1.0);
+        for (j = left; center != left && j <= center; ++j)
+            run_tensor_set_double(out, j * bins + i, (double)(j - left) / (double)(center - left));
+        for (j = center; j < right; ++j)
+            run_tensor_set_double(out, j * bins + i, (double)(right - j) / (double)(right - center));
+    }
+    return true;
+}
+
 /* ---- EyeLike ---- */
 
 static bool infer_eye_like(struct run_node *n)
@@ -606,6 +687,7 @@ const struct run_op run_ops_shape[] =
     {"EyeLike", infer_eye_like, fold_eye_like, NULL, true},
     {"HammingWindow", infer_window, fold_window, NULL, true},
     {"HannWindow", infer_window, fold_window, NULL, true},
+    {"MelWeightMatrix", infer_mel_weight_matrix, fold_mel_weight_matrix, NULL, true},
     {"Flatten", infer_flatten, fold_copy, emit_identity},
     {"Identity", infer_identity, fold_copy, emit_identity},
     {"Range", infer_range, fold_range, NULL, true},

@@ -255,7 +255,8 @@ static int npy_type(const char *descr)
     unsigned int i;
 
     for (i = 0; i < sizeof(types) / sizeof(types[0]); ++i)
-        if (!strncmp(descr, npy_descr(types[i]), 3) || (descr[0] == '=' && !strncmp(descr + 1, npy_descr(types[i]) + 1, 2)))
+        if (!strncmp(descr, npy_descr(types[i]), 3)
+                || (descr[0] == '=' && !strncmp(descr + 1, npy_descr(types[i]) + 1, 2)))
             return types[i];
     return ONNX_UNDEFINED;
 }
