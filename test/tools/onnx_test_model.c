@@ -3,6 +3,8 @@
  */
 #include "onnx_test_model.h"
 
+#include "test_utils.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +160,24 @@ void test_model_relu(struct test_model *t)
     test_model_add_input(t, "x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 2, dims);
     test_model_add_output(t, "y", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 2, dims);
     test_model_add_node(t, "Relu", 1, x, 1, y);
+}
+
+struct run_device onnx_test_device;
+char onnx_test_device_error[1024];
+
+int onnx_test_device_setup(void **state)
+{
+    vkdml_test_require_device();
+    if (!run_device_create(NULL, &onnx_test_device, onnx_test_device_error, sizeof(onnx_test_device_error)))
+    {
+        fprintf(stderr, "run_device_create: %s\n", onnx_test_device_error);
+        return -1;
+    }
+    return 0;
+}
+
+int onnx_test_device_teardown(void **state)
+{
+    run_device_free(&onnx_test_device);
+    return 0;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "execute.h"
 #include "onnx.pb-c.h"
 
 #define TEST_MAX_NODES 8
@@ -57,6 +58,13 @@ void test_tensor_init(Onnx__TensorProto *p, const char *name, int type, unsigned
 uint8_t *test_model_pack(const struct test_model *t, size_t *size);
 /* Writes `size` bytes to `folder`/`name`; false on failure. */
 bool test_write_file(const char *folder, const char *name, const void *data, size_t size);
+
+/* The device the device tests lower and run on: cmocka group setup (skips without a device) and
+ * teardown; `onnx_test_device_error` holds run_device_create's reason when setup fails. */
+extern struct run_device onnx_test_device;
+extern char onnx_test_device_error[1024];
+int onnx_test_device_setup(void **state);
+int onnx_test_device_teardown(void **state);
 
 /* The model "x (float 2x3) -> Relu -> y". */
 void test_model_relu(struct test_model *t);

@@ -17,25 +17,7 @@
 #include "onnx_test_model.h"
 #include "ops.h"
 
-static struct run_device device;
 static char error[1024];
-
-static int device_setup(void **state)
-{
-    vkdml_test_require_device();
-    if (!run_device_create(NULL, &device, error, sizeof(error)))
-    {
-        fprintf(stderr, "run_device_create: %s\n", error);
-        return -1;
-    }
-    return 0;
-}
-
-static int device_teardown(void **state)
-{
-    run_device_free(&device);
-    return 0;
-}
 
 /* Values i * 0.25 - 1 (exact in float), the test's inputs and weights. */
 static void fill(float *values, unsigned int count, float start)
@@ -98,12 +80,12 @@ static void lower_and_run(const struct test_model *t, const float *x, const stru
     memset(outputs, 0, sizeof(outputs));
     assert_true(run_tensor_alloc(&inputs[0], ONNX_FLOAT, x_shape));
     memcpy(inputs[0].data, x, run_tensor_bytes(&inputs[0]));
-    l = run_lower_model(device.dml, &m, &options, inputs, error, sizeof(error), &kind);
+    l = run_lower_model(onnx_test_device.dml, &m, &options, inputs, error, sizeof(error), &kind);
     if (!l)
         fail_msg("lowering failed: %s", error);
     result->dml_nodes = run_lower_graph(l)->desc.NodeCount;
     result->discarded = run_lower_graph(l)->discarded_count;
-    if (!run_graph_execute(&device, run_lower_graph(l), false, 0, false, outputs, &stats, error, sizeof(error)))
+    if (!run_graph_execute(&onnx_test_device, run_lower_graph(l), false, 0, false, outputs, &stats, error, sizeof(error)))
         fail_msg("running failed: %s", error);
     result->output = outputs[0];
     result->dispatches = stats.have_report ? stats.report.dispatch_count : 0;
@@ -483,5 +465,5 @@ int main(void)
     };
 
     vkdml_test_init_logging();
-    return cmocka_run_group_tests(tests, device_setup, device_teardown);
+    return cmocka_run_group_tests(tests, onnx_test_device_setup, onnx_test_device_teardown);
 }

@@ -21,28 +21,11 @@
 
 extern char **environ;
 
+static char error[1024];
+
 static const int64_t dims_2x3[] = {2, 3};
 static const char *const x_name[] = {"x"}, *const y_name[] = {"y"};
 static const char *runner;
-static struct run_device device;
-static char error[1024];
-
-static int device_setup(void **state)
-{
-    vkdml_test_require_device();
-    if (!run_device_create(NULL, &device, error, sizeof(error)))
-    {
-        fprintf(stderr, "run_device_create: %s\n", error);
-        return -1;
-    }
-    return 0;
-}
-
-static int device_teardown(void **state)
-{
-    run_device_free(&device);
-    return 0;
-}
 
 /* Lowers `t` with zeroed inputs of the declared shapes; returns the error kind (RUN_OK: lowered). */
 static enum run_error_kind lower(const struct test_model *t)
@@ -65,7 +48,7 @@ static enum run_error_kind lower(const struct test_model *t)
     for (i = 0; i < m.input_count; ++i)
         assert_true(run_tensor_alloc(&inputs[i], m.inputs[i].type, &m.inputs[i].shape));
     error[0] = 0;
-    if ((l = run_lower_model(device.dml, &m, &options, inputs, error, sizeof(error), &kind)))
+    if ((l = run_lower_model(onnx_test_device.dml, &m, &options, inputs, error, sizeof(error), &kind)))
     {
         assert_int_equal(kind, RUN_OK);
         assert_true(run_lower_graph(l)->desc.NodeCount >= 1);
@@ -323,5 +306,5 @@ int main(int argc, char **argv)
     }
     runner = argv[1];
     vkdml_test_init_logging();
-    return cmocka_run_group_tests(tests, device_setup, device_teardown);
+    return cmocka_run_group_tests(tests, onnx_test_device_setup, onnx_test_device_teardown);
 }
