@@ -827,6 +827,11 @@ static void test_tensor_bad_files(void **state)
     assert_load_fails(folder, "complex.npy", file,
             npy_file(file, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n", 16), "type <c8");
     assert_load_fails(folder, "header.npy", file, npy_file(file, "{'shape': (2,), }\n", 8), "not a NumPy header");
+    assert_load_fails(folder, "colon.npy", file, npy_file(file, "{'descr': '<f4', 'fortran_order' 'shape' (2,)}\n", 8),
+            "not a NumPy header");
+    assert_load_fails(folder, "huge.npy", file,
+            npy_file(file, "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 2), }\n", 8),
+            "more than 2^40 elements");
     assert_load_fails(folder, "negative.npy", file,
             npy_file(file, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }\n", 8), "bad NumPy shape");
     /* The header's length past the end of the file. */

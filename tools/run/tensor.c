@@ -267,12 +267,13 @@ static bool npy_parse_header(const char *header, struct run_tensor *t, char *err
             *shape = strstr(header, "'shape'");
     char *end;
 
-    if (!descr || !order || !shape || !(descr = strchr(descr + 7, '\'')) || !(shape = strchr(shape, '(')))
+    if (!descr || !order || !shape || !(descr = strchr(descr + 7, '\'')) || !(shape = strchr(shape, '('))
+            || !(order = strchr(order, ':')))
     {
         snprintf(error, error_size, "not a NumPy header");
         return false;
     }
-    if (!strncmp(strchr(order, ':') + 1 + strspn(strchr(order, ':') + 1, " "), "True", 4))
+    if (!strncmp(order + 1 + strspn(order + 1, " "), "True", 4))
     {
         snprintf(error, error_size, "Fortran order is not supported");
         return false;
