@@ -420,6 +420,35 @@ static void test_unread_outputs_discarded(void **state)
     run_tensor_free(&r.output);
 }
 
+/* TopK (k 2) whose values the model leaves out: TOP_K1 writes them to a discarded intermediate. */
+static void test_left_out_output(void **state)
+{
+    static const int64_t x_dims[] = {3, 4}, k_dims[] = {1}, y_dims[] = {3, 2};
+    static const char *const topk_in[] = {"x", "k"}, *const topk_out[] = {"", "indices"};
+    struct run_shape x_shape = {2, {3, 4}};
+    float x[12] = {0.5f, -1.0f, 2.0f, 1.5f, 3.0f, 0.0f, -2.0f, 1.0f, -0.5f, 0.25f, 0.75f, -3.0f};
+    const int64_t expected[6] = {2, 3, 0, 3, 2, 1};
+    Onnx__TensorProto k_proto;
+    int64_t k[1] = {2};
+    struct test_model t;
+    struct lowered r;
+
+    test_model_init(&t, 13);
+    test_model_add_input(&t, "x", ONNX_FLOAT, 2, x_dims);
+    test_model_add_output(&t, "indices", ONNX_INT64, 2, y_dims);
+    test_tensor_init(&k_proto, "k", ONNX_INT64, 1, k_dims);
+    k_proto.n_int64_data = 1;
+    k_proto.int64_data = k;
+    test_model_add_initializer(&t, &k_proto);
+    test_model_add_node(&t, "TopK", 2, topk_in, 2, topk_out);
+    lower_and_run(&t, x, &x_shape, &r);
+    assert_int_equal(r.dml_nodes, 1);
+    assert_int_equal(r.discarded, 1);
+    assert_int_equal(r.output.type, ONNX_INT64);
+    assert_memory_equal(r.output.data, expected, sizeof(expected));
+    run_tensor_free(&r.output);
+}
+
 struct op_names
 {
     const char *names[512];
@@ -461,6 +490,7 @@ int main(void)
         cmocka_unit_test_teardown(test_erf_chain_is_gelu, vkdml_test_log_teardown),
         cmocka_unit_test_teardown(test_transpose_copied_where_not_viewable, vkdml_test_log_teardown),
         cmocka_unit_test_teardown(test_unread_outputs_discarded, vkdml_test_log_teardown),
+        cmocka_unit_test_teardown(test_left_out_output, vkdml_test_log_teardown),
         cmocka_unit_test(test_op_table),
     };
 

@@ -28,8 +28,8 @@
  *   support"): doubles are unsupported, as in every family (docs/onnx.md, "Operators"); computing
  *   them in FLOAT would pass ONNX's tolerances without the precision asked for.
  * - Unsupported: NonMaxSuppression (DirectML has no such operator, and its output shape depends on
- *   the data); integer types a function lacks (README.md, "Reductions"); TopK with an output
- *   left out (CompileGraph wants both of TOP_K1's outputs connected: docs/graph.md).
+ *   the data); integer types a function lacks (README.md, "Reductions"). A TopK output the model
+ *   leaves out is written to an intermediate nothing reads (docs/onnx.md, "Lowering").
  */
 #include "ops.h"
 
@@ -447,11 +447,12 @@ static bool emit_topk(struct run_node *n)
     shape.dims[axis] = k;
     for (i = 0; i < shape.rank; ++i)
         sizes[i] = (uint32_t)shape.dims[i];
-    /* TOP_K1 writes both outputs, and CompileGraph wants every output connected (docs/graph.md). */
-    outputs[0] = n->out_count > 0 ? n->out[0] : NULL;
-    outputs[1] = n->out_count > 1 ? n->out[1] : NULL;
+    /* TOP_K1 writes both outputs: one the model leaves out is an intermediate of its own, which
+     * lowering keeps as a discarded graph output (docs/onnx.md, "Lowering"). */
+    outputs[0] = n->out_count > 0 && n->out[0] ? n->out[0] : run_temp(n, in->type, &shape);
+    outputs[1] = n->out_count > 1 && n->out[1] ? n->out[1] : run_temp(n, ONNX_INT64, &shape);
     if (!outputs[0] || !outputs[1])
-        return run_unsupported(n, "an output is left out, and TOP_K1's outputs must both be connected");
+        return false;
     desc.InputTensor = run_desc(n, in, 0);
     desc.OutputValueTensor = run_desc(n, outputs[0], 0);
     desc.OutputIndexTensor = run_desc_view(n, outputs[1], shape.rank, sizes, NULL, DML_TENSOR_DATA_TYPE_UINT64);
