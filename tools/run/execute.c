@@ -253,18 +253,25 @@ static UINT descriptor_count(void *dispatchable)
     return properties.RequiredDescriptorCount;
 }
 
-static HRESULT create_table(struct exec *e, void *dispatchable)
+/* A binding table for `dispatchable` at the start of `heap`, replacing `*table`. */
+static HRESULT create_table_in(struct exec *e, ID3D12DescriptorHeap *heap, void *dispatchable,
+        IDMLBindingTable **table)
 {
     DML_BINDING_TABLE_DESC desc;
 
-    if (e->table)
-        IDMLBindingTable_Release(e->table);
-    e->table = NULL;
+    if (*table)
+        IDMLBindingTable_Release(*table);
+    *table = NULL;
     desc.Dispatchable = dispatchable;
-    desc.CPUDescriptorHandle = ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart(e->heap);
-    desc.GPUDescriptorHandle = ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart(e->heap);
+    desc.CPUDescriptorHandle = ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart(heap);
+    desc.GPUDescriptorHandle = ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart(heap);
     desc.SizeInDescriptors = descriptor_count(dispatchable);
-    return IDMLDevice_CreateBindingTable(e->d->dml, &desc, &IID_IDMLBindingTable, (void **)&e->table);
+    return IDMLDevice_CreateBindingTable(e->d->dml, &desc, &IID_IDMLBindingTable, (void **)table);
+}
+
+static HRESULT create_table(struct exec *e, void *dispatchable)
+{
+    return create_table_in(e, e->heap, dispatchable, &e->table);
 }
 
 static HRESULT bind_temporary(struct exec *e, void *dispatchable, ID3D12Resource **temporary)
@@ -561,16 +568,7 @@ static HRESULT compile_marker(struct exec *e, struct marker *m)
 
 static HRESULT create_marker_table(struct exec *e, struct marker *m, void *dispatchable)
 {
-    DML_BINDING_TABLE_DESC desc;
-
-    if (m->table)
-        IDMLBindingTable_Release(m->table);
-    m->table = NULL;
-    desc.Dispatchable = dispatchable;
-    desc.CPUDescriptorHandle = ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart(m->heap);
-    desc.GPUDescriptorHandle = ID3D12DescriptorHeap_GetGPUDescriptorHandleForHeapStart(m->heap);
-    desc.SizeInDescriptors = descriptor_count(dispatchable);
-    return IDMLDevice_CreateBindingTable(e->d->dml, &desc, &IID_IDMLBindingTable, (void **)&m->table);
+    return create_table_in(e, m->heap, dispatchable, &m->table);
 }
 
 static void record_marker(struct exec *e, struct marker *m, struct vkdml_profiler *profiler, void *dispatchable)
